@@ -1,0 +1,5 @@
+import { accountDocument, retrieveAccount } from '#shared/domain/accounts/service.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+export const handler = operation('bearer', async (ctx) => ok(accountDocument(retrieveAccount(ctx))));

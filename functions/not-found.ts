@@ -1,0 +1,3 @@
+import { unmatched } from '#shared/http/pipeline.ts';
+
+export const handler = unmatched();

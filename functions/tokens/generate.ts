@@ -1,0 +1,10 @@
+import { tokenDocument } from '#shared/domain/tokens/document.ts';
+import { generateUserToken } from '#shared/domain/tokens/service.ts';
+import { created } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** POST /tokens with HTTP Basic e-mail and password: log in. */
+export const handler = operation('basic', async (ctx) => {
+  const { token, value } = await generateUserToken(ctx);
+  return created(tokenDocument(token, value));
+});

@@ -1,0 +1,33 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { tableDefinition } from '../shared/store/table.ts';
+
+/**
+ * The service's one table, shaped by the same definition the local stack uses. It holds every
+ * customer's records, so it is protected against deletion twice over: deletion protection
+ * stops an API call or a stack update from dropping it, and RETAIN keeps it when the stack goes.
+ */
+export class Data extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: tableDefinition.ttlAttribute,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      globalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType[index.projection],
+      })),
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import type { Node } from 'constructs';
+
+/** What an operator may set per deployment, with `-c key=value` or in cdk.json's context. */
+export interface OperatorSettings {
+  /** Sender of the password-reset mail; must be an SES-verified address or domain. */
+  mailFrom: string;
+  /** Lets webhook endpoints resolve to private addresses (off outside trusted networks). */
+  allowPrivateWebhookTargets: boolean;
+  /** Seconds between webhook delivery attempts, comma-separated; the service default when absent. */
+  webhookRetryDelays?: string;
+  /** Base URL the API is reached at (e.g. a custom domain); the API's own endpoint when absent. */
+  publicUrl?: string;
+}
+
+export const defaultMailFrom = 'no-reply@example.com';
+
+/**
+ * Reads the settings from CDK context. Values given with `-c` arrive as strings while cdk.json
+ * can hold booleans and arrays, so both shapes are accepted; anything else stops the synth with
+ * a message naming the setting, rather than deploying a service that fails at runtime.
+ */
+export function readOperatorSettings(node: Node): OperatorSettings {
+  return {
+    mailFrom: readMailFrom(node.tryGetContext('mailFrom')),
+    allowPrivateWebhookTargets: readBoolean('allowPrivateWebhookTargets', node.tryGetContext('allowPrivateWebhookTargets')),
+    webhookRetryDelays: readDelays(node.tryGetContext('webhookRetryDelays')),
+    publicUrl: readUrl(node.tryGetContext('publicUrl')),
+  };
+}
+
+function readMailFrom(value: unknown): string {
+  if (value === undefined) return defaultMailFrom;
+  if (typeof value !== 'string' || !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(value)) {
+    throw new Error(`mailFrom must be a plain e-mail address such as ${defaultMailFrom}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function readBoolean(name: string, value: unknown): boolean {
+  if (value === undefined || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** Normalises to `60,300,1800` so the functions parse one shape only. */
+function readDelays(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [String(value)];
+  const delays = parts.map((part) => part.trim());
+  if (!delays.every((delay) => /^\d+$/.test(delay))) {
+    throw new Error(`webhookRetryDelays must be whole seconds separated by commas, e.g. 60,300,1800; got ${JSON.stringify(value)}`);
+  }
+  return delays.map(Number).join(',');
+}
+
+/** Drops a trailing slash so that functions can append paths that start with `/`. */
+function readUrl(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new Error(`publicUrl must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  return value.replace(/\/+$/, '');
+}

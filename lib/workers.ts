@@ -1,0 +1,35 @@
+import { Duration } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { workerTimeoutSeconds } from '../shared/queues.ts';
+import type { QueueName, Worker } from '../shared/routes.ts';
+import { constructIdOf } from './construct-id.ts';
+import { ServiceFunction, type ServiceContext } from './service-function.ts';
+
+export interface WorkersProps {
+  workers: readonly Worker[];
+  queues: Record<QueueName, IQueue>;
+  context: ServiceContext;
+}
+
+/** One function per queue consumer, fed by its queue the way the local poller imitates. */
+export class Workers extends Construct {
+  constructor(scope: Construct, id: string, props: WorkersProps) {
+    super(scope, id);
+
+    for (const worker of props.workers) {
+      const fn = new ServiceFunction(this, constructIdOf(worker.operation), {
+        ...props.context,
+        handlerModule: worker.handler,
+        access: worker.access,
+        timeout: Duration.seconds(workerTimeoutSeconds[worker.queue]),
+      });
+      // Partial batch failures: only the messages a worker reports as failed are retried,
+      // and only they can end up in the dead-letter queue.
+      fn.addEventSource(
+        new SqsEventSource(props.queues[worker.queue], { batchSize: worker.batchSize, reportBatchItemFailures: true }),
+      );
+    }
+  }
+}

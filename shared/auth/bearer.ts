@@ -1,0 +1,39 @@
+/**
+ * Who is calling. A bearer is the record a credential stands for (a user, an environment, a
+ * product, a license), its home environment, and the permissions its credential grants.
+ */
+import type { RecordType } from '../store/keys.ts';
+import type { BearerKind, Permission } from './permissions.ts';
+
+export interface Bearer {
+  kind: BearerKind;
+  type: RecordType;
+  id: string;
+  /** The environment the bearer belongs to; null is global. */
+  environmentId: string | null;
+  permissions: ReadonlySet<Permission>;
+  /** The token the request authenticated with. */
+  tokenId?: string;
+}
+
+/** Admins and environment bearers manage everything within their reach. */
+export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
+
+export const can = (bearer: Bearer, permission: Permission) => bearer.permissions.has(permission);
+
+export const isSelf = (bearer: Bearer, type: RecordType, id: string) => bearer.type === type && bearer.id === id;
+
+/**
+ * Whether a bearer at home in `home` may act in the requested environment (DECISIONS §2):
+ * a bearer of one environment only there; global bearers into SHARED environments, and
+ * global admins into every environment.
+ */
+export function admits(
+  requested: { id: string; isolationStrategy: 'ISOLATED' | 'SHARED' } | null,
+  home: string | null,
+  kind: BearerKind,
+): boolean {
+  if (requested === null) return home === null;
+  if (home !== null) return home === requested.id;
+  return kind === 'admin' || requested.isolationStrategy === 'SHARED';
+}

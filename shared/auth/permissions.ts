@@ -1,0 +1,50 @@
+/**
+ * Permission strings (`<resource>.<action>`) and what each kind of bearer holds. A token's
+ * effective permissions are its own intersected with its bearer's; `*` means all of the
+ * bearer's.
+ */
+export const PERMISSIONS = [
+  'account.read',
+  'account.update',
+  'user.create',
+  'user.read',
+  'user.update',
+  'user.delete',
+  'user.ban',
+  'token.generate',
+  'token.read',
+  'token.revoke',
+  'environment.create',
+  'environment.read',
+  'environment.update',
+  'environment.delete',
+  'environment.tokens.generate',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export type BearerKind = 'admin' | 'user' | 'environment' | 'product' | 'license';
+
+const ALL: readonly Permission[] = PERMISSIONS;
+
+/** Environments and the account itself are managed by admins alone. */
+const ENVIRONMENT_BEARER = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
+
+const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
+  admin: ALL,
+  environment: ENVIRONMENT_BEARER,
+  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke'],
+  product: ['token.read', 'token.revoke'],
+  license: ['token.read', 'token.revoke'],
+};
+
+export const isPermission = (value: string): value is Permission => (PERMISSIONS as readonly string[]).includes(value);
+
+export function effectivePermissions(kind: BearerKind, granted: readonly string[]): ReadonlySet<Permission> {
+  const held = BEARER_PERMISSIONS[kind];
+  if (granted.includes('*')) return new Set(held);
+  return new Set(held.filter((permission) => granted.includes(permission)));
+}
+
+/** Permissions strings a token may be given; `*` or known names only. */
+export const unknownPermissions = (requested: readonly string[]) => requested.filter((p) => p !== '*' && !isPermission(p));

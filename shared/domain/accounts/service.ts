@@ -1,0 +1,98 @@
+/**
+ * Creating accounts (operator CLI and the local demo), reading and changing them (admins).
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { can, type Bearer } from '../../auth/bearer.ts';
+import { isUuid } from '../../store/records.ts';
+import { parseBody, nonBlank, resourceDocument } from '../../http/body.ts';
+import { accountPath, type ResourceObject } from '../../http/documents.ts';
+import { forbidden, unprocessable } from '../../http/errors.ts';
+import type { RequestContext } from '../../http/pipeline.ts';
+import { accountKey } from '../../store/keys.ts';
+import { globalScope } from '../../store/scope.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, maxLength, now } from '../rules.ts';
+import { addToken } from '../tokens/service.ts';
+import { addUser } from '../users/service.ts';
+import { putNewAccount, SLUG, type Account } from './account.ts';
+
+export function accountDocument(account: Account): ResourceObject {
+  return {
+    id: account.id,
+    type: 'accounts',
+    attributes: {
+      slug: account.slug,
+      name: account.name,
+      protected: account.protected,
+      created: account.created,
+      updated: account.updated,
+    },
+    relationships: {},
+    links: { self: accountPath(account.id) },
+  };
+}
+
+export interface NewAccount {
+  slug: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * Creates an account with its first admin user and one admin token, all in one transaction:
+ * a bad or duplicate input writes nothing.
+ */
+export async function createAccount(input: NewAccount) {
+  const slug = input.slug.trim().toLowerCase();
+  if (!SLUG.test(slug) || isUuid(slug)) {
+    throw unprocessable('SLUG_INVALID', 'slug must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit', attributePointer('slug'));
+  }
+  if (input.name.trim() === '') throw unprocessable('NAME_INVALID', 'name cannot be blank', attributePointer('name'));
+  maxLength('name', input.name, 255);
+  const timestamp = now();
+  const account: Account = { id: randomUUID(), slug, name: input.name.trim(), protected: false, created: timestamp, updated: timestamp };
+  const tx = new Transaction();
+  putNewAccount(tx, account, unprocessable('SLUG_TAKEN', `the slug '${slug}' has already been taken`, attributePointer('slug')));
+  const user = await addUser(tx, globalScope(account.id), { email: input.email, password: input.password, role: 'admin' });
+  const { value } = addToken(tx, {
+    accountId: account.id,
+    environmentId: null,
+    bearer: { type: 'users', id: user.id },
+    kind: 'admin-token',
+  });
+  await tx.commit();
+  return { account, user, token: value };
+}
+
+const updateAccountBody = resourceDocument('accounts', {
+  name: nonBlank().optional(),
+  protected: z.boolean().optional(),
+});
+
+function requireAccountPermission(bearer: Bearer, permission: 'account.read' | 'account.update') {
+  if (bearer.kind !== 'admin' || !can(bearer, permission)) throw forbidden('Only administrators may manage the account');
+}
+
+export function retrieveAccount(ctx: RequestContext & { bearer: Bearer }): Account {
+  requireAccountPermission(ctx.bearer, 'account.read');
+  return ctx.account;
+}
+
+export async function updateAccount(ctx: RequestContext & { bearer: Bearer }): Promise<Account> {
+  requireAccountPermission(ctx.bearer, 'account.update');
+  const { attributes } = parseBody(ctx.body, updateAccountBody).data;
+  maxLength('name', attributes.name, 255);
+  const changes: Partial<Account> = { updated: now() };
+  if (attributes.name !== undefined) changes.name = attributes.name.trim();
+  if (attributes.protected !== undefined) changes.protected = attributes.protected;
+  // Only the attributes sent are set, so concurrent changes of different attributes both land.
+  const tx = new Transaction();
+  tx.update({ ...accountKey(ctx.account.id), accountId: ctx.account.id, environmentId: null }, changes, {
+    missing: new Error('The account was deleted during the update'),
+  });
+  const next: Account = { ...ctx.account, ...changes };
+  await tx.commit();
+  return next;
+}

@@ -1,0 +1,31 @@
+import { accountRelationship, nested, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import type { UserRecord } from './user.ts';
+
+export function userDocument(user: UserRecord): ResourceObject {
+  const self = resourcePath(user.accountId, 'users', user.id);
+  const fullName = [user.firstName, user.lastName].filter(Boolean).join(' ') || null;
+  return {
+    id: user.id,
+    type: 'users',
+    attributes: {
+      fullName,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      email: user.email,
+      status: user.status,
+      role: user.role,
+      metadata: user.metadata,
+      created: user.created,
+      updated: user.updated,
+    },
+    relationships: {
+      account: accountRelationship(user.accountId),
+      environment: toOne(user.accountId, 'environments', user.environmentId),
+      products: nested(self, 'products'),
+      licenses: nested(self, 'licenses'),
+      machines: nested(self, 'machines'),
+      tokens: nested(self, 'tokens'),
+    },
+    links: { self },
+  };
+}

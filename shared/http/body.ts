@@ -1,0 +1,79 @@
+/**
+ * Request bodies: JSON:API documents validated with zod. A shape fault becomes a 400 whose
+ * `source.pointer` names the key, with the wording clients of this API family expect:
+ * "is missing", "unpermitted parameter", "cannot be blank", "type mismatch (expected ...)".
+ */
+import { z } from 'zod';
+import { ApiError, badRequest } from './errors.ts';
+
+export type Body = { json: unknown } | { malformed: true } | { absent: true };
+
+export function readBody(raw: string | undefined, isBase64Encoded: boolean | undefined): Body {
+  if (raw === undefined || raw === '') return { absent: true };
+  const text = isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return { malformed: true };
+  }
+}
+
+/** A string that is not empty once trimmed. */
+export const nonBlank = () => z.string().refine((s) => s.trim().length > 0, { message: 'cannot be blank' });
+
+/** The body of a create or update: `{data: {type, attributes, relationships?}}`, no client id. */
+export function resourceDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>(
+  type: string,
+  attributes: A,
+  relationships?: R,
+) {
+  const data = {
+    type: z.literal(type),
+    attributes: z.strictObject(attributes),
+    ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
+  };
+  return z.strictObject({ data: z.strictObject(data) });
+}
+
+/** A relationship body: `{data: {type, id}}`. */
+export const relationship = (type: string) =>
+  z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
+
+/** `{meta: {...}}` bodies of actions. */
+export const metaDocument = <M extends z.ZodRawShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
+
+export function parseBody<T>(body: Body, schema: z.ZodType<T>): T {
+  if ('malformed' in body) throw badRequest('The request body is not valid JSON', { code: 'JSON_INVALID' });
+  const input = 'json' in body ? body.json : undefined;
+  if (input === undefined) throw new ApiError(400, [{ detail: 'is missing', code: 'PARAMETER_INVALID', source: { pointer: '/data' } }]);
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ApiError(400, result.error.issues.flatMap((issue) => describe(issue, input)));
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown) {
+  const pointer = (path: PropertyKey[]) => '/' + path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  const at = (path: PropertyKey[]) => ({ code: 'PARAMETER_INVALID', source: { pointer: pointer(path) } });
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, issue.path) === undefined) {
+    return [{ detail: 'is missing', ...at(issue.path) }];
+  }
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({ detail: 'unpermitted parameter', ...at([...issue.path, key]) }));
+    case 'invalid_type':
+      return [{ detail: `type mismatch (expected ${issue.expected})`, ...at(issue.path) }];
+    case 'invalid_value':
+      return [{ detail: `type mismatch (expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')})`, ...at(issue.path) }];
+    default:
+      return [{ detail: issue.message, ...at(issue.path) }];
+  }
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}

@@ -1,0 +1,223 @@
+/**
+ * The request pipeline every operation runs through, in this order (DECISIONS §1):
+ *
+ *   respond      request id and logging; renders replies and every error (registered first,
+ *                so its onError sees all of them)
+ *   negotiate    media types (400 MIME_TYPE_INVALID)
+ *   account      <account> by UUID or slug (404)
+ *   environment  Service-Environment header, else ?environment= (400 ENVIRONMENT_INVALID)
+ *   authenticate the bearer, admitted into that environment (401)
+ *   handler      visibility (404), permission (403), body shape (400), model rules (422)
+ *
+ * A handler receives a RequestContext and returns a Reply; it never builds an error
+ * response or touches headers itself.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticateBasic, authenticateToken } from '../auth/authenticate.ts';
+import type { Bearer } from '../auth/bearer.ts';
+import { findAccount, type Account } from '../domain/accounts/account.ts';
+import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
+import type { UserRecord } from '../domain/users/user.ts';
+import { logger } from '../logger.ts';
+import { RecordNotFound, RecordReadOnly } from '../store/errors.ts';
+import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
+import { readBody, type Body } from './body.ts';
+import type { Reply } from './documents.ts';
+import { ApiError, badRequest, environmentInvalid, notFound } from './errors.ts';
+import { parseQuery, type Query } from './query.ts';
+
+export const MEDIA_TYPE = 'application/vnd.api+json';
+
+/** How a route authenticates: a token, HTTP Basic (login), or not at all. */
+export type AuthMode = 'bearer' | 'basic' | 'none';
+
+export interface RequestContext {
+  requestId: string;
+  event: APIGatewayProxyEventV2;
+  /** Path parameters other than `account`. */
+  params: Record<string, string>;
+  query: Query;
+  body: Body;
+  account: Account;
+  environment: Environment | null;
+  /** What the request may read and where it writes: see shared/store/scope.ts. */
+  scope: Scope;
+}
+
+export type ContextFor<M extends AuthMode> = RequestContext &
+  (M extends 'bearer' ? { bearer: Bearer } : M extends 'basic' ? { user: UserRecord } : {});
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type PipelineContext = Context & { request: Partial<RequestContext> & { bearer?: Bearer; user?: UserRecord } };
+type Middleware = MiddlewareObj<Event, Result, Error, PipelineContext>;
+
+/** Builds the Lambda handler of one API operation. */
+export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<M>) => Promise<Reply>) {
+  return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
+    .use(respond())
+    .use(negotiate())
+    .use(resolveAccount())
+    .use(selectEnvironment())
+    .use(authenticate(auth))
+    .handler(async (_event, context) => render(context, await handle(context.request as ContextFor<M>)));
+}
+
+/** The handler of every request no route matches. */
+export function unmatched() {
+  return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
+    .use(respond())
+    .handler(async (event) => {
+      throw new ApiError(404, [
+        { detail: `No route matches ${event.requestContext.http.method} ${event.rawPath}`, code: 'NOT_FOUND' },
+      ]);
+    });
+}
+
+function respond(): Middleware {
+  return {
+    before: ({ event, context }) => {
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+      logger.resetKeys();
+      logger.appendKeys({ requestId, route: event.routeKey });
+      context.request = {
+        requestId,
+        event,
+        params: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([name]) => name !== 'account')) as Record<string, string>,
+        query: {},
+        body: { absent: true },
+      };
+    },
+    after: (request) => {
+      logger.info('request', { status: request.response?.statusCode });
+    },
+    onError: (request) => {
+      const error = fromStore(request.error);
+      const requestId = request.context.request?.requestId ?? request.context.awsRequestId;
+      if (error instanceof ApiError) {
+        logger.info('request', { status: error.status, errors: error.errors.map((e) => e.code ?? e.detail) });
+        request.response = renderError(request.context, error, requestId);
+      } else {
+        logger.error('unhandled error', error as Error);
+        const internal = new ApiError(500, [{ detail: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }]);
+        request.response = renderError(request.context, internal, requestId);
+      }
+    },
+  };
+}
+
+/** The store's own faults, as the API reports them. */
+function fromStore(error: Error | null): Error | null {
+  if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
+  if (error instanceof RecordReadOnly) return new ApiError(403, [{ detail: error.message }]);
+  return error;
+}
+
+function negotiate(): Middleware {
+  return {
+    before: ({ event, context }) => {
+      const headers = event.headers ?? {};
+      const hasBody = event.body !== undefined && event.body !== '';
+      const contentType = headers['content-type'];
+      if (hasBody && contentType !== undefined && !isJsonMediaType(contentType)) {
+        throw badRequest(`The media type '${contentType}' is not supported: send ${MEDIA_TYPE} or application/json`, {
+          code: 'MIME_TYPE_INVALID',
+          source: { header: 'Content-Type' },
+        });
+      }
+      const accept = headers['accept'];
+      if (accept !== undefined && !acceptsJson(accept)) {
+        throw badRequest(`The Accept header must admit ${MEDIA_TYPE} or application/json`, {
+          code: 'MIME_TYPE_INVALID',
+          source: { header: 'Accept' },
+        });
+      }
+      context.request.query = parseQuery(event.rawQueryString);
+      context.request.body = readBody(event.body, event.isBase64Encoded);
+    },
+  };
+}
+
+function resolveAccount(): Middleware {
+  return {
+    before: async ({ event, context }) => {
+      const given = event.pathParameters?.account ?? '';
+      const account = await findAccount(given);
+      if (!account) throw notFound('account', given);
+      context.request.account = account;
+      logger.appendKeys({ accountId: account.id });
+    },
+  };
+}
+
+function selectEnvironment(): Middleware {
+  return {
+    before: async ({ event, context }) => {
+      const request = context.request;
+      const header = event.headers?.['service-environment'];
+      const parameter = request.query!.environment;
+      const given = header ?? parameter;
+      if (given === undefined) {
+        request.environment = null;
+        request.scope = globalScope(request.account!.id);
+        return;
+      }
+      if (typeof given !== 'string' || given.trim() === '') throw environmentInvalid('The environment cannot be blank');
+      const environment = await findEnvironment(request.account!.id, given.trim());
+      if (!environment) throw environmentInvalid(`The environment '${given}' is not valid`);
+      request.environment = environment;
+      request.scope = environmentScope(request.account!.id, environment);
+      logger.appendKeys({ environmentId: environment.id });
+    },
+  };
+}
+
+function authenticate(mode: AuthMode): Middleware {
+  return {
+    before: async ({ event, context }) => {
+      const request = context.request;
+      const header = event.headers?.authorization;
+      if (mode === 'bearer') request.bearer = await authenticateToken(header, request.account!, request.environment!);
+      if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
+      if (request.bearer) logger.appendKeys({ bearer: `${request.bearer.type}/${request.bearer.id}` });
+    },
+  };
+}
+
+function baseHeaders(context: PipelineContext, requestId: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': MEDIA_TYPE, 'X-Request-Id': requestId };
+  const environment = context.request?.environment;
+  if (environment) headers['Service-Environment'] = environment.code;
+  return headers;
+}
+
+function render(context: PipelineContext, reply: Reply): Result {
+  const headers = { ...baseHeaders(context, context.request.requestId!), ...reply.headers };
+  if (reply.body === undefined) delete headers['Content-Type'];
+  return {
+    statusCode: reply.status,
+    headers,
+    body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+  };
+}
+
+function renderError(context: PipelineContext, error: ApiError, requestId: string): Result {
+  return {
+    statusCode: error.status,
+    headers: { ...baseHeaders(context, requestId), ...error.headers },
+    body: JSON.stringify({ meta: { id: requestId }, errors: error.errors }),
+  };
+}
+
+function isJsonMediaType(value: string): boolean {
+  const type = value.split(';')[0]!.trim().toLowerCase();
+  return type === MEDIA_TYPE || type === 'application/json';
+}
+
+function acceptsJson(value: string): boolean {
+  return value.split(',').some((range) => {
+    const type = range.split(';')[0]!.trim().toLowerCase();
+    return ['*/*', 'application/*', 'application/json', MEDIA_TYPE].includes(type);
+  });
+}

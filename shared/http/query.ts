@@ -1,0 +1,68 @@
+/**
+ * Query strings in the bracket form JSON:API clients send: `page[size]=10` → {page: {size: '10'}},
+ * `events[]=a&events[]=b` → {events: ['a', 'b']}. Parsed from the raw query string, not from
+ * API Gateway's already-joined parameters, so repeated and nested names survive.
+ */
+import { invalidQuery } from './errors.ts';
+
+export type QueryValue = string | string[] | { [key: string]: QueryValue };
+export type Query = Record<string, QueryValue>;
+
+export function parseQuery(raw: string | undefined): Query {
+  const query: Query = {};
+  if (!raw) return query;
+  for (const pair of raw.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
+    const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(name);
+    if (!match) throw invalidQuery(name, `The query parameter '${name}' is malformed`);
+    const path = [...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!);
+    assign(query, match[1]!, path, value, name);
+  }
+  return query;
+}
+
+function assign(target: Record<string, QueryValue>, key: string, path: string[], value: string, name: string) {
+  const existing = target[key];
+  if (path.length === 0) {
+    if (existing !== undefined) throw invalidQuery(name, `The query parameter '${name}' is given more than once`);
+    target[key] = value;
+    return;
+  }
+  const [next, ...rest] = path;
+  if (next === '') {
+    if (rest.length > 0 || (existing !== undefined && !Array.isArray(existing))) {
+      throw invalidQuery(name, `The query parameter '${name}' is malformed`);
+    }
+    target[key] = [...((existing as string[] | undefined) ?? []), value];
+    return;
+  }
+  if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) {
+    throw invalidQuery(name, `The query parameter '${name}' is malformed`);
+  }
+  const child = (existing as Record<string, QueryValue> | undefined) ?? {};
+  target[key] = child;
+  assign(child, next!, rest, value, name);
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw invalidQuery(text, 'The query string is not correctly percent-encoded');
+  }
+}
+
+/** Serialises a query back in bracket form with brackets percent-encoded, for links. */
+export function formatQuery(query: Query): string {
+  const parts: string[] = [];
+  const walk = (name: string, value: QueryValue) => {
+    if (typeof value === 'string') parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    else if (Array.isArray(value)) for (const v of value) parts.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(v)}`);
+    else for (const [k, v] of Object.entries(value)) walk(`${name}[${k}]`, v);
+  };
+  for (const [name, value] of Object.entries(query)) walk(name, value);
+  return parts.join('&');
+}

@@ -1,0 +1,120 @@
+/**
+ * The local API: a node:http server that turns each request into an API Gateway HTTP API (v2)
+ * event, calls the same handler module Lambda would, and writes the handler's result back.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { buildApiEvent } from './api-event.ts';
+import { createHandlerLoader } from './handler-modules.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { createRouter, type FallbackLike, type RouteLike } from './router.ts';
+import { closeServer, listeningPort } from './servers.ts';
+
+export interface HttpServerOptions {
+  routes: readonly RouteLike[];
+  fallback: FallbackLike;
+  /** Directory the routes' handler paths are relative to. */
+  root: string;
+  port?: number;
+  host?: string;
+  region?: string;
+  /** API Gateway gives up on an integration after 30 s. */
+  timeoutSeconds?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface LocalHttpServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolveBody(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** A handler may return a bare value; API Gateway then answers 200 with it as JSON. */
+function normaliseResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  if (typeof result === 'object' && result !== null && 'statusCode' in result) return result as APIGatewayProxyStructuredResultV2;
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+  };
+}
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  if (result.cookies?.length) response.setHeader('set-cookie', result.cookies);
+  response.setHeader('apigw-requestid', requestId);
+  response.setHeader('content-length', body.length);
+  response.writeHead(result.statusCode ?? 200);
+  response.end(body);
+}
+
+function internalError(requestId: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: 500,
+    headers: { 'content-type': 'application/vnd.api+json' },
+    body: JSON.stringify({
+      meta: { id: requestId },
+      errors: [{ title: 'Internal server error', detail: 'The server could not complete the request.', code: 'INTERNAL_ERROR' }],
+    }),
+  };
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<LocalHttpServer> {
+  const match = createRouter(options.routes, options.fallback);
+  const handlerFor = createHandlerLoader(options.root);
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const timeoutSeconds = options.timeoutSeconds ?? 30;
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const body = await readBody(request);
+    const method = request.method ?? 'GET';
+    const rawPath = (request.url ?? '/').split('?')[0]!;
+    const matched = match(method, rawPath);
+    const event = buildApiEvent({
+      request,
+      body,
+      routeKey: matched.routeKey,
+      pathParameters: matched.kind === 'route' ? matched.pathParameters : undefined,
+      requestId,
+    });
+    let result: APIGatewayProxyStructuredResultV2;
+    try {
+      const handler = await handlerFor(matched.route.handler);
+      result = normaliseResult(await handler(event, lambdaContext(matched.route.operation, timeoutSeconds, region)));
+    } catch (error) {
+      // The handlers' own pipeline turns every error into a response; reaching this is a bug.
+      log(`${method} ${rawPath} (${matched.route.operation}) failed without a response; request ${requestId}`, error);
+      result = internalError(requestId);
+    }
+    writeResult(response, result, requestId);
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      log('Could not answer a request', error);
+      const requestId = randomUUID();
+      if (!response.headersSent) writeResult(response, internalError(requestId), requestId);
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolveListen());
+  });
+  const port = listeningPort(server);
+  const host = options.host ?? '127.0.0.1';
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, stop: () => closeServer(server) };
+}

@@ -1,0 +1,22 @@
+/**
+ * The SES-compatible server (`aws-ses-v2-local`). Its page at `/` shows every mail sent, and
+ * `GET /store` returns them as JSON. Mails are kept in memory only.
+ */
+import type { Server } from 'node:http';
+import sesModule from 'aws-ses-v2-local';
+import { closeServer, listeningPort } from './servers.ts';
+
+export interface LocalSes {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+// A CommonJS package: under Node's ESM loader its default export is the whole `exports` object.
+const startSesServer = sesModule.default;
+
+export async function startSes(options: { port: number }): Promise<LocalSes> {
+  const server: Server = await startSesServer({ port: options.port, host: '127.0.0.1' });
+  const port = listeningPort(server);
+  return { endpoint: `http://127.0.0.1:${port}`, port, stop: () => closeServer(server) };
+}

@@ -1,0 +1,134 @@
+/**
+ * The whole local stack in one call: DynamoDB Local with the table, the SQS server with the
+ * queues and their poller, the SES server, and the HTTP API, all from the same definitions the
+ * CDK stack uses. Handlers run in this process, so the environment they read on AWS is set
+ * here, before any handler module is loaded.
+ */
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
+import { fallback, routes, workers, type QueueName, type Worker } from '#shared/routes.ts';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
+import { startHttpServer, type LocalHttpServer } from './http-adapter.ts';
+import { startPoller, type Poller } from './poller.ts';
+import { startSes, type LocalSes } from './ses.ts';
+import { startSqs, type LocalSqs } from './sqs.ts';
+import { ensureTable, LOCAL_TABLE_NAME } from './table-setup.ts';
+
+/** What a program (a test run, the operator CLI) needs to reach a running stack. */
+export interface LocalStackEndpoints {
+  api: string;
+  dynamodb: string;
+  sqs: string;
+  /** SES API endpoint; its page at `/` shows the mails, `GET /store` returns them. */
+  ses: string;
+  region: string;
+  tableName: string;
+  queueUrls: Record<QueueName, string>;
+}
+
+export interface LocalStackOptions {
+  apiPort?: number;
+  dynamodbPort?: number;
+  sqsPort?: number;
+  sesPort?: number;
+  /** Where DynamoDB keeps its file; omitted = in memory. */
+  dataDir?: string;
+  /** Repository root: handler paths in the route table are relative to it. */
+  root?: string;
+  workers?: readonly Worker[];
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface LocalStack extends LocalStackEndpoints {
+  dynamodbProcess: DynamoDbLocal;
+  sqsServer: LocalSqs;
+  sesServer: LocalSes;
+  apiServer: LocalHttpServer;
+  stop(): Promise<void>;
+}
+
+export const REPOSITORY_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+function setDefault(name: string, value: string): void {
+  if (process.env[name] === undefined || process.env[name] === '') process.env[name] = value;
+}
+
+/** The variables the functions read on AWS, pointed at the local services. */
+function applyHandlerEnvironment(endpoints: LocalStackEndpoints): void {
+  setDefault('AWS_REGION', endpoints.region);
+  setDefault('AWS_ACCESS_KEY_ID', 'local');
+  setDefault('AWS_SECRET_ACCESS_KEY', 'local');
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamodb;
+  process.env.AWS_ENDPOINT_URL_SQS = endpoints.sqs;
+  process.env.AWS_ENDPOINT_URL_SES = endpoints.ses;
+  process.env.TABLE_NAME = endpoints.tableName;
+  for (const name of Object.keys(queues) as QueueName[]) process.env[queues[name].urlVariable] = endpoints.queueUrls[name];
+  setDefault('MAIL_FROM', 'no-reply@licensing.local');
+  process.env.PUBLIC_URL = endpoints.api;
+  // Local webhook targets are usually on this machine; on AWS private targets stay refused.
+  setDefault('ALLOW_PRIVATE_WEBHOOK_TARGETS', 'true');
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const region = process.env.AWS_REGION || 'us-east-1';
+  const root = options.root ?? REPOSITORY_ROOT;
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const stopAll = async () => {
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
+    started.length = 0;
+  };
+
+  // The JVM is the slowest to come up, so the other servers start while it boots.
+  const dynamodbStarting = startDynamoDbLocal({
+    port: options.dynamodbPort ?? 8000,
+    dataDir: options.dataDir ? join(resolve(options.dataDir), 'dynamodb') : undefined,
+  });
+  // Marked handled now; awaited below, after the other servers are up.
+  dynamodbStarting.catch(() => undefined);
+  try {
+    const [sqsServer, sesServer] = await Promise.all([
+      startSqs({ port: options.sqsPort ?? 9324, region }),
+      startSes({ port: options.sesPort ?? 8005 }),
+    ]);
+    started.push(sqsServer, sesServer);
+    const dynamodbProcess = await dynamodbStarting;
+    // Stopped last: whatever still runs may need the table until then.
+    started.unshift(dynamodbProcess);
+    await ensureTable(dynamodbProcess.endpoint, LOCAL_TABLE_NAME);
+
+    const apiServer = await startHttpServer({ routes, fallback, root, port: options.apiPort ?? 3000, region, log: options.log });
+    started.push(apiServer);
+
+    const endpoints: LocalStackEndpoints = {
+      api: apiServer.url,
+      dynamodb: dynamodbProcess.endpoint,
+      sqs: sqsServer.endpoint,
+      ses: sesServer.endpoint,
+      region,
+      tableName: LOCAL_TABLE_NAME,
+      queueUrls: sqsServer.queueUrls,
+    };
+    // Handler modules load on their first request or message; the API's port is only known
+    // now (PUBLIC_URL), and no request can be served before this synchronous step completes.
+    applyHandlerEnvironment(endpoints);
+
+    const poller: Poller = startPoller({
+      workers: options.workers ?? workers,
+      queueUrls: sqsServer.queueUrls,
+      timeoutSeconds: workerTimeoutSeconds,
+      root,
+      sqsEndpoint: sqsServer.endpoint,
+      region,
+      log: options.log,
+    });
+    // Stopped first: no handler should start while the services it needs go away.
+    started.push(poller);
+
+    return { ...endpoints, dynamodbProcess, sqsServer, sesServer, apiServer, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    await dynamodbStarting.then((dynamodb) => dynamodb.stop()).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Creates the table from the same definition the CDK stack uses, and brings an existing
+ * (persisted) table up to date: an index added to the definition since the data was created
+ * is added, so a restart never needs the data thrown away.
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type GlobalSecondaryIndex,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { tableDefinition, type IndexDefinition } from '#shared/store/table.ts';
+import { localAwsConfig } from './aws-clients.ts';
+
+export const LOCAL_TABLE_NAME = 'licensing';
+
+const indexes: readonly IndexDefinition[] = tableDefinition.indexes;
+
+function keyAttributes(): AttributeDefinition[] {
+  const names = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
+  for (const index of indexes) names.add(index.partitionKey).add(index.sortKey);
+  return [...names].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+}
+
+function globalIndex(index: IndexDefinition): GlobalSecondaryIndex {
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: index.projection },
+  };
+}
+
+async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
+  try {
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, table: TableDescription): Promise<void> {
+  const present = new Set((table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of indexes.filter((candidate) => !present.has(candidate.name))) {
+    // DynamoDB accepts one index creation per UpdateTable call.
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: keyAttributes(),
+        GlobalSecondaryIndexUpdates: [{ Create: globalIndex(index) }],
+      }),
+    );
+  }
+}
+
+async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
+  const current = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  const description = current.TimeToLiveDescription;
+  if (description?.TimeToLiveStatus === 'ENABLED' && description.AttributeName === tableDefinition.ttlAttribute) return;
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+    }),
+  );
+}
+
+export async function ensureTable(endpoint: string, tableName = LOCAL_TABLE_NAME): Promise<void> {
+  const client = new DynamoDBClient(localAwsConfig(endpoint));
+  try {
+    const existing = await describe(client, tableName);
+    if (existing) {
+      await addMissingIndexes(client, tableName, existing);
+    } else {
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: keyAttributes(),
+          KeySchema: [
+            { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+            { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: indexes.map(globalIndex),
+        }),
+      );
+    }
+    await enableTimeToLive(client, tableName);
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * THE route table: the single declaration of the API's surface.
+ *
+ * The CDK stack builds one Lambda function per route (and per worker), granted only the
+ * access the entry declares; the local server dispatches from the same table. Adding an
+ * operation means adding one entry here and one handler module under functions/.
+ *
+ * Paths use API Gateway's `{name}` parameter syntax. Every handler module exports `handler`.
+ */
+
+/** What a function may touch; the stack turns each into the narrowest IAM grant. */
+export type Access =
+  | 'table:read'
+  | 'table:write'
+  | 'queue:webhooks'
+  | 'queue:purge'
+  | 'queue:mail'
+  | 'mail:send';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  /** Unique, stable name: `<resource>.<action>`; also the Lambda's logical id. */
+  operation: string;
+  method: Method;
+  /** Full path under the API root, e.g. `/v1/accounts/{account}/users/{id}`. */
+  path: string;
+  /** Handler module, relative to the repository root. */
+  handler: string;
+  access: readonly Access[];
+}
+
+/** The queues the service uses; each has a dead-letter queue. */
+export type QueueName = 'webhooks' | 'purge' | 'mail';
+
+export interface Worker {
+  operation: string;
+  queue: QueueName;
+  handler: string;
+  access: readonly Access[];
+  /** Messages per invocation, as the event source mapping delivers them. */
+  batchSize: number;
+}
+
+const ACCOUNT = '/v1/accounts/{account}';
+const READ = ['table:read'] as const;
+const WRITE = ['table:read', 'table:write'] as const;
+
+export const routes: readonly Route[] = [
+  // Accounts
+  { operation: 'accounts.retrieve', method: 'GET', path: ACCOUNT, handler: 'functions/accounts/retrieve.ts', access: READ },
+  { operation: 'accounts.update', method: 'PATCH', path: ACCOUNT, handler: 'functions/accounts/update.ts', access: WRITE },
+
+  // Users
+  { operation: 'users.create', method: 'POST', path: `${ACCOUNT}/users`, handler: 'functions/users/create.ts', access: WRITE },
+  { operation: 'users.list', method: 'GET', path: `${ACCOUNT}/users`, handler: 'functions/users/list.ts', access: READ },
+  { operation: 'users.retrieve', method: 'GET', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/retrieve.ts', access: READ },
+  { operation: 'users.update', method: 'PATCH', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/update.ts', access: WRITE },
+  { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: WRITE },
+  { operation: 'users.ban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/ban`, handler: 'functions/users/ban.ts', access: WRITE },
+  { operation: 'users.unban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/unban`, handler: 'functions/users/unban.ts', access: WRITE },
+  { operation: 'users.tokens', method: 'GET', path: `${ACCOUNT}/users/{id}/tokens`, handler: 'functions/users/tokens.ts', access: READ },
+
+  // Tokens
+  { operation: 'tokens.generate', method: 'POST', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/generate.ts', access: WRITE },
+  { operation: 'tokens.list', method: 'GET', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/list.ts', access: READ },
+  { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
+  { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: WRITE },
+];
+
+/** Answers every request no route matches: 404 in the API's error format. */
+export const fallback = {
+  operation: 'notFound',
+  handler: 'functions/not-found.ts',
+  access: [] as readonly Access[],
+} as const;
+
+export const workers: readonly Worker[] = [];

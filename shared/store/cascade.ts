@@ -1,0 +1,85 @@
+/**
+ * Removing what hangs on a record: every member of one of its child collections is deleted
+ * with its markers and counts, in transactions small enough for DynamoDB's limit of 100
+ * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable } from './client.ts';
+import { collectionName, collectionPartition, type RecordType } from './keys.ts';
+import { getItems, type Item } from './records.ts';
+import { Transaction, type Parent } from './transaction.ts';
+
+const INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'];
+/** Room left in a transaction for the counters and the records the caller adds. */
+const CHUNK_OPERATIONS = 80;
+
+/** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
+export async function childItems(
+  accountId: string,
+  environmentId: string | null,
+  type: RecordType,
+  parent: Parent,
+  slot: number,
+): Promise<Item[]> {
+  const index = INDEXES[slot]!;
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: getTable(),
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': `${index}PK` },
+        ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environmentId, collectionName(type, parent)) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((page.Items ?? []) as Item[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * Deletes `items` (each with whatever `alsoDelete` adds for it, e.g. a lookup pointer) and
+ * then runs `last` in the final transaction, so the parent goes only once its children have.
+ */
+export async function deleteWithChildren(
+  items: Item[],
+  last: (tx: Transaction) => void,
+  alsoDelete: (tx: Transaction, item: Item) => void = () => {},
+): Promise<void> {
+  const chunks: Item[][] = [[]];
+  for (const item of items) {
+    if (chunks.at(-1)!.length * OPERATIONS_PER_CHILD >= CHUNK_OPERATIONS) chunks.push([]);
+    chunks.at(-1)!.push(item);
+  }
+  for (const [i, chunk] of chunks.entries()) {
+    await commitChunk(chunk, i === chunks.length - 1 ? last : () => {}, alsoDelete);
+  }
+}
+
+/** A rough bound of the operations one child needs (record, pointer, markers). */
+const OPERATIONS_PER_CHILD = 3;
+
+/** Commits one chunk; a child deleted meanwhile by someone else is dropped and the chunk retried. */
+async function commitChunk(chunk: Item[], last: (tx: Transaction) => void, alsoDelete: (tx: Transaction, item: Item) => void) {
+  let children = chunk;
+  for (let attempt = 1; ; attempt++) {
+    const tx = new Transaction();
+    for (const item of children) {
+      tx.delete(item);
+      alsoDelete(tx, item);
+    }
+    last(tx);
+    try {
+      return await tx.commit();
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
+      const present = new Set((await getItems(children.map(({ PK, SK }) => ({ PK, SK })))).map((item) => item.PK));
+      children = children.filter((item) => present.has(item.PK));
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Faults the store detects on its own, whatever the resource: the pipeline turns them into
+ * 404 and 403 answers, so isolation needs no code in any handler.
+ */
+export class RecordNotFound extends Error {
+  constructor(readonly recordType: string, readonly recordId: string) {
+    super(`The requested ${recordType.replace(/s$/, '').replace(/-/g, ' ')} '${recordId}' was not found`);
+    this.name = 'RecordNotFound';
+  }
+}
+
+/** A record the request can see but not change: a global record seen from a SHARED environment. */
+export class RecordReadOnly extends Error {
+  constructor(readonly recordType: string, readonly recordId: string) {
+    super(`This ${recordType.replace(/s$/, '').replace(/-/g, ' ')} belongs to another environment and is read-only here`);
+    this.name = 'RecordReadOnly';
+  }
+}

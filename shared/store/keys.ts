@@ -1,0 +1,65 @@
+/**
+ * The only place DynamoDB keys are built. Every record lives in its own partition under its
+ * account; collections (lists) are GSI partitions that always name the account and the
+ * environment, so a query can never reach across either. See docs/data-model.md.
+ */
+
+/** Record types and the upper-case prefix their keys carry. */
+export const PREFIXES = {
+  users: 'USER',
+  tokens: 'TOKEN',
+  environments: 'ENVIRONMENT',
+} as const;
+
+export type RecordType = keyof typeof PREFIXES;
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+/** The SK of every single-item partition. */
+const ITEM = '#';
+/** Stands for the global (nil) environment in collection keys. */
+const GLOBAL = '-';
+
+export const accountKey = (accountId: string): Key => ({ PK: `ACCOUNT#${accountId}`, SK: ITEM });
+
+/** Slugs are globally unique; the marker holds the account id. */
+export const accountSlugKey = (slug: string): Key => ({ PK: `ACCOUNT_SLUG#${slug.toLowerCase()}`, SK: ITEM });
+
+export const recordKey = (accountId: string, type: RecordType, id: string): Key => ({
+  PK: `A#${accountId}#${PREFIXES[type]}#${id}`,
+  SK: ITEM,
+});
+
+/** A uniqueness marker: exists while some record holds `value` for `kind` in the account. */
+export const uniqueKey = (accountId: string, kind: string, value: string): Key => ({
+  PK: `A#${accountId}#UNIQUE#${kind}#${value}`,
+  SK: ITEM,
+});
+
+/** Where authentication finds a token: by the SHA-256 digest of its value. */
+export const tokenDigestKey = (accountId: string, digest: string): Key => ({
+  PK: `A#${accountId}#TOKEN_DIGEST#${digest}`,
+  SK: ITEM,
+});
+
+/** The count of a collection, kept in the same transactions as its members. */
+export const counterKey = (collectionPartition: string): Key => ({ PK: `COUNT#${collectionPartition}`, SK: ITEM });
+
+/** ENVPK: every item of an environment carries it, so a purge can find them all. */
+export const environmentMembership = (accountId: string, environmentId: string) => `A#${accountId}#E#${environmentId}`;
+
+/**
+ * A collection partition: `name` is the record type's prefix, optionally behind a parent
+ * (`USER#<id>#TOKEN` = a user's tokens).
+ */
+export const collectionPartition = (accountId: string, environmentId: string | null, name: string) =>
+  `A#${accountId}#E#${environmentId ?? GLOBAL}#${name}`;
+
+export const collectionName = (type: RecordType, parent?: { type: RecordType; id: string }) =>
+  parent ? `${PREFIXES[parent.type]}#${parent.id}#${PREFIXES[type]}` : PREFIXES[type];
+
+/** Sort key within a collection: newest first when read backwards, ties broken by id. */
+export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;

@@ -1,0 +1,127 @@
+/**
+ * Lists: a collection is one GSI partition per readable environment (two inside a SHARED
+ * environment: its own and the global one), merged newest first. Counts come from the
+ * collection counters, never from reading the collection.
+ *
+ * - page[number]: skips the earlier pages reading keys only, then reads the page.
+ * - page[cursor]: the cursor is the sort key of the last record shown; every partition is read
+ *   from just below it, so a page costs the same at any depth.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable } from './client.ts';
+import { collectionName, collectionPartition, counterKey, type RecordType } from './keys.ts';
+import { getItems, toRecord, type StoredRecord } from './records.ts';
+import type { Scope } from './scope.ts';
+import type { Parent } from './transaction.ts';
+
+export type PageRequest =
+  | { mode: 'number'; number: number; size: number }
+  | { mode: 'cursor'; cursor: string | null; size: number };
+
+export interface Page<T> {
+  records: T[];
+  /** Records in the whole collection the scope can see. */
+  count: number;
+  /** Cursor mode only: where the next page starts, or null after the last page. */
+  nextCursor?: string | null;
+}
+
+/** Which collection to list: every record of a type, or those under one parent (slot = its GSI). */
+export interface CollectionRef {
+  type: RecordType;
+  parent?: Parent & { slot: number };
+}
+
+const INDEXES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'];
+
+export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
+  const index = ref.parent ? INDEXES[ref.parent.slot + 1] : 'GSI1';
+  const name = collectionName(ref.type, ref.parent);
+  const partitions = scope.readable.map((environmentId) => collectionPartition(scope.accountId, environmentId, name));
+  const counting = countOf(partitions);
+
+  let before: string | undefined;
+  if (page.mode === 'cursor') {
+    before = page.cursor ? decodeCursor(page.cursor) : undefined;
+  } else if (page.number > 1) {
+    const skipped = await take(merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true))), (page.number - 1) * page.size);
+    before = skipped.at(-1)?.sortKey;
+    if (skipped.length < (page.number - 1) * page.size) return { records: [], count: await counting };
+  }
+  const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
+  const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false))), wanted);
+  const shown = rows.slice(0, page.size);
+  const records = shown.map((row) => toRecord<T>(row.item!));
+  const result: Page<T> = { records, count: await counting };
+  if (page.mode === 'cursor') result.nextCursor = rows.length > page.size ? encodeCursor(shown.at(-1)!.sortKey) : null;
+  return result;
+}
+
+async function countOf(partitions: string[]): Promise<number> {
+  const counters = await getItems(partitions.map(counterKey));
+  return counters.reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
+}
+
+interface Row {
+  sortKey: string;
+  item?: Record<string, unknown>;
+}
+
+/** One partition, newest first, below `before`; keysOnly reads only what skipping needs. */
+async function* read(index: string, partition: string, before: string | undefined, wanted: number, keysOnly: boolean): AsyncGenerator<Row> {
+  let remaining = wanted;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const response = await db().send(
+      new QueryCommand({
+        TableName: getTable(),
+        IndexName: index,
+        KeyConditionExpression: before ? '#pk = :pk AND #sk < :before' : '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': `${index}PK`, '#sk': `${index}SK` },
+        ExpressionAttributeValues: before ? { ':pk': partition, ':before': before } : { ':pk': partition },
+        ...(keysOnly ? { ProjectionExpression: '#sk' } : {}),
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+        Limit: Math.min(remaining, keysOnly ? 5000 : 101),
+      }),
+    );
+    for (const item of response.Items ?? []) {
+      yield { sortKey: item[`${index}SK`] as string, item: keysOnly ? undefined : item };
+    }
+    remaining -= response.Items?.length ?? 0;
+    start = response.LastEvaluatedKey;
+  } while (start && remaining > 0);
+}
+
+/** Merges partitions that are each newest first into one stream, newest first. */
+async function* merge(streams: AsyncGenerator<Row>[]): AsyncGenerator<Row> {
+  if (streams.length === 1) return yield* streams[0]!;
+  const heads = await Promise.all(streams.map((stream) => stream.next()));
+  for (;;) {
+    let newest = -1;
+    heads.forEach((head, i) => {
+      if (!head.done && (newest < 0 || head.value.sortKey > (heads[newest]!.value as Row).sortKey)) newest = i;
+    });
+    if (newest < 0) return;
+    yield heads[newest]!.value as Row;
+    heads[newest] = await streams[newest]!.next();
+  }
+}
+
+async function take(stream: AsyncGenerator<Row>, count: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  if (count <= 0) return rows;
+  for await (const row of stream) {
+    rows.push(row);
+    if (rows.length >= count) break;
+  }
+  return rows;
+}
+
+const encodeCursor = (sortKey: string) => Buffer.from(sortKey, 'utf8').toString('base64url');
+
+const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
+
+/** A cursor is the base64url of a collection sort key: `<ISO timestamp>#<uuid>`. */
+export const isCursor = (cursor: string) =>
+  /^[A-Za-z0-9_-]*$/.test(cursor) && /^\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));

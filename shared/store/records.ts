@@ -1,0 +1,92 @@
+/**
+ * Records as the domain sees them, and how they are read. A stored item is a record plus its
+ * keys, collection memberships and the uniqueness markers it holds; the item describes itself,
+ * so deletes, cascades and purges need nothing but the item.
+ */
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable as table } from './client.ts';
+import { accountKey, recordKey, type Key, type RecordType } from './keys.ts';
+import { RecordNotFound, RecordReadOnly } from './errors.ts';
+import { canRead, canWrite, type Scope } from './scope.ts';
+
+export interface StoredRecord {
+  type: RecordType;
+  id: string;
+  accountId: string;
+  environmentId: string | null;
+  created: string;
+  updated: string;
+}
+
+/** Attributes that belong to the storage layout, never to the record. */
+const LAYOUT = new Set([
+  'PK', 'SK', 'ENVPK', 'markers', 'expiresAt',
+  'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK',
+]);
+
+export type Item = Record<string, unknown> & Key;
+
+export function toRecord<T>(item: Record<string, unknown>): T {
+  const record: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) if (!LAYOUT.has(name)) record[name] = value;
+  return record as T;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+/** Reads one item by key, strongly consistent so a write is visible to the next request. */
+export async function getItem(key: Key): Promise<Item | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
+  return Item as Item | undefined;
+}
+
+/**
+ * The stored item of a record the scope may read, or undefined: a record of another account,
+ * of an environment out of reach, or an id that is no UUID is simply not found.
+ */
+export async function getVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item | undefined> {
+  if (!isUuid(id)) return undefined;
+  const item = await getItem(recordKey(scope.accountId, type, id.toLowerCase()));
+  if (!item || !canRead(scope, (item.environmentId as string | null) ?? null)) return undefined;
+  return item;
+}
+
+/** A visible item, or RecordNotFound. */
+export async function requireVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
+  const item = await getVisibleItem(scope, type, id);
+  if (!item) throw new RecordNotFound(type, id);
+  return item;
+}
+
+/** An item the scope may change: RecordNotFound when it cannot see it, RecordReadOnly when it only reads it. */
+export async function requireWritableItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
+  const item = await requireVisibleItem(scope, type, id);
+  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(type, id);
+  return item;
+}
+
+export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {
+  const item = await getVisibleItem(scope, type, id);
+  return item && toRecord<T>(item);
+}
+
+/** Reads up to 100 items by key in one request, retrying the keys DynamoDB leaves unprocessed. */
+export async function getItems(keys: Key[]): Promise<Item[]> {
+  const found: Item[] = [];
+  let pending: Key[] = keys;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    const { Responses, UnprocessedKeys } = await db().send(
+      new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    found.push(...((Responses?.[table()] ?? []) as Item[]));
+    pending = (UnprocessedKeys?.[table()]?.Keys ?? []) as Key[];
+    if (pending.length > 0) await backoff(attempt);
+  }
+  return found;
+}
+
+export const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(1000, 2 ** attempt * 10) * (0.5 + Math.random())));
+
+export const accountItem = (accountId: string) => getItem(accountKey(accountId));

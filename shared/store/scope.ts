@@ -1,0 +1,30 @@
+/**
+ * Where a request stands: its account, the environment new records are born in, and the
+ * environments whose records it may read. Every read and write of the store goes through a
+ * Scope, so environment isolation is enforced here once rather than in each handler.
+ */
+export interface Scope {
+  accountId: string;
+  /** The environment of the request; null is the global environment. */
+  environmentId: string | null;
+  /** Environments whose records are visible: ISOLATED [env], SHARED [env, global], global [global]. */
+  readable: readonly (string | null)[];
+}
+
+export const globalScope = (accountId: string): Scope => ({ accountId, environmentId: null, readable: [null] });
+
+export function environmentScope(
+  accountId: string,
+  environment: { id: string; isolationStrategy: 'ISOLATED' | 'SHARED' },
+): Scope {
+  return {
+    accountId,
+    environmentId: environment.id,
+    readable: environment.isolationStrategy === 'SHARED' ? [environment.id, null] : [environment.id],
+  };
+}
+
+export const canRead = (scope: Scope, environmentId: string | null) => scope.readable.includes(environmentId);
+
+/** Records are written only from inside their own environment (global ones read-only from SHARED). */
+export const canWrite = (scope: Scope, environmentId: string | null) => scope.environmentId === environmentId;

@@ -1,0 +1,30 @@
+/**
+ * The one table's shape, shared by the CDK stack and the local stack so both create the same
+ * table. Key names are generic; what goes into them is decided in keys.ts alone.
+ */
+export interface IndexDefinition {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  projection: 'ALL' | 'KEYS_ONLY';
+}
+
+export const tableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
+  ttlAttribute: 'expiresAt',
+  indexes: [
+    // Every record's collection within its account and environment, newest first.
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    // Up to four parent collections (e.g. a user's tokens, a machine's components).
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'ALL' },
+    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'ALL' },
+    // Every item that belongs to an environment (records, markers, counters): what a purge removes.
+    { name: 'ENV', partitionKey: 'ENVPK', sortKey: 'PK', projection: 'KEYS_ONLY' },
+  ] satisfies IndexDefinition[],
+} as const;
+
+export type IndexName = (typeof tableDefinition.indexes)[number]['name'];

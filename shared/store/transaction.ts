@@ -1,0 +1,223 @@
+/**
+ * Every write goes through a Transaction: the record, the uniqueness markers it claims or
+ * releases, and the counters of the collections it joins or leaves are written together, so
+ * a uniqueness rule or a count can never be broken by a crash or a race. Conditions carry the
+ * error to raise when they fail; a lost race on a counter (TransactionConflict) is retried.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable as table } from './client.ts';
+import {
+  collectionName,
+  collectionPartition,
+  collectionSortKey,
+  counterKey,
+  environmentMembership,
+  recordKey,
+  uniqueKey,
+  type Key,
+  type RecordType,
+} from './keys.ts';
+import { backoff, type Item, type StoredRecord } from './records.ts';
+
+/** A value a record holds exclusively within its account (an e-mail, a code, a key). */
+export interface UniqueClaim {
+  kind: string;
+  /** Already normalised (e.g. lower-cased) by the domain. */
+  value: string;
+  /** Raised when another record holds the value. */
+  taken: Error;
+}
+
+export interface Parent {
+  type: RecordType;
+  id: string;
+}
+
+type Operation = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** GSI2..GSI5 hold a record's parent collections, in the order the domain names its parents. */
+const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
+const COLLECTION_ATTRIBUTES = ['GSI1PK', ...PARENT_INDEXES.map((index) => `${index}PK`)];
+const MAX_ATTEMPTS = 10;
+
+export class Transaction {
+  private readonly operations: Operation[] = [];
+  /** The error to raise when operation i's condition fails. */
+  private readonly failures: (Error | undefined)[] = [];
+  /** Counter changes, summed per collection: one transaction may touch each counter only once. */
+  private readonly counts = new Map<string, { delta: number; membership?: string }>();
+
+  /** Creates a record in its collections, claiming its unique values. Returns the stored item. */
+  create<T extends StoredRecord>(record: T, options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[] } = {}): Item {
+    const { accountId, environmentId, type, id, created } = record;
+    const key = recordKey(accountId, type, id);
+    const item = { ...record, ...key } as Item;
+    const sortKey = collectionSortKey(created, id);
+    item.GSI1PK = collectionPartition(accountId, environmentId, collectionName(type));
+    item.GSI1SK = sortKey;
+    (options.parents ?? []).forEach((parent, slot) => {
+      if (!parent) return;
+      const index = PARENT_INDEXES[slot];
+      if (!index) throw new Error(`A record has at most ${PARENT_INDEXES.length} parents`);
+      item[`${index}PK`] = collectionPartition(accountId, environmentId, collectionName(type, parent));
+      item[`${index}SK`] = sortKey;
+    });
+    if (environmentId) item.ENVPK = environmentMembership(accountId, environmentId);
+    const claims = options.unique ?? [];
+    item.markers = claims.map((claim) => uniqueKey(accountId, claim.kind, claim.value).PK);
+
+    this.add({ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } });
+    for (const claim of claims) this.claim(accountId, environmentId, key, claim);
+    for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, 1);
+    return item;
+  }
+
+  /**
+   * Changes attributes of a stored record (null removes one), swapping uniqueness markers when
+   * a unique value changes. Fails with `missing` when the record was deleted meanwhile.
+   */
+  update(
+    item: Item,
+    changes: Record<string, unknown>,
+    options: { missing: Error; claim?: UniqueClaim[]; release?: { kind: string; value: string }[] },
+  ): Item {
+    const accountId = item.accountId as string;
+    const environmentId = (item.environmentId as string | null) ?? null;
+    const key = { PK: item.PK, SK: item.SK };
+    const released = (options.release ?? []).map((r) => uniqueKey(accountId, r.kind, r.value).PK);
+    const claimed = (options.claim ?? []).map((c) => uniqueKey(accountId, c.kind, c.value).PK);
+    const held = item.markers as string[] | undefined;
+    const markers = held || claimed.length ? [...(held ?? []).filter((pk) => !released.includes(pk)), ...claimed] : undefined;
+    const next: Item = { ...item, ...changes, ...(markers ? { markers } : {}) };
+
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    const removes: string[] = [];
+    Object.entries({ ...changes, ...(markers ? { markers } : {}) }).forEach(([name, value], i) => {
+      names[`#a${i}`] = name;
+      if (value === null || value === undefined) {
+        removes.push(`#a${i}`);
+        delete next[name];
+      } else {
+        values[`:v${i}`] = value;
+        sets.push(`#a${i} = :v${i}`);
+      }
+    });
+    const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
+      .filter(Boolean)
+      .join(' ');
+    this.add(
+      {
+        Update: {
+          TableName: table(),
+          Key: key,
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: names,
+          ...(sets.length ? { ExpressionAttributeValues: values } : {}),
+        },
+      },
+      options.missing,
+    );
+    for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
+    for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);
+    return next;
+  }
+
+  /** Deletes a stored record with its markers, and leaves its collections' counts. */
+  delete(item: Item, missing?: Error): void {
+    const accountId = item.accountId as string;
+    const environmentId = (item.environmentId as string | null) ?? null;
+    this.add(
+      { Delete: { TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' } },
+      missing,
+    );
+    for (const pk of (item.markers as string[] | undefined) ?? []) {
+      this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: item.SK } } });
+    }
+    for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, -1);
+  }
+
+  /** Writes an item outside the record model (a lookup pointer), optionally only if new. */
+  put(item: Item, options: { ifAbsent?: Error } = {}): void {
+    this.add(
+      {
+        Put: {
+          TableName: table(),
+          Item: item,
+          ...(options.ifAbsent ? { ConditionExpression: 'attribute_not_exists(PK)' } : {}),
+        },
+      },
+      options.ifAbsent,
+    );
+  }
+
+  remove(key: Key): void {
+    this.add({ Delete: { TableName: table(), Key: key } });
+  }
+
+  /** Fails the transaction with `missing` unless the item exists (e.g. a parent deleted meanwhile). */
+  requireExists(key: Key, missing: Error): void {
+    this.add({ ConditionCheck: { TableName: table(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, missing);
+  }
+
+  /** Operations the commit will send; DynamoDB takes at most 100 in one transaction. */
+  get size() {
+    return this.operations.length + this.counts.size;
+  }
+
+  async commit(): Promise<void> {
+    const operations = [...this.operations, ...this.counterOperations()];
+    if (operations.length === 0) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: operations }));
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+        if (failed >= 0) throw this.failures[failed] ?? error;
+        const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
+        if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+
+  private add(operation: Operation, failure?: Error) {
+    this.operations.push(operation);
+    this.failures.push(failure);
+  }
+
+  private claim(accountId: string, environmentId: string | null, owner: Key, claim: UniqueClaim) {
+    const marker: Item = { ...uniqueKey(accountId, claim.kind, claim.value), ref: owner.PK };
+    if (environmentId) marker.ENVPK = environmentMembership(accountId, environmentId);
+    this.add({ Put: { TableName: table(), Item: marker, ConditionExpression: 'attribute_not_exists(PK)' } }, claim.taken);
+  }
+
+  private count(accountId: string, environmentId: string | null, partition: string, delta: number) {
+    const membership = environmentId ? environmentMembership(accountId, environmentId) : undefined;
+    const current = this.counts.get(partition);
+    this.counts.set(partition, { delta: (current?.delta ?? 0) + delta, membership });
+  }
+
+  private counterOperations(): Operation[] {
+    return [...this.counts]
+      .filter(([, { delta }]) => delta !== 0)
+      .map(([partition, { delta, membership }]) => ({
+        Update: {
+          TableName: table(),
+          Key: counterKey(partition),
+          UpdateExpression: membership ? 'ADD n :delta SET ENVPK = :env' : 'ADD n :delta',
+          ExpressionAttributeValues: membership ? { ':delta': delta, ':env': membership } : { ':delta': delta },
+        },
+      }));
+  }
+}
+
+function collectionsOf(item: Item): string[] {
+  return COLLECTION_ATTRIBUTES.map((name) => item[name]).filter((value): value is string => typeof value === 'string');
+}

@@ -1,0 +1,335 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { constructIdOf } from '../../lib/construct-id.ts';
+import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
+import { fallback, routes, workers, type QueueName, type Route, type Worker } from '../../shared/routes.ts';
+import { tableDefinition } from '../../shared/store/table.ts';
+import {
+  actionsOf,
+  baseSettings,
+  env,
+  environmentOf,
+  functionFor,
+  logicalIdOf,
+  statementsOf,
+  synthesize,
+  type Synthesis,
+} from './synthesize.ts';
+
+// Entries the route table does not have yet, to exercise grants and a queue consumer.
+const deliverWebhooks: Worker = {
+  operation: 'webhooks.deliver',
+  queue: 'webhooks',
+  handler: 'functions/workers/deliver-webhook.ts',
+  access: ['table:read', 'table:write'],
+  batchSize: 7,
+};
+const resetPassword: Route = {
+  operation: 'passwords.reset',
+  method: 'POST',
+  path: '/v1/accounts/{account}/passwords',
+  handler: 'functions/passwords/reset.ts',
+  access: ['table:read', 'table:write', 'mail:send'],
+};
+const testWebhook: Route = {
+  operation: 'webhookEndpoints.test',
+  method: 'POST',
+  path: '/v1/accounts/{account}/webhook-endpoints/{id}/test',
+  handler: 'functions/webhook-endpoints/test.ts',
+  access: ['table:read', 'queue:webhooks'],
+};
+
+// Synthesised once each: synthesis is the slow part.
+const live = synthesize({ validate: true });
+const extended = synthesize({ routes: [...routes, resetPassword, testWebhook], workers: [deliverWebhooks] });
+
+const queueNames = Object.keys(queueDefinitions) as QueueName[];
+const tableId = logicalIdOf(live.stack, live.stack.node.findChild('Data').node.findChild('Table'));
+const apiId = logicalIdOf(live.stack, live.stack.node.findChild('Api').node.findChild('HttpApi'));
+const queueIdOf = ({ stack }: Synthesis, name: QueueName, kind: 'Queue' | 'DeadLetterQueue') =>
+  logicalIdOf(stack, stack.node.findChild('Queues').node.findChild(`${constructIdOf(name)}${kind}`));
+
+describe('the table', () => {
+  it('is one on-demand table keyed by string PK and SK, with TTL', () => {
+    live.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    live.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('survives mistakes: point-in-time recovery, deletion protection, retained on stack deletion', () => {
+    live.template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        Replicas: [
+          Match.objectLike({
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      },
+    });
+  });
+
+  it('has exactly the indexes of the table definition, each with its keys and projection', () => {
+    const table = live.template.toJSON().Resources[tableId].Properties;
+    expect(table.GlobalSecondaryIndexes).toEqual(
+      tableDefinition.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    );
+    expect(new Set(table.AttributeDefinitions.map((attribute: { AttributeType: string }) => attribute.AttributeType))).toEqual(
+      new Set(['S']),
+    );
+  });
+});
+
+describe('the queues', () => {
+  it('are one queue and one dead-letter queue per definition', () => {
+    live.template.resourceCountIs('AWS::SQS::Queue', 2 * queueNames.length);
+  });
+
+  it.each(queueNames)('%s redrives to its own dead-letter queue, as defined', (name) => {
+    const definition = queueDefinitions[name];
+    const resources = live.template.toJSON().Resources;
+    const queue = resources[queueIdOf(live, name, 'Queue')].Properties;
+    const deadLetterQueue = resources[queueIdOf(live, name, 'DeadLetterQueue')].Properties;
+
+    expect(queue).toEqual({
+      VisibilityTimeout: definition.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [queueIdOf(live, name, 'DeadLetterQueue'), 'Arn'] },
+        maxReceiveCount: definition.maxReceiveCount,
+      },
+    });
+    expect(deadLetterQueue).toEqual({
+      MessageRetentionPeriod: definition.deadLetterRetentionSeconds,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it.each(queueNames)('%s and its dead-letter queue refuse unencrypted connections', (name) => {
+    for (const kind of ['Queue', 'DeadLetterQueue'] as const) {
+      live.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queueIdOf(live, name, kind) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it.each(queueNames)('%s raises an alarm as soon as its dead-letter queue holds a message', (name) => {
+    live.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueIdOf(live, name, 'DeadLetterQueue'), 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+  });
+});
+
+describe('the functions', () => {
+  it('are one per route plus the fallback, and one per worker', () => {
+    live.template.resourceCountIs('AWS::Lambda::Function', routes.length + 1 + workers.length);
+    extended.template.resourceCountIs('AWS::Lambda::Function', routes.length + 2 + 1 + 1);
+  });
+
+  it('all run the same way: Node.js 22 on arm64, ESM handler, Powertools, source maps, own log group', () => {
+    extended.template.allResourcesProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 1024,
+      Handler: 'index.handler',
+      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+      Environment: {
+        Variables: Match.objectLike({
+          POWERTOOLS_SERVICE_NAME: 'licensing',
+          NODE_OPTIONS: '--enable-source-maps',
+          TABLE_NAME: { Ref: tableId },
+          PUBLIC_URL: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
+          ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false',
+        }),
+      },
+    });
+    extended.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('answer the API within its limit; workers get their queue’s timeout', () => {
+    const { template, stack } = extended;
+    const timeoutOf = (home: 'Api' | 'Workers', operation: string) =>
+      template.toJSON().Resources[logicalIdOf(stack, functionFor(stack, home, operation))].Properties.Timeout;
+
+    for (const route of [...routes, fallback]) expect(timeoutOf('Api', route.operation)).toBe(10);
+    expect(timeoutOf('Workers', deliverWebhooks.operation)).toBe(workerTimeoutSeconds.webhooks);
+  });
+
+  it('carry the operator settings', () => {
+    const configured = synthesize({
+      settings: { publicUrl: 'https://licensing.example', allowPrivateWebhookTargets: true, webhookRetryDelays: '60,300' },
+    });
+    configured.template.allResourcesProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          PUBLIC_URL: 'https://licensing.example',
+          ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+          WEBHOOK_RETRY_DELAYS: '60,300',
+        }),
+      },
+    });
+    expect(environmentOf(live, functionFor(live.stack, 'Api', 'users.list'))).not.toHaveProperty('WEBHOOK_RETRY_DELAYS');
+  });
+});
+
+describe('the API', () => {
+  it('is one HTTP API with an auto-deployed default stage', () => {
+    live.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    live.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    live.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true });
+  });
+
+  it('has one route per route-table entry plus $default', () => {
+    live.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+    expect(live.template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /v1/accounts/{account}/users/{id}' } }))
+      .not.toEqual({});
+  });
+
+  it.each([...routes.map((route) => [`${route.method} ${route.path}`, route.operation]), ['$default', fallback.operation]])(
+    '%s invokes the %s function',
+    (routeKey, operation) => {
+      const { template, stack } = live;
+      const [route] = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: routeKey } }));
+      expect(route, `no route ${routeKey}`).toBeDefined();
+
+      const integrationId = route!.Properties.Target['Fn::Join'][1][1].Ref as string;
+      expect(template.toJSON().Resources[integrationId].Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [logicalIdOf(stack, functionFor(stack, 'Api', operation)), 'Arn'] },
+      });
+    },
+  );
+});
+
+describe('the workers', () => {
+  it('are fed by their queue in batches, retrying only the messages they report as failed', () => {
+    const { template, stack } = extended;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] },
+      FunctionName: { Ref: logicalIdOf(stack, functionFor(stack, 'Workers', deliverWebhooks.operation)) },
+      BatchSize: deliverWebhooks.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('exist only as the route table lists them', () => {
+    live.template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
+  });
+});
+
+describe('grants follow the declared access and nothing more', () => {
+  const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  const allRoutes = [...routes, resetPassword, testWebhook];
+  const functionOf = (route: Pick<Route, 'operation'>) => functionFor(extended.stack, 'Api', route.operation);
+
+  it.each(allRoutes.filter((route) => !route.access.includes('table:write')).map((route) => route.operation))(
+    'read-only %s can read the table and its indexes but not write',
+    (operation) => {
+      const statements = statementsOf(extended, functionOf({ operation }));
+      const actions = statements.flatMap((statement) => statement.Action);
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      for (const write of writes) expect(actions).not.toContain(write);
+      expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))!.Resource).toContainEqual({
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']],
+      });
+    },
+  );
+
+  it.each(allRoutes.filter((route) => route.access.includes('table:write')).map((route) => route.operation))(
+    '%s can write the table',
+    (operation) => {
+      expect(actionsOf(extended, functionOf({ operation }))).toEqual(expect.arrayContaining(writes));
+    },
+  );
+
+  it('leaves the fallback without any data access', () => {
+    expect(actionsOf(extended, functionOf(fallback))).toEqual([]);
+  });
+
+  it('lets only functions declaring mail:send send mail, from the configured identity only', () => {
+    for (const route of allRoutes.filter((candidate) => !candidate.access.includes('mail:send'))) {
+      expect(actionsOf(extended, functionOf(route)).filter((action) => action.startsWith('ses:')), route.operation).toEqual([]);
+      expect(environmentOf(extended, functionOf(route)), route.operation).not.toHaveProperty('MAIL_FROM');
+    }
+
+    const mail = statementsOf(extended, functionOf(resetPassword)).find((statement) => statement.Action.includes('ses:SendEmail'));
+    expect(mail).toMatchObject({ Effect: 'Allow', Action: ['ses:SendEmail', 'ses:SendRawEmail'] });
+    const identity = `arn:aws:ses:${env.region}:${env.account}:identity`;
+    expect([mail!.Resource].flat().sort()).toEqual([`${identity}/licensing.example`, `${identity}/${baseSettings.mailFrom}`]);
+    expect(environmentOf(extended, functionOf(resetPassword))).toMatchObject({ MAIL_FROM: baseSettings.mailFrom });
+  });
+
+  it('lets only functions declaring a queue send to it, and tells them its URL', () => {
+    const webhooksQueueId = queueIdOf(extended, 'webhooks', 'Queue');
+    const send = statementsOf(extended, functionOf(testWebhook)).find((statement) => statement.Action.includes('sqs:SendMessage'));
+    expect(send!.Resource).toEqual({ 'Fn::GetAtt': [webhooksQueueId, 'Arn'] });
+    expect(environmentOf(extended, functionOf(testWebhook))).toMatchObject({
+      [queueDefinitions.webhooks.urlVariable]: { Ref: webhooksQueueId },
+    });
+
+    for (const route of allRoutes.filter((candidate) => !candidate.access.some((access) => access.startsWith('queue:')))) {
+      expect(actionsOf(extended, functionOf(route)), route.operation).not.toContain('sqs:SendMessage');
+      for (const name of queueNames) {
+        expect(environmentOf(extended, functionOf(route)), route.operation).not.toHaveProperty(queueDefinitions[name].urlVariable);
+      }
+    }
+  });
+
+  it('lets a worker consume its own queue', () => {
+    const worker = functionFor(extended.stack, 'Workers', deliverWebhooks.operation);
+    const consume = statementsOf(extended, worker).find((statement) => statement.Action.includes('sqs:ReceiveMessage'));
+    expect(consume!.Action).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(consume!.Resource).toEqual({ 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] });
+  });
+});
+
+describe('the outputs', () => {
+  it('name the API URL, the table and every queue with its dead-letter queue', () => {
+    live.template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
+    live.template.hasOutput('TableName', { Value: { Ref: tableId } });
+    for (const name of queueNames) {
+      live.template.hasOutput(`${constructIdOf(name)}QueueUrl`, { Value: { Ref: queueIdOf(live, name, 'Queue') } });
+      live.template.hasOutput(`${constructIdOf(name)}DeadLetterQueueUrl`, { Value: { Ref: queueIdOf(live, name, 'DeadLetterQueue') } });
+    }
+    expect(Object.keys(live.template.toJSON().Outputs)).toEqual(
+      expect.arrayContaining(['ApiUrl', 'TableName', 'WebhooksQueueUrl', 'PurgeQueueUrl', 'MailQueueUrl']),
+    );
+  });
+});
+
+describe('synthesis', () => {
+  it('passes CloudFormation validation and raises no warnings or errors', () => {
+    Annotations.fromStack(live.stack).hasNoWarning('*', Match.anyValue());
+    Annotations.fromStack(live.stack).hasNoError('*', Match.anyValue());
+  });
+});
