@@ -66,6 +66,15 @@ export const routes: readonly Route[] = [
   { operation: 'tokens.list', method: 'GET', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/list.ts', access: READ },
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
   { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: WRITE },
+
+  // Environments
+  { operation: 'environments.create', method: 'POST', path: `${ACCOUNT}/environments`, handler: 'functions/environments/create.ts', access: WRITE },
+  { operation: 'environments.list', method: 'GET', path: `${ACCOUNT}/environments`, handler: 'functions/environments/list.ts', access: READ },
+  { operation: 'environments.retrieve', method: 'GET', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/retrieve.ts', access: READ },
+  { operation: 'environments.update', method: 'PATCH', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/update.ts', access: WRITE },
+  { operation: 'environments.delete', method: 'DELETE', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/delete.ts', access: [...WRITE, 'queue:purge'] },
+  { operation: 'environments.tokens.generate', method: 'POST', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/generate-token.ts', access: WRITE },
+  { operation: 'environments.tokens.list', method: 'GET', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/tokens.ts', access: READ },
 ];
 
 /** Answers every request no route matches: 404 in the API's error format. */
@@ -75,4 +84,12 @@ export const fallback = {
   access: [] as readonly Access[],
 } as const;
 
-export const workers: readonly Worker[] = [];
+export const workers: readonly Worker[] = [
+  {
+    operation: 'workers.purgeEnvironment',
+    queue: 'purge',
+    handler: 'functions/workers/purge-environment.ts',
+    access: [...WRITE, 'queue:purge'],
+    batchSize: 1,
+  },
+];

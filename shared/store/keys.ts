@@ -63,3 +63,9 @@ export const collectionName = (type: RecordType, parent?: { type: RecordType; id
 
 /** Sort key within a collection: newest first when read backwards, ties broken by id. */
 export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;
+
+/** Left by an environment's delete until the purge of its records has finished. */
+export const purgeMarkerKey = (accountId: string, environmentId: string): Key => ({
+  PK: `A#${accountId}#PURGE#${environmentId}`,
+  SK: ITEM,
+});

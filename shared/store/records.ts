@@ -52,6 +52,8 @@ export async function getVisibleItem(scope: Scope, type: RecordType, id: string)
   return item;
 }
 
+export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);
+
 /** A visible item, or RecordNotFound. */
 export async function requireVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
   const item = await getVisibleItem(scope, type, id);

@@ -15,9 +15,10 @@ import type { ServiceFunction } from '../../lib/service-function.ts';
 import type { OperatorSettings } from '../../lib/settings.ts';
 import { fallback, routes, workers } from '../../shared/routes.ts';
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context: Record<string, unknown>;
-};
+/** The context `cdk synth` runs with, feature flags included. */
+export const cdkContext = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }
+).context;
 
 export const env = { account: '123456789012', region: 'eu-west-1' };
 
@@ -36,7 +37,7 @@ export interface Synthesis {
 
 export function synthesize({ validate = false, ...options }: SynthesisOptions = {}): Synthesis {
   const app = new App({
-    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: validate,
   });
   const stack = new LicensingStack(app, 'LicensingService', {

@@ -4,7 +4,7 @@
  * the environment's record.
  */
 import { recordKey, uniqueKey } from '../../store/keys.ts';
-import { getItem, isUuid, toRecord, type StoredRecord } from '../../store/records.ts';
+import { getItem, isUuid, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 
 export type IsolationStrategy = 'ISOLATED' | 'SHARED';
 
@@ -17,14 +17,15 @@ export interface Environment extends StoredRecord {
 
 export const CODE_MARKER = 'ENVIRONMENT_CODE';
 
-export async function findEnvironment(accountId: string, idOrCode: string): Promise<Environment | undefined> {
-  if (isUuid(idOrCode)) {
-    const item = await getItem(recordKey(accountId, 'environments', idOrCode.toLowerCase()));
-    return item && toRecord<Environment>(item);
-  }
+/** The stored item of an environment, by UUID or by code (case-insensitive). */
+export async function findEnvironmentItem(accountId: string, idOrCode: string): Promise<Item | undefined> {
+  if (isUuid(idOrCode)) return getItem(recordKey(accountId, 'environments', idOrCode.toLowerCase()));
   if (idOrCode.length > 255) return undefined;
   const marker = await getItem(uniqueKey(accountId, CODE_MARKER, idOrCode.toLowerCase()));
-  if (!marker) return undefined;
-  const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
+  return marker && getItem({ PK: marker.ref as string, SK: marker.SK });
+}
+
+export async function findEnvironment(accountId: string, idOrCode: string): Promise<Environment | undefined> {
+  const item = await findEnvironmentItem(accountId, idOrCode);
   return item && toRecord<Environment>(item);
 }

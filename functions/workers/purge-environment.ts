@@ -1,0 +1,22 @@
+/**
+ * Consumes the purge queue: one message is one bounded step of an environment's purge
+ * (shared/domain/environments/purge.ts). A failed step is reported as a batch item failure,
+ * so SQS delivers it again and, after too many tries, moves it to the dead-letter queue.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
+import { logger } from '#shared/logger.ts';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+export const handler = async (event: SQSEvent, context: Context) =>
+  processPartialResponse(
+    event,
+    async (record: SQSRecord) => {
+      logger.appendKeys({ messageId: record.messageId });
+      await runPurgeStep(JSON.parse(record.body) as PurgeStep, () => context.getRemainingTimeInMillis());
+    },
+    processor,
+    { context },
+  );

@@ -1,0 +1,211 @@
+/**
+ * Environments: segments of an account. They are account-level records (never inside an
+ * environment themselves) managed by global admins; their codes are unique per account,
+ * case-insensitively. Deleting one removes it and its tokens at once and queues the purge of
+ * everything else it holds.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { can, type Bearer } from '../../auth/bearer.ts';
+import { unknownPermissions, type Permission } from '../../auth/permissions.ts';
+import { parseBody, nonBlank, resourceDocument } from '../../http/body.ts';
+import { forbidden, unprocessable } from '../../http/errors.ts';
+import type { RequestContext } from '../../http/pipeline.ts';
+import { logger } from '../../logger.ts';
+import { enqueue } from '../../queue.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { purgeMarkerKey } from '../../store/keys.ts';
+import { listCollection, type PageRequest } from '../../store/paging.ts';
+import { isUuid, recordKeyOf, toRecord, type Item } from '../../store/records.ts';
+import { environmentScope, globalScope } from '../../store/scope.ts';
+import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
+import { addToken, listBearerTokens } from '../tokens/service.ts';
+import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
+
+type BearerContext = RequestContext & { bearer: Bearer };
+
+const STRATEGIES: readonly IsolationStrategy[] = ['ISOLATED', 'SHARED'];
+const RESERVED_CODES = ['actions', 'action'];
+/** Codes travel in headers, query strings and paths: a conservative alphabet keeps them safe in all three. */
+const CODE_ALPHABET = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** The message the purge worker receives. */
+export interface PurgeMessage {
+  accountId: string;
+  environmentId: string;
+}
+
+function requireGlobalAdmin(bearer: Bearer, permission: Permission) {
+  if (bearer.kind !== 'admin' || bearer.environmentId !== null || !can(bearer, permission)) {
+    throw forbidden('Only administrators of the account may manage environments');
+  }
+}
+
+function codeRules(code: string) {
+  maxLength('code', code, 255);
+  if (isUuid(code) || !CODE_ALPHABET.test(code)) {
+    throw unprocessable('CODE_INVALID', 'code must be letters, digits, ".", "_" or "-", and must not look like a UUID', attributePointer('code'));
+  }
+  if (RESERVED_CODES.includes(code.toLowerCase())) {
+    throw unprocessable('CODE_NOT_ALLOWED', `code '${code}' is reserved`, attributePointer('code'));
+  }
+}
+
+const codeClaim = (code: string): UniqueClaim => ({
+  kind: CODE_MARKER,
+  value: code.toLowerCase(),
+  taken: unprocessable('CODE_TAKEN', 'code has already been taken', attributePointer('code')),
+});
+
+const createBody = resourceDocument('environments', {
+  name: nonBlank(),
+  code: nonBlank(),
+  isolationStrategy: z.string().optional(),
+});
+
+const updateBody = resourceDocument('environments', {
+  name: nonBlank().optional(),
+  code: nonBlank().optional(),
+});
+
+export async function createEnvironment(ctx: BearerContext): Promise<Environment> {
+  requireGlobalAdmin(ctx.bearer, 'environment.create');
+  const { attributes } = parseBody(ctx.body, createBody).data;
+  maxLength('name', attributes.name, 255);
+  codeRules(attributes.code);
+  const timestamp = now();
+  const environment: Environment = {
+    type: 'environments',
+    id: randomUUID(),
+    accountId: ctx.account.id,
+    environmentId: null,
+    created: timestamp,
+    updated: timestamp,
+    name: attributes.name,
+    code: attributes.code,
+    isolationStrategy: oneOf('isolationStrategy', attributes.isolationStrategy, STRATEGIES) ?? 'ISOLATED',
+  };
+  const tx = new Transaction();
+  tx.create(environment, { unique: [codeClaim(environment.code)] });
+  await tx.commit();
+  return environment;
+}
+
+/** An environment by UUID or code; environments are read from the account, whatever the request's environment. */
+async function environmentItem(ctx: BearerContext, idOrCode: string): Promise<Item> {
+  const item = await findEnvironmentItem(ctx.account.id, idOrCode);
+  if (!item) throw new RecordNotFound('environments', idOrCode);
+  return item;
+}
+
+export async function retrieveEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
+  requireGlobalAdmin(ctx.bearer, 'environment.read');
+  return toRecord<Environment>(await environmentItem(ctx, idOrCode));
+}
+
+export async function listEnvironments(ctx: BearerContext, page: PageRequest) {
+  requireGlobalAdmin(ctx.bearer, 'environment.read');
+  return listCollection<Environment>(globalScope(ctx.account.id), { type: 'environments' }, page);
+}
+
+export async function updateEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
+  requireGlobalAdmin(ctx.bearer, 'environment.update');
+  const item = await environmentItem(ctx, idOrCode);
+  const { attributes } = parseBody(ctx.body, updateBody).data;
+  const current = toRecord<Environment>(item);
+  const changes: Partial<Environment> = { updated: now() };
+  const claim: UniqueClaim[] = [];
+  const release: { kind: string; value: string }[] = [];
+  if (attributes.name !== undefined) {
+    maxLength('name', attributes.name, 255);
+    changes.name = attributes.name;
+  }
+  if (attributes.code !== undefined) {
+    codeRules(attributes.code);
+    changes.code = attributes.code;
+    if (attributes.code.toLowerCase() !== current.code.toLowerCase()) {
+      claim.push(codeClaim(attributes.code));
+      release.push({ kind: CODE_MARKER, value: current.code.toLowerCase() });
+    }
+  }
+  const tx = new Transaction();
+  const next = tx.update(item, changes, { missing: new RecordNotFound('environments', idOrCode), claim, release });
+  await tx.commit();
+  return toRecord<Environment>(next);
+}
+
+/**
+ * Deletes the environment and its code at once; its tokens and every other credential of
+ * the environment stop working with it (authentication needs the environment). The rest of
+ * its records are removed by the purge worker; a marker records the pending purge so an
+ * operator can find it should the message ever be lost.
+ */
+export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): Promise<void> {
+  requireGlobalAdmin(ctx.bearer, 'environment.delete');
+  const item = await environmentItem(ctx, idOrCode);
+  const message: PurgeMessage = { accountId: ctx.account.id, environmentId: item.id as string };
+  const tx = new Transaction();
+  tx.delete(item, new RecordNotFound('environments', idOrCode));
+  tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });
+  await tx.commit();
+  try {
+    await enqueue('purge', message);
+  } catch (error) {
+    logger.error('purge not queued; the purge marker records it', { ...message, error: error as Error });
+  }
+}
+
+const tokenBody = z.union([
+  z.undefined(),
+  resourceDocument('tokens', {
+    name: z.string().nullable().optional(),
+    expiry: z.string().nullable().optional(),
+    permissions: z.array(z.string()).optional(),
+  }),
+]);
+
+/** POST /environments/<id>/tokens, made from inside that environment (SPEC rule 1). */
+export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: string) {
+  requireGlobalAdmin(ctx.bearer, 'environment.tokens.generate');
+  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode));
+  if (ctx.environment?.id !== environment.id) {
+    throw forbidden('An environment token must be generated from inside its environment (Service-Environment header)');
+  }
+  const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
+  const attributes = body?.data.attributes ?? {};
+  maxLength('name', attributes.name, 255);
+  const permissions = attributes.permissions ?? ['*'];
+  const unknown = unknownPermissions(permissions);
+  if (unknown.length > 0) {
+    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, attributePointer('permissions'));
+  }
+  let expiry: string | null = null;
+  if (attributes.expiry != null) {
+    const at = Date.parse(attributes.expiry);
+    if (Number.isNaN(at) || at <= Date.now()) {
+      throw unprocessable('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time', attributePointer('expiry'));
+    }
+    expiry = new Date(at).toISOString();
+  }
+  const tx = new Transaction();
+  const result = addToken(tx, {
+    accountId: ctx.account.id,
+    environmentId: environment.id,
+    bearer: { type: 'environments', id: environment.id },
+    kind: 'environment-token',
+    name: attributes.name ?? null,
+    expiry,
+    permissions,
+  });
+  tx.requireExists(recordKeyOf(environment), new RecordNotFound('environments', idOrCode));
+  await tx.commit();
+  return result;
+}
+
+export async function listEnvironmentTokens(ctx: BearerContext, idOrCode: string, page: PageRequest) {
+  requireGlobalAdmin(ctx.bearer, 'environment.read');
+  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode));
+  const scope = environmentScope(ctx.account.id, environment);
+  return listBearerTokens(scope, { type: 'environments', id: environment.id }, page);
+}

@@ -1,0 +1,481 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { basic, call, newAccount, newUser, onlyError, userBody, type Reply, type TestAccount } from './support/client.ts';
+
+let account: TestAccount;
+beforeAll(async () => {
+  account = await newAccount();
+});
+
+describe('POST /users', () => {
+  it('creates a user and shows the documented attributes and relationships', async () => {
+    const reply = await call('POST', `${account.path}/users`, {
+      token: account.adminToken,
+      body: userBody({ email: 'Jane@Example.com', firstName: 'Jane', lastName: 'Doe', metadata: { tier: 'gold' } }),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+    const user = reply.body.data;
+    expect(user.type).toBe('users');
+    expect(user.attributes).toMatchObject({
+      fullName: 'Jane Doe',
+      firstName: 'Jane',
+      lastName: 'Doe',
+      email: 'Jane@Example.com',
+      status: 'ACTIVE',
+      role: 'user',
+      metadata: { tier: 'gold' },
+    });
+    expect(user.attributes).not.toHaveProperty('password');
+    expect(user.attributes).not.toHaveProperty('passwordHash');
+    expect(user.links.self).toBe(`${account.path}/users/${user.id}`);
+    expect(user.relationships.account).toEqual({ links: { related: account.path }, data: { type: 'accounts', id: account.id } });
+    for (const name of ['products', 'licenses', 'machines', 'tokens']) {
+      expect(user.relationships[name].links.related).toBe(`${account.path}/users/${user.id}/${name}`);
+    }
+  });
+
+  it('refuses an e-mail already taken, compared case-insensitively', async () => {
+    await newUser(account, { email: 'taken@example.com' });
+    const reply = await call('POST', `${account.path}/users`, {
+      token: account.adminToken,
+      body: userBody({ email: 'TAKEN@example.COM' }),
+    });
+    expect(reply.status).toBe(422);
+    expect(onlyError(reply)).toMatchObject({ code: 'EMAIL_TAKEN', source: { pointer: '/data/attributes/email' } });
+  });
+
+  it('lets exactly one of two concurrent creations with one e-mail win', async () => {
+    const body = userBody({ email: 'race@example.com' });
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', `${account.path}/users`, { token: account.adminToken, body })),
+    );
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(replies.filter((r) => r.status === 422).every((r) => onlyError(r).code === 'EMAIL_TAKEN')).toBe(true);
+    expect(replies.filter((r) => r.status === 422)).toHaveLength(7);
+  });
+
+  it('creates a managed user (no password) who cannot log in', async () => {
+    const created = await call('POST', `${account.path}/users`, {
+      token: account.adminToken,
+      body: userBody({ email: 'managed@example.com' }),
+    });
+    expect(created.status).toBe(201);
+    const login = await call('POST', `${account.path}/tokens`, { authorization: basic('managed@example.com', '') });
+    expect(login.status).toBe(401);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Helpers local to this file.
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Access denied',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Unprocessable resource',
+};
+
+type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };
+
+/**
+ * Asserts the whole error document (DECISIONS §1): `{meta: {id}, errors: [...]}` with no data,
+ * each error with the title of its status, the X-Request-Id header equal to meta.id. Returns
+ * the error matching `expected.source` (or the first one) after checking its code and detail.
+ */
+function expectError(reply: Reply, status: number, expected: Expected = {}) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+  expect(Object.keys(reply.body ?? {}).sort()).toEqual(['errors', 'meta']);
+  expect(reply.body.meta).toEqual({ id: expect.any(String) });
+  expect(reply.headers.get('x-request-id')).toBe(reply.body.meta.id);
+  expect(Array.isArray(reply.body.errors) && reply.body.errors.length > 0).toBe(true);
+  for (const error of reply.body.errors) {
+    expect(Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)), JSON.stringify(error)).toBe(true);
+    expect(error.title).toBe(TITLES[status]);
+    expect(typeof error.detail).toBe('string');
+    expect(error.detail.length).toBeGreaterThan(0);
+    if (error.source !== undefined) expect(Object.keys(error.source)).toHaveLength(1);
+  }
+  const error =
+    (expected.source && reply.body.errors.find((e: any) => JSON.stringify(e.source) === JSON.stringify(expected.source))) ??
+    reply.body.errors[0];
+  if (expected.source) expect(error.source, JSON.stringify(reply.body.errors)).toEqual(expected.source);
+  if ('code' in expected) expect(error.code).toBe(expected.code);
+  if (typeof expected.detail === 'string') expect(error.detail).toBe(expected.detail);
+  else if (expected.detail) expect(error.detail).toMatch(expected.detail);
+  return error as { title: string; detail: string; code?: string; source?: Record<string, string> };
+}
+
+/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
+const patchBody = (_id: string, attributes: Record<string, unknown>) => ({ data: { type: 'users', attributes } });
+const uniqueEmail = (label: string) => `${label}-${randomUUID().slice(0, 8)}@users.example`;
+const getUser = (id: string, token = account.adminToken) => call('GET', `${account.path}/users/${id}`, { token });
+const patchUser = (id: string, attributes: Record<string, unknown>, token = account.adminToken) =>
+  call('PATCH', `${account.path}/users/${id}`, { token, body: patchBody(id, attributes) });
+const login = (email: string, password: string) => call('POST', `${account.path}/tokens`, { authorization: basic(email, password) });
+const usersCount = async () => {
+  const reply = await call('GET', `${account.path}/users`, { token: account.adminToken });
+  expect(reply.status).toBe(200);
+  return reply.body.links.meta.count as number;
+};
+
+describe.concurrent('GET /users/{id}', () => {
+  it('shows any user of the account to an admin', async () => {
+    const jane = await newUser(account, { firstName: 'Jane', lastName: 'Roe' });
+    const reply = await getUser(jane.id);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({ id: jane.id, type: 'users', attributes: { email: jane.email, firstName: 'Jane', lastName: 'Roe', fullName: 'Jane Roe' } });
+    expect(reply.body.data.links.self).toBe(`${account.path}/users/${jane.id}`);
+  });
+
+  it('shows a user to themselves', async () => {
+    const jane = await newUser(account);
+    const reply = await getUser(jane.id, jane.token);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.id).toBe(jane.id);
+  });
+
+  it('hides another user from a user bearer with 404 NOT_FOUND', async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    const reply = await getUser(john.id, jane.token);
+    expectError(reply, 404, { code: 'NOT_FOUND' });
+    const admin = await getUser(account.adminId, jane.token);
+    expectError(admin, 404, { code: 'NOT_FOUND' });
+  });
+
+  it('answers 404 NOT_FOUND naming the id for an unknown user', async () => {
+    const id = randomUUID();
+    const error = expectError(await getUser(id), 404, { code: 'NOT_FOUND' });
+    expect(error.detail).toContain(id);
+  });
+});
+
+describe.concurrent('PATCH /users/{id}', () => {
+  it('lets an admin change e-mail, names, role and metadata', async () => {
+    const jane = await newUser(account, { metadata: { a: 1 } });
+    const email = uniqueEmail('renamed');
+    const reply = await patchUser(jane.id, { email, firstName: 'Janet', lastName: 'Smith', role: 'admin', metadata: { plan: 'pro' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.attributes).toMatchObject({ email, firstName: 'Janet', lastName: 'Smith', fullName: 'Janet Smith', role: 'admin', metadata: { plan: 'pro' } });
+    const read = await getUser(jane.id);
+    expect(read.body.data.attributes).toMatchObject({ email, firstName: 'Janet', lastName: 'Smith', role: 'admin', metadata: { plan: 'pro' } });
+    // The new e-mail logs in; the promoted user now gets an admin token.
+    const token = await login(email, jane.password);
+    expect(token.status).toBe(201);
+    expect(token.body.data.attributes.kind).toBe('admin-token');
+    expect(token.body.data.attributes.token).toMatch(/^admin-[0-9a-f]{64}$/);
+    // The old e-mail is free again.
+    expect((await login(jane.email, jane.password)).status).toBe(401);
+  });
+
+  it('lets an admin set a password on a managed user, who can then log in', async () => {
+    const email = uniqueEmail('managed');
+    const created = await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email }) });
+    expect(created.status).toBe(201);
+    expect((await login(email, 'temporary password')).status).toBe(401);
+    const patched = await patchUser(created.body.data.id, { password: 'temporary password' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.attributes).not.toHaveProperty('password');
+    const token = await login(email, 'temporary password');
+    expect(token.status).toBe(201);
+    expect(token.body.data.attributes.kind).toBe('user-token');
+    expect((await getUser(created.body.data.id, token.body.data.attributes.token)).status).toBe(200);
+  });
+
+  it('lets an admin change a password: the old one stops working', async () => {
+    const jane = await newUser(account);
+    expect((await patchUser(jane.id, { password: 'a brand new password' })).status).toBe(200);
+    expect((await login(jane.email, jane.password)).status).toBe(401);
+    expect((await login(jane.email, 'a brand new password')).status).toBe(201);
+  });
+
+  it('lets a user change their own first and last name', async () => {
+    const jane = await newUser(account);
+    const reply = await patchUser(jane.id, { firstName: 'Self', lastName: 'Made' }, jane.token);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.attributes).toMatchObject({ firstName: 'Self', lastName: 'Made', fullName: 'Self Made' });
+  });
+
+  it('refuses with 403 a user changing their own e-mail, and changes nothing', async () => {
+    const jane = await newUser(account);
+    const reply = await patchUser(jane.id, { email: uniqueEmail('mine') }, jane.token);
+    expectError(reply, 403, { code: undefined });
+    expect((await getUser(jane.id)).body.data.attributes.email).toBe(jane.email);
+  });
+
+  it('refuses with 403 a user promoting themselves to admin', async () => {
+    const jane = await newUser(account);
+    const reply = await patchUser(jane.id, { role: 'admin' }, jane.token);
+    expectError(reply, 403, { code: undefined });
+    expect((await getUser(jane.id)).body.data.attributes.role).toBe('user');
+  });
+
+  it('hides another user from a user bearer on PATCH with 404', async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    expectError(await patchUser(john.id, { firstName: 'Hacked' }, jane.token), 404, { code: 'NOT_FOUND' });
+    expect((await getUser(john.id)).body.data.attributes.firstName).toBe('Test');
+  });
+
+  it('replaces metadata as a whole object', async () => {
+    const jane = await newUser(account, { metadata: { a: 1, b: 2 } });
+    const reply = await patchUser(jane.id, { metadata: { c: 3 } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.attributes.metadata).toEqual({ c: 3 });
+    expect((await getUser(jane.id)).body.data.attributes.metadata).toEqual({ c: 3 });
+  });
+
+  it('accepts a JSON:API update whose data.id is the id in the path', async () => {
+    const jane = await newUser(account);
+    const reply = await call('PATCH', `${account.path}/users/${jane.id}`, {
+      token: account.adminToken,
+      body: { data: { type: 'users', id: jane.id, attributes: { firstName: 'Identified' } } },
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.data.attributes.firstName).toBe('Identified');
+  });
+
+  it('refuses an update whose data.id is not the id in the path, and changes nothing', async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    const reply = await call('PATCH', `${account.path}/users/${jane.id}`, {
+      token: account.adminToken,
+      body: { data: { type: 'users', id: john.id, attributes: { firstName: 'Mixed' } } },
+    });
+    expectError(reply, 400, { source: { pointer: '/data/id' } });
+    expect((await getUser(jane.id)).body.data.attributes.firstName).toBe('Test');
+    expect((await getUser(john.id)).body.data.attributes.firstName).toBe('Test');
+  });
+
+  it('leaves attributes that are not sent unchanged', async () => {
+    const jane = await newUser(account, { firstName: 'Keep', lastName: 'Me', metadata: { k: 'v' } });
+    const reply = await patchUser(jane.id, { lastName: 'Changed' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.attributes).toMatchObject({ email: jane.email, firstName: 'Keep', lastName: 'Changed', metadata: { k: 'v' }, role: 'user' });
+  });
+});
+
+describe.concurrent('DELETE /users/{id}', () => {
+  it('deletes a user: 204 with an empty body, then 404', async () => {
+    const jane = await newUser(account);
+    const reply = await call('DELETE', `${account.path}/users/${jane.id}`, { token: account.adminToken });
+    expect(reply.status).toBe(204);
+    expect(reply.body).toBeUndefined();
+    expectError(await getUser(jane.id), 404, { code: 'NOT_FOUND' });
+    expectError(await call('DELETE', `${account.path}/users/${jane.id}`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+  });
+
+  it("revokes the deleted user's tokens at once (401 TOKEN_INVALID)", async () => {
+    const jane = await newUser(account);
+    expect((await call('GET', `${account.path}/tokens`, { token: jane.token })).status).toBe(200);
+    expect((await call('DELETE', `${account.path}/users/${jane.id}`, { token: account.adminToken })).status).toBe(204);
+    expectError(await call('GET', `${account.path}/tokens`, { token: jane.token }), 401, { code: 'TOKEN_INVALID' });
+    expectError(await call('GET', `${account.path}/tokens/${jane.tokenId}`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+  });
+
+  it("frees the deleted user's e-mail for a new user", async () => {
+    const jane = await newUser(account);
+    expect((await call('DELETE', `${account.path}/users/${jane.id}`, { token: account.adminToken })).status).toBe(204);
+    const again = await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: jane.email.toUpperCase(), password: 'another password' }) });
+    expect(again.status).toBe(201);
+    // The old password is gone with the old user.
+    expect((await login(jane.email, jane.password)).status).toBe(401);
+    expect((await login(jane.email, 'another password')).status).toBe(201);
+  });
+
+  it('refuses with 403 an admin deleting themselves', async () => {
+    const reply = await call('DELETE', `${account.path}/users/${account.adminId}`, { token: account.adminToken });
+    expectError(reply, 403, { code: undefined });
+    expect((await getUser(account.adminId)).status).toBe(200);
+  });
+
+  it('refuses with 403 a user deleting themselves', async () => {
+    const jane = await newUser(account);
+    expectError(await call('DELETE', `${account.path}/users/${jane.id}`, { token: jane.token }), 403, { code: undefined });
+    expect((await getUser(jane.id)).status).toBe(200);
+  });
+});
+
+describe.concurrent('POST /users/{id}/actions/ban and /unban', () => {
+  it("bans a user: their token answers 401 TOKEN_INVALID until the ban is lifted", async () => {
+    const jane = await newUser(account);
+    const banned = await call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: account.adminToken });
+    expect(banned.status).toBe(200);
+    expect(banned.body.data.id).toBe(jane.id);
+    expect(banned.body.data.attributes.status).toBe('BANNED');
+    expectError(await getUser(jane.id, jane.token), 401, { code: 'TOKEN_INVALID' });
+    expect((await login(jane.email, jane.password)).status).toBe(401);
+
+    const unbanned = await call('POST', `${account.path}/users/${jane.id}/actions/unban`, { token: account.adminToken });
+    expect(unbanned.status).toBe(200);
+    expect(unbanned.body.data.attributes.status).toBe('ACTIVE');
+    expect((await getUser(jane.id, jane.token)).status).toBe(200);
+  });
+
+  it('refuses with 403 a user bearer banning (themselves)', async () => {
+    const jane = await newUser(account);
+    expectError(await call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: jane.token }), 403, { code: undefined });
+    expect((await getUser(jane.id, jane.token)).status).toBe(200);
+  });
+
+  it('refuses with 403 a user bearer lifting a ban (their own, via the admin-visible route)', async () => {
+    const jane = await newUser(account);
+    expectError(await call('POST', `${account.path}/users/${jane.id}/actions/unban`, { token: jane.token }), 403, { code: undefined });
+  });
+
+  it('hides other users from a user bearer trying to ban them (404)', async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    expectError(await call('POST', `${account.path}/users/${john.id}/actions/ban`, { token: jane.token }), 404, { code: 'NOT_FOUND' });
+    expect((await getUser(john.id, john.token)).status).toBe(200);
+  });
+
+  it('answers 404 for banning an unknown user', async () => {
+    expectError(await call('POST', `${account.path}/users/${randomUUID()}/actions/ban`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+  });
+});
+
+describe.concurrent('GET /users/{id}/tokens', () => {
+  it("lists a user's tokens (without values) to an admin and to the user", async () => {
+    const jane = await newUser(account);
+    const second = await login(jane.email, jane.password);
+    expect(second.status).toBe(201);
+    for (const token of [account.adminToken, jane.token]) {
+      const reply = await call('GET', `${account.path}/users/${jane.id}/tokens`, { token });
+      expect(reply.status).toBe(200);
+      const ids = reply.body.data.map((t: any) => t.id).sort();
+      expect(ids).toEqual([jane.tokenId, second.body.data.id].sort());
+      expect(reply.body.links.meta).toEqual({ pages: 1, count: 2 });
+      for (const t of reply.body.data) {
+        expect(t.type).toBe('tokens');
+        expect(t.attributes).not.toHaveProperty('token');
+        expect(t.relationships.bearer.data).toEqual({ type: 'users', id: jane.id });
+      }
+    }
+  });
+
+  it("hides another user's tokens from a user bearer (404)", async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    expectError(await call('GET', `${account.path}/users/${john.id}/tokens`, { token: jane.token }), 404, { code: 'NOT_FOUND' });
+  });
+});
+
+describe.concurrent('model rules (422)', () => {
+  const create = (attributes: Record<string, unknown>) =>
+    call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: uniqueEmail('rule'), ...attributes }) });
+
+  it('refuses an invalid e-mail with EMAIL_INVALID', async () => {
+    expectError(await create({ email: 'not-an-email' }), 422, { code: 'EMAIL_INVALID', source: { pointer: '/data/attributes/email' } });
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { email: 'still not one' }), 422, { code: 'EMAIL_INVALID', source: { pointer: '/data/attributes/email' } });
+  });
+
+  it("refuses a PATCH to another user's e-mail, in any case, with EMAIL_TAKEN", async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    for (const email of [john.email, john.email.toUpperCase()]) {
+      expectError(await patchUser(jane.id, { email }), 422, { code: 'EMAIL_TAKEN', source: { pointer: '/data/attributes/email' } });
+    }
+    expect((await getUser(jane.id)).body.data.attributes.email).toBe(jane.email);
+    expect((await login(john.email, john.password)).status).toBe(201);
+  });
+
+  it('accepts a PATCH of a user to their own e-mail in another case', async () => {
+    const jane = await newUser(account);
+    const reply = await patchUser(jane.id, { email: jane.email.toUpperCase() });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.attributes.email).toBe(jane.email.toUpperCase());
+    expect((await login(jane.email, jane.password)).status).toBe(201);
+  });
+
+  it('refuses a password shorter than 8 characters with PASSWORD_TOO_SHORT', async () => {
+    expectError(await create({ password: 'short12' }), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/data/attributes/password' } });
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { password: '1234567' }), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/data/attributes/password' } });
+    expect((await login(jane.email, jane.password)).status).toBe(201);
+    expect((await create({ password: '12345678' })).status).toBe(201);
+  });
+
+  it('refuses an unknown role with ROLE_NOT_ALLOWED', async () => {
+    expectError(await create({ role: 'superuser' }), 422, { code: 'ROLE_NOT_ALLOWED', source: { pointer: '/data/attributes/role' } });
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { role: 'owner' }), 422, { code: 'ROLE_NOT_ALLOWED', source: { pointer: '/data/attributes/role' } });
+  });
+
+  it('refuses a first name over 255 characters with FIRST_NAME_TOO_LONG', async () => {
+    expectError(await create({ firstName: 'x'.repeat(256) }), 422, { code: 'FIRST_NAME_TOO_LONG', source: { pointer: '/data/attributes/firstName' } });
+    expect((await create({ firstName: 'x'.repeat(255) })).status).toBe(201);
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { firstName: 'y'.repeat(256) }), 422, { code: 'FIRST_NAME_TOO_LONG', source: { pointer: '/data/attributes/firstName' } });
+  });
+
+  it('refuses metadata with more than 64 keys with METADATA_TOO_LARGE', async () => {
+    const metadata = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expectError(await create({ metadata: metadata(65) }), 422, { code: 'METADATA_TOO_LARGE', source: { pointer: '/data/attributes/metadata' } });
+    expect((await create({ metadata: metadata(64) })).status).toBe(201);
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { metadata: metadata(65) }), 422, { code: 'METADATA_TOO_LARGE', source: { pointer: '/data/attributes/metadata' } });
+  });
+});
+
+describe.concurrent('body shape (400)', () => {
+  const post = (body: unknown) => call('POST', `${account.path}/users`, { token: account.adminToken, body });
+
+  it('says "is missing" at /data/attributes/email when the e-mail is missing', async () => {
+    expectError(await post(userBody({ firstName: 'No' })), 400, { source: { pointer: '/data/attributes/email' }, detail: 'is missing' });
+  });
+
+  it('says "unpermitted parameter" for an unknown attribute', async () => {
+    expectError(await post(userBody({ email: uniqueEmail('x'), nickname: 'J' })), 400, {
+      source: { pointer: '/data/attributes/nickname' },
+      detail: 'unpermitted parameter',
+    });
+  });
+
+  it('refuses a wrong data.type', async () => {
+    expectError(await post({ data: { type: 'tokens', attributes: { email: uniqueEmail('x') } } }), 400, { source: { pointer: '/data/type' } });
+  });
+
+  it('refuses a client-chosen data.id', async () => {
+    const id = randomUUID();
+    expectError(await post({ data: { type: 'users', id, attributes: { email: uniqueEmail('x') } } }), 400, { source: { pointer: '/data/id' } });
+    expectError(await getUser(id), 404, { code: 'NOT_FOUND' });
+  });
+
+  it('refuses an attribute of the wrong type with "type mismatch"', async () => {
+    expectError(await post(userBody({ email: 5 })), 400, { source: { pointer: '/data/attributes/email' }, detail: /^type mismatch/ });
+    expectError(await post(userBody({ email: uniqueEmail('x'), metadata: 'gold' })), 400, { source: { pointer: '/data/attributes/metadata' }, detail: /^type mismatch/ });
+  });
+
+  it('refuses a blank e-mail with "cannot be blank"', async () => {
+    expectError(await post(userBody({ email: '   ' })), 400, { source: { pointer: '/data/attributes/email' }, detail: 'cannot be blank' });
+  });
+
+  it('refuses a missing body with a pointer to /data', async () => {
+    expectError(await call('POST', `${account.path}/users`, { token: account.adminToken }), 400, { source: { pointer: '/data' } });
+  });
+
+  it('refuses an unknown attribute on PATCH and changes nothing', async () => {
+    const jane = await newUser(account);
+    expectError(await patchUser(jane.id, { firstName: 'Changed', status: 'BANNED' }), 400, {
+      source: { pointer: '/data/attributes/status' },
+      detail: 'unpermitted parameter',
+    });
+    expect((await getUser(jane.id)).body.data.attributes).toMatchObject({ firstName: 'Test', status: 'ACTIVE' });
+  });
+});
+
+describe('what a user bearer may not do', () => {
+  it('refuses with 403 a user creating users, and creates nothing', async () => {
+    const jane = await newUser(account);
+    const before = await usersCount();
+    const email = uniqueEmail('by-user');
+    expectError(await call('POST', `${account.path}/users`, { token: jane.token, body: userBody({ email, password: 'a long password' }) }), 403, { code: undefined });
+    expect(await usersCount()).toBe(before);
+    expect((await login(email, 'a long password')).status).toBe(401);
+  });
+
+  it('refuses with 403 a user listing users', async () => {
+    const jane = await newUser(account);
+    expectError(await call('GET', `${account.path}/users`, { token: jane.token }), 403, { code: undefined });
+  });
+});

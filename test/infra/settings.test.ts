@@ -1,0 +1,52 @@
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { defaultMailFrom, readOperatorSettings } from '../../lib/settings.ts';
+
+const settingsFrom = (context: Record<string, unknown>) => readOperatorSettings(new App({ context }).node);
+
+describe('operator settings', () => {
+  it('default to the example sender, no private webhook targets, and the API’s own URL', () => {
+    expect(settingsFrom({})).toEqual({
+      mailFrom: defaultMailFrom,
+      allowPrivateWebhookTargets: false,
+      webhookRetryDelays: undefined,
+      publicUrl: undefined,
+    });
+  });
+
+  it('accept the strings `-c key=value` passes', () => {
+    expect(
+      settingsFrom({
+        mailFrom: 'licensing@vendor.example',
+        allowPrivateWebhookTargets: 'true',
+        webhookRetryDelays: ' 30, 120 ,600',
+        publicUrl: 'https://api.vendor.example/',
+      }),
+    ).toEqual({
+      mailFrom: 'licensing@vendor.example',
+      allowPrivateWebhookTargets: true,
+      webhookRetryDelays: '30,120,600',
+      publicUrl: 'https://api.vendor.example',
+    });
+  });
+
+  it('accept the booleans and arrays cdk.json can hold', () => {
+    expect(settingsFrom({ allowPrivateWebhookTargets: true, webhookRetryDelays: [60, 300] })).toMatchObject({
+      allowPrivateWebhookTargets: true,
+      webhookRetryDelays: '60,300',
+    });
+    expect(settingsFrom({ allowPrivateWebhookTargets: 'false' }).allowPrivateWebhookTargets).toBe(false);
+  });
+
+  it.each([
+    [{ mailFrom: 'Licensing <no-reply@vendor.example>' }, /mailFrom/],
+    [{ mailFrom: 'vendor.example' }, /mailFrom/],
+    [{ allowPrivateWebhookTargets: 'yes' }, /allowPrivateWebhookTargets/],
+    [{ webhookRetryDelays: '60,five' }, /webhookRetryDelays/],
+    [{ webhookRetryDelays: '-1' }, /webhookRetryDelays/],
+    [{ publicUrl: 'api.vendor.example' }, /publicUrl/],
+    [{ publicUrl: 'ftp://api.vendor.example' }, /publicUrl/],
+  ])('stop the synth on %o', (context, message) => {
+    expect(() => settingsFrom(context)).toThrow(message);
+  });
+});

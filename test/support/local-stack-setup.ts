@@ -1,0 +1,92 @@
+/**
+ * Global setup: starts one in-memory local stack for the whole test run, exactly as
+ * `npm start` would, and hands its endpoints to the tests (`inject('localStack')`).
+ *
+ * The stack's output goes to a log file (LOCAL_STACK_LOG, default .data/test-stack.log):
+ * handler errors land there rather than in the test report.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import './stack.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const READY_PREFIX = 'LOCAL_STACK_READY ';
+const START_TIMEOUT_MS = 90_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+/** Short timings so retries and redeliveries happen within a test's patience. */
+const TEST_ENVIRONMENT = {
+  PORT: '0',
+  DYNAMODB_PORT: '0',
+  SQS_PORT: '0',
+  SES_PORT: '0',
+  WEBHOOK_RETRY_DELAYS: '1,1,1',
+  LOCAL_RETRY_VISIBILITY_SECONDS: '1',
+};
+
+function waitForReady(child: ChildProcess, output: () => string): Promise<LocalStackEndpoints> {
+  return new Promise((resolveReady, reject) => {
+    const fail = (reason: string) => {
+      clearTimeout(timer);
+      reject(new Error(`The local stack did not start: ${reason}\n--- its output ---\n${output()}`));
+    };
+    const timer = setTimeout(() => fail(`no ready line within ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
+    child.once('exit', (code, signal) => fail(`it exited (code ${code}, signal ${signal})`));
+    child.once('error', (error) => fail(error.message));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith(READY_PREFIX)) return;
+      clearTimeout(timer);
+      resolveReady(JSON.parse(line.slice(READY_PREFIX.length)) as LocalStackEndpoints);
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveStop) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolveStop();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const logPath = resolve(ROOT, process.env.LOCAL_STACK_LOG || '.data/test-stack.log');
+  mkdirSync(dirname(logPath), { recursive: true });
+  const log = createWriteStream(logPath);
+  let recent = '';
+  const remember = (chunk: Buffer) => {
+    log.write(chunk);
+    recent = (recent + chunk.toString()).slice(-20_000);
+  };
+
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts', '--in-memory', '--no-seed', '--ready-json'], {
+    cwd: ROOT,
+    env: { ...process.env, ...TEST_ENVIRONMENT },
+    // stdin stays an open pipe: the stack notices when this process is gone.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', remember);
+  child.stderr!.on('data', remember);
+  const stopChild = async () => {
+    await stop(child);
+    log.end();
+  };
+
+  try {
+    const endpoints = await waitForReady(child, () => recent);
+    project.provide('localStack', endpoints);
+  } catch (error) {
+    await stopChild();
+    throw error;
+  }
+  return stopChild;
+}
