@@ -26,7 +26,7 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-// Kept here rather than in a flag so that a slow first start on a small machine is the exception.
+// Generous: a busy machine can take many seconds to boot a JVM.
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 
 // The JVM flags favour start-up time over peak throughput: a local table sees little load.
@@ -108,7 +108,7 @@ async function waitUntilAnswering(endpoint: string, exited: Promise<number | nul
   const client = new DynamoDBClient({
     ...localAwsConfig(endpoint),
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 2000 },
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 15_000 },
   });
   let exitCode: number | null | undefined;
   void exited.then((code) => (exitCode = code));

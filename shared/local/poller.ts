@@ -47,7 +47,10 @@ export interface Poller {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_RETRY_VISIBILITY_SECONDS = Number(process.env.LOCAL_RETRY_VISIBILITY_SECONDS ?? 2);
+function retryVisibilityFromEnvironment(): number {
+  const seconds = Number(process.env.LOCAL_RETRY_VISIBILITY_SECONDS);
+  return Number.isInteger(seconds) && seconds >= 0 && seconds <= 43_200 ? seconds : 2;
+}
 
 function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
   const converted: SQSMessageAttributes = {};
@@ -106,7 +109,7 @@ export function startPoller(options: PollerOptions): Poller {
   const client = new SQSClient(localAwsConfig(options.sqsEndpoint, options.region));
   const handlerFor = createHandlerLoader(options.root);
   const stopping = new AbortController();
-  const visibility = options.retryVisibilitySeconds ?? DEFAULT_RETRY_VISIBILITY_SECONDS;
+  const visibility = options.retryVisibilitySeconds ?? retryVisibilityFromEnvironment();
   const waitTimeSeconds = options.waitTimeSeconds ?? 2;
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
 

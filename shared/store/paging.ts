@@ -77,7 +77,7 @@ async function* read(index: string, partition: string, before: string | undefine
         TableName: getTable(),
         IndexName: index,
         KeyConditionExpression: before ? '#pk = :pk AND #sk < :before' : '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${index}PK`, '#sk': `${index}SK` },
+        ExpressionAttributeNames: { '#pk': `${index}PK`, ...(before || keysOnly ? { '#sk': `${index}SK` } : {}) },
         ExpressionAttributeValues: before ? { ':pk': partition, ':before': before } : { ':pk': partition },
         ...(keysOnly ? { ProjectionExpression: '#sk' } : {}),
         ScanIndexForward: false,

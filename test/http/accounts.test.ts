@@ -1,0 +1,204 @@
+/**
+ * Accounts (DECISIONS §2): `/v1/accounts/<account>` by UUID or slug, read and changed by
+ * admins only; an unknown account is 404 before anything else is looked at (§1).
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, newAccount, newUser, type Reply, type TestAccount } from './support/client.ts';
+
+let account: TestAccount;
+let user: Awaited<ReturnType<typeof newUser>>;
+beforeAll(async () => {
+  account = await newAccount();
+  user = await newUser(account);
+});
+
+const accountBody = (attributes: Record<string, unknown>) => ({ data: { type: 'accounts', attributes } });
+const patchAccount = (attributes: Record<string, unknown>, token = account.adminToken, path = account.path) =>
+  call('PATCH', path, { token, body: accountBody(attributes) });
+const readAccount = async () => {
+  const reply = await call('GET', account.path, { token: account.adminToken });
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Access denied',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Unprocessable resource',
+};
+
+type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };
+
+/**
+ * Asserts the whole error document (DECISIONS §1): `{meta: {id}, errors: [...]}` with no data,
+ * each error with the title of its status, the X-Request-Id header equal to meta.id. Returns
+ * the error matching `expected.source` (or the first one) after checking its code and detail.
+ */
+function expectError(reply: Reply, status: number, expected: Expected = {}) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+  expect(Object.keys(reply.body ?? {}).sort()).toEqual(['errors', 'meta']);
+  expect(reply.body.meta).toEqual({ id: expect.any(String) });
+  expect(reply.headers.get('x-request-id')).toBe(reply.body.meta.id);
+  expect(Array.isArray(reply.body.errors) && reply.body.errors.length > 0).toBe(true);
+  for (const error of reply.body.errors) {
+    expect(Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)), JSON.stringify(error)).toBe(true);
+    expect(error.title).toBe(TITLES[status]);
+    expect(typeof error.detail).toBe('string');
+    expect(error.detail.length).toBeGreaterThan(0);
+    if (error.source !== undefined) expect(Object.keys(error.source)).toHaveLength(1);
+  }
+  const error =
+    (expected.source && reply.body.errors.find((e: any) => JSON.stringify(e.source) === JSON.stringify(expected.source))) ??
+    reply.body.errors[0];
+  if (expected.source) expect(error.source, JSON.stringify(reply.body.errors)).toEqual(expected.source);
+  if ('code' in expected) expect(error.code).toBe(expected.code);
+  if (typeof expected.detail === 'string') expect(error.detail).toBe(expected.detail);
+  else if (expected.detail) expect(error.detail).toMatch(expected.detail);
+  return error as { title: string; detail: string; code?: string; source?: Record<string, string> };
+}
+
+/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
+describe('GET /v1/accounts/{account}', () => {
+  it('shows the account to an admin by UUID', async () => {
+    const reply = await call('GET', account.path, { token: account.adminToken });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+    expect(reply.body.data).toMatchObject({
+      id: account.id,
+      type: 'accounts',
+      attributes: { slug: account.slug, name: `Test ${account.slug}`, protected: false },
+      links: { self: account.path },
+    });
+    expect(typeof reply.body.data.attributes.created).toBe('string');
+    expect(typeof reply.body.data.attributes.updated).toBe('string');
+  });
+
+  it('shows the same account by slug', async () => {
+    const reply = await call('GET', `/v1/accounts/${account.slug}`, { token: account.adminToken });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.id).toBe(account.id);
+    expect(reply.body.data.attributes.slug).toBe(account.slug);
+  });
+
+  it('refuses a user bearer with 403', async () => {
+    expectError(await call('GET', account.path, { token: user.token }), 403, { code: undefined });
+    expectError(await call('GET', `/v1/accounts/${account.slug}`, { token: user.token }), 403, { code: undefined });
+  });
+
+  it('refuses an admin of another account with 401 TOKEN_INVALID', async () => {
+    const other = await newAccount();
+    expectError(await call('GET', account.path, { token: other.adminToken }), 401, { code: 'TOKEN_INVALID' });
+  });
+});
+
+describe('PATCH /v1/accounts/{account}', () => {
+  it('changes the name, by UUID and by slug', async () => {
+    const byId = await patchAccount({ name: 'Renamed by id' });
+    expect(byId.status).toBe(200);
+    expect(byId.body.data.attributes).toMatchObject({ name: 'Renamed by id', slug: account.slug });
+    const bySlug = await patchAccount({ name: 'Renamed by slug' }, account.adminToken, `/v1/accounts/${account.slug}`);
+    expect(bySlug.status).toBe(200);
+    expect(bySlug.body.data.id).toBe(account.id);
+    expect(bySlug.body.data.attributes.name).toBe('Renamed by slug');
+    expect((await readAccount()).attributes.name).toBe('Renamed by slug');
+  });
+
+  it('sets and clears the protected flag, leaving the name alone', async () => {
+    const name = (await readAccount()).attributes.name;
+    const on = await patchAccount({ protected: true });
+    expect(on.status).toBe(200);
+    expect(on.body.data.attributes).toMatchObject({ protected: true, name });
+    expect((await readAccount()).attributes.protected).toBe(true);
+    const off = await patchAccount({ protected: false });
+    expect(off.status).toBe(200);
+    expect((await readAccount()).attributes).toMatchObject({ protected: false, name });
+  });
+
+  it('refuses a protected flag that is not a boolean with 400, changing nothing', async () => {
+    const before = await readAccount();
+    expectError(await patchAccount({ name: 'Should not land', protected: 'yes' }), 400, {
+      source: { pointer: '/data/attributes/protected' },
+      detail: /^type mismatch/,
+    });
+    const after = await readAccount();
+    expect(after.attributes).toEqual(before.attributes);
+  });
+
+  it('refuses a blank name with 400 "cannot be blank"', async () => {
+    expectError(await patchAccount({ name: '  ' }), 400, { source: { pointer: '/data/attributes/name' }, detail: 'cannot be blank' });
+  });
+
+  it('refuses a slug change as an unpermitted parameter', async () => {
+    expectError(await patchAccount({ slug: `x-${randomUUID().slice(0, 8)}` }), 400, {
+      source: { pointer: '/data/attributes/slug' },
+      detail: 'unpermitted parameter',
+    });
+    expect((await readAccount()).attributes.slug).toBe(account.slug);
+  });
+
+  it('refuses a wrong data.type with 400', async () => {
+    expectError(await call('PATCH', account.path, { token: account.adminToken, body: { data: { type: 'users', attributes: { name: 'X' } } } }), 400, {
+      source: { pointer: '/data/type' },
+    });
+  });
+
+  it('refuses a name over 255 characters with 422 NAME_TOO_LONG', async () => {
+    expectError(await patchAccount({ name: 'n'.repeat(256) }), 422, { code: 'NAME_TOO_LONG', source: { pointer: '/data/attributes/name' } });
+  });
+
+  it('refuses a user bearer with 403, changing nothing', async () => {
+    const before = await readAccount();
+    expectError(await patchAccount({ name: 'By a user' }, user.token), 403, { code: undefined });
+    expectError(await patchAccount({ protected: !before.attributes.protected }, user.token), 403, { code: undefined });
+    expect((await readAccount()).attributes).toEqual(before.attributes);
+  });
+});
+
+describe('an unknown account', () => {
+  const unknownPaths = () => [`/v1/accounts/${randomUUID()}`, `/v1/accounts/no-such-account-${randomUUID().slice(0, 8)}`];
+
+  it('answers 404 NOT_FOUND for the account itself, with or without a token', async () => {
+    for (const path of unknownPaths()) {
+      expectError(await call('GET', path, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+      expectError(await call('GET', path), 404, { code: 'NOT_FOUND' });
+      expectError(await call('PATCH', path, { body: accountBody({ name: 'x' }) }), 404, { code: 'NOT_FOUND' });
+    }
+  });
+
+  it('answers 404 NOT_FOUND, not 401, for every route under it, before authentication', async () => {
+    for (const path of unknownPaths()) {
+      const requests: Array<[string, string, Parameters<typeof call>[2]]> = [
+        ['GET', `${path}/users`, {}],
+        ['POST', `${path}/users`, { body: { data: { type: 'users', attributes: { email: 'a@b.example' } } } }],
+        ['GET', `${path}/users/${randomUUID()}`, {}],
+        ['PATCH', `${path}/users/${randomUUID()}`, { body: { data: { type: 'users', attributes: {} } } }],
+        ['DELETE', `${path}/users/${randomUUID()}`, {}],
+        ['POST', `${path}/users/${randomUUID()}/actions/ban`, {}],
+        ['GET', `${path}/users/${randomUUID()}/tokens`, {}],
+        ['GET', `${path}/tokens`, {}],
+        ['GET', `${path}/tokens/${randomUUID()}`, {}],
+        ['DELETE', `${path}/tokens/${randomUUID()}`, {}],
+        ['POST', `${path}/tokens`, { authorization: basic(account.adminEmail, account.adminPassword) }],
+        ['POST', `${path}/tokens`, {}],
+        ['GET', `${path}/users`, { token: 'not-a-real-token' }],
+      ];
+      for (const [method, url, options] of requests) {
+        const reply = await call(method, url, options);
+        expect(reply.status, `${method} ${url}`).toBe(404);
+        expectError(reply, 404, { code: 'NOT_FOUND' });
+        expect(reply.headers.get('www-authenticate')).toBeNull();
+      }
+    }
+  });
+
+  it("refuses this account's admin token on another account's slug with 401 TOKEN_INVALID", async () => {
+    const other = await newAccount();
+    const reply = await call('GET', `/v1/accounts/${other.slug}`, { token: account.adminToken });
+    expectError(reply, 401, { code: 'TOKEN_INVALID' });
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * Tokens (DECISIONS §2): logging in with HTTP Basic, reading, listing and revoking tokens, and
+ * every way a bearer token can be refused (§1: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED,
+ * TOKEN_FORMAT_INVALID).
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, newAccount, newUser, type Reply, type TestAccount } from './support/client.ts';
+
+let account: TestAccount;
+let other: TestAccount;
+beforeAll(async () => {
+  [account, other] = await Promise.all([newAccount(), newAccount()]);
+});
+
+const DAY = 24 * 3600 * 1000;
+const login = (email: string, password: string, body?: unknown) =>
+  call('POST', `${account.path}/tokens`, { authorization: basic(email, password), body });
+const expiryBody = (expiry: string) => ({ data: { type: 'tokens', attributes: { expiry } } });
+const asUser = (token: string) => call('GET', `${account.path}/tokens`, { token });
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Access denied',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Unprocessable resource',
+};
+
+type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };
+
+/**
+ * Asserts the whole error document (DECISIONS §1): `{meta: {id}, errors: [...]}` with no data,
+ * each error with the title of its status, the X-Request-Id header equal to meta.id. Returns
+ * the error matching `expected.source` (or the first one) after checking its code and detail.
+ */
+function expectError(reply: Reply, status: number, expected: Expected = {}) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+  expect(Object.keys(reply.body ?? {}).sort()).toEqual(['errors', 'meta']);
+  expect(reply.body.meta).toEqual({ id: expect.any(String) });
+  expect(reply.headers.get('x-request-id')).toBe(reply.body.meta.id);
+  expect(Array.isArray(reply.body.errors) && reply.body.errors.length > 0).toBe(true);
+  for (const error of reply.body.errors) {
+    expect(Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)), JSON.stringify(error)).toBe(true);
+    expect(error.title).toBe(TITLES[status]);
+    expect(typeof error.detail).toBe('string');
+    expect(error.detail.length).toBeGreaterThan(0);
+    if (error.source !== undefined) expect(Object.keys(error.source)).toHaveLength(1);
+  }
+  const error =
+    (expected.source && reply.body.errors.find((e: any) => JSON.stringify(e.source) === JSON.stringify(expected.source))) ??
+    reply.body.errors[0];
+  if (expected.source) expect(error.source, JSON.stringify(reply.body.errors)).toEqual(expected.source);
+  if ('code' in expected) expect(error.code).toBe(expected.code);
+  if (typeof expected.detail === 'string') expect(error.detail).toBe(expected.detail);
+  else if (expected.detail) expect(error.detail).toMatch(expected.detail);
+  return error as { title: string; detail: string; code?: string; source?: Record<string, string> };
+}
+
+/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
+describe.concurrent('POST /tokens (log in with HTTP Basic)', () => {
+  it('gives an admin a 201 admin-token whose value is shown once and expires in 14 days', async () => {
+    const before = Date.now();
+    const reply = await login(account.adminEmail, account.adminPassword);
+    expect(reply.status).toBe(201);
+    expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+    const token = reply.body.data;
+    expect(token.type).toBe('tokens');
+    expect(token.attributes.kind).toBe('admin-token');
+    expect(token.attributes.token).toMatch(/^admin-[0-9a-f]{64}$/);
+    expect(Math.abs(Date.parse(token.attributes.expiry) - (before + 14 * DAY))).toBeLessThan(60_000);
+    expect(token.links.self).toBe(`${account.path}/tokens/${token.id}`);
+    expect(token.relationships.bearer.data).toEqual({ type: 'users', id: account.adminId });
+    // The value works as a bearer.
+    expect((await call('GET', account.path, { token: token.attributes.token })).status).toBe(200);
+    // And can never be read again.
+    const read = await call('GET', `${account.path}/tokens/${token.id}`, { token: account.adminToken });
+    expect(read.status).toBe(200);
+    expect(read.body.data.id).toBe(token.id);
+    expect(read.body.data.attributes.kind).toBe('admin-token');
+    expect(read.body.data.attributes).not.toHaveProperty('token');
+    expect(JSON.stringify(read.body)).not.toContain(token.attributes.token);
+  });
+
+  it('gives a user a 201 user-token with a user-<64 hex> value expiring in 14 days', async () => {
+    const jane = await newUser(account);
+    const before = Date.now();
+    const reply = await login(jane.email, jane.password);
+    expect(reply.status).toBe(201);
+    expect(reply.body.data.attributes.kind).toBe('user-token');
+    expect(reply.body.data.attributes.token).toMatch(/^user-[0-9a-f]{64}$/);
+    expect(Math.abs(Date.parse(reply.body.data.attributes.expiry) - (before + 14 * DAY))).toBeLessThan(60_000);
+    expect(reply.body.data.relationships.bearer.data).toEqual({ type: 'users', id: jane.id });
+    const read = await call('GET', `${account.path}/tokens/${reply.body.data.id}`, { token: jane.token });
+    expect(read.status).toBe(200);
+    expect(read.body.data.attributes).not.toHaveProperty('token');
+  });
+
+  it('gives every login a new, different token', async () => {
+    const jane = await newUser(account);
+    const again = await login(jane.email, jane.password);
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).not.toBe(jane.tokenId);
+    expect(again.body.data.attributes.token).not.toBe(jane.token);
+  });
+
+  it('honours an earlier expiry asked for in the body', async () => {
+    const jane = await newUser(account);
+    const expiry = new Date(Date.now() + 3600_000).toISOString();
+    const reply = await login(jane.email, jane.password, expiryBody(expiry));
+    expect(reply.status).toBe(201);
+    expect(Date.parse(reply.body.data.attributes.expiry)).toBe(Date.parse(expiry));
+  });
+
+  it('refuses an expiry beyond 14 days with 422 EXPIRY_INVALID', async () => {
+    const jane = await newUser(account);
+    const expiry = new Date(Date.now() + 15 * DAY).toISOString();
+    expectError(await login(jane.email, jane.password, expiryBody(expiry)), 422, {
+      code: 'EXPIRY_INVALID',
+      source: { pointer: '/data/attributes/expiry' },
+    });
+  });
+
+  it('refuses an expiry in the past with 422 EXPIRY_INVALID', async () => {
+    const jane = await newUser(account);
+    const expiry = new Date(Date.now() - 60_000).toISOString();
+    expectError(await login(jane.email, jane.password, expiryBody(expiry)), 422, {
+      code: 'EXPIRY_INVALID',
+      source: { pointer: '/data/attributes/expiry' },
+    });
+  });
+
+  it('answers a wrong password and an unknown e-mail with the same 401', async () => {
+    const jane = await newUser(account);
+    const wrong = await login(jane.email, 'not the password');
+    const unknown = await login(`nobody-${randomUUID().slice(0, 8)}@users.example`, jane.password);
+    const wrongError = expectError(wrong, 401);
+    const unknownError = expectError(unknown, 401);
+    expect(wrongError).toEqual(unknownError);
+    expect(wrong.headers.get('www-authenticate')).toBe(unknown.headers.get('www-authenticate'));
+    expect(wrongError.detail).not.toMatch(/password is wrong|no such|not exist|unknown/i);
+  });
+
+  it('answers a login without Basic credentials with 401 TOKEN_MISSING and a WWW-Authenticate challenge', async () => {
+    const reply = await call('POST', `${account.path}/tokens`);
+    expectError(reply, 401, { code: 'TOKEN_MISSING' });
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm="[^"]+"$/);
+  });
+
+  it('refuses a banned user logging in', async () => {
+    const jane = await newUser(account);
+    expect((await call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: account.adminToken })).status).toBe(200);
+    expectError(await login(jane.email, jane.password), 401);
+  });
+});
+
+describe.concurrent('GET /tokens', () => {
+  it("shows an admin every token of the account, other users' included, without values", async () => {
+    const jane = await newUser(account);
+    const reply = await call('GET', `${account.path}/tokens?page[size]=100`, { token: account.adminToken });
+    expect(reply.status).toBe(200);
+    const ids = reply.body.data.map((t: any) => t.id);
+    expect(ids).toContain(jane.tokenId);
+    expect(reply.body.data.some((t: any) => t.relationships.bearer.data?.id === account.adminId)).toBe(true);
+    expect(reply.body.links.meta.count).toBeGreaterThanOrEqual(2);
+    for (const t of reply.body.data) expect(t.attributes).not.toHaveProperty('token');
+  });
+
+  it('shows a user only their own tokens, and counts only those', async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    const second = await login(jane.email, jane.password);
+    expect(second.status).toBe(201);
+    const reply = await asUser(jane.token);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((t: any) => t.id).sort()).toEqual([jane.tokenId, second.body.data.id].sort());
+    expect(reply.body.links.meta).toEqual({ pages: 1, count: 2 });
+    for (const t of reply.body.data) expect(t.relationships.bearer.data).toEqual({ type: 'users', id: jane.id });
+    expect(reply.body.data.map((t: any) => t.id)).not.toContain(john.tokenId);
+  });
+});
+
+describe.concurrent('GET /tokens/{id}', () => {
+  it("hides another user's token from a user with 404 NOT_FOUND", async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    expectError(await call('GET', `${account.path}/tokens/${john.tokenId}`, { token: jane.token }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('GET', `${account.path}/tokens/${john.tokenId}`, { token: jane.token }), 404, { code: 'NOT_FOUND' });
+  });
+
+  it("shows an admin a user's token", async () => {
+    const jane = await newUser(account);
+    const reply = await call('GET', `${account.path}/tokens/${jane.tokenId}`, { token: account.adminToken });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.relationships.bearer.data).toEqual({ type: 'users', id: jane.id });
+  });
+
+  it('answers 404 NOT_FOUND for an unknown token id', async () => {
+    expectError(await call('GET', `${account.path}/tokens/${randomUUID()}`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+  });
+});
+
+describe.concurrent('DELETE /tokens/{id}', () => {
+  it('revokes a token: 204, and its value stops working at once', async () => {
+    const jane = await newUser(account);
+    const self = () => call('GET', `${account.path}/users/${jane.id}`, { token: jane.token });
+    expect((await self()).status).toBe(200);
+    const reply = await call('DELETE', `${account.path}/tokens/${jane.tokenId}`, { token: jane.token });
+    expect(reply.status).toBe(204);
+    expect(reply.body).toBeUndefined();
+    expectError(await self(), 401, { code: 'TOKEN_INVALID' });
+    expectError(await call('GET', `${account.path}/tokens/${jane.tokenId}`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+  });
+
+  it("lets an admin revoke a user's token", async () => {
+    const jane = await newUser(account);
+    expect((await call('DELETE', `${account.path}/tokens/${jane.tokenId}`, { token: account.adminToken })).status).toBe(204);
+    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: jane.token }), 401, { code: 'TOKEN_INVALID' });
+  });
+
+  it("hides another user's token from a user who tries to revoke it (404), and it keeps working", async () => {
+    const [jane, john] = await Promise.all([newUser(account), newUser(account)]);
+    expectError(await call('DELETE', `${account.path}/tokens/${john.tokenId}`, { token: jane.token }), 404, { code: 'NOT_FOUND' });
+    expect((await call('GET', `${account.path}/users/${john.id}`, { token: john.token })).status).toBe(200);
+  });
+});
+
+describe.concurrent('refused bearer tokens', () => {
+  it('refuses a token past its expiry with 401 TOKEN_EXPIRED', async () => {
+    const jane = await newUser(account);
+    const expiresAt = Date.now() + 2000;
+    const short = await login(jane.email, jane.password, expiryBody(new Date(expiresAt).toISOString()));
+    expect(short.status).toBe(201);
+    const value = short.body.data.attributes.token;
+    expect((await call('GET', `${account.path}/users/${jane.id}`, { token: value })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt + 500 - Date.now())));
+    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: value }), 401, { code: 'TOKEN_EXPIRED' });
+  });
+
+  it('refuses a token of another account with 401 TOKEN_INVALID', async () => {
+    const reply = await call('GET', account.path, { token: other.adminToken });
+    expectError(reply, 401, { code: 'TOKEN_INVALID' });
+    expectError(await call('GET', `${account.path}/users`, { token: other.adminToken }), 401, { code: 'TOKEN_INVALID' });
+  });
+
+  it('refuses an unknown token of the right shape with 401 TOKEN_INVALID', async () => {
+    expectError(await call('GET', account.path, { token: `admin-${'0'.repeat(64)}` }), 401, { code: 'TOKEN_INVALID' });
+  });
+
+  it('refuses a UUID (a token id sent by mistake) with 401 TOKEN_FORMAT_INVALID', async () => {
+    const jane = await newUser(account);
+    expectError(await call('GET', `${account.path}/tokens`, { token: jane.tokenId }), 401, { code: 'TOKEN_FORMAT_INVALID' });
+    expectError(await call('GET', `${account.path}/tokens`, { token: randomUUID() }), 401, { code: 'TOKEN_FORMAT_INVALID' });
+  });
+
+  it('answers a request with no Authorization with 401 TOKEN_MISSING and WWW-Authenticate: Bearer realm=...', async () => {
+    for (const path of [account.path, `${account.path}/users`, `${account.path}/tokens`]) {
+      const reply = await call('GET', path);
+      expectError(reply, 401, { code: 'TOKEN_MISSING' });
+      expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+"$/);
+    }
+  });
+
+  it('treats Basic credentials on a bearer route as missing a token', async () => {
+    const reply = await call('GET', `${account.path}/users`, { authorization: basic(account.adminEmail, account.adminPassword) });
+    expectError(reply, 401, { code: 'TOKEN_MISSING' });
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]+"$/);
+  });
+});

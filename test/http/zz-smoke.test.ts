@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import { call, newAccount, newUser } from './support/client.ts';
+it('smoke', async () => {
+  const a = await newAccount();
+  const env = await call('POST', `${a.path}/environments`, { token: a.adminToken, body: { data: { type: 'environments', attributes: { name: 'Iso', code: 'iso' } } } });
+  expect(env.status, JSON.stringify(env.body)).toBe(201);
+  const tok = await call('POST', `${a.path}/environments/iso/tokens`, { token: a.adminToken, environment: 'iso' });
+  expect(tok.status, JSON.stringify(tok.body)).toBe(200);
+  const envToken = tok.body.data.attributes.token;
+  const u = await newUser(a, {}, { token: envToken, environment: 'iso' });
+  const list = await call('GET', `${a.path}/users`, { token: envToken, environment: 'iso' });
+  expect(list.status, JSON.stringify(list.body)).toBe(200);
+  expect(list.body.data.map((d: any) => d.id)).toEqual([u.id]);
+  expect(list.headers.get('service-environment')).toBe('iso');
+  const g = await call('GET', `${a.path}/users`, { token: a.adminToken });
+  expect(g.body.links.meta.count).toBe(1);
+  const del = await call('DELETE', `${a.path}/environments/iso`, { token: a.adminToken });
+  expect(del.status).toBe(204);
+  const after = await call('GET', `${a.path}/users`, { token: envToken, environment: 'iso' });
+  expect(after.status).toBe(400);
+  const after2 = await call('GET', `${a.path}/users`, { token: u.token });
+  expect(after2.status).toBe(401);
+});

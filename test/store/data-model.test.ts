@@ -1,0 +1,158 @@
+/**
+ * Every access pattern of docs/data-model.md, run against DynamoDB Local through the store.
+ */
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { digest } from '#shared/auth/secrets.ts';
+import { findAccount } from '#shared/domain/accounts/account.ts';
+import { createAccount } from '#shared/domain/accounts/service.ts';
+import { findEnvironment, type Environment } from '#shared/domain/environments/environment.ts';
+import { addToken, listBearerTokens } from '#shared/domain/tokens/service.ts';
+import { addUser } from '#shared/domain/users/service.ts';
+import type { UserRecord } from '#shared/domain/users/user.ts';
+import { db, getTable } from '#shared/store/client.ts';
+import { childItems } from '#shared/store/cascade.ts';
+import { collectionPartition, counterKey, environmentMembership, tokenDigestKey } from '#shared/store/keys.ts';
+import { listCollection } from '#shared/store/paging.ts';
+import { getItem, getRecord } from '#shared/store/records.ts';
+import { environmentScope, globalScope } from '#shared/store/scope.ts';
+import { Transaction } from '#shared/store/transaction.ts';
+
+let accountId: string;
+let slug: string;
+
+async function addUsers(count: number, scope = globalScope(accountId)): Promise<UserRecord[]> {
+  const users: UserRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const tx = new Transaction();
+    users.push(await addUser(tx, scope, { email: `${randomUUID()}@patterns.example` }));
+    await tx.commit();
+  }
+  return users;
+}
+
+async function addEnvironment(code: string, isolationStrategy: 'ISOLATED' | 'SHARED'): Promise<Environment> {
+  const now = new Date().toISOString();
+  const environment: Environment = {
+    type: 'environments', id: randomUUID(), accountId, environmentId: null, created: now, updated: now,
+    name: code, code, isolationStrategy,
+  };
+  const tx = new Transaction();
+  tx.create(environment, { unique: [{ kind: 'ENVIRONMENT_CODE', value: code.toLowerCase(), taken: new Error('taken') }] });
+  await tx.commit();
+  return environment;
+}
+
+beforeAll(async () => {
+  slug = `dm-${randomUUID().slice(0, 8)}`;
+  const created = await createAccount({ slug, name: 'Patterns', email: `admin@${slug}.example`, password: 'a long password' });
+  accountId = created.account.id;
+});
+
+describe('access patterns', () => {
+  it('1, 2: finds an account by id and by slug (any case)', async () => {
+    expect((await findAccount(accountId))?.slug).toBe(slug);
+    expect((await findAccount(slug.toUpperCase()))?.id).toBe(accountId);
+    expect(await findAccount(randomUUID())).toBeUndefined();
+  });
+
+  it('3: reads a record by id only within its account and readable environments', async () => {
+    const [user] = await addUsers(1);
+    expect((await getRecord<UserRecord>(globalScope(accountId), 'users', user!.id))?.email).toBe(user!.email);
+    expect(await getRecord(globalScope(randomUUID()), 'users', user!.id)).toBeUndefined();
+    const isolated = await addEnvironment(`iso-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    expect(await getRecord(environmentScope(accountId, isolated), 'users', user!.id)).toBeUndefined();
+    const shared = await addEnvironment(`sha-${randomUUID().slice(0, 6)}`, 'SHARED');
+    expect(await getRecord(environmentScope(accountId, shared), 'users', user!.id)).toBeDefined();
+  });
+
+  it('4, 12: holds an e-mail through a marker that points at the user, and refuses a second holder', async () => {
+    const [user] = await addUsers(1);
+    const marker = await getItem({ PK: `A#${accountId}#UNIQUE#EMAIL#${user!.email.toLowerCase()}`, SK: '#' });
+    expect(marker?.ref).toBe(`A#${accountId}#USER#${user!.id}`);
+    const tx = new Transaction();
+    await addUser(tx, globalScope(accountId), { email: user!.email.toUpperCase() });
+    await expect(tx.commit()).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('5: finds an environment by code, case-insensitively', async () => {
+    const environment = await addEnvironment(`Code-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    expect((await findEnvironment(accountId, environment.code.toLowerCase()))?.id).toBe(environment.id);
+    expect((await findEnvironment(accountId, environment.id))?.code).toBe(environment.code);
+  });
+
+  it('6, 8: finds a token by the digest of its value, and lists a bearer\'s tokens', async () => {
+    const [user] = await addUsers(1);
+    const tx = new Transaction();
+    const { token, value } = addToken(tx, { accountId, environmentId: null, bearer: { type: 'users', id: user!.id }, kind: 'user-token' });
+    await tx.commit();
+    const lookup = await getItem(tokenDigestKey(accountId, digest(value)));
+    expect(lookup?.id).toBe(token.id);
+    expect(JSON.stringify(lookup)).not.toContain(value);
+    const page = await listBearerTokens(globalScope(accountId), { type: 'users', id: user!.id }, { mode: 'number', number: 1, size: 10 });
+    expect(page.records.map((t) => t.id)).toEqual([token.id]);
+    expect(page.count).toBe(1);
+  });
+
+  it('7, 9: lists a type newest first and counts it from the counter; SHARED merges its own and global', async () => {
+    const shared = await addEnvironment(`merge-${randomUUID().slice(0, 6)}`, 'SHARED');
+    const scope = environmentScope(accountId, shared);
+    const own = await addUsers(3, scope);
+    const global = await listCollection<UserRecord>(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    const merged = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    expect(merged.count).toBe(global.count + 3);
+    expect(merged.records.map((u) => u.id)).toEqual(
+      [...own, ...global.records].sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id)).map((u) => u.id),
+    );
+  });
+
+  it('10, 11: pages by number and by cursor visit the same records in the same order', async () => {
+    const environment = await addEnvironment(`pages-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const scope = environmentScope(accountId, environment);
+    await addUsers(7, scope);
+    const byNumber: string[] = [];
+    for (let n = 1; n <= 3; n++) {
+      const page = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: n, size: 3 });
+      byNumber.push(...page.records.map((u) => u.id));
+    }
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof listCollection<UserRecord>>> = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'cursor', cursor, size: 3 });
+      byCursor.push(...page.records.map((u) => u.id));
+      cursor = page.nextCursor ?? null;
+    } while (cursor);
+    expect(byNumber).toHaveLength(7);
+    expect(byCursor).toEqual(byNumber);
+  });
+
+  it('13: finds every item of an environment through the ENV index, and nothing else', async () => {
+    const environment = await addEnvironment(`members-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const [user] = await addUsers(1, environmentScope(accountId, environment));
+    const { Items } = await db().send(
+      new QueryCommand({
+        TableName: getTable(),
+        IndexName: 'ENV',
+        KeyConditionExpression: 'ENVPK = :env',
+        ExpressionAttributeValues: { ':env': environmentMembership(accountId, environment.id) },
+      }),
+    );
+    const keys = (Items ?? []).map((item) => item.PK as string).sort();
+    expect(keys).toEqual(
+      [
+        `A#${accountId}#USER#${user!.id}`,
+        `A#${accountId}#UNIQUE#EMAIL#${user!.email.toLowerCase()}`,
+        `COUNT#A#${accountId}#E#${environment.id}#USER`,
+      ].sort(),
+    );
+    expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id }, 0)).toEqual([]);
+  });
+
+  it('keeps counters equal to the collections they count', async () => {
+    const counter = await getItem(counterKey(collectionPartition(accountId, null, 'USER')));
+    const global = await listCollection<UserRecord>(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    expect(global.records.length).toBeGreaterThan(1);
+    expect(Number(counter?.n)).toBe(global.records.length);
+  });
+});
