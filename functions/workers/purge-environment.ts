@@ -6,7 +6,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
-import { logger } from '#shared/logger.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -14,7 +13,6 @@ export const handler = async (event: SQSEvent, context: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
-      logger.appendKeys({ messageId: record.messageId });
       await runPurgeStep(JSON.parse(record.body) as PurgeStep, () => context.getRemainingTimeInMillis());
     },
     processor,

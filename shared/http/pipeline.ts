@@ -79,8 +79,6 @@ function respond(): Middleware {
   return {
     before: ({ event, context }) => {
       const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-      logger.resetKeys();
-      logger.appendKeys({ requestId, route: event.routeKey });
       context.request = {
         requestId,
         event,
@@ -90,20 +88,36 @@ function respond(): Middleware {
       };
     },
     after: (request) => {
-      logger.info('request', { status: request.response?.statusCode });
+      logger.info('request', { ...logKeys(request.context), status: request.response?.statusCode });
     },
     onError: (request) => {
       const error = fromStore(request.error);
       const requestId = request.context.request?.requestId ?? request.context.awsRequestId;
       if (error instanceof ApiError) {
-        logger.info('request', { status: error.status, errors: error.errors.map((e) => e.code ?? e.detail) });
+        logger.info('request', { ...logKeys(request.context), status: error.status, errors: error.errors.map((e) => e.code ?? e.detail) });
         request.response = renderError(request.context, error, requestId);
       } else {
-        logger.error('unhandled error', error as Error);
+        logger.error('unhandled error', { ...logKeys(request.context), error: error as Error });
         const internal = new ApiError(500, [{ detail: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }]);
         request.response = renderError(request.context, internal, requestId);
       }
     },
+  };
+}
+
+/**
+ * What each log line of a request carries. Passed per line rather than kept in the logger,
+ * so requests served side by side (the local server) never mix their keys. No credential
+ * is ever among them: the bearer is named by type and id.
+ */
+function logKeys(context: PipelineContext) {
+  const request = context.request ?? {};
+  return {
+    requestId: request.requestId ?? context.awsRequestId,
+    route: request.event?.routeKey,
+    accountId: request.account?.id,
+    environmentId: request.environment?.id,
+    bearer: request.bearer ? `${request.bearer.type}/${request.bearer.id}` : undefined,
   };
 }
 
@@ -146,7 +160,6 @@ function resolveAccount(): Middleware {
       const account = await findAccount(given);
       if (!account) throw notFound('account', given);
       context.request.account = account;
-      logger.appendKeys({ accountId: account.id });
     },
   };
 }
@@ -168,7 +181,6 @@ function selectEnvironment(): Middleware {
       if (!environment) throw environmentInvalid(`The environment '${given}' is not valid`);
       request.environment = environment;
       request.scope = environmentScope(request.account!.id, environment);
-      logger.appendKeys({ environmentId: environment.id });
     },
   };
 }
@@ -180,7 +192,6 @@ function authenticate(mode: AuthMode): Middleware {
       const header = event.headers?.authorization;
       if (mode === 'bearer') request.bearer = await authenticateToken(header, request.account!, request.environment!);
       if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
-      if (request.bearer) logger.appendKeys({ bearer: `${request.bearer.type}/${request.bearer.id}` });
     },
   };
 }

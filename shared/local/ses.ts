@@ -17,6 +17,11 @@ const startSesServer = sesModule.default;
 
 export async function startSes(options: { port: number }): Promise<LocalSes> {
   const server: Server = await startSesServer({ port: options.port, host: '127.0.0.1' });
+  // The package resolves even when listening failed (e.g. the port is taken).
+  if (!server.listening) {
+    await closeServer(server).catch(() => undefined);
+    throw new Error(`The mail server could not listen on 127.0.0.1:${options.port} (is the port taken?)`);
+  }
   const port = listeningPort(server);
   return { endpoint: `http://127.0.0.1:${port}`, port, stop: () => closeServer(server) };
 }

@@ -47,6 +47,8 @@ export class Transaction {
   private readonly failures: (Error | undefined)[] = [];
   /** Counter changes, summed per collection: one transaction may touch each counter only once. */
   private readonly counts = new Map<string, { delta: number; membership?: string }>();
+  /** Upper bounds on collection counts (e.g. a policy's maxMachines), checked by the counter update itself. */
+  private readonly caps = new Map<string, { max: number; exceeded: Error }>();
 
   /** Creates a record in its collections, claiming its unique values. Returns the stored item. */
   create<T extends StoredRecord>(record: T, options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[] } = {}): Item {
@@ -140,6 +142,15 @@ export class Transaction {
     for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, -1);
   }
 
+  /**
+   * Fails the transaction with `exceeded` if this transaction would take the count of the
+   * collection `type` under `parent` (in the record's environment) above `max`. Being part of
+   * the counter's own update, the bound holds under concurrent writes.
+   */
+  cap(accountId: string, environmentId: string | null, type: RecordType, parent: Parent, max: number, exceeded: Error): void {
+    this.caps.set(collectionPartition(accountId, environmentId, collectionName(type, parent)), { max, exceeded });
+  }
+
   /** Writes an item outside the record model (a lookup pointer), optionally only if new. */
   put(item: Item, options: { ifAbsent?: Error } = {}): void {
     this.add(
@@ -169,7 +180,9 @@ export class Transaction {
   }
 
   async commit(): Promise<void> {
-    const operations = [...this.operations, ...this.counterOperations()];
+    const counters = this.counterOperations();
+    const operations = [...this.operations, ...counters.map((c) => c.operation)];
+    const failures = [...this.failures, ...counters.map((c) => c.exceeded)];
     if (operations.length === 0) return;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -179,7 +192,7 @@ export class Transaction {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-        if (failed >= 0) throw this.failures[failed] ?? error;
+        if (failed >= 0) throw failures[failed] ?? error;
         const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
         if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
         await backoff(attempt);
@@ -204,17 +217,28 @@ export class Transaction {
     this.counts.set(partition, { delta: (current?.delta ?? 0) + delta, membership });
   }
 
-  private counterOperations(): Operation[] {
+  private counterOperations(): { operation: Operation; exceeded?: Error }[] {
     return [...this.counts]
       .filter(([, { delta }]) => delta !== 0)
-      .map(([partition, { delta, membership }]) => ({
-        Update: {
-          TableName: table(),
-          Key: counterKey(partition),
-          UpdateExpression: membership ? 'ADD n :delta SET ENVPK = :env' : 'ADD n :delta',
-          ExpressionAttributeValues: membership ? { ':delta': delta, ':env': membership } : { ':delta': delta },
-        },
-      }));
+      .map(([partition, { delta, membership }]) => {
+        const cap = delta > 0 ? this.caps.get(partition) : undefined;
+        if (cap && cap.max < delta) throw cap.exceeded;
+        const values: Record<string, unknown> = { ':delta': delta };
+        if (membership) values[':env'] = membership;
+        if (cap) values[':room'] = cap.max - delta;
+        return {
+          operation: {
+            Update: {
+              TableName: table(),
+              Key: counterKey(partition),
+              UpdateExpression: membership ? 'ADD n :delta SET ENVPK = :env' : 'ADD n :delta',
+              ...(cap ? { ConditionExpression: 'attribute_not_exists(n) OR n <= :room' } : {}),
+              ExpressionAttributeValues: values,
+            },
+          },
+          exceeded: cap?.exceeded,
+        };
+      });
   }
 }
 

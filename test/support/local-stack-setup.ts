@@ -12,7 +12,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import type { LocalStackEndpoints } from '#shared/local/stack.ts';
-import './stack.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_PREFIX = 'LOCAL_STACK_READY ';
@@ -71,8 +70,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts', '--in-memory', '--no-seed', '--ready-json'], {
     cwd: ROOT,
     env: { ...process.env, ...TEST_ENVIRONMENT },
-    // stdin stays an open pipe: the stack notices when this process is gone.
-    stdio: ['pipe', 'pipe', 'pipe'],
+    // If this process dies without tearing down, the stack notices its parent is gone and stops.
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', remember);
   child.stderr!.on('data', remember);
