@@ -8,6 +8,8 @@ export default defineConfig({
     globalSetup: ['test/support/local-stack-setup.ts'],
     setupFiles: ['test/support/aws-environment.ts'],
     pool: 'forks',
+    // Lambda runs Node.js 22; the SDK's notice about Node.js 20 is noise here.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -11,6 +11,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startLocalStack, type LocalStack } from '#shared/local/stack.ts';
 
+// Lambda runs Node.js 22; the SDK's notice about Node.js 20 says nothing about this stack.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const flags = new Set(process.argv.slice(2));
 const inMemory = flags.has('--in-memory');
 const seed = !flags.has('--no-seed');

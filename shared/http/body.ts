@@ -35,6 +35,31 @@ export function resourceDocument<A extends z.ZodRawShape, R extends z.ZodRawShap
   return z.strictObject({ data: z.strictObject(data) });
 }
 
+/**
+ * The body of an update: as resourceDocument, and `data.id` may be given (JSON:API asks
+ * clients to send it) as long as it names the record in the path.
+ */
+export function updateDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>(
+  type: string,
+  attributes: A,
+  relationships?: R,
+) {
+  const data = {
+    type: z.literal(type),
+    id: z.string().optional(),
+    attributes: z.strictObject(attributes).optional(),
+    ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
+  };
+  return z.strictObject({ data: z.strictObject(data) });
+}
+
+/** 409 when an update's `data.id` names another record than the path (JSON:API). */
+export function assertSameId(given: string | undefined, id: string): void {
+  if (given !== undefined && given.toLowerCase() !== id.toLowerCase()) {
+    throw new ApiError(409, [{ detail: `data.id '${given}' does not match the id in the path`, code: 'ID_MISMATCH', source: { pointer: '/data/id' } }]);
+  }
+}
+
 /** A relationship body: `{data: {type, id}}`. */
 export const relationship = (type: string) =>
   z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });

@@ -61,11 +61,15 @@ export async function requireVisibleItem(scope: Scope, type: RecordType, id: str
   return item;
 }
 
+/** RecordReadOnly unless the scope may change this visible item (a global record seen from SHARED is read-only). */
+export function assertWritable(scope: Scope, item: Item): Item {
+  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(item.type as string, item.id as string);
+  return item;
+}
+
 /** An item the scope may change: RecordNotFound when it cannot see it, RecordReadOnly when it only reads it. */
 export async function requireWritableItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
-  const item = await requireVisibleItem(scope, type, id);
-  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(type, id);
-  return item;
+  return assertWritable(scope, await requireVisibleItem(scope, type, id));
 }
 
 export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {

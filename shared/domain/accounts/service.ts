@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { isUuid } from '../../store/records.ts';
-import { parseBody, nonBlank, resourceDocument } from '../../http/body.ts';
+import { assertSameId, parseBody, nonBlank, updateDocument } from '../../http/body.ts';
 import { accountPath, type ResourceObject } from '../../http/documents.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
@@ -66,7 +66,7 @@ export async function createAccount(input: NewAccount) {
   return { account, user, token: value };
 }
 
-const updateAccountBody = resourceDocument('accounts', {
+const updateAccountBody = updateDocument('accounts', {
   name: nonBlank().optional(),
   protected: z.boolean().optional(),
 });
@@ -82,7 +82,8 @@ export function retrieveAccount(ctx: RequestContext & { bearer: Bearer }): Accou
 
 export async function updateAccount(ctx: RequestContext & { bearer: Bearer }): Promise<Account> {
   requireAccountPermission(ctx.bearer, 'account.update');
-  const { attributes } = parseBody(ctx.body, updateAccountBody).data;
+  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateAccountBody).data;
+  assertSameId(givenId, ctx.account.id);
   maxLength('name', attributes.name, 255);
   const changes: Partial<Account> = { updated: now() };
   if (attributes.name !== undefined) changes.name = attributes.name.trim();

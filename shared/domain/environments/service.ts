@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { unknownPermissions, type Permission } from '../../auth/permissions.ts';
-import { parseBody, nonBlank, resourceDocument } from '../../http/body.ts';
+import { assertSameId, parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { logger } from '../../logger.ts';
@@ -64,7 +64,7 @@ const createBody = resourceDocument('environments', {
   isolationStrategy: z.string().optional(),
 });
 
-const updateBody = resourceDocument('environments', {
+const updateBody = updateDocument('environments', {
   name: nonBlank().optional(),
   code: nonBlank().optional(),
 });
@@ -112,7 +112,8 @@ export async function listEnvironments(ctx: BearerContext, page: PageRequest) {
 export async function updateEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
   requireGlobalAdmin(ctx.bearer, 'environment.update');
   const item = await environmentItem(ctx, idOrCode);
-  const { attributes } = parseBody(ctx.body, updateBody).data;
+  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateBody).data;
+  assertSameId(givenId, item.id as string);
   const current = toRecord<Environment>(item);
   const changes: Partial<Environment> = { updated: now() };
   const claim: UniqueClaim[] = [];

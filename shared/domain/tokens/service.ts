@@ -10,7 +10,7 @@ import { parseBody, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import { environmentMembership, tokenDigestKey, type RecordType } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { requireVisibleItem, requireWritableItem, toRecord, type Item } from '../../store/records.ts';
+import { assertWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -92,13 +92,13 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
   return result;
 }
 
-/** A token the bearer may see: administrators any within reach, everyone else their own. */
+/** A token the bearer may see (administrators any within reach, everyone else their own), and for a write one it may change. */
 async function visibleToken(scope: Scope, bearer: Bearer, id: string, write: boolean): Promise<Item> {
-  const item = write ? await requireWritableItem(scope, 'tokens', id) : await requireVisibleItem(scope, 'tokens', id);
+  const item = await requireVisibleItem(scope, 'tokens', id);
   if (!isAdministrator(bearer) && !(item.bearerType === bearer.type && item.bearerId === bearer.id)) {
     throw new RecordNotFound('tokens', id);
   }
-  return item;
+  return write ? assertWritable(scope, item) : item;
 }
 
 export async function retrieveToken(scope: Scope, bearer: Bearer, id: string): Promise<TokenRecord> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nonBlank, resourceDocument } from '../../http/body.ts';
+import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 
 const name = z.string().nullable().optional();
 const metadata = z.record(z.string(), z.unknown());
@@ -13,7 +13,7 @@ export const createUserBody = resourceDocument('users', {
   metadata: metadata.optional(),
 });
 
-export const updateUserBody = resourceDocument('users', {
+export const updateUserBody = updateDocument('users', {
   email: nonBlank().optional(),
   firstName: name,
   lastName: name,

@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { can, isAdministrator, isSelf, type Bearer } from '../../auth/bearer.ts';
 import { hashPassword } from '../../auth/secrets.ts';
-import { parseBody } from '../../http/body.ts';
+import { assertSameId, parseBody } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { requireVisibleItem, requireWritableItem, toRecord, type Item } from '../../store/records.ts';
+import { assertWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
@@ -98,11 +98,14 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
   return user;
 }
 
-/** A user the bearer may see: administrators any within reach, users themselves. */
+/**
+ * A user the bearer may see (administrators any within reach, users themselves), and for a
+ * write one it may change: visibility is settled first, so a refusal never reveals a record.
+ */
 async function visibleUser(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
-  const item = write ? await requireWritableItem(ctx.scope, 'users', id) : await requireVisibleItem(ctx.scope, 'users', id);
+  const item = await requireVisibleItem(ctx.scope, 'users', id);
   if (!isAdministrator(ctx.bearer) && !isSelf(ctx.bearer, 'users', item.id as string)) throw new RecordNotFound('users', id);
-  return item;
+  return write ? assertWritable(ctx.scope, item) : item;
 }
 
 export async function retrieveUser(ctx: BearerContext, id: string): Promise<UserRecord> {
@@ -124,7 +127,8 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     const others = Object.keys(attributes).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
     if (others.length > 0) throw forbidden(`A user may change only their own ${SELF_EDITABLE.join(' and ')}`);
   }
-  const { attributes } = parseBody(ctx.body, updateUserBody).data;
+  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateUserBody).data;
+  assertSameId(givenId, item.id as string);
   const user = toRecord<UserRecord>(item);
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];

@@ -1,0 +1,227 @@
+/**
+ * Deleting an environment (DECISIONS §3): the environment and its credentials stop working in
+ * the same request; the purge worker then removes every other item of the environment, and
+ * nothing else: every item of the account that is not the environment's is byte-for-byte
+ * what it was. The purge is safe to run twice.
+ *
+ * The table is read directly (the test stack's DynamoDB; TABLE_NAME is set). Other test files
+ * share the table and write to it meanwhile, so the comparison covers every item of this file's
+ * account (keys naming the account id or slug), which is all the purge could legitimately
+ * touch.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, newAccount, newUser, onlyError, userBody, type TestAccount } from './support/client.ts';
+
+const doc = () => DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const TABLE = () => process.env.TABLE_NAME!;
+
+type Item = Record<string, any>;
+const keyOf = (item: Item) => `${item.PK}|${item.SK}`;
+
+/** Every item of the table. */
+async function scanTable(): Promise<Item[]> {
+  const client = doc();
+  const items: Item[] = [];
+  let start: Record<string, any> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: TABLE(), ExclusiveStartKey: start, ConsistentRead: true }));
+    items.push(...((page.Items ?? []) as Item[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The items of one account, by PK|SK. */
+async function accountItems(account: TestAccount): Promise<Map<string, Item>> {
+  const mine = (item: Item) =>
+    String(item.PK).includes(account.id) || String(item.PK) === `ACCOUNT_SLUG#${account.slug.toLowerCase()}`;
+  return new Map((await scanTable()).filter(mine).map((item) => [keyOf(item), item]));
+}
+
+/** Items still carrying the environment's ENVPK (the ENV index). */
+async function membersOf(accountId: string, environmentId: string): Promise<Item[]> {
+  const page = await doc().send(
+    new QueryCommand({
+      TableName: TABLE(),
+      IndexName: 'ENV',
+      KeyConditionExpression: 'ENVPK = :env',
+      ExpressionAttributeValues: { ':env': `A#${accountId}#E#${environmentId}` },
+    }),
+  );
+  return (page.Items ?? []) as Item[];
+}
+
+async function purgeMarker(accountId: string, environmentId: string): Promise<Item | undefined> {
+  const items = await scanTable();
+  return items.find((item) => item.PK === `A#${accountId}#PURGE#${environmentId}`);
+}
+
+async function waitUntilPurged(accountId: string, environmentId: string, timeoutMs = 100_000) {
+  const started = Date.now();
+  for (;;) {
+    const [left, marker] = await Promise.all([membersOf(accountId, environmentId), purgeMarker(accountId, environmentId)]);
+    if (left.length === 0 && !marker) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`purge of ${environmentId} unfinished after ${timeoutMs} ms: ${left.length} items left, marker ${JSON.stringify(marker)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+let account: TestAccount;
+const envBody = (attributes: Record<string, unknown>) => ({ data: { type: 'environments', attributes } });
+
+async function createEnv(code: string, isolationStrategy: 'ISOLATED' | 'SHARED') {
+  const env = await call('POST', `${account.path}/environments`, {
+    token: account.adminToken,
+    body: envBody({ name: `Env ${code}`, code, isolationStrategy }),
+  });
+  expect(env.status, JSON.stringify(env.body)).toBe(201);
+  const token = await call('POST', `${account.path}/environments/${code}/tokens`, { token: account.adminToken, environment: code });
+  expect(token.status, JSON.stringify(token.body)).toBe(200);
+  return { id: env.body.data.id as string, code, token: token.body.data.attributes.token as string };
+}
+
+/** A user made from inside `code` by `token` without a password (no login needed). */
+async function plainUser(token: string, code?: string) {
+  const email = `p-${randomUUID().slice(0, 10)}@users.example`;
+  const reply = await call('POST', `${account.path}/users`, { token, environment: code, body: userBody({ email, firstName: 'P' }) });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return { id: reply.body.data.id as string, email };
+}
+
+describe('purging a deleted environment', () => {
+  let P: Awaited<ReturnType<typeof createEnv>>;
+  let Q: Awaited<ReturnType<typeof createEnv>>;
+  let R: Awaited<ReturnType<typeof createEnv>>;
+  let pUsers: { id: string; email: string }[] = [];
+  let pLogins: Awaited<ReturnType<typeof newUser>>[] = [];
+  let rUsers: { id: string; email: string }[] = [];
+  let globalUser: Awaited<ReturnType<typeof newUser>>;
+  let qUser: Awaited<ReturnType<typeof newUser>>;
+  let adminInsideP: string;
+  let globalTokenMadeInQ: string;
+  let secondPToken: string;
+
+  beforeAll(async () => {
+    account = await newAccount();
+    const tag = randomUUID().slice(0, 6);
+    [P, Q, R] = await Promise.all([
+      createEnv(`purge-p-${tag}`, 'ISOLATED'),
+      createEnv(`keep-q-${tag}`, 'SHARED'),
+      createEnv(`purge-r-${tag}`, 'SHARED'),
+    ]);
+    const second = await call('POST', `${account.path}/environments/${P.id}/tokens`, { token: account.adminToken, environment: P.code });
+    secondPToken = second.body.data.attributes.token;
+
+    // P: ~30 users, 5 of them logged in (their tokens live in P).
+    const logins = Promise.all(Array.from({ length: 5 }, () => newUser(account, {}, { environment: P.code, token: P.token })));
+    const plain: Promise<{ id: string; email: string }>[] = [];
+    for (let i = 0; i < 25; i++) plain.push(plainUser(P.token, P.code));
+    // R: a few users, purged by a message sent twice.
+    const rPlain = Array.from({ length: 4 }, () => plainUser(R.token, R.code));
+    // What must survive: global records, a SHARED environment's records, and global tokens made inside it and inside P.
+    const keep = Promise.all([
+      newUser(account),
+      newUser(account, {}, { environment: Q.code, token: Q.token }),
+      plainUser(account.adminToken),
+      plainUser(Q.token, Q.code),
+    ]);
+    [pLogins, pUsers, rUsers] = await Promise.all([logins, Promise.all(plain), Promise.all(rPlain)]);
+    const kept = await keep;
+    globalUser = kept[0];
+    qUser = kept[1];
+    const viaQ = await call('POST', `${account.path}/tokens`, { authorization: basic(globalUser.email, globalUser.password), environment: Q.code });
+    expect(viaQ.status, JSON.stringify(viaQ.body)).toBe(201);
+    globalTokenMadeInQ = viaQ.body.data.attributes.token;
+    const adminInP = await call('POST', `${account.path}/tokens`, { authorization: basic(account.adminEmail, account.adminPassword), environment: P.code });
+    expect(adminInP.status, JSON.stringify(adminInP.body)).toBe(201);
+    expect(adminInP.body.data.relationships.environment.data).toBeNull();
+    adminInsideP = adminInP.body.data.attributes.token;
+  }, 120_000);
+
+  it('DELETE stops the environment at once, the worker removes exactly its items, and they may be made again', async () => {
+    const membershipP = `A#${account.id}#E#${P.id}`;
+    const membershipR = `A#${account.id}#E#${R.id}`;
+    const before = await accountItems(account);
+    const pItems = [...before.values()].filter((item) => item.ENVPK === membershipP);
+    expect(pItems.length, 'P holds its users, tokens, markers and counters').toBeGreaterThanOrEqual(30 + 5 + 2);
+    expect([...before.values()].filter((item) => item.ENVPK === membershipR).length).toBeGreaterThanOrEqual(4);
+    const keep = new Map([...before].filter(([, item]) => item.ENVPK !== membershipP && item.ENVPK !== membershipR));
+
+    const deleted = await call('DELETE', `${account.path}/environments/${P.code}`, { token: account.adminToken });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+
+    // At once: the code is no environment, its tokens and its users' tokens are refused.
+    const byCode = await call('GET', `${account.path}/users`, { token: account.adminToken, environment: P.code });
+    expect(byCode.status).toBe(400);
+    expect(onlyError(byCode).code).toBe('ENVIRONMENT_INVALID');
+    expect((await call('GET', `${account.path}/users`, { token: account.adminToken, environment: P.id })).status).toBe(400);
+    for (const token of [P.token, secondPToken, ...pLogins.map((u) => u.token)]) {
+      for (const environment of [undefined, Q.code]) {
+        const reply = await call('GET', `${account.path}/tokens`, { token, environment });
+        expect(reply.status, `${token.slice(0, 8)} in ${environment ?? 'global'}: ${JSON.stringify(reply.body)}`).toBe(401);
+        expect(onlyError(reply).code).toBe('TOKEN_INVALID');
+      }
+    }
+    // Nothing else stopped: the global admin token made inside P is global and keeps working.
+    expect((await call('GET', `${account.path}/users`, { token: adminInsideP })).status).toBe(200);
+    expect((await call('GET', `${account.path}/users`, { token: globalTokenMadeInQ, environment: Q.code })).status).toBe(403);
+    expect((await call('GET', `${account.path}/tokens`, { token: globalTokenMadeInQ, environment: Q.code })).status).toBe(200);
+    expect((await call('GET', `${account.path}/tokens`, { token: qUser.token, environment: Q.code })).status).toBe(200);
+    expect((await call('GET', `${account.path}/users`, { token: Q.token, environment: Q.code })).status).toBe(200);
+    // P's users are out of everyone's reach at once.
+    const users = await call('GET', `${account.path}/users?page[size]=100`, { token: account.adminToken });
+    expect(users.body.data.some((u: any) => pUsers.some((p) => p.id === u.id))).toBe(false);
+
+    // R: deleted too, and its purge message sent twice more by hand.
+    expect((await call('DELETE', `${account.path}/environments/${R.id}`, { token: account.adminToken })).status).toBe(204);
+    const sqs = new SQSClient({});
+    const body = JSON.stringify({ accountId: account.id, environmentId: R.id });
+    await sqs.send(new SendMessageCommand({ QueueUrl: process.env.PURGE_QUEUE_URL!, MessageBody: body }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: process.env.PURGE_QUEUE_URL!, MessageBody: body }));
+
+    await Promise.all([waitUntilPurged(account.id, P.id), waitUntilPurged(account.id, R.id)]);
+
+    const after = await accountItems(account);
+    expect([...after.values()].filter((item) => item.ENVPK === membershipP || item.ENVPK === membershipR)).toEqual([]);
+    // Expected differences: the two environments' own items (record, code marker) and the environments count.
+    const gone = (id: string, code: string) => [
+      `A#${account.id}#ENVIRONMENT#${id}|#`,
+      `A#${account.id}#UNIQUE#ENVIRONMENT_CODE#${code.toLowerCase()}|#`,
+    ];
+    const expected = new Map(keep);
+    for (const key of [...gone(P.id, P.code), ...gone(R.id, R.code)]) {
+      expect(expected.has(key), `${key} existed before`).toBe(true);
+      expected.delete(key);
+    }
+    const counterKey = `COUNT#A#${account.id}#E#-#ENVIRONMENT|#`;
+    const counter = expected.get(counterKey);
+    expect(counter?.n).toBe(3);
+    expected.set(counterKey, { ...counter, n: 1 });
+    const extra = [...after.keys()].filter((key) => !expected.has(key));
+    const missing = [...expected.keys()].filter((key) => !after.has(key));
+    expect({ extra, missing }).toEqual({ extra: [], missing: [] });
+    for (const [key, item] of expected) expect(after.get(key), key).toEqual(item);
+
+    // The e-mail addresses of P's (and R's) users are free again, globally and in another environment.
+    const again = await Promise.all([
+      ...pUsers.slice(0, 3).map((u) => call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: u.email }) })),
+      call('POST', `${account.path}/users`, { token: Q.token, environment: Q.code, body: userBody({ email: pLogins[0]!.email }) }),
+      call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: rUsers[0]!.email }) }),
+    ]);
+    for (const reply of again) expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    // The codes may be used again, and a new environment with P's code is empty.
+    const reborn = await createEnv(P.code, 'ISOLATED');
+    const list = await call('GET', `${account.path}/users`, { token: reborn.token, environment: P.code });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([]);
+    expect(list.body.links.meta.count).toBe(0);
+    // Old credentials of P do not come back with the code.
+    expect((await call('GET', `${account.path}/users`, { token: P.token, environment: P.code })).status).toBe(401);
+  }, 150_000);
+});
