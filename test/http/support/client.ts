@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAccount } from '#shared/domain/accounts/service.ts';
+import { expect } from 'vitest';
 import { api } from '../../support/stack.ts';
 
 export interface Reply {
@@ -88,4 +89,44 @@ export function onlyError(reply: Reply) {
   if (!reply.body || !Array.isArray(reply.body.errors)) throw new Error(`not an error document: ${JSON.stringify(reply.body)}`);
   if ('data' in reply.body) throw new Error('an error document has no data');
   return reply.body.errors[0] as { title: string; detail: string; code?: string; source?: Record<string, string> };
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Access denied',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Unprocessable resource',
+};
+
+type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };
+
+/**
+ * Asserts the whole error document (DECISIONS §1): `{meta: {id}, errors: [...]}` with no data,
+ * each error with the title of its status, the X-Request-Id header equal to meta.id. Returns
+ * the error matching `expected.source` (or the first one) after checking its code and detail.
+ */
+export function expectError(reply: Reply, status: number, expected: Expected = {}) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+  expect(Object.keys(reply.body ?? {}).sort()).toEqual(['errors', 'meta']);
+  expect(reply.body.meta).toEqual({ id: expect.any(String) });
+  expect(reply.headers.get('x-request-id')).toBe(reply.body.meta.id);
+  expect(Array.isArray(reply.body.errors) && reply.body.errors.length > 0).toBe(true);
+  for (const error of reply.body.errors) {
+    expect(Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)), JSON.stringify(error)).toBe(true);
+    expect(error.title).toBe(TITLES[status]);
+    expect(typeof error.detail).toBe('string');
+    expect(error.detail.length).toBeGreaterThan(0);
+    if (error.source !== undefined) expect(Object.keys(error.source)).toHaveLength(1);
+  }
+  const error =
+    (expected.source && reply.body.errors.find((e: any) => JSON.stringify(e.source) === JSON.stringify(expected.source))) ??
+    reply.body.errors[0];
+  if (expected.source) expect(error.source, JSON.stringify(reply.body.errors)).toEqual(expected.source);
+  if ('code' in expected) expect(error.code).toBe(expected.code);
+  if (typeof expected.detail === 'string') expect(error.detail).toBe(expected.detail);
+  else if (expected.detail) expect(error.detail).toMatch(expected.detail);
+  return error as { title: string; detail: string; code?: string; source?: Record<string, string> };
 }
