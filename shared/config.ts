@@ -20,6 +20,10 @@ export const config = {
   get publicUrl() {
     return (process.env.PUBLIC_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   },
+  /** Sender of the service's mail; an identity verified in SES. */
+  get mailFrom() {
+    return required('MAIL_FROM');
+  },
   queueUrl(variable: string) {
     return required(variable);
   },

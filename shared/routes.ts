@@ -59,6 +59,7 @@ export const routes: readonly Route[] = [
   { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: WRITE },
   { operation: 'users.ban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/ban`, handler: 'functions/users/ban.ts', access: WRITE },
   { operation: 'users.unban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/unban`, handler: 'functions/users/unban.ts', access: WRITE },
+  { operation: 'users.resetPassword', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/reset-password`, handler: 'functions/users/reset-password.ts', access: WRITE },
   { operation: 'users.tokens', method: 'GET', path: `${ACCOUNT}/users/{id}/tokens`, handler: 'functions/users/tokens.ts', access: READ },
 
   // Tokens
@@ -66,6 +67,10 @@ export const routes: readonly Route[] = [
   { operation: 'tokens.list', method: 'GET', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/list.ts', access: READ },
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
   { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: WRITE },
+
+  // Password resets
+  { operation: 'passwords.request', method: 'POST', path: `${ACCOUNT}/passwords`, handler: 'functions/passwords/request.ts', access: [...WRITE, 'queue:mail'] },
+  { operation: 'passwords.form', method: 'GET', path: `${ACCOUNT}/password-reset`, handler: 'functions/passwords/form.ts', access: [] },
 
   // Environments
   { operation: 'environments.create', method: 'POST', path: `${ACCOUNT}/environments`, handler: 'functions/environments/create.ts', access: WRITE },
@@ -91,5 +96,12 @@ export const workers: readonly Worker[] = [
     handler: 'functions/workers/purge-environment.ts',
     access: [...WRITE, 'queue:purge'],
     batchSize: 1,
+  },
+  {
+    operation: 'workers.passwordReset',
+    queue: 'mail',
+    handler: 'functions/workers/password-reset.ts',
+    access: [...WRITE, 'mail:send'],
+    batchSize: 10,
   },
 ];

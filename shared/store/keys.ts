@@ -69,3 +69,6 @@ export const purgeMarkerKey = (accountId: string, environmentId: string): Key =>
   PK: `A#${accountId}#PURGE#${environmentId}`,
   SK: ITEM,
 });
+
+/** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
+export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });

@@ -82,7 +82,13 @@ export class Transaction {
   update(
     item: Item,
     changes: Record<string, unknown>,
-    options: { missing: Error; claim?: UniqueClaim[]; release?: { kind: string; value: string }[] },
+    options: {
+      missing: Error;
+      claim?: UniqueClaim[];
+      release?: { kind: string; value: string }[];
+      /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set. */
+      unchanged?: Record<string, unknown>;
+    },
   ): Item {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
@@ -110,15 +116,21 @@ export class Transaction {
     const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
       .filter(Boolean)
       .join(' ');
+    const conditions = ['attribute_exists(PK)'];
+    Object.entries(options.unchanged ?? {}).forEach(([name, value], i) => {
+      names[`#c${i}`] = name;
+      values[`:c${i}`] = value;
+      conditions.push(`#c${i} = :c${i}`);
+    });
     this.add(
       {
         Update: {
           TableName: table(),
           Key: key,
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
-          ...(sets.length ? { ExpressionAttributeValues: values } : {}),
+          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         },
       },
       options.missing,

@@ -98,6 +98,7 @@ const TITLES: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   422: 'Unprocessable resource',
+  429: 'Too many requests',
 };
 
 type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };

@@ -1,0 +1,56 @@
+/**
+ * POST /passwords: a password-reset request. The request path does the same two things for
+ * every well-formed request, whether or not the address belongs to a user — count it against
+ * the address's rate limit and queue it — so neither the answer nor its timing tells whether
+ * the address exists. The reset worker (reset.ts) does the rest.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { digest } from '../../auth/secrets.ts';
+import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
+import { tooManyRequests } from '../../http/errors.ts';
+import type { RequestContext } from '../../http/pipeline.ts';
+import { enqueue } from '../../queue.ts';
+import { hit } from '../../store/rate-limit.ts';
+import { normaliseEmail } from '../users/user.ts';
+
+export const RESETS_PER_HOUR = 5;
+
+/** What the reset worker receives. Holds no secret: the worker makes the reset token. */
+export interface ResetMessage {
+  /** Unique per request: the worker acts once per id. */
+  resetId: string;
+  accountId: string;
+  environmentId: string | null;
+  email: string;
+  deliver: boolean;
+}
+
+const requestBody = metaDocument({ email: nonBlank(), deliver: z.boolean().optional() });
+
+export async function requestPasswordReset(ctx: RequestContext): Promise<Record<string, string>> {
+  const { meta } = parseBody(ctx.body, requestBody);
+  const email = normaliseEmail(meta.email);
+  const limit = await hit(`PASSWORD_RESET#${ctx.account.id}#${digest(email)}`, RESETS_PER_HOUR, 3600);
+  const headers = {
+    'X-RateLimit-Limit': String(limit.limit),
+    'X-RateLimit-Remaining': String(limit.remaining),
+    'X-RateLimit-Reset': String(limit.resetAt),
+  };
+  if (!limit.allowed) {
+    const retryAfter = Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000));
+    throw tooManyRequests('Too many password reset requests for this address; try again later', {
+      ...headers,
+      'Retry-After': String(retryAfter),
+    });
+  }
+  const message: ResetMessage = {
+    resetId: randomUUID(),
+    accountId: ctx.account.id,
+    environmentId: ctx.scope.environmentId,
+    email,
+    deliver: meta.deliver ?? true,
+  };
+  await enqueue('mail', message);
+  return headers;
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
+
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+let account: TestAccount;
+beforeAll(async () => {
+  account = await newAccount();
+});
+
+const request = (target: TestAccount, meta: unknown, environment?: string) =>
+  call('POST', `${target.path}/passwords`, { body: { meta }, environment });
+
+const fulfil = (target: TestAccount, userId: string, passwordResetToken: string, newPassword: string, environment?: string) =>
+  call('POST', `${target.path}/users/${userId}/actions/reset-password`, {
+    body: { meta: { passwordResetToken, newPassword } },
+    environment: environment ?? undefined,
+  });
+
+const email = (tag = 'reset') => `${tag}-${randomUUID().slice(0, 8)}@mail.example`;
+
+/** Requests a reset by e-mail and returns the link of the mail it brings. */
+async function resetLink(target: TestAccount, address: string, nth = 1) {
+  expect((await request(target, { email: address })).status).toBe(202);
+  return resetLinkOf(await waitForMail(address, nth));
+}
+
+describe('POST /passwords', () => {
+  it('answers 202 with no body, alike for a known and an unknown address', async () => {
+    const { email: known } = await newUser(account, { email: email() });
+    const [a, b] = await Promise.all([request(account, { email: known }), request(account, { email: email('nobody') })]);
+    for (const reply of [a, b]) {
+      expect(reply.status).toBe(202);
+      expect(reply.body).toBeUndefined();
+    }
+    const names = (reply: typeof a) => [...reply.headers.keys()].filter((n) => !['date', 'x-request-id'].includes(n)).sort();
+    expect(names(a)).toEqual(names(b));
+    expect(a.headers.get('x-ratelimit-remaining')).toBe(b.headers.get('x-ratelimit-remaining'));
+    await waitForMail(known);
+    expect(await inbox(known)).toHaveLength(1);
+  });
+
+  it('refuses a malformed request with 400', async () => {
+    expectError(await request(account, {}), 400, { source: { pointer: '/meta/email' }, detail: 'is missing' });
+    expectError(await request(account, { email: 'a@b.example', deliver: 'yes' }), 400, { source: { pointer: '/meta/deliver' } });
+    expectError(await call('POST', `${account.path}/passwords`, { body: { data: {} } }), 400);
+    expectError(await call('POST', `${account.path}/passwords`, { raw: '{', headers: { 'content-type': 'application/json' } }), 400, { code: 'JSON_INVALID' });
+  });
+
+  it('matches the address case-insensitively and mails a link to the hosted form', async () => {
+    const { email: address, id } = await newUser(account, { email: email('Mixed') });
+    expect((await request(account, { email: address.toUpperCase() })).status).toBe(202);
+    const mail = await waitForMail(address);
+    const link = resetLinkOf(mail);
+    expect(link.userId).toBe(id);
+    expect(link.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(link.url.startsWith(`http://127.0.0.1:`)).toBe(true);
+    expect(new URL(link.url).pathname).toBe(`${account.path}/password-reset`);
+    const form = await fetch(link.url);
+    expect(form.status).toBe(200);
+    expect(form.headers.get('content-type')).toContain('text/html');
+    expect(form.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('limits requests to 5 per address per hour, counted for unknown addresses too', async () => {
+    const address = email('limited');
+    for (let i = 0; i < 5; i++) expect((await request(account, { email: address })).status).toBe(202);
+    const refused = await request(account, { email: address.toUpperCase() });
+    expectError(refused, 429, { code: 'TOO_MANY_REQUESTS' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await request(account, { email: email('other') })).status).toBe(202);
+  });
+});
+
+describe('POST /users/<id>/actions/reset-password', () => {
+  it('sets the password once, revokes every token, and lets the user log in with it', async () => {
+    const user = await newUser(account, { email: email() });
+    const link = await resetLink(account, user.email);
+    const reply = await fulfil(account, user.id, link.token, 'a brand new password');
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.data.id).toBe(user.id);
+    expectError(await call('GET', `${account.path}/users/${user.id}`, { token: user.token }), 401, { code: 'TOKEN_INVALID' });
+    expect((await call('POST', `${account.path}/tokens`, { authorization: basic(user.email, 'a brand new password') })).status).toBe(201);
+    expect((await call('POST', `${account.path}/tokens`, { authorization: basic(user.email, user.password) })).status).toBe(401);
+    expectError(await fulfil(account, user.id, link.token, 'yet another password'), 404, { code: 'NOT_FOUND' });
+  });
+
+  it('replaces an older token with a newer one', async () => {
+    const user = await newUser(account, { email: email() });
+    const first = await resetLink(account, user.email, 1);
+    const second = await resetLink(account, user.email, 2);
+    expect(second.token).not.toBe(first.token);
+    expectError(await fulfil(account, user.id, first.token, 'a brand new password'), 404);
+    expect((await fulfil(account, user.id, second.token, 'a brand new password')).status).toBe(200);
+  });
+
+  it('refuses a wrong token (404), an expired one (401) and a short password (422)', async () => {
+    const user = await newUser(account, { email: email() });
+    const link = await resetLink(account, user.email);
+    expectError(await fulfil(account, user.id, 'f'.repeat(64), 'a brand new password'), 404, { code: 'NOT_FOUND' });
+    expectError(await fulfil(account, randomUUID(), link.token, 'a brand new password'), 404, { code: 'NOT_FOUND' });
+    expectError(await fulfil(account, user.id, link.token, 'short'), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/meta/newPassword' } });
+    await documents.send(
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: { PK: `A#${account.id}#USER#${user.id}`, SK: '#' },
+        UpdateExpression: 'SET passwordResetExpiry = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
+    expectError(await fulfil(account, user.id, link.token, 'a brand new password'), 401, { code: 'TOKEN_EXPIRED' });
+    expectError(await call('POST', `${account.path}/users/${user.id}/actions/reset-password`, { body: { meta: { newPassword: 'x' } } }), 400, {
+      source: { pointer: '/meta/passwordResetToken' },
+    });
+  });
+
+  it('keeps the token, the password and the digest out of the table and the logs', async () => {
+    const user = await newUser(account, { email: email() });
+    const link = await resetLink(account, user.email);
+    expect((await fulfil(account, user.id, link.token, 'a secret password 42')).status).toBe(200);
+    const { Items } = await documents.send(new ScanCommand({ TableName: process.env.TABLE_NAME }));
+    const table = JSON.stringify(Items);
+    expect(table).not.toContain(link.token);
+    expect(table).not.toContain('a secret password 42');
+    const log = readFileSync(process.env.LOCAL_STACK_LOG ?? '.data/test-stack.log', 'utf8');
+    expect(log).not.toContain(link.token);
+    expect(log).not.toContain('a secret password 42');
+  });
+});
+
+describe('protected accounts and managed users', () => {
+  let guarded: TestAccount;
+  beforeAll(async () => {
+    guarded = await newAccount();
+    const reply = await call('PATCH', guarded.path, { token: guarded.adminToken, body: { data: { type: 'accounts', attributes: { protected: true } } } });
+    expect(reply.status).toBe(200);
+  });
+
+  const managedUser = async (role = 'user') => {
+    const address = email('managed');
+    const reply = await call('POST', `${guarded.path}/users`, { token: guarded.adminToken, body: userBody({ email: address, role }) });
+    expect(reply.status).toBe(201);
+    return { id: reply.body.data.id as string, email: address };
+  };
+
+  it('refuses a managed user an initial password (403) and changes nothing', async () => {
+    const user = await managedUser();
+    const link = await resetLink(guarded, user.email);
+    expectError(await fulfil(guarded, user.id, link.token, 'a brand new password'), 403);
+    expect((await call('POST', `${guarded.path}/tokens`, { authorization: basic(user.email, 'a brand new password') })).status).toBe(401);
+  });
+
+  it('lets a managed admin, and a user with a password, reset in a protected account', async () => {
+    const admin = await managedUser('admin');
+    const link = await resetLink(guarded, admin.email);
+    expect((await fulfil(guarded, admin.id, link.token, 'a brand new password')).status).toBe(200);
+  });
+
+  it('remedy: an admin sets a temporary password, after which the user may reset', async () => {
+    const user = await managedUser();
+    const link = await resetLink(guarded, user.email);
+    const patched = await call('PATCH', `${guarded.path}/users/${user.id}`, {
+      token: guarded.adminToken,
+      body: userBody({ password: 'temporary password' }),
+    });
+    expect(patched.status).toBe(200);
+    expect((await fulfil(guarded, user.id, link.token, 'my own password')).status).toBe(200);
+    expect((await call('POST', `${guarded.path}/tokens`, { authorization: basic(user.email, 'my own password') })).status).toBe(201);
+  });
+
+  it('remedy: an unprotected account lets a managed user set an initial password', async () => {
+    const open = await newAccount();
+    const address = email('invited');
+    const created = await call('POST', `${open.path}/users`, { token: open.adminToken, body: userBody({ email: address }) });
+    const link = await resetLink(open, address);
+    expect((await fulfil(open, created.body.data.id, link.token, 'my first password')).status).toBe(200);
+    expect((await call('POST', `${open.path}/tokens`, { authorization: basic(address, 'my first password') })).status).toBe(201);
+  });
+});
+
+describe('inside an environment', () => {
+  it('resets a user of the environment through a link that names it, and ignores the address elsewhere', async () => {
+    const env = await call('POST', `${account.path}/environments`, {
+      token: account.adminToken,
+      body: { data: { type: 'environments', attributes: { name: 'Reset', code: `reset-${randomUUID().slice(0, 6)}` } } },
+    });
+    const code = env.body.data.attributes.code as string;
+    const user = await newUser(account, { email: email('env') }, { environment: code });
+    expect((await request(account, { email: user.email })).status).toBe(202);
+    expect((await request(account, { email: user.email }, code)).status).toBe(202);
+    const link = resetLinkOf(await waitForMail(user.email));
+    expect(link.environment).toBe(env.body.data.id);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await inbox(user.email)).toHaveLength(1);
+    expectError(await fulfil(account, user.id, link.token, 'a brand new password'), 404);
+    expect((await fulfil(account, user.id, link.token, 'a brand new password', code)).status).toBe(200);
+  });
+});
