@@ -156,3 +156,16 @@ describe('access patterns', () => {
     expect(Number(counter?.n)).toBe(global.records.length);
   });
 });
+
+describe('rate limits', () => {
+  it('15: counts hits per window and refuses past the limit without counting', async () => {
+    const { hit } = await import('#shared/store/rate-limit.ts');
+    const subject = `TEST#${randomUUID()}`;
+    const at = Date.UTC(2026, 0, 1, 10, 30);
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await hit(subject, 3, 3600, at));
+    expect(results.map((r) => [r.allowed, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(results[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 11) / 1000);
+    expect((await hit(subject, 3, 3600, at + 3600 * 1000)).allowed).toBe(true);
+  });
+});
