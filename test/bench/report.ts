@@ -1,0 +1,50 @@
+/**
+ * The benchmark report: one table per section, each row a measured figure against its budget,
+ * written to docs/benchmarks.md with the machine it ran on.
+ */
+import { cpus, totalmem } from 'node:os';
+
+export interface Measurement {
+  what: string;
+  figure: string;
+  budget: string;
+  /** undefined when a row is context rather than a budget. */
+  met?: boolean;
+}
+
+export interface Section {
+  title: string;
+  /** How it was measured, in a sentence or two. */
+  method: string;
+  rows: Measurement[];
+  /** What the figures mean, what was changed to meet a budget, or why one cannot be met. */
+  notes?: string;
+}
+
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local (in memory)`;
+}
+
+export function render(sections: Section[], ranAt = new Date()): string {
+  const lines = [
+    '# Benchmarks',
+    '',
+    `Written by \`npm run bench\` on ${ranAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    `Machine: ${machine()}.`,
+    '',
+    'Figures are from the local stack (DynamoDB Local, the local SQS server), so they compare designs',
+    'on one machine rather than predict AWS latencies. Tests never assert timings; this report does.',
+    '',
+  ];
+  for (const section of sections) {
+    lines.push(`## ${section.title}`, '', section.method, '', '| What | Figure | Budget | Met |', '|---|---|---|---|');
+    for (const row of section.rows) {
+      const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
+      lines.push(`| ${row.what} | ${row.figure} | ${row.budget} | ${met} |`);
+    }
+    if (section.notes) lines.push('', section.notes);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
