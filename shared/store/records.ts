@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable as table } from './client.ts';
-import { accountKey, recordKey, type Key, type RecordType } from './keys.ts';
+import { recordKey, type Key, type RecordType } from './keys.ts';
 import { RecordNotFound, RecordReadOnly } from './errors.ts';
 import { canRead, canWrite, type Scope } from './scope.ts';
 
@@ -94,5 +94,3 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
 
 export const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.min(1000, 2 ** attempt * 10) * (0.5 + Math.random())));
-
-export const accountItem = (accountId: string) => getItem(accountKey(accountId));

@@ -183,6 +183,3 @@ export async function deleteUser(ctx: BearerContext, id: string): Promise<void> 
   const tokens = await childItems(ctx.scope.accountId, environmentId, 'tokens', { type: 'users', id: item.id as string }, BEARER_SLOT);
   await deleteWithChildren(tokens, (tx) => tx.delete(item, new RecordNotFound('users', id)), removeLookup);
 }
-
-/** The user whose relationship is asked for, seen by the rules of the user itself. */
-export const relatedUser = (ctx: BearerContext, id: string) => retrieveUser(ctx, id);
