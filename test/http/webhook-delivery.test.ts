@@ -75,7 +75,7 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     expect(env.status).toBe(201);
     expect((await admin('PATCH', `/environments/${code}`, { data: { type: 'environments', attributes: { name: 'Renamed' } } })).status).toBe(200); // environment.updated
     expect((await admin('DELETE', `/environments/${code}`)).status).toBe(204); // environment.deleted
-    const second = await admin('POST', '/webhook-endpoints', { data: { type: 'webhook-endpoints', attributes: { url: 'https://hooks.example.com/x' } } }); // webhook-endpoint.created
+    const second = await admin('POST', '/webhook-endpoints', { data: { type: 'webhook-endpoints', attributes: { url: 'https://127.0.0.1:9/x' } } }); // webhook-endpoint.created
     expect((await admin('PATCH', `/webhook-endpoints/${second.body.data.id}`, { data: { type: 'webhook-endpoints', attributes: { subscriptions: ['user.created'] } } })).status).toBe(200); // webhook-endpoint.updated
     expect((await admin('DELETE', `/webhook-endpoints/${second.body.data.id}`)).status).toBe(204); // webhook-endpoint.deleted
 

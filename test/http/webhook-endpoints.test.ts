@@ -16,7 +16,7 @@ const admin = (method: string, path: string, options: Parameters<typeof call>[2]
   call(method, `${account.path}${path}`, { token: account.adminToken, ...options });
 
 async function createEndpoint(attributes: Record<string, unknown> = {}, options: Parameters<typeof call>[2] = {}) {
-  const reply = await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://hooks.example.com/in', ...attributes }), ...options });
+  const reply = await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9/in', ...attributes }), ...options });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.data;
 }
@@ -31,11 +31,11 @@ async function environment(isolationStrategy: 'ISOLATED' | 'SHARED' = 'ISOLATED'
 
 describe.concurrent('the resource', () => {
   it('creates an endpoint: 201, url, subscriptions ["*"] by default, enabled, the signing secret once', async () => {
-    const reply = await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://hooks.example.com/a' }) });
+    const reply = await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9/a' }) });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     const endpoint = reply.body.data;
     expect(endpoint.type).toBe('webhook-endpoints');
-    expect(endpoint.attributes).toMatchObject({ url: 'https://hooks.example.com/a', subscriptions: ['*'], enabled: true });
+    expect(endpoint.attributes).toMatchObject({ url: 'https://127.0.0.1:9/a', subscriptions: ['*'], enabled: true });
     expect(endpoint.attributes.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(endpoint.attributes.signingSecret.slice(6), 'base64')).toHaveLength(32);
     expect(endpoint.relationships.account.data).toEqual({ type: 'accounts', id: account.id });
@@ -62,10 +62,10 @@ describe.concurrent('the resource', () => {
     expect(first.body.data.attributes).toMatchObject({ url: endpoint.attributes.url, subscriptions: ['user.created'], enabled: false });
     expect(first.body.data.attributes).not.toHaveProperty('signingSecret');
     const second = await admin('PATCH', `/webhook-endpoints/${endpoint.id}`, {
-      body: { data: { type: 'webhook-endpoints', id: endpoint.id, attributes: { url: 'https://other.example.com/x', subscriptions: ['*'] } } },
+      body: { data: { type: 'webhook-endpoints', id: endpoint.id, attributes: { url: 'https://127.0.0.1:9/other/x', subscriptions: ['*'] } } },
     });
     expect(second.status, JSON.stringify(second.body)).toBe(200);
-    expect(second.body.data.attributes).toMatchObject({ url: 'https://other.example.com/x', subscriptions: ['*'], enabled: false });
+    expect(second.body.data.attributes).toMatchObject({ url: 'https://127.0.0.1:9/other/x', subscriptions: ['*'], enabled: false });
     expect(second.body.data.attributes.created).toBe(endpoint.attributes.created);
   });
 
@@ -82,7 +82,7 @@ describe.concurrent('the resource', () => {
     const other = await newAccount();
     const made = [];
     for (let i = 0; i < 3; i++) {
-      const reply = await call('POST', `${other.path}/webhook-endpoints`, { token: other.adminToken, body: endpointBody({ url: `https://hooks.example.com/${i}` }) });
+      const reply = await call('POST', `${other.path}/webhook-endpoints`, { token: other.adminToken, body: endpointBody({ url: `https://127.0.0.1:9/${i}` }) });
       made.push(reply.body.data.id);
     }
     const list = await call('GET', `${other.path}/webhook-endpoints?page[size]=2&page[number]=1`, { token: other.adminToken });
@@ -104,7 +104,7 @@ describe.concurrent('model rules and body shape', () => {
   });
 
   it('refuses a URL longer than 2048 characters: 422 URL_TOO_LONG', async () => {
-    const url = `https://hooks.example.com/${'a'.repeat(2048)}`;
+    const url = `https://127.0.0.1:9/${'a'.repeat(2048)}`;
     expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url }) }), 422, {
       code: 'URL_TOO_LONG',
       source: { pointer: '/data/attributes/url' },
@@ -112,7 +112,7 @@ describe.concurrent('model rules and body shape', () => {
   });
 
   it('refuses a subscription that is no event kind: 422 SUBSCRIPTIONS_INVALID pointing at it', async () => {
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://h.example.com', subscriptions: ['user.created', 'nonsense'] }) }), 422, {
+    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: ['user.created', 'nonsense'] }) }), 422, {
       code: 'SUBSCRIPTIONS_INVALID',
       source: { pointer: '/data/attributes/subscriptions/1' },
     });
@@ -120,11 +120,11 @@ describe.concurrent('model rules and body shape', () => {
 
   it('refuses a wrong body shape with 400: missing url, unknown attribute, wrong types', async () => {
     expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({}) }), 400, { source: { pointer: '/data/attributes/url' }, detail: 'is missing' });
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://h.example.com', secret: 'x' }) }), 400, {
+    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', secret: 'x' }) }), 400, {
       source: { pointer: '/data/attributes/secret' },
       detail: 'unpermitted parameter',
     });
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://h.example.com', subscriptions: 'user.created' }) }), 400, {
+    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: 'user.created' }) }), 400, {
       source: { pointer: '/data/attributes/subscriptions' },
     });
     const endpoint = await createEndpoint();
@@ -141,7 +141,7 @@ describe.concurrent('who may manage endpoints', () => {
   it('a user bearer may neither create nor list (403), nor see one (404)', async () => {
     const user = await newUser(account);
     const endpoint = await createEndpoint();
-    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token: user.token, body: endpointBody({ url: 'https://h.example.com' }) }), 403);
+    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token: user.token, body: endpointBody({ url: 'https://127.0.0.1:9' }) }), 403);
     expectError(await call('GET', `${account.path}/webhook-endpoints`, { token: user.token }), 403);
     expectError(await call('GET', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
     expectError(await call('DELETE', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
@@ -149,7 +149,7 @@ describe.concurrent('who may manage endpoints', () => {
 
   it('an environment bearer manages the endpoints of its environment, which nobody outside sees', async () => {
     const env = await environment();
-    const created = await call('POST', `${account.path}/webhook-endpoints`, { token: env.token, environment: env.code, body: endpointBody({ url: 'https://env.example.com' }) });
+    const created = await call('POST', `${account.path}/webhook-endpoints`, { token: env.token, environment: env.code, body: endpointBody({ url: 'https://127.0.0.1:9/env' }) });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.data.relationships.environment.data).toEqual({ type: 'environments', id: env.id });
     const id = created.body.data.id;
@@ -181,7 +181,7 @@ describe.concurrent('who may manage endpoints', () => {
       body: { data: { type: 'tokens', attributes: { permissions: ['user.read'] } } },
     });
     const token = limited.body.data.attributes.token;
-    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token, environment: env.code, body: endpointBody({ url: 'https://h.example.com' }) }), 403);
+    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token, environment: env.code, body: endpointBody({ url: 'https://127.0.0.1:9' }) }), 403);
     expectError(await call('GET', `${account.path}/webhook-endpoints`, { token, environment: env.code }), 403);
   });
 });
