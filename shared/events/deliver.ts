@@ -84,6 +84,16 @@ let idempotent: ((key: AttemptKey) => Promise<AttemptOutcome>) | undefined;
 /** The attempt wrapped in Powertools idempotency, keyed by the whole AttemptKey. */
 function attemptOnce(context?: Context) {
   if (context) idempotencyConfig.registerLambdaContext(context);
+  idempotent ??= makeIdempotent(attempt, { persistenceStore: idempotencyStore(), config: idempotencyConfig, keyPrefix: 'webhook-delivery' });
+  return idempotent;
+}
+
+/**
+ * Powertools' DynamoDB persistence layer on the service table: its composite key is the
+ * static partition IDEMPOTENCY_PARTITION and the hashed idempotency key as SK, and its expiry
+ * is the table's TTL attribute, so DynamoDB removes spent records by itself.
+ */
+export function idempotencyStore(): DynamoDBPersistenceLayer {
   persistenceStore ??= new DynamoDBPersistenceLayer({
     tableName: getTable(),
     keyAttr: 'PK',
@@ -91,8 +101,7 @@ function attemptOnce(context?: Context) {
     staticPkValue: IDEMPOTENCY_PARTITION,
     expiryAttr: 'expiresAt',
   });
-  idempotent ??= makeIdempotent(attempt, { persistenceStore, config: idempotencyConfig, keyPrefix: 'webhook-delivery' });
-  return idempotent;
+  return persistenceStore;
 }
 
 /** Raised inside the attempt's transaction when the event was deleted during the POST. */
