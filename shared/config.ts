@@ -8,6 +8,9 @@ function required(name: string): string {
   return value;
 }
 
+/** About 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (DECISIONS §5). */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS: readonly number[] = [30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400];
+
 export const config = {
   get tableName() {
     return required('TABLE_NAME');
@@ -23,6 +26,22 @@ export const config = {
   /** Sender of the service's mail; an identity verified in SES. */
   get mailFrom() {
     return required('MAIL_FROM');
+  },
+  /** Whether webhook endpoints may be plain http and resolve to private, loopback or link-local addresses. */
+  get allowPrivateWebhookTargets() {
+    return process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true';
+  },
+  /**
+   * Seconds to wait before each further webhook delivery attempt (one per retry), from
+   * WEBHOOK_RETRY_DELAYS (comma-separated); DECISIONS §5's schedule when unset or malformed.
+   */
+  get webhookRetryDelays(): readonly number[] {
+    const raw = process.env.WEBHOOK_RETRY_DELAYS?.trim();
+    if (raw) {
+      const delays = raw.split(',').map((part) => part.trim());
+      if (delays.every((delay) => /^\d+$/.test(delay))) return delays.map(Number);
+    }
+    return DEFAULT_WEBHOOK_RETRY_DELAYS;
   },
   queueUrl(variable: string) {
     return required(variable);

@@ -45,41 +45,56 @@ export interface Worker {
 const ACCOUNT = '/v1/accounts/{account}';
 const READ = ['table:read'] as const;
 const WRITE = ['table:read', 'table:write'] as const;
+/** A write that emits webhook events: their deliveries are queued once it commits. */
+const EMIT = [...WRITE, 'queue:webhooks'] as const;
 
 export const routes: readonly Route[] = [
   // Accounts
   { operation: 'accounts.retrieve', method: 'GET', path: ACCOUNT, handler: 'functions/accounts/retrieve.ts', access: READ },
-  { operation: 'accounts.update', method: 'PATCH', path: ACCOUNT, handler: 'functions/accounts/update.ts', access: WRITE },
+  { operation: 'accounts.update', method: 'PATCH', path: ACCOUNT, handler: 'functions/accounts/update.ts', access: EMIT },
 
   // Users
-  { operation: 'users.create', method: 'POST', path: `${ACCOUNT}/users`, handler: 'functions/users/create.ts', access: WRITE },
+  { operation: 'users.create', method: 'POST', path: `${ACCOUNT}/users`, handler: 'functions/users/create.ts', access: EMIT },
   { operation: 'users.list', method: 'GET', path: `${ACCOUNT}/users`, handler: 'functions/users/list.ts', access: READ },
   { operation: 'users.retrieve', method: 'GET', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/retrieve.ts', access: READ },
-  { operation: 'users.update', method: 'PATCH', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/update.ts', access: WRITE },
-  { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: WRITE },
-  { operation: 'users.ban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/ban`, handler: 'functions/users/ban.ts', access: WRITE },
-  { operation: 'users.unban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/unban`, handler: 'functions/users/unban.ts', access: WRITE },
-  { operation: 'users.resetPassword', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/reset-password`, handler: 'functions/users/reset-password.ts', access: WRITE },
+  { operation: 'users.update', method: 'PATCH', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/update.ts', access: EMIT },
+  { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: EMIT },
+  { operation: 'users.ban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/ban`, handler: 'functions/users/ban.ts', access: EMIT },
+  { operation: 'users.unban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/unban`, handler: 'functions/users/unban.ts', access: EMIT },
+  { operation: 'users.resetPassword', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/reset-password`, handler: 'functions/users/reset-password.ts', access: EMIT },
   { operation: 'users.tokens', method: 'GET', path: `${ACCOUNT}/users/{id}/tokens`, handler: 'functions/users/tokens.ts', access: READ },
 
   // Tokens
-  { operation: 'tokens.generate', method: 'POST', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/generate.ts', access: WRITE },
+  { operation: 'tokens.generate', method: 'POST', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/generate.ts', access: EMIT },
   { operation: 'tokens.list', method: 'GET', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/list.ts', access: READ },
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
-  { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: WRITE },
+  { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: EMIT },
 
   // Password resets
   { operation: 'passwords.request', method: 'POST', path: `${ACCOUNT}/passwords`, handler: 'functions/passwords/request.ts', access: [...WRITE, 'queue:mail'] },
   { operation: 'passwords.form', method: 'GET', path: `${ACCOUNT}/password-reset`, handler: 'functions/passwords/form.ts', access: [] },
 
   // Environments
-  { operation: 'environments.create', method: 'POST', path: `${ACCOUNT}/environments`, handler: 'functions/environments/create.ts', access: WRITE },
+  { operation: 'environments.create', method: 'POST', path: `${ACCOUNT}/environments`, handler: 'functions/environments/create.ts', access: EMIT },
   { operation: 'environments.list', method: 'GET', path: `${ACCOUNT}/environments`, handler: 'functions/environments/list.ts', access: READ },
   { operation: 'environments.retrieve', method: 'GET', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/retrieve.ts', access: READ },
-  { operation: 'environments.update', method: 'PATCH', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/update.ts', access: WRITE },
-  { operation: 'environments.delete', method: 'DELETE', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/delete.ts', access: [...WRITE, 'queue:purge'] },
-  { operation: 'environments.tokens.generate', method: 'POST', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/generate-token.ts', access: WRITE },
+  { operation: 'environments.update', method: 'PATCH', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/update.ts', access: EMIT },
+  { operation: 'environments.delete', method: 'DELETE', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/delete.ts', access: [...EMIT, 'queue:purge'] },
+  { operation: 'environments.tokens.generate', method: 'POST', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/generate-token.ts', access: EMIT },
   { operation: 'environments.tokens.list', method: 'GET', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/tokens.ts', access: READ },
+
+  // Webhook endpoints
+  { operation: 'webhookEndpoints.create', method: 'POST', path: `${ACCOUNT}/webhook-endpoints`, handler: 'functions/webhook-endpoints/create.ts', access: EMIT },
+  { operation: 'webhookEndpoints.list', method: 'GET', path: `${ACCOUNT}/webhook-endpoints`, handler: 'functions/webhook-endpoints/list.ts', access: READ },
+  { operation: 'webhookEndpoints.retrieve', method: 'GET', path: `${ACCOUNT}/webhook-endpoints/{id}`, handler: 'functions/webhook-endpoints/retrieve.ts', access: READ },
+  { operation: 'webhookEndpoints.update', method: 'PATCH', path: `${ACCOUNT}/webhook-endpoints/{id}`, handler: 'functions/webhook-endpoints/update.ts', access: EMIT },
+  { operation: 'webhookEndpoints.delete', method: 'DELETE', path: `${ACCOUNT}/webhook-endpoints/{id}`, handler: 'functions/webhook-endpoints/delete.ts', access: EMIT },
+
+  // Webhook events
+  { operation: 'webhookEvents.list', method: 'GET', path: `${ACCOUNT}/webhook-events`, handler: 'functions/webhook-events/list.ts', access: READ },
+  { operation: 'webhookEvents.retrieve', method: 'GET', path: `${ACCOUNT}/webhook-events/{id}`, handler: 'functions/webhook-events/retrieve.ts', access: READ },
+  { operation: 'webhookEvents.delete', method: 'DELETE', path: `${ACCOUNT}/webhook-events/{id}`, handler: 'functions/webhook-events/delete.ts', access: WRITE },
+  { operation: 'webhookEvents.retry', method: 'POST', path: `${ACCOUNT}/webhook-events/{id}/actions/retry`, handler: 'functions/webhook-events/retry.ts', access: EMIT },
 ];
 
 /** Answers every request no route matches: 404 in the API's error format. */
@@ -101,7 +116,17 @@ export const workers: readonly Worker[] = [
     operation: 'workers.passwordReset',
     queue: 'mail',
     handler: 'functions/workers/password-reset.ts',
-    access: [...WRITE, 'mail:send'],
+    // Hands the reset token over by mail, or in a user.password-reset event.
+    access: [...EMIT, 'mail:send'],
+    batchSize: 10,
+  },
+  {
+    operation: 'workers.deliverWebhook',
+    queue: 'webhooks',
+    handler: 'functions/workers/deliver-webhook.ts',
+    // Writes the event's outcome, disables an endpoint that answers 410 (an event of its own),
+    // and queues the next attempt.
+    access: EMIT,
     batchSize: 10,
   },
 ];

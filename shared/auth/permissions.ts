@@ -19,6 +19,13 @@ export const PERMISSIONS = [
   'environment.update',
   'environment.delete',
   'environment.tokens.generate',
+  'webhook-endpoint.create',
+  'webhook-endpoint.read',
+  'webhook-endpoint.update',
+  'webhook-endpoint.delete',
+  'webhook-event.read',
+  'webhook-event.delete',
+  'webhook-event.retry',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -48,7 +48,7 @@ export async function childItems(
  */
 export async function deleteWithChildren(
   items: Item[],
-  last: (tx: Transaction) => void,
+  last: (tx: Transaction) => void | Promise<void>,
   alsoDelete: (tx: Transaction, item: Item) => void = () => {},
 ): Promise<void> {
   const chunks: Item[][] = [[]];
@@ -65,7 +65,7 @@ export async function deleteWithChildren(
 const OPERATIONS_PER_CHILD = 3;
 
 /** Commits one chunk; a child deleted meanwhile by someone else is dropped and the chunk retried. */
-async function commitChunk(chunk: Item[], last: (tx: Transaction) => void, alsoDelete: (tx: Transaction, item: Item) => void) {
+async function commitChunk(chunk: Item[], last: (tx: Transaction) => void | Promise<void>, alsoDelete: (tx: Transaction, item: Item) => void) {
   let children = chunk;
   for (let attempt = 1; ; attempt++) {
     const tx = new Transaction();
@@ -73,7 +73,7 @@ async function commitChunk(chunk: Item[], last: (tx: Transaction) => void, alsoD
       tx.delete(item);
       alsoDelete(tx, item);
     }
-    last(tx);
+    await last(tx);
     try {
       return await tx.commit();
     } catch (error) {

@@ -9,6 +9,13 @@ export const PREFIXES = {
   users: 'USER',
   tokens: 'TOKEN',
   environments: 'ENVIRONMENT',
+  'webhook-endpoints': 'WEBHOOK_ENDPOINT',
+  'webhook-events': 'WEBHOOK_EVENT',
+  /**
+   * Not a record type: a pseudo-parent whose id is an event kind (`user.created`), so that
+   * webhook events of one kind form a parent collection and `events[]=<kind>` is a key lookup.
+   */
+  'webhook-kinds': 'WEBHOOK_KIND',
 } as const;
 
 export type RecordType = keyof typeof PREFIXES;
@@ -72,3 +79,9 @@ export const purgeMarkerKey = (accountId: string, environmentId: string): Key =>
 
 /** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
 export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });
+
+/**
+ * The partition of the webhook worker's idempotency records (Powertools' DynamoDB persistence
+ * layer with a composite key: this static PK, the hashed idempotency key as SK).
+ */
+export const IDEMPOTENCY_PARTITION = 'IDEMPOTENCY#WEBHOOK_DELIVERY';

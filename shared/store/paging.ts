@@ -10,7 +10,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import { collectionName, collectionPartition, counterKey, type RecordType } from './keys.ts';
-import { getItems, toRecord, type StoredRecord } from './records.ts';
+import { getItems, toRecord, type Item, type StoredRecord } from './records.ts';
 import type { Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
 
@@ -26,18 +26,26 @@ export interface Page<T> {
   nextCursor?: string | null;
 }
 
-/** Which collection to list: every record of a type, or those under one parent (slot = its GSI). */
+/**
+ * Which collection to list: every record of a type, those under one parent (slot = its GSI),
+ * or those under any of several parents of one slot (a filter given several values), merged
+ * newest first like the partitions of a SHARED environment.
+ */
 export interface CollectionRef {
   type: RecordType;
   parent?: Parent & { slot: number };
+  anyParent?: { slot: number; parents: readonly Parent[] };
 }
 
 const INDEXES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'];
 
 export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
-  const index = ref.parent ? INDEXES[ref.parent.slot + 1] : 'GSI1';
-  const name = collectionName(ref.type, ref.parent);
-  const partitions = scope.readable.map((environmentId) => collectionPartition(scope.accountId, environmentId, name));
+  const slot = ref.anyParent?.slot ?? ref.parent?.slot;
+  const index = slot === undefined ? 'GSI1' : INDEXES[slot + 1]!;
+  const names = ref.anyParent
+    ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
+    : [collectionName(ref.type, ref.parent)];
+  const partitions = scope.readable.flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
   const counting = countOf(partitions);
 
   let before: string | undefined;
@@ -91,6 +99,29 @@ async function* read(index: string, partition: string, before: string | undefine
     remaining -= response.Items?.length ?? 0;
     start = response.LastEvaluatedKey;
   } while (start && remaining > 0);
+}
+
+/**
+ * Every item of one environment's collection of a type (not a page: for small collections
+ * such as an environment's webhook endpoints).
+ */
+export async function collectionItems(accountId: string, environmentId: string | null, type: RecordType): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const response = await db().send(
+      new QueryCommand({
+        TableName: getTable(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environmentId, collectionName(type)) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((response.Items ?? []) as Item[]));
+    start = response.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 /** Merges partitions that are each newest first into one stream, newest first. */

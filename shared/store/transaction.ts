@@ -18,6 +18,7 @@ import {
   type Key,
   type RecordType,
 } from './keys.ts';
+import { logger } from '../logger.ts';
 import { backoff, type Item, type StoredRecord } from './records.ts';
 
 /** A value a record holds exclusively within its account (an e-mail, a code, a key). */
@@ -49,6 +50,8 @@ export class Transaction {
   private readonly counts = new Map<string, { delta: number; membership?: string }>();
   /** Upper bounds on collection counts (e.g. a policy's maxMachines), checked by the counter update itself. */
   private readonly caps = new Map<string, { max: number; exceeded: Error }>();
+  /** Run once the commit has succeeded: work that must follow the writes, never precede them. */
+  private readonly afterCommitActions: (() => Promise<void> | void)[] = [];
 
   /** Creates a record in its collections, claiming its unique values. Returns the stored item. */
   create<T extends StoredRecord>(record: T, options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[] } = {}): Item {
@@ -186,6 +189,16 @@ export class Transaction {
     this.add({ ConditionCheck: { TableName: table(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, missing);
   }
 
+  /**
+   * Runs `action` after a successful commit, and never when the commit fails (e.g. sending the
+   * queue messages of webhook events the transaction wrote). The commit stands whatever the
+   * action does: a failing action is logged, not thrown, so a request that changed something
+   * never answers as if it had not.
+   */
+  afterCommit(action: () => Promise<void> | void): void {
+    this.afterCommitActions.push(action);
+  }
+
   /** Operations the commit will send; DynamoDB takes at most 100 in one transaction. */
   get size() {
     return this.operations.length + this.counts.size;
@@ -195,7 +208,17 @@ export class Transaction {
     const counters = this.counterOperations();
     const operations = [...this.operations, ...counters.map((c) => c.operation)];
     const failures = [...this.failures, ...counters.map((c) => c.exceeded)];
-    if (operations.length === 0) return;
+    if (operations.length > 0) await this.write(operations, failures);
+    for (const action of this.afterCommitActions) {
+      try {
+        await action();
+      } catch (error) {
+        logger.error('an after-commit action failed; the commit stands', { error: error as Error });
+      }
+    }
+  }
+
+  private async write(operations: Operation[], failures: (Error | undefined)[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await db().send(new TransactWriteCommand({ TransactItems: operations }));

@@ -6,6 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
 import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
+import { ofKind, startReceiver, verify } from './support/receiver.ts';
 
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 let account: TestAccount;
@@ -202,5 +203,53 @@ describe('inside an environment', () => {
     expect(await inbox(user.email)).toHaveLength(1);
     expectError(await fulfil(account, user.id, link.token, 'a brand new password'), 404);
     expect((await fulfil(account, user.id, link.token, 'a brand new password', code)).status).toBe(200);
+  });
+});
+
+describe('deliver: false', () => {
+  it('sends no mail and hands the token to a user.password-reset webhook event, which fulfils the reset', async () => {
+    const target = await newAccount();
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await call('POST', `${target.path}/webhook-endpoints`, {
+        token: target.adminToken,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+      });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+      const user = await newUser(target, { email: email('hook') });
+      const reply = await request(target, { email: user.email, deliver: false });
+      expect(reply.status).toBe(202);
+      expect(reply.body).toBeUndefined();
+      const [delivery] = ofKind(await receiver.waitFor((all) => ofKind(all, 'user.password-reset').length > 0), 'user.password-reset');
+      verify(endpoint.body.data.attributes.signingSecret, delivery!);
+      const payload = JSON.parse(delivery!.json.data.attributes.payload);
+      expect(payload.data).toMatchObject({ type: 'users', id: user.id, attributes: { email: user.email } });
+      expect(payload.data.attributes).not.toHaveProperty('passwordResetDigest');
+      const token = payload.meta.passwordResetToken as string;
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
+      expect(await inbox(user.email)).toHaveLength(0);
+      expect((await fulfil(target, user.id, token, 'set from a webhook')).status).toBe(200);
+      expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a webhook') })).status).toBe(201);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('emits nothing for an unknown address', async () => {
+    const target = await newAccount();
+    const receiver = await startReceiver();
+    try {
+      await call('POST', `${target.path}/webhook-endpoints`, {
+        token: target.adminToken,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+      });
+      expect((await request(target, { email: email('nobody'), deliver: false })).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(ofKind(receiver.deliveries, 'user.password-reset')).toHaveLength(0);
+      const events = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
+      expect(events.body.links.meta.count).toBe(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });

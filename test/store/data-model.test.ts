@@ -18,6 +18,11 @@ import { listCollection } from '#shared/store/paging.ts';
 import { getItem, getRecord } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { Transaction } from '#shared/store/transaction.ts';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
+import { idempotencyStore } from '#shared/events/deliver.ts';
+import { collectionItems } from '#shared/store/paging.ts';
+import { IDEMPOTENCY_PARTITION } from '#shared/store/keys.ts';
 
 let accountId: string;
 let slug: string;
@@ -155,10 +160,75 @@ describe('access patterns', () => {
     expect(global.records.length).toBeGreaterThan(1);
     expect(Number(counter?.n)).toBe(global.records.length);
   });
+
+  it('15, 16: an environment\'s webhook endpoints in one Query; the events of an endpoint', async () => {
+    const environment = await addEnvironment(`hooks-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const now = new Date().toISOString();
+    const endpoint = {
+      type: 'webhook-endpoints' as const, id: randomUUID(), accountId, environmentId: environment.id, created: now, updated: now,
+      url: 'https://127.0.0.1:9/x', subscriptions: ['*'], enabled: true, signingSecret: 'whsec_x',
+    };
+    let tx = new Transaction();
+    tx.create(endpoint);
+    await tx.commit();
+    expect((await collectionItems(accountId, environment.id, 'webhook-endpoints')).map((item) => item.id)).toEqual([endpoint.id]);
+    expect((await collectionItems(accountId, null, 'webhook-endpoints')).map((item) => item.id)).not.toContain(endpoint.id);
+
+    tx = new Transaction();
+    const event = addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: endpoint.id, endpoint: endpoint.url, payload: '{}', event: 'user.created' });
+    await tx.commit();
+    const scope = environmentScope(accountId, environment);
+    const page = await listCollection<WebhookEventRecord>(scope, { type: 'webhook-events', parent: { type: 'webhook-endpoints', id: endpoint.id, slot: ENDPOINT_SLOT } }, { mode: 'number', number: 1, size: 10 });
+    expect(page.records.map((e) => e.id)).toEqual([event.id]);
+    expect(page.count).toBe(1);
+  });
+
+  it('17: webhook events of any of several kinds, merged newest first and counted together', async () => {
+    const environment = await addEnvironment(`kinds-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const scope = environmentScope(accountId, environment);
+    const made: WebhookEventRecord[] = [];
+    for (const kind of ['user.created', 'user.deleted', 'token.generated', 'user.created', 'user.deleted']) {
+      const tx = new Transaction();
+      made.push(addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: randomUUID(), endpoint: 'x', payload: '{}', event: kind }));
+      await tx.commit();
+    }
+    const ref = { type: 'webhook-events' as const, anyParent: { slot: KIND_SLOT, parents: ['user.created', 'user.deleted'].map((id) => ({ type: 'webhook-kinds' as const, id })) } };
+    const expected = made.filter((e) => e.event !== 'token.generated').sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id)).map((e) => e.id);
+    const all = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'number', number: 1, size: 10 });
+    expect(all.records.map((e) => e.id)).toEqual(expected);
+    expect(all.count).toBe(4);
+    const second = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'number', number: 2, size: 3 });
+    expect(second.records.map((e) => e.id)).toEqual(expected.slice(3));
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof listCollection<WebhookEventRecord>>> = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'cursor', cursor, size: 3 });
+      byCursor.push(...page.records.map((e) => e.id));
+      cursor = page.nextCursor ?? null;
+    } while (cursor);
+    expect(byCursor).toEqual(expected);
+  });
+
+  it('18: claims a delivery attempt once in the idempotency partition, and releases it', async () => {
+    const store = idempotencyStore();
+    store.configure({ config: new IdempotencyConfig({ expiresAfterSeconds: 4 * 86400 }), keyPrefix: 'data-model' });
+    const key = { accountId, webhookEventId: randomUUID(), attempt: 1 };
+    await store.saveInProgress(key);
+    await expect(store.saveInProgress(key)).rejects.toMatchObject({ name: 'IdempotencyItemAlreadyExistsError' });
+    const { Items } = await db().send(
+      new QueryCommand({ TableName: getTable(), KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': IDEMPOTENCY_PARTITION, ':prefix': 'data-model#' } }),
+    );
+    const mine = (Items ?? []).filter((item) => item.status === 'INPROGRESS');
+    expect(mine.length).toBeGreaterThanOrEqual(1);
+    expect(mine[0]!.expiresAt - Date.now() / 1000).toBeGreaterThan(3 * 86400);
+    await store.deleteRecord(key);
+    await store.saveInProgress(key);
+    await store.deleteRecord(key);
+  });
 });
 
 describe('rate limits', () => {
-  it('15: counts hits per window and refuses past the limit without counting', async () => {
+  it('20: counts hits per window and refuses past the limit without counting', async () => {
     const { hit } = await import('#shared/store/rate-limit.ts');
     const subject = `TEST#${randomUUID()}`;
     const at = Date.UTC(2026, 0, 1, 10, 30);

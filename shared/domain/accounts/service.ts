@@ -13,6 +13,7 @@ import { accountKey } from '../../store/keys.ts';
 import { globalScope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, now } from '../rules.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { addToken } from '../tokens/service.ts';
 import { addUser } from '../users/service.ts';
 import { putNewAccount, SLUG, type Account } from './account.ts';
@@ -94,6 +95,7 @@ export async function updateAccount(ctx: RequestContext & { bearer: Bearer }): P
     missing: new Error('The account was deleted during the update'),
   });
   const next: Account = { ...ctx.account, ...changes };
+  await emitEvent(tx, globalScope(ctx.account.id), 'account.updated', accountDocument(next));
   await tx.commit();
   return next;
 }

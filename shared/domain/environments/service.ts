@@ -19,7 +19,10 @@ import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { isUuid, recordKeyOf, toRecord, type Item } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
+import { tokenDocument } from '../tokens/document.ts';
+import { environmentDocument } from './document.ts';
 import { addToken, listBearerTokens } from '../tokens/service.ts';
 import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
 
@@ -88,6 +91,7 @@ export async function createEnvironment(ctx: BearerContext): Promise<Environment
   };
   const tx = new Transaction();
   tx.create(environment, { unique: [codeClaim(environment.code)] });
+  await emitEvent(tx, globalScope(ctx.account.id), 'environment.created', environmentDocument(environment));
   await tx.commit();
   return environment;
 }
@@ -131,9 +135,10 @@ export async function updateEnvironment(ctx: BearerContext, idOrCode: string): P
     }
   }
   const tx = new Transaction();
-  const next = tx.update(item, changes, { missing: new RecordNotFound('environments', idOrCode), claim, release });
+  const next = toRecord<Environment>(tx.update(item, changes, { missing: new RecordNotFound('environments', idOrCode), claim, release }));
+  await emitEvent(tx, globalScope(ctx.account.id), 'environment.updated', environmentDocument(next));
   await tx.commit();
-  return toRecord<Environment>(next);
+  return next;
 }
 
 /**
@@ -149,6 +154,7 @@ export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): P
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('environments', idOrCode));
   tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });
+  await emitEvent(tx, globalScope(ctx.account.id), 'environment.deleted', environmentDocument(toRecord<Environment>(item)));
   await tx.commit();
   try {
     await enqueue('purge', message);
@@ -200,6 +206,7 @@ export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: str
     permissions,
   });
   tx.requireExists(recordKeyOf(environment), new RecordNotFound('environments', idOrCode));
+  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }

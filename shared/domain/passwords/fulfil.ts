@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
 import { metaDocument, parseBody } from '../../http/body.ts';
-import { forbidden, unauthorized, unprocessable } from '../../http/errors.ts';
+import { emitEvent } from '../../events/emit.ts';
+import { forbidden, unauthorized } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -14,6 +15,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
 import { removeLookup } from '../tokens/service.ts';
 import { BEARER_SLOT } from '../tokens/token.ts';
+import { userDocument } from '../users/document.ts';
 import { passwordRules } from '../users/service.ts';
 import { isManaged, type UserRecord } from '../users/user.ts';
 
@@ -43,8 +45,10 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
     { passwordHash: await hashPassword(meta.newPassword), passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
     { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
   );
+  const updated = toRecord<UserRecord>(next);
+  await emitEvent(tx, updated, 'user.updated', userDocument(updated));
   await tx.commit();
   const tokens = await childItems(user.accountId, user.environmentId, 'tokens', { type: 'users', id: user.id }, BEARER_SLOT);
   await deleteWithChildren(tokens, () => {}, removeLookup);
-  return toRecord<UserRecord>(next);
+  return updated;
 }

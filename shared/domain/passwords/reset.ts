@@ -6,6 +6,7 @@
  * no user (or to a banned one) ends here with nothing done.
  */
 import { digest, randomSecret } from '../../auth/secrets.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
 import { uniqueKey } from '../../store/keys.ts';
@@ -16,6 +17,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import { findAccount } from '../accounts/account.ts';
 import { findEnvironment } from '../environments/environment.ts';
 import { now } from '../rules.ts';
+import { userDocument } from '../users/document.ts';
 import { EMAIL_MARKER, type UserRecord } from '../users/user.ts';
 import type { ResetMessage } from './request.ts';
 
@@ -50,7 +52,12 @@ export async function processResetRequest(message: ResetMessage): Promise<void> 
     { passwordResetDigest: digest(token), passwordResetExpiry: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS).toISOString(), updated: now() },
     { missing: new RecordNotFound('users', user.id) },
   );
-  if (!message.deliver) throw new Error('Password resets without e-mail need webhook events');
+  if (!message.deliver) {
+    await emitEvent(tx, user, 'user.password-reset', userDocument(user), { passwordResetToken: token });
+    await tx.commit();
+    logger.info('password reset handed to webhooks', { resetId: message.resetId, userId: user.id });
+    return;
+  }
   await tx.commit();
   await sendResetMail({
     to: user.email,

@@ -15,7 +15,9 @@ import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { now } from '../rules.ts';
+import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, USER_TOKEN_LIFETIME_MS, type TokenKind, type TokenRecord } from './token.ts';
 
 export interface NewToken {
@@ -88,6 +90,7 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
     name: body?.data.attributes.name ?? null,
     expiry,
   });
+  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }
@@ -113,6 +116,7 @@ export async function revokeToken(scope: Scope, bearer: Bearer, id: string): Pro
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('tokens', id));
   removeLookup(tx, item);
+  await emitEvent(tx, scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
   await tx.commit();
 }
 

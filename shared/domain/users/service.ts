@@ -14,9 +14,11 @@ import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { assertWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { removeLookup } from '../tokens/service.ts';
 import { BEARER_SLOT } from '../tokens/token.ts';
+import { userDocument } from './document.ts';
 import { createUserBody, SELF_EDITABLE, updateUserBody } from './schema.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './user.ts';
 
@@ -94,6 +96,7 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
   const { attributes } = parseBody(ctx.body, createUserBody).data;
   const tx = new Transaction();
   const user = await addUser(tx, ctx.scope, attributes);
+  await emitEvent(tx, ctx.scope, 'user.created', userDocument(user));
   await tx.commit();
   return user;
 }
@@ -158,9 +161,10 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
   }
   changes.updated = now();
   const tx = new Transaction();
-  const next = tx.update(item, changes, { missing: new RecordNotFound('users', id), claim, release });
+  const next = toRecord<UserRecord>(tx.update(item, changes, { missing: new RecordNotFound('users', id), claim, release }));
+  await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
   await tx.commit();
-  return toRecord<UserRecord>(next);
+  return next;
 }
 
 /** Bans or lifts a ban: a banned user's tokens stop working at once, and come back with the ban lifted. */
@@ -169,9 +173,10 @@ export async function setUserStatus(ctx: BearerContext, id: string, status: 'ACT
   requireAdministrator(ctx.bearer, 'user.ban', 'ban users');
   if (status === 'BANNED' && isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot ban yourself');
   const tx = new Transaction();
-  const next = tx.update(item, { status, updated: now() }, { missing: new RecordNotFound('users', id) });
+  const next = toRecord<UserRecord>(tx.update(item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }));
+  await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
   await tx.commit();
-  return toRecord<UserRecord>(next);
+  return next;
 }
 
 /** Deletes a user with all of their tokens, and frees their e-mail address. */
@@ -181,5 +186,13 @@ export async function deleteUser(ctx: BearerContext, id: string): Promise<void> 
   if (isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot delete yourself');
   const environmentId = (item.environmentId as string | null) ?? null;
   const tokens = await childItems(ctx.scope.accountId, environmentId, 'tokens', { type: 'users', id: item.id as string }, BEARER_SLOT);
-  await deleteWithChildren(tokens, (tx) => tx.delete(item, new RecordNotFound('users', id)), removeLookup);
+  const document = userDocument(toRecord<UserRecord>(item));
+  await deleteWithChildren(
+    tokens,
+    async (tx) => {
+      tx.delete(item, new RecordNotFound('users', id));
+      await emitEvent(tx, ctx.scope, 'user.deleted', document);
+    },
+    removeLookup,
+  );
 }

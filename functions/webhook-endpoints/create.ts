@@ -1,0 +1,7 @@
+import { webhookEndpointDocument } from '#shared/domain/webhook-endpoints/document.ts';
+import { createWebhookEndpoint } from '#shared/domain/webhook-endpoints/service.ts';
+import { created } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** The signing secret is shown in this response only. */
+export const handler = operation('bearer', async (ctx) => created(webhookEndpointDocument(await createWebhookEndpoint(ctx), true)));

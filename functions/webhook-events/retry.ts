@@ -1,0 +1,7 @@
+import { webhookEventDocument } from '#shared/domain/webhook-events/document.ts';
+import { retryWebhookEvent } from '#shared/domain/webhook-events/service.ts';
+import { created } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** 201 with the new event (DECISIONS §5); the original is left as it was. */
+export const handler = operation('bearer', async (ctx) => created(webhookEventDocument(await retryWebhookEvent(ctx, ctx.params.id!))));

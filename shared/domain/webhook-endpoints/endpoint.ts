@@ -1,0 +1,64 @@
+/**
+ * Webhook endpoints (DECISIONS §5): where an environment's events are delivered. An endpoint
+ * belongs to one environment (or to none = global) and receives only that environment's
+ * events, of the kinds it subscribes to (`*` = all), while it is enabled.
+ *
+ * The signing secret is Standard Webhooks' `whsec_<base64 of 32 random bytes>`. It is kept as
+ * is (signing needs it, so it cannot be a digest) and shown only in the response that
+ * creates the endpoint.
+ */
+import { randomBytes } from 'node:crypto';
+import { config } from '../../config.ts';
+import { isPlainlyPrivate, hostOf } from '../../events/targets.ts';
+import { unprocessable } from '../../http/errors.ts';
+import type { StoredRecord } from '../../store/records.ts';
+import { attributePointer } from '../rules.ts';
+
+export interface WebhookEndpointRecord extends StoredRecord {
+  type: 'webhook-endpoints';
+  url: string;
+  /** Event kinds (`user.created`), or `*` for every kind. */
+  subscriptions: string[];
+  enabled: boolean;
+  signingSecret: string;
+}
+
+export const URL_MAX = 2048;
+/** Endpoints per environment: every change writes one event per endpoint in its own transaction. */
+export const MAX_ENDPOINTS = 20;
+const SUBSCRIPTION = /^(\*|[a-z][a-z0-9-]*\.[a-z][a-z0-9.-]*)$/;
+
+export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** 422 URL_INVALID / URL_NOT_ALLOWED: an absolute http(s) URL, https unless private targets are allowed. */
+export function urlRules(url: string): string {
+  const pointer = attributePointer('url');
+  const trimmed = url.trim();
+  if ([...trimmed].length > URL_MAX) throw unprocessable('URL_TOO_LONG', `url is too long (maximum is ${URL_MAX} characters)`, pointer);
+  const parsed = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !parsed.hostname) {
+    throw unprocessable('URL_INVALID', 'url must be an absolute http or https URL', pointer);
+  }
+  if (parsed.username || parsed.password) throw unprocessable('URL_INVALID', 'url must not carry credentials', pointer);
+  if (!config.allowPrivateWebhookTargets) {
+    if (parsed.protocol !== 'https:') throw unprocessable('URL_NOT_ALLOWED', 'url must use https', pointer);
+    if (isPlainlyPrivate(hostOf(parsed))) {
+      throw unprocessable('URL_NOT_ALLOWED', 'url must not point at a private, loopback or link-local address', pointer);
+    }
+  }
+  return trimmed;
+}
+
+/** 422 SUBSCRIPTIONS_INVALID: `*` or event kinds such as `license.created`. */
+export function subscriptionRules(subscriptions: string[]): string[] {
+  subscriptions.forEach((subscription, i) => {
+    if (subscription.length > 255 || !SUBSCRIPTION.test(subscription)) {
+      throw unprocessable('SUBSCRIPTIONS_INVALID', `'${subscription}' is not an event kind such as user.created, nor *`, `${attributePointer('subscriptions')}/${i}`);
+    }
+  });
+  return [...new Set(subscriptions)];
+}
+
+/** Whether the endpoint takes events of this kind now. */
+export const subscribes = (endpoint: Pick<WebhookEndpointRecord, 'enabled' | 'subscriptions'>, event: string) =>
+  endpoint.enabled && (endpoint.subscriptions.includes('*') || endpoint.subscriptions.includes(event));

@@ -1,0 +1,110 @@
+/**
+ * Webhook endpoints: created, read, changed and removed by administrators and environment
+ * bearers within their reach. Every change emits its `webhook-endpoint.*` event.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
+import type { Permission } from '../../auth/permissions.ts';
+import { emitEvent } from '../../events/emit.ts';
+import { assertSameId, nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
+import { forbidden, unprocessable } from '../../http/errors.ts';
+import type { RequestContext } from '../../http/pipeline.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { collectionName, collectionPartition, counterKey } from '../../store/keys.ts';
+import { listCollection, type PageRequest } from '../../store/paging.ts';
+import { assertWritable, getItem, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { now } from '../rules.ts';
+import { webhookEndpointDocument } from './document.ts';
+import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
+
+type BearerContext = RequestContext & { bearer: Bearer };
+
+const createBody = resourceDocument('webhook-endpoints', {
+  url: nonBlank(),
+  subscriptions: z.array(z.string()).optional(),
+});
+
+const updateBody = updateDocument('webhook-endpoints', {
+  url: nonBlank().optional(),
+  subscriptions: z.array(z.string()).optional(),
+  enabled: z.boolean().optional(),
+});
+
+function requireManager(bearer: Bearer, permission: Permission, action: string) {
+  if (!isAdministrator(bearer) || !can(bearer, permission)) throw forbidden(`Only administrators may ${action}`);
+}
+
+/** An endpoint the bearer may see (administrators only), and for a write one it may change. */
+async function visibleEndpoint(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
+  const item = await requireVisibleItem(ctx.scope, 'webhook-endpoints', id);
+  if (!isAdministrator(ctx.bearer)) throw new RecordNotFound('webhook-endpoints', id);
+  return write ? assertWritable(ctx.scope, item) : item;
+}
+
+export async function createWebhookEndpoint(ctx: BearerContext): Promise<WebhookEndpointRecord> {
+  requireManager(ctx.bearer, 'webhook-endpoint.create', 'create webhook endpoints');
+  const { attributes } = parseBody(ctx.body, createBody).data;
+  const url = urlRules(attributes.url);
+  const subscriptions = subscriptionRules(attributes.subscriptions ?? ['*']);
+  const counter = await getItem(counterKey(collectionPartition(ctx.scope.accountId, ctx.scope.environmentId, collectionName('webhook-endpoints'))));
+  if (Number(counter?.n ?? 0) >= MAX_ENDPOINTS) {
+    throw unprocessable('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`);
+  }
+  const timestamp = now();
+  const endpoint: WebhookEndpointRecord = {
+    type: 'webhook-endpoints',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    url,
+    subscriptions,
+    enabled: true,
+    signingSecret: newSigningSecret(),
+  };
+  const tx = new Transaction();
+  tx.create(endpoint);
+  await emitEvent(tx, ctx.scope, 'webhook-endpoint.created', webhookEndpointDocument(endpoint));
+  await tx.commit();
+  return endpoint;
+}
+
+export async function retrieveWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
+  const item = await visibleEndpoint(ctx, id, false);
+  if (!can(ctx.bearer, 'webhook-endpoint.read')) throw forbidden('This token may not read webhook endpoints');
+  return toRecord<WebhookEndpointRecord>(item);
+}
+
+export async function listWebhookEndpoints(ctx: BearerContext, page: PageRequest) {
+  requireManager(ctx.bearer, 'webhook-endpoint.read', 'list webhook endpoints');
+  return listCollection<WebhookEndpointRecord>(ctx.scope, { type: 'webhook-endpoints' }, page);
+}
+
+export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
+  const item = await visibleEndpoint(ctx, id, true);
+  if (!can(ctx.bearer, 'webhook-endpoint.update')) throw forbidden('This token may not update webhook endpoints');
+  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateBody).data;
+  assertSameId(givenId, item.id as string);
+  const changes: Partial<WebhookEndpointRecord> = { updated: now() };
+  if (attributes.url !== undefined) changes.url = urlRules(attributes.url);
+  if (attributes.subscriptions !== undefined) changes.subscriptions = subscriptionRules(attributes.subscriptions);
+  if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
+  const tx = new Transaction();
+  const next = toRecord<WebhookEndpointRecord>(tx.update(item, changes, { missing: new RecordNotFound('webhook-endpoints', id) }));
+  await emitEvent(tx, ctx.scope, 'webhook-endpoint.updated', webhookEndpointDocument(next));
+  await tx.commit();
+  return next;
+}
+
+/** Removes the endpoint; its webhook events stay (a retry of one then answers 422). */
+export async function deleteWebhookEndpoint(ctx: BearerContext, id: string): Promise<void> {
+  const item = await visibleEndpoint(ctx, id, true);
+  if (!can(ctx.bearer, 'webhook-endpoint.delete')) throw forbidden('This token may not delete webhook endpoints');
+  const tx = new Transaction();
+  tx.delete(item, new RecordNotFound('webhook-endpoints', id));
+  await emitEvent(tx, ctx.scope, 'webhook-endpoint.deleted', webhookEndpointDocument(toRecord<WebhookEndpointRecord>(item)));
+  await tx.commit();
+}

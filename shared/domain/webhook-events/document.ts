@@ -1,0 +1,28 @@
+import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import type { WebhookEventRecord } from './event.ts';
+
+/** The webhook-event document, exactly SPEC's fields: the same in the API and in a delivery's body. */
+export function webhookEventDocument(event: WebhookEventRecord): ResourceObject {
+  return {
+    id: event.id,
+    type: 'webhook-events',
+    meta: { idempotencyToken: event.idempotencyToken },
+    attributes: {
+      endpoint: event.endpoint,
+      payload: event.payload,
+      event: event.event,
+      status: event.status,
+      // A removed attribute (null written through an update) reads back as absent.
+      lastResponseCode: event.lastResponseCode ?? null,
+      lastResponseBody: event.lastResponseBody ?? null,
+      created: event.created,
+      updated: event.updated,
+    },
+    relationships: {
+      account: accountRelationship(event.accountId),
+      environment: toOne(event.accountId, 'environments', event.environmentId),
+      endpoint: toOne(event.accountId, 'webhook-endpoints', event.endpointId),
+    },
+    links: { self: resourcePath(event.accountId, 'webhook-events', event.id) },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Webhook events (SPEC "Webhook event"; DECISIONS §5): one record per delivery of one change
+ * to one endpoint. Its id and idempotency token are fixed at birth; a retry is a new record
+ * with a new id and the same token.
+ *
+ * Collections: every event of the environment (GSI1), the events of one endpoint (GSI2) and
+ * the events of one kind (GSI3, under the pseudo-parent `webhook-kinds/<kind>`), the last so
+ * that the `events[]` filter is a key lookup.
+ */
+import { randomUUID } from 'node:crypto';
+import { randomSecret } from '../../auth/secrets.ts';
+import type { StoredRecord } from '../../store/records.ts';
+import type { Transaction } from '../../store/transaction.ts';
+import { now } from '../rules.ts';
+
+export type WebhookEventStatus = 'DELIVERING' | 'DELIVERED' | 'FAILING' | 'FAILED';
+
+export interface WebhookEventRecord extends StoredRecord {
+  type: 'webhook-events';
+  endpointId: string;
+  /** The endpoint's URL when the event was born: where it is delivered. */
+  endpoint: string;
+  /** The resource document (`{data, meta?}`) serialised as a string. */
+  payload: string;
+  event: string;
+  status: WebhookEventStatus;
+  lastResponseCode: number | null;
+  lastResponseBody: string | null;
+  idempotencyToken: string;
+}
+
+/** The event's parent collections: its endpoint (GSI2), its kind (GSI3). */
+export const ENDPOINT_SLOT = 0;
+export const KIND_SLOT = 1;
+
+export const FINAL_STATUSES: readonly WebhookEventStatus[] = ['DELIVERED', 'FAILED'];
+
+export interface NewWebhookEvent {
+  accountId: string;
+  environmentId: string | null;
+  endpointId: string;
+  endpoint: string;
+  payload: string;
+  event: string;
+  /** Given for a retry; a new event gets a new one. */
+  idempotencyToken?: string;
+}
+
+/** Adds a DELIVERING webhook event to a transaction, in its three collections. */
+export function addWebhookEvent(tx: Transaction, input: NewWebhookEvent): WebhookEventRecord {
+  const timestamp = now();
+  const record: WebhookEventRecord = {
+    type: 'webhook-events',
+    id: randomUUID(),
+    accountId: input.accountId,
+    environmentId: input.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    endpointId: input.endpointId,
+    endpoint: input.endpoint,
+    payload: input.payload,
+    event: input.event,
+    status: 'DELIVERING',
+    lastResponseCode: null,
+    lastResponseBody: null,
+    idempotencyToken: input.idempotencyToken ?? randomSecret(),
+  };
+  tx.create(record, { parents: [{ type: 'webhook-endpoints', id: input.endpointId }, { type: 'webhook-kinds', id: input.event }] });
+  return record;
+}

@@ -1,0 +1,84 @@
+/**
+ * Emitting webhook events: the one line every change adds before its commit.
+ *
+ *   const tx = new Transaction();
+ *   const next = tx.update(item, changes, { missing });
+ *   await emitEvent(tx, ctx.scope, 'user.updated', userDocument(toRecord(next)));
+ *   await tx.commit();
+ *
+ * - `where`: the account and the environment the changed record lives in (a request's Scope
+ *   will do; account-level records such as environments and the account itself pass
+ *   `globalScope(accountId)`). Events go only to endpoints of that same environment.
+ * - `event`: `<type>.<action>` with the singular type: `license.created`, `machine.updated`,
+ *   `component.deleted`, plus the actions that are not plain changes (`license.validated`,
+ *   `token.generated`, `user.password-reset`).
+ * - `document`: the resource object as the API shows it (for a delete: as it was). The
+ *   payload is `{"data": document}` serialised, with `meta` when given
+ *   (`user.password-reset` carries `{passwordResetToken}` there).
+ *
+ * It reads the enabled endpoints of that environment subscribed to the kind (one Query),
+ * adds one webhook-event record per endpoint to the SAME transaction (an outbox: a change is
+ * never committed without its events, and a failed request leaves none), and, once the
+ * commit has succeeded, sends one delivery message per event to the webhooks queue. A route
+ * whose handler emits must declare `queue:webhooks` in shared/routes.ts.
+ *
+ * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
+ */
+import type { WebhookEndpointRecord } from '../domain/webhook-endpoints/endpoint.ts';
+import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
+import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
+import type { ResourceObject } from '../http/documents.ts';
+import { logger } from '../logger.ts';
+import { collectionItems } from '../store/paging.ts';
+import { toRecord } from '../store/records.ts';
+import type { Transaction } from '../store/transaction.ts';
+import { queueFirstAttempts } from './messages.ts';
+
+export interface EventOrigin {
+  accountId: string;
+  environmentId: string | null;
+}
+
+export async function emitEvent(
+  tx: Transaction,
+  where: EventOrigin,
+  event: string,
+  document: ResourceObject,
+  meta?: Record<string, unknown>,
+): Promise<WebhookEventRecord[]> {
+  const endpoints = (await collectionItems(where.accountId, where.environmentId, 'webhook-endpoints'))
+    .map((item) => toRecord<WebhookEndpointRecord>(item))
+    .filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
+  if (endpoints.length === 0) return [];
+  const payload = JSON.stringify({ data: document, ...(meta ? { meta } : {}) });
+  const events = endpoints.map((endpoint) =>
+    addWebhookEvent(tx, {
+      accountId: where.accountId,
+      environmentId: where.environmentId,
+      endpointId: endpoint.id,
+      endpoint: endpoint.url,
+      payload,
+      event,
+    }),
+  );
+  deliverAfterCommit(tx, events);
+  return events;
+}
+
+/** An endpoint is not told of its own deletion or of its own disabling. */
+function aboutItself(endpoint: WebhookEndpointRecord, event: string, document: ResourceObject): boolean {
+  if (document.type !== 'webhook-endpoints' || document.id !== endpoint.id) return false;
+  return event === 'webhook-endpoint.deleted' || document.attributes.enabled === false;
+}
+
+/** Sends the first delivery attempt of each event once the transaction that writes them has committed. */
+export function deliverAfterCommit(tx: Transaction, events: readonly WebhookEventRecord[]): void {
+  tx.afterCommit(async () => {
+    try {
+      await queueFirstAttempts(events);
+    } catch (error) {
+      // The events stay DELIVERING; the retry action (or a redrive) sends them again.
+      logger.error('webhook deliveries not queued', { webhookEventIds: events.map((e) => e.id), error: error as Error });
+    }
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * The webhooks queue's message: one delivery attempt of one webhook event. `notBefore` (epoch
+ * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
+ * that time has come.
+ */
+import { z } from 'zod';
+import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
+
+export interface DeliveryMessage {
+  accountId: string;
+  webhookEventId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  notBefore?: number;
+}
+
+const schema = z.strictObject({
+  accountId: z.string().min(1),
+  webhookEventId: z.string().min(1),
+  attempt: z.number().int().min(1),
+  notBefore: z.number().int().optional(),
+});
+
+/** A message no worker can ever process (not JSON, wrong shape). */
+export class PoisonMessage extends Error {
+  override name = 'PoisonMessage';
+}
+
+export function parseDeliveryMessage(body: string): DeliveryMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new PoisonMessage('The delivery message is not JSON');
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
+  return result.data;
+}
+
+/** First attempts of new events, sent together. */
+export const queueFirstAttempts = (events: readonly { accountId: string; id: string }[]) =>
+  enqueueAll(
+    'webhooks',
+    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, attempt: 1 })),
+  );
+
+/**
+ * Schedules an attempt `delaySeconds` from now: a delayed message when SQS can hold it that
+ * long, otherwise a hop of 15 minutes carrying the time the attempt is due.
+ */
+export async function scheduleAttempt(message: DeliveryMessage, delaySeconds: number, now = Date.now()): Promise<void> {
+  const { notBefore: _ignored, ...attempt } = message;
+  if (delaySeconds <= MAX_DELAY_SECONDS) return enqueue('webhooks', attempt, delaySeconds);
+  await enqueue('webhooks', { ...attempt, notBefore: now + Math.round(delaySeconds * 1000) }, MAX_DELAY_SECONDS);
+}

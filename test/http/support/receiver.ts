@@ -1,0 +1,84 @@
+/**
+ * A real HTTP receiver for webhook deliveries: a node:http server on 127.0.0.1 that records
+ * every request and answers as the test tells it to.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The parsed body: the webhook-event document. */
+  json: any;
+  at: number;
+}
+
+export interface Answer {
+  status: number;
+  body?: string;
+  /** Wait this long before answering. */
+  delayMs?: number;
+}
+
+export interface Receiver {
+  url: string;
+  deliveries: Delivery[];
+  /** Decides each answer (default 204); `n` counts deliveries from 1. */
+  answer: (delivery: Delivery, n: number) => Answer;
+  /** Resolves once `predicate` holds for the deliveries, or rejects after `timeoutMs`. */
+  waitFor(predicate: (deliveries: Delivery[]) => boolean, timeoutMs?: number): Promise<Delivery[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+  const receiver: Receiver = {
+    url: '',
+    deliveries: [],
+    answer: () => ({ status: 204 }),
+    async waitFor(predicate, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      while (!predicate(receiver.deliveries)) {
+        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms; got ${receiver.deliveries.length} deliveries: ${receiver.deliveries.map((d) => d.json?.data?.attributes?.event).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return receiver.deliveries;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const delivery: Delivery = { headers: request.headers, body, json, at: Date.now() };
+      receiver.deliveries.push(delivery);
+      const answer = receiver.answer(delivery, receiver.deliveries.length);
+      setTimeout(() => {
+        response.writeHead(answer.status, { 'content-type': 'text/plain' });
+        response.end(answer.body ?? '');
+      }, answer.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  return receiver;
+}
+
+/** Verifies a delivery with the standardwebhooks package; returns the verified payload (throws if invalid). */
+export function verify(secret: string, delivery: Delivery): unknown {
+  return new Webhook(secret).verify(delivery.body, {
+    'webhook-id': String(delivery.headers['webhook-id']),
+    'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+    'webhook-signature': String(delivery.headers['webhook-signature']),
+  });
+}
+
+/** Deliveries of one event kind. */
+export const ofKind = (deliveries: Delivery[], kind: string) => deliveries.filter((d) => d.json?.data?.attributes?.event === kind);
