@@ -42,13 +42,28 @@ export const relationship = (type: string) =>
 /** `{meta: {...}}` bodies of actions. */
 export const metaDocument = <M extends z.ZodRawShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
 
-export function parseBody<T>(body: Body, schema: z.ZodType<T>): T {
+/**
+ * Validates a body against its schema. An update names its record in the path: pass that id as
+ * `pathId` and a `data.id` equal to it is accepted (JSON:API clients send it), any other refused.
+ */
+export function parseBody<T>(body: Body, schema: z.ZodType<T>, pathId?: string): T {
   if ('malformed' in body) throw badRequest('The request body is not valid JSON', { code: 'JSON_INVALID' });
-  const input = 'json' in body ? body.json : undefined;
+  let input = 'json' in body ? body.json : undefined;
   if (input === undefined) throw new ApiError(400, [{ detail: 'is missing', code: 'PARAMETER_INVALID', source: { pointer: '/data' } }]);
+  if (pathId !== undefined) input = withoutPathId(input, pathId);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ApiError(400, result.error.issues.flatMap((issue) => describe(issue, input)));
+}
+
+function withoutPathId(input: unknown, pathId: string): unknown {
+  const data = (input as { data?: unknown } | null)?.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data) || !('id' in data)) return input;
+  const { id, ...rest } = data as Record<string, unknown>;
+  if (typeof id !== 'string' || id.toLowerCase() !== pathId.toLowerCase()) {
+    throw new ApiError(400, [{ detail: 'does not match the id in the path', code: 'PARAMETER_INVALID', source: { pointer: '/data/id' } }]);
+  }
+  return { ...(input as object), data: rest };
 }
 
 function describe(issue: z.core.$ZodIssue, input: unknown) {

@@ -84,5 +84,5 @@ export function listReply<T>(
   page: Page<T>,
   document: (record: T) => ResourceObject,
 ): Reply {
-  return list(page.records.map(document), listLinks(ctx.event.rawPath, ctx.query, request, page));
+  return list(page.records.map((record) => document(record)), listLinks(ctx.event.rawPath, ctx.query, request, page));
 }

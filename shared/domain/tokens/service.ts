@@ -10,7 +10,7 @@ import { parseBody, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import { environmentMembership, tokenDigestKey, type RecordType } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { requireVisibleItem, requireWritableItem, toRecord, type Item } from '../../store/records.ts';
+import { requireVisibleItem, requireWritable, toRecord, type Item } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -94,10 +94,11 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
 
 /** A token the bearer may see: administrators any within reach, everyone else their own. */
 async function visibleToken(scope: Scope, bearer: Bearer, id: string, write: boolean): Promise<Item> {
-  const item = write ? await requireWritableItem(scope, 'tokens', id) : await requireVisibleItem(scope, 'tokens', id);
+  const item = await requireVisibleItem(scope, 'tokens', id);
   if (!isAdministrator(bearer) && !(item.bearerType === bearer.type && item.bearerId === bearer.id)) {
     throw new RecordNotFound('tokens', id);
   }
+  if (write) requireWritable(scope, item);
   return item;
 }
 

@@ -11,7 +11,7 @@ import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { requireVisibleItem, requireWritableItem, toRecord, type Item } from '../../store/records.ts';
+import { requireVisibleItem, requireWritable, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
@@ -100,8 +100,9 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
 
 /** A user the bearer may see: administrators any within reach, users themselves. */
 async function visibleUser(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
-  const item = write ? await requireWritableItem(ctx.scope, 'users', id) : await requireVisibleItem(ctx.scope, 'users', id);
+  const item = await requireVisibleItem(ctx.scope, 'users', id);
   if (!isAdministrator(ctx.bearer) && !isSelf(ctx.bearer, 'users', item.id as string)) throw new RecordNotFound('users', id);
+  if (write) requireWritable(ctx.scope, item);
   return item;
 }
 
@@ -124,7 +125,7 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     const others = Object.keys(attributes).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
     if (others.length > 0) throw forbidden(`A user may change only their own ${SELF_EDITABLE.join(' and ')}`);
   }
-  const { attributes } = parseBody(ctx.body, updateUserBody).data;
+  const { attributes } = parseBody(ctx.body, updateUserBody, id).data;
   const user = toRecord<UserRecord>(item);
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];
