@@ -9,6 +9,11 @@ export const PREFIXES = {
   users: 'USER',
   tokens: 'TOKEN',
   environments: 'ENVIRONMENT',
+  products: 'PRODUCT',
+  policies: 'POLICY',
+  licenses: 'LICENSE',
+  machines: 'MACHINE',
+  components: 'COMPONENT',
 } as const;
 
 export type RecordType = keyof typeof PREFIXES;
