@@ -63,6 +63,9 @@ export const routes: readonly Route[] = [
   { operation: 'users.unban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/unban`, handler: 'functions/users/unban.ts', access: EMIT },
   { operation: 'users.resetPassword', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/reset-password`, handler: 'functions/users/reset-password.ts', access: EMIT },
   { operation: 'users.tokens', method: 'GET', path: `${ACCOUNT}/users/{id}/tokens`, handler: 'functions/users/tokens.ts', access: READ },
+  { operation: 'users.licenses', method: 'GET', path: `${ACCOUNT}/users/{id}/licenses`, handler: 'functions/users/licenses.ts', access: READ },
+  { operation: 'users.machines', method: 'GET', path: `${ACCOUNT}/users/{id}/machines`, handler: 'functions/users/machines.ts', access: READ },
+  { operation: 'users.products', method: 'GET', path: `${ACCOUNT}/users/{id}/products`, handler: 'functions/users/products.ts', access: READ },
 
   // Tokens
   { operation: 'tokens.generate', method: 'POST', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/generate.ts', access: EMIT },
@@ -82,6 +85,54 @@ export const routes: readonly Route[] = [
   { operation: 'environments.delete', method: 'DELETE', path: `${ACCOUNT}/environments/{id}`, handler: 'functions/environments/delete.ts', access: [...EMIT, 'queue:purge'] },
   { operation: 'environments.tokens.generate', method: 'POST', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/generate-token.ts', access: EMIT },
   { operation: 'environments.tokens.list', method: 'GET', path: `${ACCOUNT}/environments/{id}/tokens`, handler: 'functions/environments/tokens.ts', access: READ },
+
+  // Products
+  { operation: 'products.create', method: 'POST', path: `${ACCOUNT}/products`, handler: 'functions/products/create.ts', access: EMIT },
+  { operation: 'products.list', method: 'GET', path: `${ACCOUNT}/products`, handler: 'functions/products/list.ts', access: READ },
+  { operation: 'products.retrieve', method: 'GET', path: `${ACCOUNT}/products/{id}`, handler: 'functions/products/retrieve.ts', access: READ },
+  { operation: 'products.update', method: 'PATCH', path: `${ACCOUNT}/products/{id}`, handler: 'functions/products/update.ts', access: EMIT },
+  { operation: 'products.delete', method: 'DELETE', path: `${ACCOUNT}/products/{id}`, handler: 'functions/products/delete.ts', access: EMIT },
+  { operation: 'products.tokens.generate', method: 'POST', path: `${ACCOUNT}/products/{id}/tokens`, handler: 'functions/products/generate-token.ts', access: EMIT },
+
+  // Policies
+  { operation: 'policies.create', method: 'POST', path: `${ACCOUNT}/policies`, handler: 'functions/policies/create.ts', access: EMIT },
+  { operation: 'policies.list', method: 'GET', path: `${ACCOUNT}/policies`, handler: 'functions/policies/list.ts', access: READ },
+  { operation: 'policies.retrieve', method: 'GET', path: `${ACCOUNT}/policies/{id}`, handler: 'functions/policies/retrieve.ts', access: READ },
+  { operation: 'policies.update', method: 'PATCH', path: `${ACCOUNT}/policies/{id}`, handler: 'functions/policies/update.ts', access: EMIT },
+  { operation: 'policies.delete', method: 'DELETE', path: `${ACCOUNT}/policies/{id}`, handler: 'functions/policies/delete.ts', access: EMIT },
+
+  // Licenses
+  { operation: 'licenses.create', method: 'POST', path: `${ACCOUNT}/licenses`, handler: 'functions/licenses/create.ts', access: EMIT },
+  { operation: 'licenses.list', method: 'GET', path: `${ACCOUNT}/licenses`, handler: 'functions/licenses/list.ts', access: READ },
+  { operation: 'licenses.retrieve', method: 'GET', path: `${ACCOUNT}/licenses/{id}`, handler: 'functions/licenses/retrieve.ts', access: READ },
+  { operation: 'licenses.update', method: 'PATCH', path: `${ACCOUNT}/licenses/{id}`, handler: 'functions/licenses/update.ts', access: EMIT },
+  { operation: 'licenses.delete', method: 'DELETE', path: `${ACCOUNT}/licenses/{id}`, handler: 'functions/licenses/delete.ts', access: EMIT },
+  { operation: 'licenses.tokens.generate', method: 'POST', path: `${ACCOUNT}/licenses/{id}/tokens`, handler: 'functions/licenses/generate-token.ts', access: EMIT },
+  { operation: 'licenses.validate', method: 'POST', path: `${ACCOUNT}/licenses/{id}/actions/validate`, handler: 'functions/licenses/validate.ts', access: EMIT },
+  { operation: 'licenses.validateKey', method: 'POST', path: `${ACCOUNT}/licenses/actions/validate-key`, handler: 'functions/licenses/validate-key.ts', access: EMIT },
+  { operation: 'licenses.machines', method: 'GET', path: `${ACCOUNT}/licenses/{id}/machines`, handler: 'functions/licenses/machines.ts', access: READ },
+  { operation: 'licenses.policy', method: 'GET', path: `${ACCOUNT}/licenses/{id}/policy`, handler: 'functions/licenses/policy.ts', access: READ },
+  { operation: 'licenses.product', method: 'GET', path: `${ACCOUNT}/licenses/{id}/product`, handler: 'functions/licenses/product.ts', access: READ },
+  { operation: 'licenses.owner', method: 'GET', path: `${ACCOUNT}/licenses/{id}/owner`, handler: 'functions/licenses/owner.ts', access: READ },
+
+  // Machines
+  { operation: 'machines.create', method: 'POST', path: `${ACCOUNT}/machines`, handler: 'functions/machines/create.ts', access: EMIT },
+  { operation: 'machines.list', method: 'GET', path: `${ACCOUNT}/machines`, handler: 'functions/machines/list.ts', access: READ },
+  { operation: 'machines.retrieve', method: 'GET', path: `${ACCOUNT}/machines/{id}`, handler: 'functions/machines/retrieve.ts', access: READ },
+  { operation: 'machines.update', method: 'PATCH', path: `${ACCOUNT}/machines/{id}`, handler: 'functions/machines/update.ts', access: EMIT },
+  { operation: 'machines.delete', method: 'DELETE', path: `${ACCOUNT}/machines/{id}`, handler: 'functions/machines/delete.ts', access: EMIT },
+  { operation: 'machines.components', method: 'GET', path: `${ACCOUNT}/machines/{id}/components`, handler: 'functions/machines/components.ts', access: READ },
+  { operation: 'machines.license', method: 'GET', path: `${ACCOUNT}/machines/{id}/license`, handler: 'functions/machines/license.ts', access: READ },
+
+  // Components
+  { operation: 'components.create', method: 'POST', path: `${ACCOUNT}/components`, handler: 'functions/components/create.ts', access: EMIT },
+  { operation: 'components.list', method: 'GET', path: `${ACCOUNT}/components`, handler: 'functions/components/list.ts', access: READ },
+  { operation: 'components.retrieve', method: 'GET', path: `${ACCOUNT}/components/{id}`, handler: 'functions/components/retrieve.ts', access: READ },
+  { operation: 'components.update', method: 'PATCH', path: `${ACCOUNT}/components/{id}`, handler: 'functions/components/update.ts', access: EMIT },
+  { operation: 'components.delete', method: 'DELETE', path: `${ACCOUNT}/components/{id}`, handler: 'functions/components/delete.ts', access: EMIT },
+  { operation: 'components.machine', method: 'GET', path: `${ACCOUNT}/components/{id}/machine`, handler: 'functions/components/machine.ts', access: READ },
+  { operation: 'components.license', method: 'GET', path: `${ACCOUNT}/components/{id}/license`, handler: 'functions/components/license.ts', access: READ },
+  { operation: 'components.product', method: 'GET', path: `${ACCOUNT}/components/{id}/product`, handler: 'functions/components/product.ts', access: READ },
 
   // Webhook endpoints
   { operation: 'webhookEndpoints.create', method: 'POST', path: `${ACCOUNT}/webhook-endpoints`, handler: 'functions/webhook-endpoints/create.ts', access: EMIT },

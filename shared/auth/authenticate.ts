@@ -6,6 +6,7 @@ import { config } from '../config.ts';
 import type { Account } from '../domain/accounts/account.ts';
 import type { Environment } from '../domain/environments/environment.ts';
 import type { TokenRecord } from '../domain/tokens/token.ts';
+import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { unauthorized } from '../http/errors.ts';
 import { recordKey, tokenDigestKey, uniqueKey, type RecordType } from '../store/keys.ts';
@@ -45,8 +46,33 @@ export async function authenticateToken(
     environmentId: token.environmentId,
     permissions: effectivePermissions(kind, token.permissions),
     tokenId: token.id,
+    ...ancestry(holder),
   };
 }
+
+/**
+ * The license behind `Authorization: License <key>` (DECISIONS §2), found through the marker
+ * of its key and admitted into the requested environment like any bearer of its home.
+ */
+export async function authenticateLicenseKey(header: string, account: Account, environment: Environment | null): Promise<Bearer> {
+  const match = /^License\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('TOKEN_MISSING', 'A license key is required', challenge('Bearer'));
+  const holder = await findLicenseItemByKey(account.id, match[1]!);
+  const environmentId = (holder?.environmentId as string | null | undefined) ?? null;
+  if (!holder || !admits(environment, environmentId, 'license')) throw unauthorized('TOKEN_INVALID', 'License key is invalid');
+  return {
+    kind: 'license',
+    type: 'licenses',
+    id: holder.id as string,
+    environmentId,
+    permissions: effectivePermissions('license', ['*']),
+    ...ancestry(holder),
+  };
+}
+
+/** Where a license bearer stands in the licensing graph. */
+const ancestry = (holder: Item) =>
+  holder.type === 'licenses' ? { productId: holder.productId as string, policyId: holder.policyId as string } : {};
 
 /**
  * The user behind `Authorization: Basic <email:password>` (only POST /tokens). Every failure
@@ -90,6 +116,10 @@ function bearerKind(type: RecordType, holder: Item): BearerKind | undefined {
       return holder.role === 'admin' ? 'admin' : 'user';
     case 'environments':
       return 'environment';
+    case 'products':
+      return 'product';
+    case 'licenses':
+      return 'license';
     default:
       return undefined;
   }

@@ -12,8 +12,11 @@ export interface Bearer {
   /** The environment the bearer belongs to; null is global. */
   environmentId: string | null;
   permissions: ReadonlySet<Permission>;
-  /** The token the request authenticated with. */
+  /** The token the request authenticated with (absent for license-key authentication). */
   tokenId?: string;
+  /** A license bearer's place in the licensing graph: the product and policy it belongs to. */
+  productId?: string;
+  policyId?: string;
 }
 
 /** Admins and environment bearers manage everything within their reach. */

@@ -26,6 +26,29 @@ export const PERMISSIONS = [
   'webhook-event.read',
   'webhook-event.delete',
   'webhook-event.retry',
+  'product.create',
+  'product.read',
+  'product.update',
+  'product.delete',
+  'product.tokens.generate',
+  'policy.create',
+  'policy.read',
+  'policy.update',
+  'policy.delete',
+  'license.create',
+  'license.read',
+  'license.update',
+  'license.delete',
+  'license.validate',
+  'license.tokens.generate',
+  'machine.create',
+  'machine.read',
+  'machine.update',
+  'machine.delete',
+  'component.create',
+  'component.read',
+  'component.update',
+  'component.delete',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -37,12 +60,31 @@ const ALL: readonly Permission[] = PERMISSIONS;
 /** Environments and the account itself are managed by admins alone. */
 const ENVIRONMENT_BEARER = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
+/** What a licensee touches: reading their licensing graph, activating and deactivating machines. */
+const LICENSEE: readonly Permission[] = [
+  'product.read',
+  'policy.read',
+  'license.read',
+  'license.validate',
+  'machine.create',
+  'machine.read',
+  'machine.delete',
+  'component.create',
+  'component.read',
+  'component.delete',
+];
+
+/** A product bearer manages everything under its product, but not products themselves. */
+const PRODUCT_BEARER = ALL.filter(
+  (p) => ['policy.', 'license.', 'machine.', 'component.'].some((prefix) => p.startsWith(prefix)) || ['product.read', 'product.update'].includes(p),
+);
+
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
   admin: ALL,
   environment: ENVIRONMENT_BEARER,
-  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke'],
-  product: ['token.read', 'token.revoke'],
-  license: ['token.read', 'token.revoke'],
+  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE],
+  product: ['token.read', 'token.revoke', ...PRODUCT_BEARER],
+  license: ['token.read', 'token.revoke', ...LICENSEE],
 };
 
 export const isPermission = (value: string): value is Permission => (PERMISSIONS as readonly string[]).includes(value);

@@ -35,10 +35,7 @@ export function resourceDocument<A extends z.ZodRawShape, R extends z.ZodRawShap
   return z.strictObject({ data: z.strictObject(data) });
 }
 
-/**
- * The body of an update: as resourceDocument, and `data.id` may be given (JSON:API asks
- * clients to send it) as long as it names the record in the path.
- */
+/** The body of an update: as resourceDocument, with every attribute optional (a PATCH may send none). */
 export function updateDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>(
   type: string,
   attributes: A,
@@ -46,18 +43,10 @@ export function updateDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>
 ) {
   const data = {
     type: z.literal(type),
-    id: z.string().optional(),
     attributes: z.strictObject(attributes).optional(),
     ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
   };
   return z.strictObject({ data: z.strictObject(data) });
-}
-
-/** 409 when an update's `data.id` names another record than the path (JSON:API). */
-export function assertSameId(given: string | undefined, id: string): void {
-  if (given !== undefined && given.toLowerCase() !== id.toLowerCase()) {
-    throw new ApiError(409, [{ detail: `data.id '${given}' does not match the id in the path`, code: 'ID_MISMATCH', source: { pointer: '/data/id' } }]);
-  }
 }
 
 /** A relationship body: `{data: {type, id}}`. */
@@ -67,13 +56,28 @@ export const relationship = (type: string) =>
 /** `{meta: {...}}` bodies of actions. */
 export const metaDocument = <M extends z.ZodRawShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
 
-export function parseBody<T>(body: Body, schema: z.ZodType<T>): T {
+/**
+ * Validates a body against its schema. An update names its record in the path: pass that id as
+ * `pathId` and a `data.id` equal to it is accepted (JSON:API clients send it), any other refused.
+ */
+export function parseBody<T>(body: Body, schema: z.ZodType<T>, pathId?: string): T {
   if ('malformed' in body) throw badRequest('The request body is not valid JSON', { code: 'JSON_INVALID' });
-  const input = 'json' in body ? body.json : undefined;
+  let input = 'json' in body ? body.json : undefined;
   if (input === undefined) throw new ApiError(400, [{ detail: 'is missing', code: 'PARAMETER_INVALID', source: { pointer: '/data' } }]);
+  if (pathId !== undefined) input = withoutPathId(input, pathId);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ApiError(400, result.error.issues.flatMap((issue) => describe(issue, input)));
+}
+
+function withoutPathId(input: unknown, pathId: string): unknown {
+  const data = (input as { data?: unknown } | null)?.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data) || !('id' in data)) return input;
+  const { id, ...rest } = data as Record<string, unknown>;
+  if (typeof id !== 'string' || id.toLowerCase() !== pathId.toLowerCase()) {
+    throw new ApiError(409, [{ detail: `data.id does not match the id in the path (${pathId})`, code: 'ID_MISMATCH', source: { pointer: '/data/id' } }]);
+  }
+  return { ...(input as object), data: rest };
 }
 
 function describe(issue: z.core.$ZodIssue, input: unknown) {

@@ -32,6 +32,12 @@ export function toOne(accountId: string, type: string, id: string | null | undef
 /** A relationship served under the owning record's path, e.g. /users/<id>/tokens. */
 export const nested = (selfPath: string, name: string): RelationshipObject => ({ links: { related: `${selfPath}/${name}` } });
 
+/** A to-one relationship served under the owning record's path, e.g. /components/<id>/machine. */
+export const nestedOne = (selfPath: string, name: string, type: string, id: string | null | undefined): RelationshipObject => ({
+  links: { related: `${selfPath}/${name}` },
+  data: id ? { type, id } : null,
+});
+
 export const accountRelationship = (accountId: string): RelationshipObject => ({
   links: { related: accountPath(accountId) },
   data: { type: 'accounts', id: accountId },
@@ -44,6 +50,8 @@ export interface Reply {
 }
 
 export const ok = (data: ResourceObject, meta?: Record<string, unknown>): Reply => ({ status: 200, body: { data, ...(meta ? { meta } : {}) } });
+/** 200 with `data: null`: a to-one relationship that is empty (e.g. a license without owner). */
+export const okNone = (): Reply => ({ status: 200, body: { data: null } });
 export const created = (data: ResourceObject): Reply => ({ status: 201, body: { data } });
 export const noContent = (): Reply => ({ status: 204 });
 export const accepted = (): Reply => ({ status: 202 });

@@ -6,7 +6,7 @@
  *   negotiate    media types (400 MIME_TYPE_INVALID)
  *   account      <account> by UUID or slug (404)
  *   environment  Service-Environment header, else ?environment= (400 ENVIRONMENT_INVALID)
- *   authenticate the bearer, admitted into that environment (401)
+ *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
  *   handler      visibility (404), permission (403), body shape (400), model rules (422)
  *
  * A handler receives a RequestContext and returns a Reply; it never builds an error
@@ -14,7 +14,7 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authenticateBasic, authenticateToken } from '../auth/authenticate.ts';
+import { authenticateBasic, authenticateLicenseKey, authenticateToken } from '../auth/authenticate.ts';
 import type { Bearer } from '../auth/bearer.ts';
 import { findAccount, type Account } from '../domain/accounts/account.ts';
 import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
@@ -190,7 +190,11 @@ function authenticate(mode: AuthMode): Middleware {
     before: async ({ event, context }) => {
       const request = context.request;
       const header = event.headers?.authorization;
-      if (mode === 'bearer') request.bearer = await authenticateToken(header, request.account!, request.environment!);
+      if (mode === 'bearer' && header !== undefined && /^License\s/i.test(header)) {
+        request.bearer = await authenticateLicenseKey(header, request.account!, request.environment!);
+      } else if (mode === 'bearer') {
+        request.bearer = await authenticateToken(header, request.account!, request.environment!);
+      }
       if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
     },
   };

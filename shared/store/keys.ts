@@ -16,6 +16,11 @@ export const PREFIXES = {
    * webhook events of one kind form a parent collection and `events[]=<kind>` is a key lookup.
    */
   'webhook-kinds': 'WEBHOOK_KIND',
+  products: 'PRODUCT',
+  policies: 'POLICY',
+  licenses: 'LICENSE',
+  machines: 'MACHINE',
+  components: 'COMPONENT',
 } as const;
 
 export type RecordType = keyof typeof PREFIXES;

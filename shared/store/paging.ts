@@ -9,7 +9,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionName, collectionPartition, counterKey, type RecordType } from './keys.ts';
+import { collectionName, collectionPartition, collectionSortKey, counterKey, type RecordType } from './keys.ts';
 import { getItems, toRecord, type Item, type StoredRecord } from './records.ts';
 import type { Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
@@ -34,7 +34,15 @@ export interface Page<T> {
 export interface CollectionRef {
   type: RecordType;
   parent?: Parent & { slot: number };
+  /** Records under any of several parents in one slot (e.g. events of several kinds), merged newest first. */
   anyParent?: { slot: number; parents: readonly Parent[] };
+  /**
+   * Equality conditions on record attributes, applied as a FilterExpression over this one
+   * partition (never over a whole type): choose the most selective parent as the partition.
+   * The count is then read from the partition itself (a COUNT query), so it costs what the
+   * partition holds, not what the account holds.
+   */
+  where?: Record<string, string>;
 }
 
 const INDEXES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'];
@@ -46,18 +54,19 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
   const partitions = scope.readable.flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
-  const counting = countOf(partitions);
+  const filter = conditions(ref.where);
+  const counting = filter ? countMatching(index, partitions, filter) : countOf(partitions);
 
   let before: string | undefined;
   if (page.mode === 'cursor') {
     before = page.cursor ? decodeCursor(page.cursor) : undefined;
   } else if (page.number > 1) {
-    const skipped = await take(merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true))), (page.number - 1) * page.size);
+    const skipped = await take(merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true, filter))), (page.number - 1) * page.size);
     before = skipped.at(-1)?.sortKey;
     if (skipped.length < (page.number - 1) * page.size) return { records: [], count: await counting };
   }
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
-  const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false))), wanted);
+  const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
   const shown = rows.slice(0, page.size);
   const records = shown.map((row) => toRecord<T>(row.item!));
   const result: Page<T> = { records, count: await counting };
@@ -70,13 +79,80 @@ async function countOf(partitions: string[]): Promise<number> {
   return counters.reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
 }
 
+interface Filter {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+function conditions(where: Record<string, string> | undefined): Filter | undefined {
+  const entries = Object.entries(where ?? {});
+  if (entries.length === 0) return undefined;
+  return {
+    expression: entries.map((_, i) => `#w${i} = :w${i}`).join(' AND '),
+    names: Object.fromEntries(entries.map(([name], i) => [`#w${i}`, name])),
+    values: Object.fromEntries(entries.map(([, value], i) => [`:w${i}`, value])),
+  };
+}
+
+/** Counts the members of filtered partitions by reading them (COUNT), page after page. */
+async function countMatching(index: string, partitions: string[], filter: Filter): Promise<number> {
+  let total = 0;
+  for (const partition of partitions) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const response = await db().send(
+        new QueryCommand({
+          TableName: getTable(),
+          IndexName: index,
+          KeyConditionExpression: '#pk = :pk',
+          FilterExpression: filter.expression,
+          ExpressionAttributeNames: { '#pk': `${index}PK`, ...filter.names },
+          ExpressionAttributeValues: { ':pk': partition, ...filter.values },
+          Select: 'COUNT',
+          ExclusiveStartKey: start,
+        }),
+      );
+      total += response.Count ?? 0;
+      start = response.LastEvaluatedKey;
+    } while (start);
+  }
+  return total;
+}
+
+/**
+ * A page of records already gathered in memory (a small set derived from another collection,
+ * e.g. the products of a user's licenses), with the same page and cursor semantics.
+ */
+export function pageOf<T extends StoredRecord>(all: T[], page: PageRequest): Page<T> {
+  const sortKey = (record: T) => collectionSortKey(record.created, record.id);
+  const sorted = [...all].sort((a, b) => sortKey(b).localeCompare(sortKey(a)));
+  if (page.mode === 'number') {
+    return { records: sorted.slice((page.number - 1) * page.size, page.number * page.size), count: sorted.length };
+  }
+  const before = page.cursor ? decodeCursor(page.cursor) : undefined;
+  const rest = before ? sorted.filter((record) => sortKey(record) < before) : sorted;
+  const records = rest.slice(0, page.size);
+  return { records, count: sorted.length, nextCursor: rest.length > page.size ? encodeCursor(sortKey(records.at(-1)!)) : null };
+}
+
+/** The empty page: a list whose filters cannot match anything. */
+export const emptyPage = <T>(page: PageRequest): Page<T> => ({ records: [], count: 0, ...(page.mode === 'cursor' ? { nextCursor: null } : {}) });
+
 interface Row {
   sortKey: string;
   item?: Record<string, unknown>;
 }
 
 /** One partition, newest first, below `before`; keysOnly reads only what skipping needs. */
-async function* read(index: string, partition: string, before: string | undefined, wanted: number, keysOnly: boolean): AsyncGenerator<Row> {
+async function* read(
+  index: string,
+  partition: string,
+  before: string | undefined,
+  wanted: number,
+  keysOnly: boolean,
+  filter?: Filter,
+): AsyncGenerator<Row> {
   let remaining = wanted;
   let start: Record<string, unknown> | undefined;
   do {
@@ -85,8 +161,9 @@ async function* read(index: string, partition: string, before: string | undefine
         TableName: getTable(),
         IndexName: index,
         KeyConditionExpression: before ? '#pk = :pk AND #sk < :before' : '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${index}PK`, ...(before || keysOnly ? { '#sk': `${index}SK` } : {}) },
-        ExpressionAttributeValues: before ? { ':pk': partition, ':before': before } : { ':pk': partition },
+        ExpressionAttributeNames: { '#pk': `${index}PK`, ...(before || keysOnly ? { '#sk': `${index}SK` } : {}), ...filter?.names },
+        ExpressionAttributeValues: { ...(before ? { ':pk': partition, ':before': before } : { ':pk': partition }), ...filter?.values },
+        ...(filter ? { FilterExpression: filter.expression } : {}),
         ...(keysOnly ? { ProjectionExpression: '#sk' } : {}),
         ScanIndexForward: false,
         ExclusiveStartKey: start,

@@ -61,15 +61,18 @@ export async function requireVisibleItem(scope: Scope, type: RecordType, id: str
   return item;
 }
 
-/** RecordReadOnly unless the scope may change this visible item (a global record seen from SHARED is read-only). */
-export function assertWritable(scope: Scope, item: Item): Item {
-  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(item.type as string, item.id as string);
-  return item;
-}
-
 /** An item the scope may change: RecordNotFound when it cannot see it, RecordReadOnly when it only reads it. */
 export async function requireWritableItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
-  return assertWritable(scope, await requireVisibleItem(scope, type, id));
+  return requireWritable(scope, await requireVisibleItem(scope, type, id));
+}
+
+/**
+ * RecordReadOnly unless the scope may change this visible item. Separate from the read so a
+ * domain can first hide what its bearer may not see (404) and only then refuse a write (403).
+ */
+export function requireWritable(scope: Scope, item: Item): Item {
+  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(item.type as RecordType, item.id as string);
+  return item;
 }
 
 export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {

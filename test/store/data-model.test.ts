@@ -23,6 +23,11 @@ import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } fr
 import { idempotencyStore } from '#shared/events/deliver.ts';
 import { collectionItems } from '#shared/store/paging.ts';
 import { IDEMPOTENCY_PARTITION } from '#shared/store/keys.ts';
+import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
+import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
+import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
+import { SLOTS } from '#shared/domain/licensing/access.ts';
+import { uniqueKey } from '#shared/store/keys.ts';
 
 let accountId: string;
 let slug: string;
@@ -237,5 +242,135 @@ describe('rate limits', () => {
     expect(results.map((r) => [r.allowed, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
     expect(results[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 11) / 1000);
     expect((await hit(subject, 3, 3600, at + 3600 * 1000)).allowed).toBe(true);
+  });
+});
+
+/** A minimal licensing graph written straight through the store, as the services write it. */
+async function addGraph(owner: string | null, maxMachines?: number) {
+  const at = () => new Date().toISOString();
+  const base = (type: string) => ({ type, id: randomUUID(), accountId, environmentId: null, created: at(), updated: at() });
+  const product = { ...base('products'), name: 'P', url: null, metadata: {} };
+  const policy = { ...base('policies'), productId: product.id, name: 'Pol', maxMachines: maxMachines ?? null };
+  const license = { ...base('licenses'), policyId: policy.id, productId: product.id, ownerId: owner, key: `K-${randomUUID()}` };
+  const tx = new Transaction();
+  tx.create(product as never);
+  tx.create(policy as never, { parents: [{ type: 'products', id: product.id }] });
+  tx.create(license as never, {
+    parents: [{ type: 'policies', id: policy.id }, { type: 'products', id: product.id }, owner ? { type: 'users', id: owner } : undefined],
+    unique: [{ kind: LICENSE_KEY_MARKER, value: licenseKeyValue(license.key), taken: new Error('taken') }],
+  });
+  await tx.commit();
+  return { product, policy, license, base };
+}
+
+async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: string, max?: number) {
+  const machine = { ...g.base('machines'), licenseId: g.license.id, policyId: g.policy.id, productId: g.product.id, ownerId: g.license.ownerId, fingerprint };
+  const tx = new Transaction();
+  tx.create(machine as never, {
+    parents: [{ type: 'licenses', id: g.license.id }, { type: 'products', id: g.product.id }, machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined],
+    unique: [{ kind: MACHINE_FINGERPRINT_MARKER, value: machineFingerprintValue(g.license.id, fingerprint), taken: new Error('fingerprint taken') }],
+  });
+  if (max !== undefined) tx.cap(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, max, new Error('limit'));
+  await tx.commit();
+  return machine;
+}
+
+async function addComponent(g: Awaited<ReturnType<typeof addGraph>>, machine: { id: string; ownerId: string | null }, fingerprint: string, strategy = 'UNIQUE_PER_MACHINE') {
+  const component = {
+    ...g.base('components'), machineId: machine.id, licenseId: g.license.id, policyId: g.policy.id, productId: g.product.id,
+    ownerId: machine.ownerId, licenseOwnerId: g.license.ownerId, fingerprint, name: 'c', metadata: {},
+  } as unknown as ComponentRecord;
+  const tx = new Transaction();
+  tx.create(component, {
+    parents: [
+      { type: 'machines', id: machine.id }, { type: 'licenses', id: g.license.id }, { type: 'products', id: g.product.id },
+      machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
+    ],
+    unique: [{ kind: COMPONENT_FINGERPRINT_MARKER, value: componentFingerprintValue(strategy as never, component), taken: new Error('component taken') }],
+  });
+  await tx.commit();
+  return component;
+}
+
+describe('licensing access patterns', () => {
+  const page = { mode: 'number', number: 1, size: 100 } as const;
+
+  it('23: license by key: the marker keyed by the SHA-256 of the key points at the license', async () => {
+    const g = await addGraph(null);
+    expect((await findLicenseItemByKey(accountId, g.license.key))?.id).toBe(g.license.id);
+    const marker = await getItem(uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(g.license.key)));
+    expect(marker?.PK).not.toContain(g.license.key);
+    expect(await findLicenseItemByKey(accountId, 'unknown')).toBeUndefined();
+  });
+
+  it('24, 25: machine by fingerprint within a license; maxMachines is a condition on the collection counter', async () => {
+    const g = await addGraph(null, 2);
+    const m = await addMachine(g, 'fp-1', 2);
+    expect((await findMachineItem(accountId, g.license.id, 'fp-1'))?.id).toBe(m.id);
+    await expect(addMachine(g, 'fp-1')).rejects.toThrow('fingerprint taken');
+    await addMachine(g, 'fp-2', 2);
+    await expect(addMachine(g, 'fp-3', 2)).rejects.toThrow('limit');
+    expect(Number((await getItem(counterKey(collectionPartition(accountId, null, `LICENSE#${g.license.id}#MACHINE`))))?.n)).toBe(2);
+  });
+
+  it('26: a component fingerprint marker per strategy scope (SHA-256 of scope and fingerprint)', async () => {
+    const g = await addGraph(null);
+    const [m1, m2] = [await addMachine(g, 'a'), await addMachine(g, 'b')];
+    await addComponent(g, m1, 'cpu', 'UNIQUE_PER_LICENSE');
+    await expect(addComponent(g, m2, 'cpu', 'UNIQUE_PER_LICENSE')).rejects.toThrow('component taken');
+    await addComponent(g, m2, 'cpu', 'UNIQUE_PER_MACHINE');
+  });
+
+  it('27–30: components by machine (GSI2), license (GSI3), product (GSI4), owner (GSI5), each one partition with its counter', async () => {
+    const [owner] = await addUsers(1);
+    const g = await addGraph(owner!.id);
+    const m1 = await addMachine(g, 'x');
+    const m2 = await addMachine(g, 'y');
+    const c1 = await addComponent(g, m1, 'c1');
+    const c2 = await addComponent(g, m2, 'c2');
+    const c3 = await addComponent(g, m1, 'c3');
+    const scope = globalScope(accountId);
+    const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
+      listCollection(scope, { type: 'components', parent: { type, id, slot } }, page);
+    const machine = await by('machines', m1.id, SLOTS.components.machine);
+    expect(machine.records.map((c) => c.id)).toEqual([c3.id, c1.id]);
+    expect(machine.count).toBe(2);
+    for (const [type, id, slot] of [['licenses', g.license.id, SLOTS.components.license], ['products', g.product.id, SLOTS.components.product], ['users', owner!.id, SLOTS.components.owner]] as const) {
+      const listed = await by(type, id, slot);
+      expect(listed.records.map((c) => c.id)).toEqual([c3.id, c2.id, c1.id]);
+      expect(listed.count).toBe(3);
+    }
+  });
+
+  it('31: AND filters read the most selective partition with a FilterExpression, counting that partition', async () => {
+    const g = await addGraph(null);
+    const m1 = await addMachine(g, 'x');
+    const m2 = await addMachine(g, 'y');
+    const [c1] = [await addComponent(g, m1, 'c1'), await addComponent(g, m2, 'c2')];
+    const listed = await listCollection(
+      globalScope(accountId),
+      { type: 'components', parent: { type: 'licenses', id: g.license.id, slot: SLOTS.components.license }, where: { machineId: m1.id, productId: g.product.id } },
+      { mode: 'number', number: 1, size: 10 },
+    );
+    expect(listed.records.map((c) => c.id)).toEqual([c1!.id]);
+    expect(listed.count).toBe(1);
+  });
+
+  it('32: licenses by policy, product and owner; policies by product; machines by license, product and owner', async () => {
+    const [owner] = await addUsers(1);
+    const g = await addGraph(owner!.id);
+    const m = await addMachine(g, 'z');
+    const scope = globalScope(accountId);
+    const one = async (type: 'licenses' | 'policies' | 'machines', parent: 'policies' | 'products' | 'users' | 'licenses', id: string, slot: number) =>
+      (await listCollection(scope, { type, parent: { type: parent, id, slot } }, page)).records.map((r) => r.id);
+    expect(await one('policies', 'products', g.product.id, SLOTS.policies.product)).toEqual([g.policy.id]);
+    expect(await one('licenses', 'policies', g.policy.id, SLOTS.licenses.policy)).toEqual([g.license.id]);
+    expect(await one('licenses', 'products', g.product.id, SLOTS.licenses.product)).toEqual([g.license.id]);
+    expect(await one('licenses', 'users', owner!.id, SLOTS.licenses.owner)).toEqual([g.license.id]);
+    expect(await one('machines', 'licenses', g.license.id, SLOTS.machines.license)).toEqual([m.id]);
+    expect(await one('machines', 'products', g.product.id, SLOTS.machines.product)).toEqual([m.id]);
+    expect(await one('machines', 'users', owner!.id, SLOTS.machines.owner)).toEqual([m.id]);
+    // Cascades read the same partitions with childItems.
+    expect((await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id)).toEqual([m.id]);
   });
 });

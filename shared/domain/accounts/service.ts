@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { isUuid } from '../../store/records.ts';
-import { assertSameId, parseBody, nonBlank, updateDocument } from '../../http/body.ts';
+import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';
 import { accountPath, type ResourceObject } from '../../http/documents.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
@@ -83,8 +83,7 @@ export function retrieveAccount(ctx: RequestContext & { bearer: Bearer }): Accou
 
 export async function updateAccount(ctx: RequestContext & { bearer: Bearer }): Promise<Account> {
   requireAccountPermission(ctx.bearer, 'account.update');
-  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateAccountBody).data;
-  assertSameId(givenId, ctx.account.id);
+  const { attributes = {} } = parseBody(ctx.body, updateAccountBody, ctx.account.id).data;
   maxLength('name', attributes.name, 255);
   const changes: Partial<Account> = { updated: now() };
   if (attributes.name !== undefined) changes.name = attributes.name.trim();

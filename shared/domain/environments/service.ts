@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { unknownPermissions, type Permission } from '../../auth/permissions.ts';
-import { assertSameId, parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
+import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { logger } from '../../logger.ts';
@@ -116,8 +116,7 @@ export async function listEnvironments(ctx: BearerContext, page: PageRequest) {
 export async function updateEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
   requireGlobalAdmin(ctx.bearer, 'environment.update');
   const item = await environmentItem(ctx, idOrCode);
-  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateBody).data;
-  assertSameId(givenId, item.id as string);
+  const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const current = toRecord<Environment>(item);
   const changes: Partial<Environment> = { updated: now() };
   const claim: UniqueClaim[] = [];

@@ -10,7 +10,7 @@ import { parseBody, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import { environmentMembership, tokenDigestKey, type RecordType } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { assertWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { requireWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -101,7 +101,7 @@ async function visibleToken(scope: Scope, bearer: Bearer, id: string, write: boo
   if (!isAdministrator(bearer) && !(item.bearerType === bearer.type && item.bearerId === bearer.id)) {
     throw new RecordNotFound('tokens', id);
   }
-  return write ? assertWritable(scope, item) : item;
+  return write ? requireWritable(scope, item) : item;
 }
 
 export async function retrieveToken(scope: Scope, bearer: Bearer, id: string): Promise<TokenRecord> {

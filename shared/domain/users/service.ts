@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { can, isAdministrator, isSelf, type Bearer } from '../../auth/bearer.ts';
 import { hashPassword } from '../../auth/secrets.ts';
-import { assertSameId, parseBody } from '../../http/body.ts';
+import { parseBody } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { assertWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { requireVisibleItem, requireWritable, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
@@ -108,7 +108,8 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
 async function visibleUser(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
   const item = await requireVisibleItem(ctx.scope, 'users', id);
   if (!isAdministrator(ctx.bearer) && !isSelf(ctx.bearer, 'users', item.id as string)) throw new RecordNotFound('users', id);
-  return write ? assertWritable(ctx.scope, item) : item;
+  if (write) requireWritable(ctx.scope, item);
+  return item;
 }
 
 export async function retrieveUser(ctx: BearerContext, id: string): Promise<UserRecord> {
@@ -130,8 +131,7 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     const others = Object.keys(attributes).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
     if (others.length > 0) throw forbidden(`A user may change only their own ${SELF_EDITABLE.join(' and ')}`);
   }
-  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateUserBody).data;
-  assertSameId(givenId, item.id as string);
+  const { attributes = {} } = parseBody(ctx.body, updateUserBody, item.id as string).data;
   const user = toRecord<UserRecord>(item);
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];

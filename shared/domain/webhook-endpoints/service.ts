@@ -7,13 +7,13 @@ import { z } from 'zod';
 import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { emitEvent } from '../../events/emit.ts';
-import { assertSameId, nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { collectionName, collectionPartition, counterKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { assertWritable, getItem, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { requireWritable, getItem, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
@@ -40,7 +40,7 @@ function requireManager(bearer: Bearer, permission: Permission, action: string) 
 async function visibleEndpoint(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
   const item = await requireVisibleItem(ctx.scope, 'webhook-endpoints', id);
   if (!isAdministrator(ctx.bearer)) throw new RecordNotFound('webhook-endpoints', id);
-  return write ? assertWritable(ctx.scope, item) : item;
+  return write ? requireWritable(ctx.scope, item) : item;
 }
 
 export async function createWebhookEndpoint(ctx: BearerContext): Promise<WebhookEndpointRecord> {
@@ -86,8 +86,7 @@ export async function listWebhookEndpoints(ctx: BearerContext, page: PageRequest
 export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
   const item = await visibleEndpoint(ctx, id, true);
   if (!can(ctx.bearer, 'webhook-endpoint.update')) throw forbidden('This token may not update webhook endpoints');
-  const { id: givenId, attributes = {} } = parseBody(ctx.body, updateBody).data;
-  assertSameId(givenId, item.id as string);
+  const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const changes: Partial<WebhookEndpointRecord> = { updated: now() };
   if (attributes.url !== undefined) changes.url = urlRules(attributes.url);
   if (attributes.subscriptions !== undefined) changes.subscriptions = subscriptionRules(attributes.subscriptions);

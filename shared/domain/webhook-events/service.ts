@@ -11,7 +11,7 @@ import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection, type CollectionRef, type PageRequest } from '../../store/paging.ts';
-import { assertWritable, getItem, isUuid, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { requireWritable, getItem, isUuid, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from './event.ts';
 
@@ -24,7 +24,7 @@ function requireManager(bearer: Bearer, permission: Permission, action: string) 
 async function visibleEvent(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
   const item = await requireVisibleItem(ctx.scope, 'webhook-events', id);
   if (!isAdministrator(ctx.bearer)) throw new RecordNotFound('webhook-events', id);
-  return write ? assertWritable(ctx.scope, item) : item;
+  return write ? requireWritable(ctx.scope, item) : item;
 }
 
 export async function retrieveWebhookEvent(ctx: BearerContext, id: string): Promise<WebhookEventRecord> {

@@ -1,0 +1,8 @@
+import { retrieveComponent } from '#shared/domain/components/service.ts';
+import { licenseDocument } from '#shared/domain/licenses/document.ts';
+import { relatedLicense } from '#shared/domain/licenses/service.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** GET /components/<id>/license */
+export const handler = operation('bearer', async (ctx) => ok(licenseDocument(await relatedLicense(ctx, await retrieveComponent(ctx, ctx.params.id!)))));

@@ -1,0 +1,8 @@
+import { retrieveComponent } from '#shared/domain/components/service.ts';
+import { machineDocument } from '#shared/domain/machines/document.ts';
+import { relatedMachine } from '#shared/domain/machines/service.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** GET /components/<id>/machine */
+export const handler = operation('bearer', async (ctx) => ok(machineDocument(await relatedMachine(ctx, await retrieveComponent(ctx, ctx.params.id!)))));

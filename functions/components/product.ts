@@ -1,0 +1,8 @@
+import { retrieveComponent } from '#shared/domain/components/service.ts';
+import { productDocument } from '#shared/domain/products/document.ts';
+import { relatedProduct } from '#shared/domain/products/service.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** GET /components/<id>/product */
+export const handler = operation('bearer', async (ctx) => ok(productDocument(await relatedProduct(ctx, await retrieveComponent(ctx, ctx.params.id!)))));

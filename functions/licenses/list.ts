@@ -1,0 +1,9 @@
+import { licenseDocument } from '#shared/domain/licenses/document.ts';
+import { listLicenses } from '#shared/domain/licenses/service.ts';
+import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+export const handler = operation('bearer', async (ctx) => {
+  const request = pageRequest(ctx.query);
+  return listReply(ctx, request, await listLicenses(ctx, request), licenseDocument);
+});

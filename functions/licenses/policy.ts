@@ -1,0 +1,8 @@
+import { retrieveLicense } from '#shared/domain/licenses/service.ts';
+import { policyDocument } from '#shared/domain/policies/document.ts';
+import { relatedPolicy } from '#shared/domain/policies/service.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+/** GET /licenses/<id>/policy */
+export const handler = operation('bearer', async (ctx) => ok(policyDocument(await relatedPolicy(ctx, await retrieveLicense(ctx, ctx.params.id!)))));

@@ -1,0 +1,6 @@
+import { productDocument } from '#shared/domain/products/document.ts';
+import { createProduct } from '#shared/domain/products/service.ts';
+import { created } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+export const handler = operation('bearer', async (ctx) => created(productDocument(await createProduct(ctx))));

@@ -1,0 +1,147 @@
+/**
+ * Components (SPEC.md "Component", DECISIONS §7), with the bearer table of SPEC.md
+ * "Authentication":
+ *
+ *   add       admin, environment; the product; the license; the user owning the machine or
+ *             license, unless the license is protected
+ *   retrieve  admin, environment; the product; the license; the user it belongs to
+ *   update    admin, environment, the product (metadata included)
+ *   remove    admin, environment; the product; the license; the owning user unless protected
+ *   list      the same as retrieve, scoped to the bearer
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { unprocessable } from '../../http/errors.ts';
+import type { Query } from '../../http/query.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { recordKey } from '../../store/keys.ts';
+import type { Page, PageRequest } from '../../store/paging.ts';
+import { getItem, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { reachableItem, relatedItem, relationshipId, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { filteredList, type Filter } from '../licensing/lists.ts';
+import { bearerRestriction, fingerprintRule, refuseProtected } from '../machines/service.ts';
+import type { MachineRecord } from '../machines/machine.ts';
+import type { UniquenessStrategy } from '../policies/policy.ts';
+import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, UNIQUENESS_SCOPES, type ComponentRecord } from './component.ts';
+
+const metadata = z.record(z.string(), z.unknown());
+
+const createBody = resourceDocument(
+  'components',
+  { fingerprint: nonBlank(), name: nonBlank(), metadata: metadata.optional() },
+  { machine: relationship('machines') },
+);
+const updateBody = resourceDocument('components', { name: nonBlank().optional(), metadata: metadata.optional() });
+
+export async function createComponent(ctx: BearerContext): Promise<ComponentRecord> {
+  requirePermission(ctx.bearer, 'component.create', 'add components');
+  const { data } = parseBody(ctx.body, createBody);
+  fingerprintRule(data.attributes.fingerprint);
+  maxLength('name', data.attributes.name, 255);
+  metadataRule(data.attributes.metadata);
+  const machineItem = await relatedItem(ctx, 'machines', relationshipId(data, 'machine')!, 'machine');
+  const machine = toRecord<MachineRecord>(machineItem);
+  const [license, policy] = await Promise.all([
+    getItem(recordKey(ctx.scope.accountId, 'licenses', machine.licenseId)),
+    getItem(recordKey(ctx.scope.accountId, 'policies', machine.policyId)),
+  ]);
+  refuseProtected(ctx, license, 'add components to its machines');
+  const timestamp = now();
+  const component: ComponentRecord = {
+    type: 'components',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    machineId: machine.id,
+    licenseId: machine.licenseId,
+    policyId: machine.policyId,
+    productId: machine.productId,
+    ownerId: machine.ownerId ?? null,
+    licenseOwnerId: machine.licenseOwnerId ?? null,
+    fingerprint: data.attributes.fingerprint,
+    name: data.attributes.name,
+    metadata: data.attributes.metadata ?? {},
+  };
+  // The policy's strategy at this moment decides the marker; the component records it.
+  const strategy = ((policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE');
+  const tx = new Transaction();
+  tx.create(component, {
+    parents: [
+      { type: 'machines', id: component.machineId },
+      { type: 'licenses', id: component.licenseId },
+      { type: 'products', id: component.productId },
+      component.ownerId ? { type: 'users', id: component.ownerId } : undefined,
+    ],
+    unique: [
+      {
+        kind: COMPONENT_FINGERPRINT_MARKER,
+        value: componentFingerprintValue(strategy, component),
+        taken: unprocessable(
+          'FINGERPRINT_TAKEN',
+          `fingerprint has already been taken for this ${UNIQUENESS_SCOPES[strategy].label} (${strategy})`,
+          attributePointer('fingerprint'),
+        ),
+      },
+    ],
+  });
+  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, unprocessable('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'));
+  await tx.commit();
+  return component;
+}
+
+export async function retrieveComponent(ctx: BearerContext, id: string): Promise<ComponentRecord> {
+  const item = await reachableItem(ctx, 'components', id);
+  requirePermission(ctx.bearer, 'component.read', 'read components');
+  return toRecord<ComponentRecord>(item);
+}
+
+export async function updateComponent(ctx: BearerContext, id: string): Promise<ComponentRecord> {
+  const item = await reachableItem(ctx, 'components', id, true);
+  requirePermission(ctx.bearer, 'component.update', 'update components');
+  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  maxLength('name', attributes.name, 255);
+  metadataRule(attributes.metadata);
+  const tx = new Transaction();
+  const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('components', id) });
+  await tx.commit();
+  return toRecord<ComponentRecord>(next);
+}
+
+/** Permanent; the fingerprint's marker goes with the component. */
+export async function deleteComponent(ctx: BearerContext, id: string): Promise<void> {
+  const item = await reachableItem(ctx, 'components', id, true);
+  requirePermission(ctx.bearer, 'component.delete', 'remove components');
+  if (ctx.bearer.kind === 'user') {
+    refuseProtected(ctx, await getItem(recordKey(ctx.scope.accountId, 'licenses', item.licenseId as string)), 'remove components of its machines');
+  }
+  const tx = new Transaction();
+  tx.delete(item, new RecordNotFound('components', id));
+  await tx.commit();
+}
+
+/** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */
+const FILTERS: readonly Filter[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.components.machine },
+  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.components.license },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.components.owner },
+  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.components.product },
+];
+
+export async function listComponents(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<ComponentRecord>> {
+  requirePermission(ctx.bearer, 'component.read', 'read components');
+  return filteredList<ComponentRecord>(ctx.scope, 'components', FILTERS, query, [bearerRestriction(ctx), forced], page);
+}
+
+/** GET /machines/<id>/components: the components of a machine the bearer may see. */
+export async function listMachineComponents(ctx: BearerContext, machineId: string, page: PageRequest) {
+  const machine = await reachableItem(ctx, 'machines', machineId);
+  requirePermission(ctx.bearer, 'machine.read', 'read machines');
+  requirePermission(ctx.bearer, 'component.read', 'read components');
+  // Whoever sees the machine sees all its components.
+  return filteredList<ComponentRecord>(ctx.scope, 'components', FILTERS, ctx.query, [{ machineId: machine.id as string }], page);
+}

@@ -1,0 +1,36 @@
+import { accountRelationship, nested, nestedOne, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import { licenseStatus, type LicenseRecord } from './license.ts';
+
+export function licenseDocument(license: LicenseRecord): ResourceObject {
+  const self = resourcePath(license.accountId, 'licenses', license.id);
+  return {
+    id: license.id,
+    type: 'licenses',
+    attributes: {
+      key: license.key,
+      name: license.name ?? null,
+      status: licenseStatus(license),
+      suspended: license.suspended,
+      protected: license.protected,
+      expiry: license.expiry ?? null,
+      metadata: license.metadata,
+      created: license.created,
+      updated: license.updated,
+    },
+    relationships: {
+      account: accountRelationship(license.accountId),
+      environment: toOne(license.accountId, 'environments', license.environmentId),
+      product: nestedOne(self, 'product', 'products', license.productId),
+      policy: nestedOne(self, 'policy', 'policies', license.policyId),
+      owner: nestedOne(self, 'owner', 'users', license.ownerId),
+      machines: nested(self, 'machines'),
+    },
+    links: { self },
+  };
+}
+
+/** The answer of both validation actions: 200 with the license (or null) and the verdict. */
+export const validationReply = (validation: { license: LicenseRecord | null; meta: Record<string, unknown> }) => ({
+  status: 200,
+  body: { data: validation.license && licenseDocument(validation.license), meta: validation.meta },
+});

@@ -1,0 +1,171 @@
+/**
+ * Licenses, under a policy: administrators and the policy's product bearer manage them; a
+ * license bearer reads itself; a user reads the licenses they own.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { isAdministrator } from '../../auth/bearer.ts';
+import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { unprocessable } from '../../http/errors.ts';
+import type { Query } from '../../http/query.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
+import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
+import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { retrieveUser } from '../users/service.ts';
+import {
+  reachableItem,
+  relatedItem,
+  relationshipId,
+  removeWithDescendants,
+  requirePermission,
+  SLOTS,
+  type BearerContext,
+} from '../licensing/access.ts';
+import { filteredList, type Filter } from '../licensing/lists.ts';
+import { generateTokenFor } from '../licensing/tokens.ts';
+import type { PolicyRecord } from '../policies/policy.ts';
+import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
+
+const metadata = z.record(z.string(), z.unknown());
+const KEY_MAX = 4096;
+
+const mutable = {
+  name: z.string().nullable().optional(),
+  protected: z.boolean().optional(),
+  suspended: z.boolean().optional(),
+  expiry: z.string().nullable().optional(),
+  metadata: metadata.optional(),
+};
+
+const createBody = resourceDocument(
+  'licenses',
+  { key: nonBlank().optional(), ...mutable },
+  { policy: relationship('policies'), owner: relationship('users').optional() },
+);
+const updateBody = resourceDocument('licenses', mutable);
+
+type Mutable = z.infer<typeof updateBody>['data']['attributes'];
+
+function rules(input: Mutable): Record<string, unknown> {
+  maxLength('name', input.name, 255);
+  metadataRule(input.metadata);
+  const checked: Record<string, unknown> = { ...input };
+  if (input.expiry != null) {
+    const at = Date.parse(input.expiry);
+    if (Number.isNaN(at)) throw unprocessable('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
+    checked.expiry = new Date(at).toISOString();
+  }
+  return checked;
+}
+
+const keyClaim = (key: string): UniqueClaim => ({
+  kind: LICENSE_KEY_MARKER,
+  value: licenseKeyValue(key),
+  taken: unprocessable('KEY_TAKEN', 'key has already been taken', attributePointer('key')),
+});
+
+/** A generated key: 128 random bits as four dash-separated groups of hex. */
+const newKey = () => randomBytes(16).toString('hex').toUpperCase().match(/.{8}/g)!.join('-');
+
+export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> {
+  requirePermission(ctx.bearer, 'license.create', 'create licenses');
+  const { data } = parseBody(ctx.body, createBody);
+  const checked = rules(data.attributes);
+  if (data.attributes.key !== undefined) maxLength('key', data.attributes.key, KEY_MAX);
+  const policy = toRecord<PolicyRecord>(await relatedItem(ctx, 'policies', relationshipId(data, 'policy')!, 'policy'));
+  const ownerId = relationshipId(data, 'owner');
+  const owner = ownerId ? await relatedItem(ctx, 'users', ownerId, 'owner') : undefined;
+  const timestamp = now();
+  const license: LicenseRecord = {
+    type: 'licenses',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    policyId: policy.id,
+    productId: policy.productId,
+    ownerId: (owner?.id as string | undefined) ?? null,
+    key: data.attributes.key ?? newKey(),
+    name: data.attributes.name ?? null,
+    protected: data.attributes.protected ?? policy.protected,
+    suspended: data.attributes.suspended ?? false,
+    expiry: (checked.expiry as string | null | undefined) ?? null,
+    metadata: data.attributes.metadata ?? {},
+  };
+  const tx = new Transaction();
+  tx.create(license, {
+    parents: [{ type: 'policies', id: policy.id }, { type: 'products', id: policy.productId }, owner ? { type: 'users', id: owner.id as string } : undefined],
+    unique: [keyClaim(license.key)],
+  });
+  tx.requireExists(recordKeyOf(policy), unprocessable('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
+  if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, unprocessable('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  await tx.commit();
+  return license;
+}
+
+export async function retrieveLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
+  const item = await reachableItem(ctx, 'licenses', id);
+  requirePermission(ctx.bearer, 'license.read', 'read licenses');
+  return toRecord<LicenseRecord>(item);
+}
+
+export async function updateLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
+  const item = await reachableItem(ctx, 'licenses', id, true);
+  requirePermission(ctx.bearer, 'license.update', 'update licenses');
+  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const changes = { ...rules(attributes), updated: now() };
+  const tx = new Transaction();
+  const next = tx.update(item, changes, { missing: new RecordNotFound('licenses', id) });
+  await tx.commit();
+  return toRecord<LicenseRecord>(next);
+}
+
+export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {
+  const item = await reachableItem(ctx, 'licenses', id, true);
+  requirePermission(ctx.bearer, 'license.delete', 'delete licenses');
+  await removeWithDescendants(item);
+}
+
+/** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
+const FILTERS: readonly Filter[] = [
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.licenses.owner },
+  { params: ['policy'], attribute: 'policyId', parent: 'policies', slot: SLOTS.licenses.policy },
+  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.licenses.product },
+];
+
+export async function listLicenses(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<LicenseRecord>> {
+  requirePermission(ctx.bearer, 'license.read', 'read licenses');
+  const { bearer } = ctx;
+  if (bearer.kind === 'license') {
+    const item = await getVisibleItem(ctx.scope, 'licenses', bearer.id);
+    const own = item ? [toRecord<LicenseRecord>(item)] : [];
+    return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
+  }
+  const restriction: Record<string, string> = isAdministrator(bearer) ? {} : bearer.kind === 'product' ? { productId: bearer.id } : { ownerId: bearer.id };
+  return filteredList<LicenseRecord>(ctx.scope, 'licenses', FILTERS, query, [restriction, forced], page);
+}
+
+/** GET /users/<id>/licenses. */
+export async function listUserLicenses(ctx: BearerContext, userId: string, page: PageRequest) {
+  const user = await retrieveUser(ctx, userId);
+  return listLicenses(ctx, page, { ownerId: user.id });
+}
+
+/** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
+export async function generateLicenseToken(ctx: BearerContext, id: string) {
+  const item = await reachableItem(ctx, 'licenses', id, true);
+  requirePermission(ctx.bearer, 'license.tokens.generate', 'generate license tokens');
+  return generateTokenFor(ctx, item, 'activation-token');
+}
+
+/** The license a record belongs to, seen by the rules of licenses. */
+export const relatedLicense = (ctx: BearerContext, record: { licenseId: string }) => retrieveLicense(ctx, record.licenseId);
+
+/** GET /licenses/<id>/owner: the owner seen by the rules of users, or null when there is none. */
+export async function licenseOwner(ctx: BearerContext, id: string) {
+  const license = await retrieveLicense(ctx, id);
+  return license.ownerId ? retrieveUser(ctx, license.ownerId) : null;
+}

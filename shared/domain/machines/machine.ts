@@ -1,0 +1,33 @@
+/**
+ * Machines: devices activated on a license. A fingerprint is unique per license, held by a
+ * marker keyed by the SHA-256 of license id and fingerprint (fingerprints may be up to 4 KB).
+ */
+import { digest } from '../../auth/secrets.ts';
+import { uniqueKey } from '../../store/keys.ts';
+import { getItem, type Item, type StoredRecord } from '../../store/records.ts';
+
+export interface MachineRecord extends StoredRecord {
+  type: 'machines';
+  licenseId: string;
+  policyId: string;
+  productId: string;
+  /** The machine's owner: given at activation, else the license's owner. */
+  ownerId: string | null;
+  /** The license's owner at activation, who may also reach the machine. */
+  licenseOwnerId: string | null;
+  fingerprint: string;
+  name: string | null;
+  hostname: string | null;
+  platform: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
+
+export const machineFingerprintValue = (licenseId: string, fingerprint: string) => digest(`${licenseId}:${fingerprint}`);
+
+/** The stored machine of a license with this fingerprint, whatever its environment (callers check visibility). */
+export async function findMachineItem(accountId: string, licenseId: string, fingerprint: string): Promise<Item | undefined> {
+  const marker = await getItem(uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint)));
+  return marker && getItem({ PK: marker.ref as string, SK: marker.SK });
+}

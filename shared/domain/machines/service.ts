@@ -1,0 +1,192 @@
+/**
+ * Machines, activated on a license: administrators and the product's bearer manage them; a
+ * license bearer activates, reads and deactivates its own; a user those of licenses they own,
+ * unless the license is protected. The policy's maxMachines bounds a license's machines.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { isAdministrator } from '../../auth/bearer.ts';
+import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { forbidden, unprocessable } from '../../http/errors.ts';
+import type { Query } from '../../http/query.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { recordKey } from '../../store/keys.ts';
+import type { Page, PageRequest } from '../../store/paging.ts';
+import { getItem, toRecord, type Item } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { retrieveUser } from '../users/service.ts';
+import {
+  reachableItem,
+  relatedItem,
+  relationshipId,
+  removeWithDescendants,
+  requirePermission,
+  SLOTS,
+  type BearerContext,
+} from '../licensing/access.ts';
+import { filteredList, type Filter } from '../licensing/lists.ts';
+import type { LicenseRecord } from '../licenses/license.ts';
+import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
+
+const metadata = z.record(z.string(), z.unknown());
+export const FINGERPRINT_MAX_BYTES = 4096;
+
+const mutable = {
+  name: z.string().nullable().optional(),
+  hostname: z.string().nullable().optional(),
+  platform: z.string().nullable().optional(),
+  metadata: metadata.optional(),
+};
+
+const createBody = resourceDocument(
+  'machines',
+  { fingerprint: nonBlank(), ...mutable },
+  { license: relationship('licenses'), owner: relationship('users').optional() },
+);
+const updateBody = resourceDocument('machines', mutable);
+
+function rules(input: z.infer<typeof updateBody>['data']['attributes']) {
+  for (const name of ['name', 'hostname', 'platform'] as const) maxLength(name, input[name], 255);
+  metadataRule(input.metadata);
+}
+
+export function fingerprintRule(fingerprint: string) {
+  if (Buffer.byteLength(fingerprint) > FINGERPRINT_MAX_BYTES) {
+    throw unprocessable('FINGERPRINT_TOO_LONG', `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`, attributePointer('fingerprint'));
+  }
+}
+
+/** A licensee (user or license bearer) acting on a protected license is refused. */
+export function refuseProtected(ctx: BearerContext, license: Item | undefined, action: string) {
+  if (ctx.bearer.kind === 'user' && license?.protected === true) throw forbidden(`The license is protected: only administrators and its product may ${action}`);
+}
+
+const licenseItemOf = (record: Item) => getItem(recordKey(record.accountId as string, 'licenses', record.licenseId as string));
+
+export async function createMachine(ctx: BearerContext): Promise<MachineRecord> {
+  requirePermission(ctx.bearer, 'machine.create', 'activate machines');
+  const { data } = parseBody(ctx.body, createBody);
+  fingerprintRule(data.attributes.fingerprint);
+  rules(data.attributes);
+  const licenseItem = await relatedItem(ctx, 'licenses', relationshipId(data, 'license')!, 'license');
+  refuseProtected(ctx, licenseItem, 'activate machines on it');
+  const license = toRecord<LicenseRecord>(licenseItem);
+  const ownerId = relationshipId(data, 'owner');
+  const owner = ownerId ? await relatedItem(ctx, 'users', ownerId, 'owner') : undefined;
+  const policy = await getItem(recordKey(ctx.scope.accountId, 'policies', license.policyId));
+  const timestamp = now();
+  const machine: MachineRecord = {
+    type: 'machines',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    licenseId: license.id,
+    policyId: license.policyId,
+    productId: license.productId,
+    ownerId: (owner?.id as string | undefined) ?? license.ownerId ?? null,
+    licenseOwnerId: license.ownerId ?? null,
+    fingerprint: data.attributes.fingerprint,
+    name: data.attributes.name ?? null,
+    hostname: data.attributes.hostname ?? null,
+    platform: data.attributes.platform ?? null,
+    metadata: data.attributes.metadata ?? {},
+  };
+  const tx = new Transaction();
+  tx.create(machine, {
+    parents: [
+      { type: 'licenses', id: license.id },
+      { type: 'products', id: license.productId },
+      machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
+    ],
+    unique: [
+      {
+        kind: MACHINE_FINGERPRINT_MARKER,
+        value: machineFingerprintValue(license.id, machine.fingerprint),
+        taken: unprocessable('FINGERPRINT_TAKEN', 'fingerprint has already been taken for this license', attributePointer('fingerprint')),
+      },
+    ],
+  });
+  const max = policy?.maxMachines as number | null | undefined;
+  if (max != null) {
+    // Counted per environment partition: machines of a global license activated inside a
+    // SHARED environment are bounded separately from those activated globally.
+    tx.cap(
+      ctx.scope.accountId,
+      machine.environmentId,
+      'machines',
+      { type: 'licenses', id: license.id },
+      max,
+      unprocessable('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
+    );
+  }
+  tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, unprocessable('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
+  await tx.commit();
+  return machine;
+}
+
+export async function retrieveMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
+  const item = await reachableItem(ctx, 'machines', id);
+  requirePermission(ctx.bearer, 'machine.read', 'read machines');
+  return toRecord<MachineRecord>(item);
+}
+
+export async function updateMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
+  const item = await reachableItem(ctx, 'machines', id, true);
+  requirePermission(ctx.bearer, 'machine.update', 'update machines');
+  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  rules(attributes);
+  const tx = new Transaction();
+  const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('machines', id) });
+  await tx.commit();
+  return toRecord<MachineRecord>(next);
+}
+
+export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {
+  const item = await reachableItem(ctx, 'machines', id, true);
+  requirePermission(ctx.bearer, 'machine.delete', 'deactivate machines');
+  if (ctx.bearer.kind === 'user') refuseProtected(ctx, await licenseItemOf(item), 'deactivate its machines');
+  await removeWithDescendants(item);
+}
+
+/** Filters in order of selectivity: a license's machines, a user's, a product's. */
+const FILTERS: readonly Filter[] = [
+  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.machines.license },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.machines.owner },
+  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
+];
+
+/** The bearer's own restriction on lists of machines and components. */
+export function bearerRestriction(ctx: BearerContext): Record<string, string> {
+  const { bearer } = ctx;
+  if (isAdministrator(bearer)) return {};
+  if (bearer.kind === 'product') return { productId: bearer.id };
+  if (bearer.kind === 'license') return { licenseId: bearer.id };
+  return { ownerId: bearer.id };
+}
+
+export async function listMachines(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<MachineRecord>> {
+  requirePermission(ctx.bearer, 'machine.read', 'read machines');
+  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, query, [bearerRestriction(ctx), forced], page);
+}
+
+/** GET /licenses/<id>/machines: the machines of a license the bearer may see. */
+export async function listLicenseMachines(ctx: BearerContext, licenseId: string, page: PageRequest) {
+  const license = await reachableItem(ctx, 'licenses', licenseId);
+  requirePermission(ctx.bearer, 'license.read', 'read licenses');
+  // A license's owner sees all its machines, whoever owns each one.
+  const restriction = ctx.bearer.kind === 'user' ? {} : bearerRestriction(ctx);
+  requirePermission(ctx.bearer, 'machine.read', 'read machines');
+  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, ctx.query, [restriction, { licenseId: license.id as string }], page);
+}
+
+/** GET /users/<id>/machines. */
+export async function listUserMachines(ctx: BearerContext, userId: string, page: PageRequest) {
+  const user = await retrieveUser(ctx, userId);
+  return listMachines(ctx, page, { ownerId: user.id });
+}
+
+/** The machine a record belongs to, seen by the rules of machines. */
+export const relatedMachine = (ctx: BearerContext, record: { machineId: string }) => retrieveMachine(ctx, record.machineId);

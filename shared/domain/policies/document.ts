@@ -1,0 +1,26 @@
+import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import type { PolicyRecord } from './policy.ts';
+
+export function policyDocument(policy: PolicyRecord): ResourceObject {
+  return {
+    id: policy.id,
+    type: 'policies',
+    attributes: {
+      name: policy.name,
+      componentUniquenessStrategy: policy.componentUniquenessStrategy,
+      componentMatchingStrategy: policy.componentMatchingStrategy,
+      requireComponentsScope: policy.requireComponentsScope,
+      protected: policy.protected,
+      maxMachines: policy.maxMachines ?? null,
+      metadata: policy.metadata,
+      created: policy.created,
+      updated: policy.updated,
+    },
+    relationships: {
+      account: accountRelationship(policy.accountId),
+      environment: toOne(policy.accountId, 'environments', policy.environmentId),
+      product: toOne(policy.accountId, 'products', policy.productId),
+    },
+    links: { self: resourcePath(policy.accountId, 'policies', policy.id) },
+  };
+}

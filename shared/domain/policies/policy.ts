@@ -1,0 +1,26 @@
+/** Policies: the rules licenses of a product follow, components' uniqueness and matching among them. */
+import type { StoredRecord } from '../../store/records.ts';
+
+export const UNIQUENESS_STRATEGIES = [
+  'UNIQUE_PER_MACHINE',
+  'UNIQUE_PER_LICENSE',
+  'UNIQUE_PER_POLICY',
+  'UNIQUE_PER_PRODUCT',
+  'UNIQUE_PER_ACCOUNT',
+] as const;
+export type UniquenessStrategy = (typeof UNIQUENESS_STRATEGIES)[number];
+
+export const MATCHING_STRATEGIES = ['MATCH_ANY', 'MATCH_TWO', 'MATCH_MOST', 'MATCH_ALL'] as const;
+export type MatchingStrategy = (typeof MATCHING_STRATEGIES)[number];
+
+export interface PolicyRecord extends StoredRecord {
+  type: 'policies';
+  productId: string;
+  name: string;
+  componentUniquenessStrategy: UniquenessStrategy;
+  componentMatchingStrategy: MatchingStrategy;
+  requireComponentsScope: boolean;
+  protected: boolean;
+  maxMachines: number | null;
+  metadata: Record<string, unknown>;
+}

@@ -1,0 +1,117 @@
+/**
+ * Policies, under a product: administrators and the product's bearer manage them; licensees
+ * read the policies of their licenses.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { forbidden, unprocessable } from '../../http/errors.ts';
+import type { Query } from '../../http/query.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import type { Page, PageRequest } from '../../store/paging.ts';
+import { recordKeyOf, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { reachableItem, relatedItem, relationshipId, removeWithDescendants, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { filteredList, type Filter } from '../licensing/lists.ts';
+import type { ProductRecord } from '../products/product.ts';
+import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES, type PolicyRecord } from './policy.ts';
+
+const metadata = z.record(z.string(), z.unknown());
+
+const attributes = {
+  componentUniquenessStrategy: z.string().optional(),
+  componentMatchingStrategy: z.string().optional(),
+  requireComponentsScope: z.boolean().optional(),
+  protected: z.boolean().optional(),
+  maxMachines: z.number().int().nullable().optional(),
+  metadata: metadata.optional(),
+};
+
+const createBody = resourceDocument('policies', { name: nonBlank(), ...attributes }, { product: relationship('products') });
+const updateBody = resourceDocument('policies', { name: nonBlank().optional(), ...attributes });
+
+type Attributes = z.infer<typeof updateBody>['data']['attributes'];
+
+function rules(input: Attributes): Partial<PolicyRecord> {
+  maxLength('name', input.name, 255);
+  metadataRule(input.metadata);
+  if (input.maxMachines != null && input.maxMachines < 1) {
+    throw unprocessable('MAX_MACHINES_INVALID', 'maxMachines must be at least 1 (or null for no limit)', attributePointer('maxMachines'));
+  }
+  const checked: Record<string, unknown> = {
+    ...input,
+    componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
+    componentMatchingStrategy: oneOf('componentMatchingStrategy', input.componentMatchingStrategy, MATCHING_STRATEGIES),
+  };
+  for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name];
+  return checked as Partial<PolicyRecord>;
+}
+
+export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
+  requirePermission(ctx.bearer, 'policy.create', 'create policies');
+  const { data } = parseBody(ctx.body, createBody);
+  const checked = rules(data.attributes);
+  const product = toRecord<ProductRecord>(await relatedItem(ctx, 'products', relationshipId(data, 'product')!, 'product'));
+  const timestamp = now();
+  const policy: PolicyRecord = {
+    type: 'policies',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    productId: product.id,
+    name: data.attributes.name,
+    componentUniquenessStrategy: checked.componentUniquenessStrategy ?? 'UNIQUE_PER_MACHINE',
+    componentMatchingStrategy: checked.componentMatchingStrategy ?? 'MATCH_ANY',
+    requireComponentsScope: checked.requireComponentsScope ?? false,
+    protected: checked.protected ?? false,
+    maxMachines: checked.maxMachines ?? null,
+    metadata: checked.metadata ?? {},
+  };
+  const tx = new Transaction();
+  tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
+  tx.requireExists(recordKeyOf(product), unprocessable('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
+  await tx.commit();
+  return policy;
+}
+
+export async function retrievePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
+  const item = await reachableItem(ctx, 'policies', id);
+  requirePermission(ctx.bearer, 'policy.read', 'read policies');
+  return toRecord<PolicyRecord>(item);
+}
+
+export async function updatePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
+  const item = await reachableItem(ctx, 'policies', id, true);
+  requirePermission(ctx.bearer, 'policy.update', 'update policies');
+  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
+  const tx = new Transaction();
+  const next = tx.update(item, changes, { missing: new RecordNotFound('policies', id) });
+  await tx.commit();
+  return toRecord<PolicyRecord>(next);
+}
+
+export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {
+  const item = await reachableItem(ctx, 'policies', id, true);
+  requirePermission(ctx.bearer, 'policy.delete', 'delete policies');
+  await removeWithDescendants(item);
+}
+
+const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];
+
+/** Administrators list every policy (filter `product`); a product bearer its product's; licensees none but by id. */
+export async function listPolicies(ctx: BearerContext, page: PageRequest, query: Query = ctx.query): Promise<Page<PolicyRecord>> {
+  requirePermission(ctx.bearer, 'policy.read', 'read policies');
+  const { bearer } = ctx;
+  if (bearer.kind === 'user' || bearer.kind === 'license') {
+    throw forbidden('This bearer may read its policy by id only');
+  }
+  const forced: Record<string, string> = bearer.kind === 'product' ? { productId: bearer.id } : {};
+  return filteredList<PolicyRecord>(ctx.scope, 'policies', FILTERS, query, [forced], page);
+}
+
+/** The policy a record belongs to, seen by the rules of policies. */
+export const relatedPolicy = (ctx: BearerContext, record: { policyId: string }) => retrievePolicy(ctx, record.policyId);

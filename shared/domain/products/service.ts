@@ -1,0 +1,129 @@
+/**
+ * Products: created and removed by administrators; a product bearer reads and updates itself.
+ * Removing one removes everything under it.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { isAdministrator } from '../../auth/bearer.ts';
+import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
+import { childItems } from '../../store/cascade.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
+import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { maxLength, metadataRule, now } from '../rules.ts';
+import { retrieveUser } from '../users/service.ts';
+import { reachableItem, removeWithDescendants, requireAdministrator, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { generateTokenFor } from '../licensing/tokens.ts';
+import type { ProductRecord } from './product.ts';
+
+const metadata = z.record(z.string(), z.unknown());
+
+const createBody = resourceDocument('products', {
+  name: nonBlank(),
+  url: z.string().nullable().optional(),
+  metadata: metadata.optional(),
+});
+
+const updateBody = resourceDocument('products', {
+  name: nonBlank().optional(),
+  url: z.string().nullable().optional(),
+  metadata: metadata.optional(),
+});
+
+function rules(attributes: { name?: string; url?: string | null; metadata?: Record<string, unknown> }) {
+  maxLength('name', attributes.name, 255);
+  maxLength('url', attributes.url, 2048);
+  metadataRule(attributes.metadata);
+}
+
+export async function createProduct(ctx: BearerContext): Promise<ProductRecord> {
+  requireAdministrator(ctx.bearer, 'product.create', 'create products');
+  const { attributes } = parseBody(ctx.body, createBody).data;
+  rules(attributes);
+  const timestamp = now();
+  const product: ProductRecord = {
+    type: 'products',
+    id: randomUUID(),
+    accountId: ctx.scope.accountId,
+    environmentId: ctx.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    name: attributes.name,
+    url: attributes.url ?? null,
+    metadata: attributes.metadata ?? {},
+  };
+  const tx = new Transaction();
+  tx.create(product);
+  await tx.commit();
+  return product;
+}
+
+export async function retrieveProduct(ctx: BearerContext, id: string): Promise<ProductRecord> {
+  const item = await reachableItem(ctx, 'products', id);
+  requirePermission(ctx.bearer, 'product.read', 'read products');
+  return toRecord<ProductRecord>(item);
+}
+
+export async function updateProduct(ctx: BearerContext, id: string): Promise<ProductRecord> {
+  const item = await reachableItem(ctx, 'products', id, true);
+  requirePermission(ctx.bearer, 'product.update', 'update products');
+  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  rules(attributes);
+  const changes: Record<string, unknown> = { ...attributes, updated: now() };
+  const tx = new Transaction();
+  const next = tx.update(item, changes, { missing: new RecordNotFound('products', id) });
+  await tx.commit();
+  return toRecord<ProductRecord>(next);
+}
+
+export async function deleteProduct(ctx: BearerContext, id: string): Promise<void> {
+  const item = await reachableItem(ctx, 'products', id, true);
+  requireAdministrator(ctx.bearer, 'product.delete', 'delete products');
+  await removeWithDescendants(item);
+}
+
+/** Administrators list every product; other bearers see the products they reach. */
+export async function listProducts(ctx: BearerContext, page: PageRequest): Promise<Page<ProductRecord>> {
+  requirePermission(ctx.bearer, 'product.read', 'read products');
+  const { bearer } = ctx;
+  if (isAdministrator(bearer)) return listCollection<ProductRecord>(ctx.scope, { type: 'products' }, page);
+  if (bearer.kind === 'user') return pageOf(await productsOfUser(ctx, bearer.id), page);
+  const own = bearer.kind === 'product' ? bearer.id : bearer.productId;
+  const item = own ? await getVisibleItem(ctx.scope, 'products', own) : undefined;
+  return pageOf(item ? [toRecord<ProductRecord>(item)] : [], page);
+}
+
+/**
+ * The products of the licenses a user owns: read from the user's license collection (what the
+ * user owns, not what the account holds), then the distinct products by key.
+ */
+async function productsOfUser(ctx: BearerContext, userId: string): Promise<ProductRecord[]> {
+  const licenses = (
+    await Promise.all(
+      ctx.scope.readable.map((environmentId) =>
+        childItems(ctx.scope.accountId, environmentId, 'licenses', { type: 'users', id: userId }, SLOTS.licenses.owner),
+      ),
+    )
+  ).flat();
+  const ids = [...new Set(licenses.map((license) => license.productId as string))];
+  const items = await Promise.all(ids.map((id) => getVisibleItem(ctx.scope, 'products', id)));
+  return items.filter((item): item is Item => item !== undefined).map((item) => toRecord<ProductRecord>(item));
+}
+
+/** GET /users/<id>/products: the products of that user's licenses, for bearers who may see the user. */
+export async function listUserProducts(ctx: BearerContext, userId: string, page: PageRequest): Promise<Page<ProductRecord>> {
+  const user = await retrieveUser(ctx, userId);
+  requirePermission(ctx.bearer, 'product.read', 'read products');
+  return pageOf(await productsOfUser(ctx, user.id), page);
+}
+
+/** The product a record of the graph belongs to, seen by the rules of products. */
+export const relatedProduct = (ctx: BearerContext, record: { productId: string }) => retrieveProduct(ctx, record.productId);
+
+/** POST /products/<id>/tokens: a product token, generated by administrators. */
+export async function generateProductToken(ctx: BearerContext, id: string) {
+  const item = await reachableItem(ctx, 'products', id, true);
+  requireAdministrator(ctx.bearer, 'product.tokens.generate', 'generate product tokens');
+  return generateTokenFor(ctx, item, 'product-token');
+}

@@ -1,0 +1,136 @@
+/**
+ * Environment isolation for the licensing graph (SPEC.md "Environment" rules 3–4; DECISIONS §3):
+ * global, A (ISOLATED) and B (SHARED), each holding a product, policy, license, machine and
+ * component. ISOLATED sees only its own; SHARED its own and global (read-only); global only
+ * global. Related records must be visible to be used; validation never reveals a license of
+ * another environment.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, newAccount, type TestAccount } from './support/client.ts';
+import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+
+type Home = 'global' | 'A' | 'B';
+const TYPES = ['products', 'policies', 'licenses', 'machines', 'components'] as const;
+
+let account: TestAccount;
+let l: ReturnType<typeof licensing>;
+const code: Record<Exclude<Home, 'global'>, string> = { A: '', B: '' };
+const records = {} as Record<Home, Record<(typeof TYPES)[number], { id: string; attributes: any }>>;
+const env = (home: Home) => (home === 'global' ? {} : { environment: code[home] });
+
+beforeAll(async () => {
+  account = await newAccount();
+  l = licensing(account);
+  for (const [home, strategy] of [['A', 'ISOLATED'], ['B', 'SHARED']] as const) {
+    code[home] = `${home.toLowerCase()}-${randomUUID().slice(0, 8)}`;
+    const reply = await call('POST', `${account.path}/environments`, {
+      token: account.adminToken,
+      body: { data: { type: 'environments', attributes: { name: home, code: code[home], isolationStrategy: strategy } } },
+    });
+    expect(reply.status).toBe(201);
+  }
+  await Promise.all(
+    (['global', 'A', 'B'] as const).map(async (home) => {
+      const g = await l.graph(env(home));
+      const component = await l.component(g.machine.id, undefined, env(home));
+      records[home] = { products: g.product, policies: g.policy, licenses: g.license, machines: g.machine, components: component };
+    }),
+  );
+});
+
+const VISIBLE: Record<Home, Home[]> = { global: ['global'], A: ['A'], B: ['B', 'global'] };
+
+describe.concurrent('licensing isolation', () => {
+  it('retrieve: each environment sees exactly its reach, every type', async () => {
+    const failures: string[] = [];
+    for (const from of ['global', 'A', 'B'] as const) {
+      for (const home of ['global', 'A', 'B'] as const) {
+        for (const type of TYPES) {
+          const reply = await l.api('GET', `/${type}/${records[home][type].id}`, env(from));
+          const expected = VISIBLE[from].includes(home) ? 200 : 404;
+          if (reply.status !== expected) failures.push(`${type} of ${home} from ${from}: ${reply.status}, expected ${expected}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('lists: each environment lists exactly its reach, every type', async () => {
+    const failures: string[] = [];
+    for (const from of ['global', 'A', 'B'] as const) {
+      for (const type of TYPES) {
+        const reply = await l.api('GET', `/${type}?page[size]=100`, env(from));
+        const listed = (reply.body.data as { id: string }[]).map((r) => r.id).sort();
+        const expected = VISIBLE[from].map((home) => records[home][type].id).sort();
+        if (JSON.stringify(listed) !== JSON.stringify(expected)) failures.push(`${type} from ${from}: ${listed.length} listed, expected ${expected.length}`);
+        if (reply.body.links.meta.count !== expected.length) failures.push(`${type} from ${from}: count ${reply.body.links.meta.count}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('writes: global records are read-only from SHARED (403), invisible from ISOLATED (404)', async () => {
+    const bodies: Record<string, unknown> = {
+      products: doc('products', { name: 'x' }),
+      policies: doc('policies', { name: 'x' }),
+      licenses: doc('licenses', { name: 'x' }),
+      machines: doc('machines', { name: 'x' }),
+      components: doc('components', { name: 'x' }),
+    };
+    for (const type of TYPES) {
+      expectCode(await l.api('PATCH', `/${type}/${records.global[type].id}`, { ...env('B'), body: bodies[type] }), 403);
+      expectCode(await l.api('DELETE', `/${type}/${records.global[type].id}`, env('B')), 403);
+      expectCode(await l.api('PATCH', `/${type}/${records.global[type].id}`, { ...env('A'), body: bodies[type] }), 404);
+      expectCode(await l.api('DELETE', `/${type}/${records.A[type].id}`), 404);
+    }
+    expect((await l.api('GET', `/products/${records.global.products.id}`)).body.data.attributes.name).toBe(records.global.products.attributes.name);
+  });
+
+  it('relationships: only records in reach can be used (422 <RELATIONSHIP>_NOT_FOUND)', async () => {
+    expectCode(await l.api('POST', '/policies', { ...env('A'), body: doc('policies', { name: 'x' }, { product: ref('products', records.global.products.id) }) }), 422, 'PRODUCT_NOT_FOUND');
+    expectCode(await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', records.A.policies.id) }) }), 422, 'POLICY_NOT_FOUND');
+    expectCode(await l.api('POST', '/machines', { ...env('B'), body: doc('machines', { fingerprint: 'x' }, { license: ref('licenses', records.A.licenses.id) }) }), 422, 'LICENSE_NOT_FOUND');
+    expectCode(await l.api('POST', '/components', { ...env('A'), body: doc('components', { fingerprint: 'x', name: 'x' }, { machine: ref('machines', records.B.machines.id) }) }), 422, 'MACHINE_NOT_FOUND');
+  });
+
+  it('validate-key never reveals a license of an environment out of reach', async () => {
+    const verdict = async (home: Home, from: Home) =>
+      (await call('POST', `${account.path}/licenses/actions/validate-key`, { ...env(from), body: { meta: { key: records[home].licenses.attributes.key } } })).body.meta.code;
+    for (const from of ['global', 'A', 'B'] as const) {
+      for (const home of ['global', 'A', 'B'] as const) {
+        expect(await verdict(home, from), `${home} from ${from}`).toBe(VISIBLE[from].includes(home) ? 'VALID' : 'NOT_FOUND');
+      }
+    }
+  });
+
+  it('license bearers are admitted like any bearer of their home (key and token)', async () => {
+    const key = (home: Home) => ({ authorization: `License ${records[home].licenses.attributes.key}` });
+    expect((await l.api('GET', `/licenses/${records.A.licenses.id}`, { ...key('A'), ...env('A') })).status).toBe(200);
+    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, key('A')), 401, 'TOKEN_INVALID');
+    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, { ...key('A'), ...env('B') }), 401, 'TOKEN_INVALID');
+    expect((await l.api('GET', `/licenses/${records.global.licenses.id}`, { ...key('global'), ...env('B') })).status).toBe(200);
+    expectCode(await l.api('GET', `/licenses/${records.global.licenses.id}`, { ...key('global'), ...env('A') }), 401, 'TOKEN_INVALID');
+    const token = await l.licenseToken(records.B.licenses.id, env('B'));
+    expect((await l.api('GET', `/licenses/${records.B.licenses.id}`, { token, ...env('B') })).status).toBe(200);
+    expectCode(await l.api('GET', `/licenses/${records.B.licenses.id}`, { token }), 401, 'TOKEN_INVALID');
+    const productToken = await l.productToken(records.A.products.id, env('A'));
+    expect((await l.api('GET', '/components', { token: productToken, ...env('A') })).body.data.map((c: any) => c.id)).toEqual([records.A.components.id]);
+    expectCode(await l.api('GET', '/components', { token: productToken }), 401, 'TOKEN_INVALID');
+  });
+});
+
+// After the matrix, which counts the global records exactly.
+describe('licensing isolation: records hanging on global ones', () => {
+  it('SHARED: records may hang on global ones, are born in the environment, and go when the global parent goes', async () => {
+    const g = await l.graph();
+    const machine = await l.machine(g.license.id, {}, env('B'));
+    const component = await l.component(machine.id, undefined, env('B'));
+    expect(machine.relationships.environment.data?.type).toBe('environments');
+    expectCode(await l.api('GET', `/machines/${machine.id}`), 404);
+    expect((await l.api('GET', `/licenses/${g.license.id}/machines`, env('B'))).body.data.map((m: any) => m.id)).toContain(machine.id);
+    expect((await l.api('DELETE', `/licenses/${g.license.id}`)).status).toBe(204);
+    expectCode(await l.api('GET', `/machines/${machine.id}`, env('B')), 404);
+    expectCode(await l.api('GET', `/components/${component.id}`, env('B')), 404);
+  });
+});

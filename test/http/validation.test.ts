@@ -1,0 +1,147 @@
+/**
+ * License validation with components (DECISIONS §7; SPEC.md "Purpose of components"):
+ * POST /licenses/actions/validate-key (no bearer) and POST /licenses/<id>/actions/validate.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { expectCode, licensing } from './support/licensing.ts';
+
+let account: TestAccount;
+let l: ReturnType<typeof licensing>;
+beforeAll(async () => {
+  account = await newAccount();
+  l = licensing(account);
+});
+
+type Scope = { fingerprint?: string; components?: string[]; product?: string; policy?: string };
+const validateKey = (key: string, scope?: Scope, options: { environment?: string } = {}) =>
+  call('POST', `${account.path}/licenses/actions/validate-key`, { ...options, body: { meta: { key, ...(scope ? { scope } : {}) } } });
+const code = (reply: { status: number; body: any }) => {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  expect(reply.body.meta).toEqual({ valid: reply.body.meta.code === 'VALID', detail: expect.any(String), code: expect.any(String) });
+  return reply.body.meta.code as string;
+};
+
+/** A license whose one machine has components a, b, c, d under `strategy`. */
+async function fingerprinted(strategy: string, policy: Record<string, unknown> = {}) {
+  const g = await l.graph({ policy: { componentMatchingStrategy: strategy, ...policy } });
+  const parts = ['a', 'b', 'c', 'd'].map((p) => `${p}-${randomUUID()}`);
+  for (const part of parts) await l.component(g.machine.id, part);
+  return { ...g, key: g.license.attributes.key as string, fingerprint: g.machine.attributes.fingerprint as string, parts };
+}
+
+describe.concurrent('validate-key', () => {
+  it('VALID with the license document and meta, without any bearer', async () => {
+    const g = await l.graph();
+    const reply = await validateKey(g.license.attributes.key);
+    expect(code(reply)).toBe('VALID');
+    expect(reply.body.meta.valid).toBe(true);
+    expect(reply.body.data.id).toBe(g.license.id);
+    expect(code(await validateKey(g.license.attributes.key, { fingerprint: g.machine.attributes.fingerprint }))).toBe('VALID');
+  });
+
+  it('NOT_FOUND with data null for an unknown key', async () => {
+    const reply = await validateKey(`nope-${randomUUID()}`);
+    expect(code(reply)).toBe('NOT_FOUND');
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.meta.valid).toBe(false);
+  });
+
+  it('EXPIRED and SUSPENDED', async () => {
+    const g = await l.graph({ license: { expiry: new Date(Date.now() - 1000).toISOString() } });
+    expect(code(await validateKey(g.license.attributes.key))).toBe('EXPIRED');
+    const s = await l.graph({ license: { suspended: true } });
+    expect(code(await validateKey(s.license.attributes.key))).toBe('SUSPENDED');
+    expect(s.license.attributes.status).toBe('SUSPENDED');
+    expect(g.license.attributes.status).toBe('EXPIRED');
+  });
+
+  it('PRODUCT_SCOPE_MISMATCH and POLICY_SCOPE_MISMATCH, VALID when they match', async () => {
+    const g = await l.graph();
+    const key = g.license.attributes.key;
+    expect(code(await validateKey(key, { product: randomUUID() }))).toBe('PRODUCT_SCOPE_MISMATCH');
+    expect(code(await validateKey(key, { policy: randomUUID() }))).toBe('POLICY_SCOPE_MISMATCH');
+    expect(code(await validateKey(key, { product: g.product.id, policy: g.policy.id }))).toBe('VALID');
+  });
+
+  it('NO_MACHINE and FINGERPRINT_SCOPE_MISMATCH', async () => {
+    const p = await l.product();
+    const lic = await l.license((await l.policy(p.id)).id);
+    expect(code(await validateKey(lic.attributes.key, { fingerprint: 'anything' }))).toBe('NO_MACHINE');
+    await l.machine(lic.id, { fingerprint: 'known' });
+    expect(code(await validateKey(lic.attributes.key, { fingerprint: 'unknown' }))).toBe('FINGERPRINT_SCOPE_MISMATCH');
+    expect(code(await validateKey(lic.attributes.key, { fingerprint: 'known' }))).toBe('VALID');
+  });
+
+  it('FINGERPRINT_SCOPE_REQUIRED, COMPONENTS_SCOPE_REQUIRED, COMPONENTS_SCOPE_EMPTY', async () => {
+    const f = await fingerprinted('MATCH_ANY', { requireComponentsScope: true });
+    expect(code(await validateKey(f.key, { components: f.parts }))).toBe('FINGERPRINT_SCOPE_REQUIRED');
+    expect(code(await validateKey(f.key, { fingerprint: f.fingerprint }))).toBe('COMPONENTS_SCOPE_REQUIRED');
+    expect(code(await validateKey(f.key))).toBe('COMPONENTS_SCOPE_REQUIRED');
+    expect(code(await validateKey(f.key, { fingerprint: f.fingerprint, components: [] }))).toBe('COMPONENTS_SCOPE_EMPTY');
+    expect(code(await validateKey(f.key, { fingerprint: f.fingerprint, components: [f.parts[0]!] }))).toBe('VALID');
+  });
+
+  it('body shape: missing meta.key → 400', async () => {
+    const reply = await call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: {} } });
+    expect(expectCode(reply, 400).source).toEqual({ pointer: '/meta/key' });
+  });
+});
+
+describe.concurrent('matching strategies (machine with 4 components)', () => {
+  // matched → expected code, per strategy: any ≥ 1, two ≥ 2, most ≥ 2 (half of 4), all = 4
+  const CASES: Record<string, [number, string][]> = {
+    MATCH_ANY: [[0, 'COMPONENTS_SCOPE_MISMATCH'], [1, 'VALID'], [4, 'VALID']],
+    MATCH_TWO: [[1, 'COMPONENTS_SCOPE_MISMATCH'], [2, 'VALID'], [3, 'VALID']],
+    MATCH_MOST: [[1, 'COMPONENTS_SCOPE_MISMATCH'], [2, 'VALID'], [3, 'VALID']],
+    MATCH_ALL: [[3, 'COMPONENTS_SCOPE_MISMATCH'], [4, 'VALID']],
+  };
+  for (const [strategy, cases] of Object.entries(CASES)) {
+    it(`${strategy}: ${cases.map(([n, c]) => `${n} matched → ${c}`).join(', ')}`, async () => {
+      const f = await fingerprinted(strategy);
+      for (const [matched, expected] of cases) {
+        const given = [...f.parts.slice(0, matched), `stranger-${randomUUID()}`, `other-${randomUUID()}`];
+        expect(code(await validateKey(f.key, { fingerprint: f.fingerprint, components: given })), `${strategy} ${matched}`).toBe(expected);
+      }
+    });
+  }
+
+  it('MATCH_MOST rounds half up: 3 components need 2', async () => {
+    const g = await l.graph({ policy: { componentMatchingStrategy: 'MATCH_MOST' } });
+    const parts = ['x', 'y', 'z'].map((p) => `${p}-${randomUUID()}`);
+    for (const part of parts) await l.component(g.machine.id, part);
+    const key = g.license.attributes.key;
+    const fingerprint = g.machine.attributes.fingerprint;
+    expect(code(await validateKey(key, { fingerprint, components: [parts[0]!] }))).toBe('COMPONENTS_SCOPE_MISMATCH');
+    expect(code(await validateKey(key, { fingerprint, components: [parts[0]!, parts[2]!] }))).toBe('VALID');
+  });
+
+  it('the purpose of components under MATCH_MOST: a cloned machine fails, an upgraded one passes', async () => {
+    const f = await fingerprinted('MATCH_MOST');
+    // A clone reports the original's machine fingerprint but its own hardware.
+    const clone = ['cpu', 'board', 'disk', 'mac'].map((p) => `clone-${p}-${randomUUID()}`);
+    expect(code(await validateKey(f.key, { fingerprint: f.fingerprint, components: clone }))).toBe('COMPONENTS_SCOPE_MISMATCH');
+    // The original machine with one part replaced (a new disk) still validates, no new activation needed.
+    const upgraded = [f.parts[0]!, f.parts[1]!, f.parts[2]!, `new-disk-${randomUUID()}`];
+    expect(code(await validateKey(f.key, { fingerprint: f.fingerprint, components: upgraded }))).toBe('VALID');
+  });
+});
+
+describe.concurrent('POST /licenses/<id>/actions/validate', () => {
+  it('a bearer who may see the license validates it with the same verdicts', async () => {
+    const owner = await newUser(account);
+    const f = await fingerprinted('MATCH_ALL');
+    const owned = await l.license(f.policy.id, {}, { owner: owner.id });
+    const validate = (id: string, token: string, scope?: Scope) =>
+      call('POST', `${account.path}/licenses/${id}/actions/validate`, { token, ...(scope ? { body: { meta: { scope } } } : {}) });
+    expect(code(await validate(f.license.id, account.adminToken, { fingerprint: f.fingerprint, components: f.parts }))).toBe('VALID');
+    expect(code(await validate(f.license.id, account.adminToken, { fingerprint: f.fingerprint, components: f.parts.slice(1) }))).toBe('COMPONENTS_SCOPE_MISMATCH');
+    const licenseToken = await l.licenseToken(f.license.id);
+    expect(code(await validate(f.license.id, licenseToken))).toBe('VALID');
+    expect(code(await validate(owned.id, owner.token))).toBe('VALID');
+    expectCode(await validate(f.license.id, owner.token), 404, 'NOT_FOUND');
+    expectCode(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`), 401, 'TOKEN_MISSING');
+    expect(code(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`, { authorization: `License ${f.key}` }))).toBe('VALID');
+  });
+});
