@@ -9,6 +9,8 @@
  *   remove    admin, environment; the product; the license; the owning user unless protected
  *   list      the same as retrieve, scoped to the bearer
  */
+import { emitEvent } from '../../events/emit.ts';
+import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
@@ -90,6 +92,7 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
     ],
   });
   tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, unprocessable('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'));
+  await emitEvent(tx, component, 'component.created', componentDocument(component));
   await tx.commit();
   return component;
 }
@@ -108,8 +111,10 @@ export async function updateComponent(ctx: BearerContext, id: string): Promise<C
   metadataRule(attributes.metadata);
   const tx = new Transaction();
   const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('components', id) });
+  const updated = toRecord<ComponentRecord>(next);
+  await emitEvent(tx, updated, 'component.updated', componentDocument(updated));
   await tx.commit();
-  return toRecord<ComponentRecord>(next);
+  return updated;
 }
 
 /** Permanent; the fingerprint's marker goes with the component. */
@@ -121,6 +126,8 @@ export async function deleteComponent(ctx: BearerContext, id: string): Promise<v
   }
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('components', id));
+  const removed = toRecord<ComponentRecord>(item);
+  await emitEvent(tx, removed, 'component.deleted', componentDocument(removed));
   await tx.commit();
 }
 

@@ -2,6 +2,8 @@
  * Licenses, under a policy: administrators and the policy's product bearer manage them; a
  * license bearer reads itself; a user reads the licenses they own.
  */
+import { emitEvent } from '../../events/emit.ts';
+import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
@@ -102,6 +104,7 @@ export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> 
   });
   tx.requireExists(recordKeyOf(policy), unprocessable('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, unprocessable('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  await emitEvent(tx, license, 'license.created', licenseDocument(license));
   await tx.commit();
   return license;
 }
@@ -119,14 +122,17 @@ export async function updateLicense(ctx: BearerContext, id: string): Promise<Lic
   const changes = { ...rules(attributes), updated: now() };
   const tx = new Transaction();
   const next = tx.update(item, changes, { missing: new RecordNotFound('licenses', id) });
+  const updated = toRecord<LicenseRecord>(next);
+  await emitEvent(tx, updated, 'license.updated', licenseDocument(updated));
   await tx.commit();
-  return toRecord<LicenseRecord>(next);
+  return updated;
 }
 
 export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'licenses', id, true);
   requirePermission(ctx.bearer, 'license.delete', 'delete licenses');
-  await removeWithDescendants(item);
+  const removed = toRecord<LicenseRecord>(item);
+  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'license.deleted', licenseDocument(removed)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */

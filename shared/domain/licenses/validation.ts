@@ -15,6 +15,9 @@
  * cloned machine (another device reporting the first one's machine fingerprint) thus fails,
  * while an upgraded one (one part replaced) still passes under MATCH_MOST.
  */
+import { emitEvent } from '../../events/emit.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { licenseDocument } from './document.ts';
 import { z } from 'zod';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
@@ -50,6 +53,18 @@ const result = (license: LicenseRecord | null, code: string, detail: string): Va
   meta: { valid: code === 'VALID', detail, code },
 });
 
+/**
+ * Every validation of a license that exists emits `license.validated` (to the license's own
+ * environment), carrying the outcome in the event's meta, valid or not.
+ */
+async function announced(validation: Validation): Promise<Validation> {
+  if (!validation.license) return validation;
+  const tx = new Transaction();
+  await emitEvent(tx, validation.license, 'license.validated', licenseDocument(validation.license), validation.meta);
+  await tx.commit();
+  return validation;
+}
+
 export async function validateKey(ctx: RequestContext): Promise<Validation> {
   const { meta } = parseBody(ctx.body, validateKeyBody);
   const item = await findLicenseItemByKey(ctx.scope.accountId, meta.key);
@@ -57,14 +72,14 @@ export async function validateKey(ctx: RequestContext): Promise<Validation> {
   if (!item || !canRead(ctx.scope, (item.environmentId as string | null) ?? null)) {
     return result(null, 'NOT_FOUND', 'license key was not found');
   }
-  return evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {});
+  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}));
 }
 
 export async function validateLicense(ctx: BearerContext, id: string): Promise<Validation> {
   const item = await reachableItem(ctx, 'licenses', id);
   requirePermission(ctx.bearer, 'license.validate', 'validate licenses');
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, validateBody);
-  return evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {});
+  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}));
 }
 
 async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationScope): Promise<Validation> {

@@ -180,10 +180,10 @@ async function descendants(item: Item, environments: (string | null)[]): Promise
 /**
  * Removing a record removes what hangs on it (DECISIONS §7), deepest first, with their
  * uniqueness markers, counters and token lookups; the record itself goes in the last
- * transaction. Children are handed to the store a few at a time: each child leaves up to five
+ * transaction, with the event `announce` adds for it. Children are handed to the store a few at a time: each child leaves up to five
  * collections, and the counters of one transaction must stay within DynamoDB's 100 operations.
  */
-export async function removeWithDescendants(item: Item): Promise<void> {
+export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
   const items = await descendants(item, environments);
   const alsoDelete = (tx: Transaction, child: Item) => {
@@ -192,5 +192,12 @@ export async function removeWithDescendants(item: Item): Promise<void> {
   const GROUP = 10;
   for (let i = 0; i + GROUP < items.length; i += GROUP) await deleteWithChildren(items.slice(i, i + GROUP), () => {}, alsoDelete);
   const rest = items.slice(Math.max(0, Math.floor((items.length - 1) / GROUP) * GROUP));
-  await deleteWithChildren(rest, (tx) => tx.delete(item, new RecordNotFound(item.type as string, item.id as string)), alsoDelete);
+  await deleteWithChildren(
+    rest,
+    async (tx) => {
+      tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
+      await announce(tx);
+    },
+    alsoDelete,
+  );
 }

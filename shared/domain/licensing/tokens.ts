@@ -2,6 +2,8 @@
  * Tokens of product and license bearers: `POST /products/<id>/tokens` and
  * `POST /licenses/<id>/tokens`, 200 with the value shown once (as environment tokens).
  */
+import { emitEvent } from '../../events/emit.ts';
+import { tokenDocument } from '../tokens/document.ts';
 import { z } from 'zod';
 import { unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
@@ -53,6 +55,7 @@ export async function generateTokenFor(ctx: BearerContext, holder: Item, kind: T
     permissions,
   });
   tx.requireExists({ PK: holder.PK, SK: holder.SK }, new RecordNotFound(holder.type as string, holder.id as string));
+  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }

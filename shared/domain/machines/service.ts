@@ -3,6 +3,8 @@
  * license bearer activates, reads and deactivates its own; a user those of licenses they own,
  * unless the license is protected. The policy's maxMachines bounds a license's machines.
  */
+import { emitEvent } from '../../events/emit.ts';
+import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
@@ -123,6 +125,7 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
     );
   }
   tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, unprocessable('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
+  await emitEvent(tx, machine, 'machine.created', machineDocument(machine));
   await tx.commit();
   return machine;
 }
@@ -140,15 +143,18 @@ export async function updateMachine(ctx: BearerContext, id: string): Promise<Mac
   rules(attributes);
   const tx = new Transaction();
   const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('machines', id) });
+  const updated = toRecord<MachineRecord>(next);
+  await emitEvent(tx, updated, 'machine.updated', machineDocument(updated));
   await tx.commit();
-  return toRecord<MachineRecord>(next);
+  return updated;
 }
 
 export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'machines', id, true);
   requirePermission(ctx.bearer, 'machine.delete', 'deactivate machines');
   if (ctx.bearer.kind === 'user') refuseProtected(ctx, await licenseItemOf(item), 'deactivate its machines');
-  await removeWithDescendants(item);
+  const removed = toRecord<MachineRecord>(item);
+  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'machine.deleted', machineDocument(removed)));
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */

@@ -2,6 +2,8 @@
  * Policies, under a product: administrators and the product's bearer manage them; licensees
  * read the policies of their licenses.
  */
+import { emitEvent } from '../../events/emit.ts';
+import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
@@ -73,6 +75,7 @@ export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
   const tx = new Transaction();
   tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
   tx.requireExists(recordKeyOf(product), unprocessable('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
+  await emitEvent(tx, policy, 'policy.created', policyDocument(policy));
   await tx.commit();
   return policy;
 }
@@ -90,14 +93,17 @@ export async function updatePolicy(ctx: BearerContext, id: string): Promise<Poli
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
   const tx = new Transaction();
   const next = tx.update(item, changes, { missing: new RecordNotFound('policies', id) });
+  const updated = toRecord<PolicyRecord>(next);
+  await emitEvent(tx, updated, 'policy.updated', policyDocument(updated));
   await tx.commit();
-  return toRecord<PolicyRecord>(next);
+  return updated;
 }
 
 export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'policies', id, true);
   requirePermission(ctx.bearer, 'policy.delete', 'delete policies');
-  await removeWithDescendants(item);
+  const removed = toRecord<PolicyRecord>(item);
+  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'policy.deleted', policyDocument(removed)));
 }
 
 const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];

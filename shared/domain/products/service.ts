@@ -2,6 +2,8 @@
  * Products: created and removed by administrators; a product bearer reads and updates itself.
  * Removing one removes everything under it.
  */
+import { emitEvent } from '../../events/emit.ts';
+import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
@@ -55,6 +57,7 @@ export async function createProduct(ctx: BearerContext): Promise<ProductRecord> 
   };
   const tx = new Transaction();
   tx.create(product);
+  await emitEvent(tx, product, 'product.created', productDocument(product));
   await tx.commit();
   return product;
 }
@@ -73,14 +76,17 @@ export async function updateProduct(ctx: BearerContext, id: string): Promise<Pro
   const changes: Record<string, unknown> = { ...attributes, updated: now() };
   const tx = new Transaction();
   const next = tx.update(item, changes, { missing: new RecordNotFound('products', id) });
+  const updated = toRecord<ProductRecord>(next);
+  await emitEvent(tx, updated, 'product.updated', productDocument(updated));
   await tx.commit();
-  return toRecord<ProductRecord>(next);
+  return updated;
 }
 
 export async function deleteProduct(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'products', id, true);
   requireAdministrator(ctx.bearer, 'product.delete', 'delete products');
-  await removeWithDescendants(item);
+  const removed = toRecord<ProductRecord>(item);
+  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'product.deleted', productDocument(removed)));
 }
 
 /** Administrators list every product; other bearers see the products they reach. */
