@@ -1,8 +1,8 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, type IGrantable, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
 import { queues as queueDefinitions } from '../shared/queues.ts';
 import type { Access, QueueName } from '../shared/routes.ts';
 
@@ -15,34 +15,42 @@ export interface ServiceResources {
 }
 
 /**
- * Turns each access a route-table entry declares into the narrowest grant, plus the environment
- * variable the function needs to use it. A function gets nothing it did not declare.
+ * Turns each access a route-table entry declares into the narrowest grant on `grantee` (a
+ * function's role). Nothing is granted that was not declared.
  */
-export function grantAccess(fn: LambdaFunction, access: readonly Access[], resources: ServiceResources): void {
+export function grantAccess(scope: Construct, grantee: IGrantable & { role?: IRole }, access: readonly Access[], resources: ServiceResources): void {
   for (const grant of access) {
     switch (grant) {
       case 'table:read':
-        resources.table.grantReadData(fn);
+        resources.table.grantReadData(grantee);
         break;
       case 'table:write':
-        resources.table.grantReadWriteData(fn);
+        resources.table.grantReadWriteData(grantee);
         break;
       case 'mail:send':
-        grantMailSend(fn, resources.mailFrom);
+        grantee.grantPrincipal.addToPrincipalPolicy(mailSendStatement(scope, resources.mailFrom));
         break;
       default:
-        grantQueueSend(fn, queueNameOf(grant), resources.queues);
+        resources.queues[queueNameOf(grant)].grantSendMessages(grantee);
     }
   }
 }
 
-function queueNameOf(grant: `queue:${QueueName}`): QueueName {
-  return grant.slice('queue:'.length) as QueueName;
+/** The environment variables a function needs to use what it was granted (queue URLs, the sender). */
+export function accessEnvironment(access: readonly Access[], resources: ServiceResources): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const grant of access) {
+    if (grant === 'mail:send') environment.MAIL_FROM = resources.mailFrom;
+    else if (grant.startsWith('queue:')) {
+      const name = queueNameOf(grant as `queue:${QueueName}`);
+      environment[queueDefinitions[name].urlVariable] = resources.queues[name].queueUrl;
+    }
+  }
+  return environment;
 }
 
-function grantQueueSend(fn: LambdaFunction, name: QueueName, queues: Record<QueueName, IQueue>): void {
-  queues[name].grantSendMessages(fn);
-  fn.addEnvironment(queueDefinitions[name].urlVariable, queues[name].queueUrl);
+function queueNameOf(grant: `queue:${QueueName}`): QueueName {
+  return grant.slice('queue:'.length) as QueueName;
 }
 
 /**
@@ -50,17 +58,13 @@ function grantQueueSend(fn: LambdaFunction, name: QueueName, queues: Record<Queu
  * is verified on its own, otherwise its domain. Both ARNs are allowed so either way of
  * verifying works, and nothing else can be sent from.
  */
-function grantMailSend(fn: LambdaFunction, mailFrom: string): void {
-  const stack = Stack.of(fn);
+function mailSendStatement(scope: Construct, mailFrom: string): PolicyStatement {
+  const stack = Stack.of(scope);
   const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
   const identityArn = (identity: string) =>
     stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-      resources: [identityArn(mailFrom), identityArn(domain)],
-    }),
-  );
-  fn.addEnvironment('MAIL_FROM', mailFrom);
+  return new PolicyStatement({
+    actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+    resources: [identityArn(mailFrom), identityArn(domain)],
+  });
 }

@@ -1,7 +1,9 @@
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Route } from '../shared/routes.ts';
+import { AccessRoles } from './access-roles.ts';
 import { constructIdOf } from './construct-id.ts';
 import { ServiceFunction, type ServiceContext } from './service-function.ts';
 
@@ -31,13 +33,23 @@ export class Api extends Construct {
     return this.httpApi.apiEndpoint;
   }
 
+  /**
+   * The API's functions share one role per access set and one log group (every line names its
+   * route): a role, a policy and a log group for each of dozens of functions would take the
+   * stack past CloudFormation's 500 resources.
+   */
   serve(routes: readonly Route[], fallback: FallbackRoute, context: ServiceContext): void {
+    const roles = new AccessRoles(this, 'Roles', context.resources);
+    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    const functionFor = (id: string, entry: FallbackRoute) =>
+      new ServiceFunction(this, id, { ...context, handlerModule: entry.handler, access: entry.access, role: roles.roleFor(entry.access), logGroup });
+
     for (const route of routes) {
       const id = constructIdOf(route.operation);
       this.httpApi.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${id}Integration`, this.functionFor(id, route, context)),
+        integration: new HttpLambdaIntegration(`${id}Integration`, functionFor(id, route)),
       });
     }
 
@@ -45,11 +57,7 @@ export class Api extends Construct {
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration(`${fallbackId}Integration`, this.functionFor(fallbackId, fallback, context)),
+      integration: new HttpLambdaIntegration(`${fallbackId}Integration`, functionFor(fallbackId, fallback)),
     });
-  }
-
-  private functionFor(id: string, entry: FallbackRoute, context: ServiceContext): ServiceFunction {
-    return new ServiceFunction(this, id, { ...context, handlerModule: entry.handler, access: entry.access });
   }
 }

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
-import { grantAccess, type ServiceResources } from './access.ts';
+import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
 
 /** The repository root: the route table's handler paths are relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -25,6 +26,10 @@ export interface ServiceFunctionProps extends ServiceContext {
   access: readonly Access[];
   /** Defaults to 10 s: ample for one request, and well inside API Gateway's 30 s limit. */
   timeout?: Duration;
+  /** A role already granted exactly `access` (shared by functions alike); otherwise the function gets its own. */
+  role?: IRole;
+  /** A log group shared with other functions; otherwise the function gets its own. */
+  logGroup?: ILogGroup;
 }
 
 /**
@@ -42,9 +47,11 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: 1024,
       timeout: props.timeout ?? Duration.seconds(10),
-      logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
+      role: props.role,
+      logGroup: props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
       environment: {
         ...props.environment,
+        ...accessEnvironment(props.access, props.resources),
         POWERTOOLS_SERVICE_NAME: 'licensing',
         NODE_OPTIONS: '--enable-source-maps',
       },
@@ -63,6 +70,6 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
 
-    grantAccess(this, props.access, props.resources);
+    if (!props.role) grantAccess(this, this, props.access, props.resources);
   }
 }
