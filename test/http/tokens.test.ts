@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, newAccount, newUser, type Reply, type TestAccount, expectError } from './support/client.ts';
+import { basic, call, newAccount, newUser, type TestAccount, expectError } from './support/client.ts';
 
 let account: TestAccount;
 let other: TestAccount;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { basic, call, newAccount, newUser, onlyError, userBody, type Reply, type TestAccount, expectError } from './support/client.ts';
+import { basic, call, newAccount, newUser, onlyError, userBody, type TestAccount, expectError } from './support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
-import { unknownPermissions, type Permission } from '../../auth/permissions.ts';
+import type { Permission } from '../../auth/permissions.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
@@ -16,14 +16,14 @@ import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { isUuid, recordKeyOf, toRecord, type Item } from '../../store/records.ts';
+import { isUuid, toRecord, type Item } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
-import { tokenDocument } from '../tokens/document.ts';
 import { environmentDocument } from './document.ts';
-import { addToken, listBearerTokens } from '../tokens/service.ts';
+import { generateTokenFor } from '../tokens/generate.ts';
+import { listBearerTokens } from '../tokens/service.ts';
 import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
 
 type BearerContext = RequestContext & { bearer: Bearer };
@@ -162,52 +162,14 @@ export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): P
   }
 }
 
-const tokenBody = z.union([
-  z.undefined(),
-  resourceDocument('tokens', {
-    name: z.string().nullable().optional(),
-    expiry: z.string().nullable().optional(),
-    permissions: z.array(z.string()).optional(),
-  }),
-]);
-
 /** POST /environments/<id>/tokens, made from inside that environment (SPEC rule 1). */
 export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: string) {
   requireGlobalAdmin(ctx.bearer, 'environment.tokens.generate');
-  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode));
-  if (ctx.environment?.id !== environment.id) {
+  const item = await environmentItem(ctx, idOrCode);
+  if (ctx.environment?.id !== item.id) {
     throw forbidden('An environment token must be generated from inside its environment (Service-Environment header)');
   }
-  const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
-  const attributes = body?.data.attributes ?? {};
-  maxLength('name', attributes.name, 255);
-  const permissions = attributes.permissions ?? ['*'];
-  const unknown = unknownPermissions(permissions);
-  if (unknown.length > 0) {
-    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, attributePointer('permissions'));
-  }
-  let expiry: string | null = null;
-  if (attributes.expiry != null) {
-    const at = Date.parse(attributes.expiry);
-    if (Number.isNaN(at) || at <= Date.now()) {
-      throw unprocessable('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time', attributePointer('expiry'));
-    }
-    expiry = new Date(at).toISOString();
-  }
-  const tx = new Transaction();
-  const result = addToken(tx, {
-    accountId: ctx.account.id,
-    environmentId: environment.id,
-    bearer: { type: 'environments', id: environment.id },
-    kind: 'environment-token',
-    name: attributes.name ?? null,
-    expiry,
-    permissions,
-  });
-  tx.requireExists(recordKeyOf(environment), new RecordNotFound('environments', idOrCode));
-  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
-  await tx.commit();
-  return result;
+  return generateTokenFor(ctx, item, 'environment-token', item.id as string);
 }
 
 export async function listEnvironmentTokens(ctx: BearerContext, idOrCode: string, page: PageRequest) {

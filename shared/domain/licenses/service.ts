@@ -26,7 +26,7 @@ import {
   type BearerContext,
 } from '../licensing/access.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
-import { generateTokenFor } from '../licensing/tokens.ts';
+import { generateTokenFor } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
 

@@ -16,7 +16,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { reachableItem, removeWithDescendants, requireAdministrator, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
-import { generateTokenFor } from '../licensing/tokens.ts';
+import { generateTokenFor } from '../tokens/generate.ts';
 import type { ProductRecord } from './product.ts';
 
 const metadata = z.record(z.string(), z.unknown());

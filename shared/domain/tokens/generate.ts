@@ -1,9 +1,8 @@
 /**
- * Tokens of product and license bearers: `POST /products/<id>/tokens` and
- * `POST /licenses/<id>/tokens`, 200 with the value shown once (as environment tokens).
+ * Tokens generated for a record that acts as a bearer: `POST /environments/<id>/tokens`,
+ * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
+ * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
-import { emitEvent } from '../../events/emit.ts';
-import { tokenDocument } from '../tokens/document.ts';
 import { z } from 'zod';
 import { unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
@@ -13,9 +12,11 @@ import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
-import { addToken } from '../tokens/service.ts';
-import type { TokenKind } from '../tokens/token.ts';
-import type { BearerContext } from './access.ts';
+import { emitEvent } from '../../events/emit.ts';
+import type { RequestContext } from '../../http/pipeline.ts';
+import { tokenDocument } from './document.ts';
+import { addToken } from './service.ts';
+import type { TokenKind } from './token.ts';
 
 const tokenBody = z.union([
   z.undefined(),
@@ -26,8 +27,16 @@ const tokenBody = z.union([
   }),
 ]);
 
-/** A token standing for `holder` (a product or a license), living in the holder's environment. */
-export async function generateTokenFor(ctx: BearerContext, holder: Item, kind: TokenKind) {
+/**
+ * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
+ * license), or for an environment token the environment itself.
+ */
+export async function generateTokenFor(
+  ctx: RequestContext,
+  holder: Item,
+  kind: TokenKind,
+  home: string | null = (holder.environmentId as string | null) ?? null,
+) {
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
   const attributes = body?.data.attributes ?? {};
   maxLength('name', attributes.name, 255);
@@ -47,7 +56,7 @@ export async function generateTokenFor(ctx: BearerContext, holder: Item, kind: T
   const tx = new Transaction();
   const result = addToken(tx, {
     accountId: holder.accountId as string,
-    environmentId: (holder.environmentId as string | null) ?? null,
+    environmentId: home,
     bearer: { type: holder.type as RecordType, id: holder.id as string },
     kind,
     name: attributes.name ?? null,
