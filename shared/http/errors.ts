@@ -68,5 +68,8 @@ export const unprocessable = (code: string, detail: string, pointer?: string) =>
 export const tooManyRequests = (detail: string, headers: Record<string, string>) =>
   new ApiError(429, [{ detail, code: 'TOO_MANY_REQUESTS' }], headers);
 
+/** The record changed between reading and writing it (a concurrent request won): retry. */
+export const conflict = (detail: string) => new ApiError(409, [{ detail, code: 'CONFLICT' }]);
+
 export const environmentInvalid = (detail: string) =>
   new ApiError(400, [{ detail, code: 'ENVIRONMENT_INVALID', source: { header: 'Service-Environment' } }]);

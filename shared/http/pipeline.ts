@@ -61,6 +61,7 @@ export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<
     .use(resolveAccount())
     .use(selectEnvironment())
     .use(authenticate(auth))
+    .use(readQuery())
     .handler(async (_event, context) => render(context, await handle(context.request as ContextFor<M>)));
 }
 
@@ -147,7 +148,6 @@ function negotiate(): Middleware {
           source: { header: 'Accept' },
         });
       }
-      context.request.query = parseQuery(event.rawQueryString);
       context.request.body = readBody(event.body, event.isBase64Encoded);
     },
   };
@@ -169,7 +169,8 @@ function selectEnvironment(): Middleware {
     before: async ({ event, context }) => {
       const request = context.request;
       const header = event.headers?.['service-environment'];
-      const parameter = request.query!.environment;
+      // Only `environment` is read here; the rest of the query is parsed after authentication.
+      const parameter = new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
       const given = header ?? parameter;
       if (given === undefined) {
         request.environment = null;
@@ -196,6 +197,14 @@ function authenticate(mode: AuthMode): Middleware {
         request.bearer = await authenticateToken(header, request.account!, request.environment!);
       }
       if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
+    },
+  };
+}
+
+function readQuery(): Middleware {
+  return {
+    before: ({ event, context }) => {
+      context.request.query = parseQuery(event.rawQueryString);
     },
   };
 }

@@ -8,8 +8,12 @@ import { invalidQuery } from './errors.ts';
 export type QueryValue = string | string[] | { [key: string]: QueryValue };
 export type Query = Record<string, QueryValue>;
 
+/** Names that would reach an object's prototype rather than a key of its own. */
+const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 export function parseQuery(raw: string | undefined): Query {
-  const query: Query = {};
+  // Objects without a prototype: no name a client sends can reach Object.prototype.
+  const query: Query = Object.create(null);
   if (!raw) return query;
   for (const pair of raw.split('&')) {
     if (!pair) continue;
@@ -19,6 +23,9 @@ export function parseQuery(raw: string | undefined): Query {
     const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(name);
     if (!match) throw invalidQuery(name, `The query parameter '${name}' is malformed`);
     const path = [...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!);
+    if ([match[1]!, ...path].some((segment) => FORBIDDEN_NAMES.has(segment))) {
+      throw invalidQuery(name, `The query parameter '${name}' is not allowed`);
+    }
     assign(query, match[1]!, path, value, name);
   }
   return query;
@@ -42,7 +49,7 @@ function assign(target: Record<string, QueryValue>, key: string, path: string[],
   if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) {
     throw invalidQuery(name, `The query parameter '${name}' is malformed`);
   }
-  const child = (existing as Record<string, QueryValue> | undefined) ?? {};
+  const child = (existing as Record<string, QueryValue> | undefined) ?? Object.create(null);
   target[key] = child;
   assign(child, next!, rest, value, name);
 }

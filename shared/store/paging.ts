@@ -56,6 +56,8 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   const partitions = scope.readable.flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
   const filter = conditions(ref.where);
   const counting = filter ? countMatching(index, partitions, filter) : countOf(partitions);
+  // Read alongside the page; if the page read fails first, this must not become an unhandled rejection.
+  counting.catch(() => {});
 
   let before: string | undefined;
   if (page.mode === 'cursor') {
@@ -232,4 +234,4 @@ const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toStri
 
 /** A cursor is the base64url of a collection sort key: `<ISO timestamp>#<uuid>`. */
 export const isCursor = (cursor: string) =>
-  /^[A-Za-z0-9_-]*$/.test(cursor) && /^\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));
+  cursor.length <= 100 && /^[A-Za-z0-9_-]*$/.test(cursor) && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));

@@ -91,6 +91,11 @@ export class Transaction {
       release?: { kind: string; value: string }[];
       /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set. */
       unchanged?: Record<string, unknown>;
+      /**
+       * Raised instead of `missing` when the update swaps markers: the swap is conditional on the
+       * markers read, so of two concurrent changes of a unique value only one lands.
+       */
+      conflict?: Error;
     },
   ): Item {
     const accountId = item.accountId as string;
@@ -120,7 +125,10 @@ export class Transaction {
       .filter(Boolean)
       .join(' ');
     const conditions = ['attribute_exists(PK)'];
-    Object.entries(options.unchanged ?? {}).forEach(([name, value], i) => {
+    const swapsMarkers = claimed.length > 0 || released.length > 0;
+    const unchanged = swapsMarkers && held ? { ...options.unchanged, markers: held } : options.unchanged;
+    if (swapsMarkers && !held) conditions.push('attribute_not_exists(markers)');
+    Object.entries(unchanged ?? {}).forEach(([name, value], i) => {
       names[`#c${i}`] = name;
       values[`:c${i}`] = value;
       conditions.push(`#c${i} = :c${i}`);
@@ -136,7 +144,7 @@ export class Transaction {
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         },
       },
-      options.missing,
+      swapsMarkers ? (options.conflict ?? options.missing) : options.missing,
     );
     for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
     for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);
@@ -159,10 +167,10 @@ export class Transaction {
 
   /**
    * Fails the transaction with `exceeded` if this transaction would take the count of the
-   * collection `type` under `parent` (in the record's environment) above `max`. Being part of
+   * collection `type` (under `parent`, if given; in the record's environment) above `max`. Being part of
    * the counter's own update, the bound holds under concurrent writes.
    */
-  cap(accountId: string, environmentId: string | null, type: RecordType, parent: Parent, max: number, exceeded: Error): void {
+  cap(accountId: string, environmentId: string | null, type: RecordType, parent: Parent | undefined, max: number, exceeded: Error): void {
     this.caps.set(collectionPartition(accountId, environmentId, collectionName(type, parent)), { max, exceeded });
   }
 

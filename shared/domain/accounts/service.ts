@@ -73,7 +73,10 @@ const updateAccountBody = updateDocument('accounts', {
 });
 
 function requireAccountPermission(bearer: Bearer, permission: 'account.read' | 'account.update') {
-  if (bearer.kind !== 'admin' || !can(bearer, permission)) throw forbidden('Only administrators may manage the account');
+  // Admins of the account itself: an admin living inside an environment manages that environment only.
+  if (bearer.kind !== 'admin' || bearer.environmentId !== null || !can(bearer, permission)) {
+    throw forbidden('Only administrators of the account may manage the account');
+  }
 }
 
 export function retrieveAccount(ctx: RequestContext & { bearer: Bearer }): Account {

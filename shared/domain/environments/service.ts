@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
+import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
@@ -134,7 +134,12 @@ export async function updateEnvironment(ctx: BearerContext, idOrCode: string): P
     }
   }
   const tx = new Transaction();
-  const next = toRecord<Environment>(tx.update(item, changes, { missing: new RecordNotFound('environments', idOrCode), claim, release }));
+  const next = toRecord<Environment>(tx.update(item, changes, {
+      missing: new RecordNotFound('environments', idOrCode),
+      conflict: conflict('The environment changed while this request was made; retry it'),
+      claim,
+      release,
+    }));
   await emitEvent(tx, globalScope(ctx.account.id), 'environment.updated', environmentDocument(next));
   await tx.commit();
   return next;

@@ -26,7 +26,7 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
   const item = await getVisibleItem(ctx.scope, 'users', id);
   const user = item && toRecord<UserRecord & { passwordResetDigest?: string; passwordResetExpiry?: string }>(item);
   // A wrong token reads like an unknown user: neither tells a guesser anything.
-  if (!item || !user?.passwordResetDigest || !sameDigest(digest(meta.passwordResetToken), user.passwordResetDigest)) {
+  if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(meta.passwordResetToken), user.passwordResetDigest)) {
     throw new RecordNotFound('users', id);
   }
   if (!user.passwordResetExpiry || Date.parse(user.passwordResetExpiry) <= Date.now()) {

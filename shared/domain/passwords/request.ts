@@ -44,6 +44,8 @@ export async function requestPasswordReset(ctx: RequestContext): Promise<Record<
       'Retry-After': String(retryAfter),
     });
   }
+  // No user can hold such an address: nothing to queue, and the answer stays the same.
+  if (email.length > 255 || !/^[^\s@]+@[^\s@]+$/.test(email)) return headers;
   const message: ResetMessage = {
     resetId: randomUUID(),
     accountId: ctx.account.id,

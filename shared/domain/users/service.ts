@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { can, isAdministrator, isSelf, type Bearer } from '../../auth/bearer.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { parseBody } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
+import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -161,7 +161,12 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
   }
   changes.updated = now();
   const tx = new Transaction();
-  const next = toRecord<UserRecord>(tx.update(item, changes, { missing: new RecordNotFound('users', id), claim, release }));
+  const next = toRecord<UserRecord>(tx.update(item, changes, {
+    missing: new RecordNotFound('users', id),
+    conflict: conflict('The user changed while this request was made; retry it'),
+    claim,
+    release,
+  }));
   await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
   await tx.commit();
   return next;

@@ -11,9 +11,8 @@ import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../htt
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { collectionName, collectionPartition, counterKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { requireWritable, getItem, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { requireWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
@@ -48,10 +47,6 @@ export async function createWebhookEndpoint(ctx: BearerContext): Promise<Webhook
   const { attributes } = parseBody(ctx.body, createBody).data;
   const url = urlRules(attributes.url);
   const subscriptions = subscriptionRules(attributes.subscriptions ?? ['*']);
-  const counter = await getItem(counterKey(collectionPartition(ctx.scope.accountId, ctx.scope.environmentId, collectionName('webhook-endpoints'))));
-  if (Number(counter?.n ?? 0) >= MAX_ENDPOINTS) {
-    throw unprocessable('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`);
-  }
   const timestamp = now();
   const endpoint: WebhookEndpointRecord = {
     type: 'webhook-endpoints',
@@ -67,6 +62,9 @@ export async function createWebhookEndpoint(ctx: BearerContext): Promise<Webhook
   };
   const tx = new Transaction();
   tx.create(endpoint);
+  // Part of the counter's own update, so concurrent creates cannot pass the limit together.
+  tx.cap(endpoint.accountId, endpoint.environmentId, 'webhook-endpoints', undefined, MAX_ENDPOINTS,
+    unprocessable('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`));
   await emitEvent(tx, ctx.scope, 'webhook-endpoint.created', webhookEndpointDocument(endpoint));
   await tx.commit();
   return endpoint;

@@ -41,7 +41,7 @@ function collectionOf(ctx: BearerContext): CollectionRef {
   if (events !== undefined && endpoint !== undefined) throw invalidQuery('endpoint', 'endpoint cannot be combined with events[]');
   if (events !== undefined) {
     const kinds = typeof events === 'string' ? [events] : events;
-    if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => typeof kind === 'string' && KIND.test(kind))) {
+    if (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((kind) => typeof kind === 'string' && kind.length <= 255 && KIND.test(kind))) {
       throw invalidQuery('events[]', 'events[] takes event kinds such as user.created');
     }
     return { type: 'webhook-events', anyParent: { slot: KIND_SLOT, parents: kinds.map((kind) => ({ type: 'webhook-kinds', id: kind })) } };
