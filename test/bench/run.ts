@@ -18,6 +18,7 @@ const { REPOSITORY_ROOT, startLocalStack } = await import('#shared/local/stack.t
 const { render } = await import('./report.ts');
 const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');
+const { throughputSection } = await import('./throughput.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
 const sizesFrom = (value: string | undefined) => value?.split(',').map(Number).filter((n) => n > 0);
@@ -25,6 +26,7 @@ const sizesFrom = (value: string | undefined) => value?.split(',').map(Number).f
 type Context = import('./support.ts').BenchContext;
 const sections: [string, (context: Context) => Promise<Section>][] = [
   ['round-trips', (context) => roundTripsSection(context, sizesFrom(process.env.BENCH_ROUND_TRIP_SIZES) ?? [1_000, 50_000])],
+  ['throughput', (context) => throughputSection(context)],
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
 ];
 
