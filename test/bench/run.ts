@@ -20,6 +20,7 @@ const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');
 const { throughputSection } = await import('./throughput.ts');
 const { coldStartSection } = await import('./cold-start.ts');
+const { deepPagesSection } = await import('./deep-pages.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
 const sizesFrom = (value: string | undefined) => value?.split(',').map(Number).filter((n) => n > 0);
@@ -29,6 +30,7 @@ const sections: [string, (context: Context) => Promise<Section>][] = [
   ['round-trips', (context) => roundTripsSection(context, sizesFrom(process.env.BENCH_ROUND_TRIP_SIZES) ?? [1_000, 50_000])],
   ['throughput', (context) => throughputSection(context)],
   ['cold-start', (context) => coldStartSection(context)],
+  ['deep-pages', (context) => deepPagesSection(context)],
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
 ];
 
