@@ -21,6 +21,7 @@ const { roundTripsSection } = await import('./round-trips.ts');
 const { throughputSection } = await import('./throughput.ts');
 const { coldStartSection } = await import('./cold-start.ts');
 const { deepPagesSection } = await import('./deep-pages.ts');
+const { deliverySection } = await import('./delivery.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
 const sizesFrom = (value: string | undefined) => value?.split(',').map(Number).filter((n) => n > 0);
@@ -32,6 +33,7 @@ const sections: [string, (context: Context) => Promise<Section>][] = [
   ['cold-start', (context) => coldStartSection(context)],
   ['deep-pages', (context) => deepPagesSection(context)],
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
+  ['delivery', (context) => deliverySection(context, Number(process.env.BENCH_EVENTS ?? 5_000))],
 ];
 
 const only = process.argv.slice(2);
