@@ -108,5 +108,11 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
     title: 'Deep pages',
     method: `One machine with ${fmt(records)} components (seeded in ${seedSeconds.toFixed(1)} s with BatchWriteItem, as components.create lays them out), listed by \`GET /components?machine=<id>&page[size]=${SIZE}\` as the admin, by page[number] and by page[cursor] (the cursor pages reached by following links.next). Requests and RCU are counted on the store's client (authentication and the counter read included); the time is the median of three requests. A component item is about ${fmt(itemBytes)} bytes; its keys (PK, SK, GSI2PK, GSI2SK) about ${keyBytes} bytes, so reading only the keys of the skipped records would cost 0.5 RCU per ${Math.floor(4096 / keyBytes)} records.`,
     rows,
+    notes: [
+      '**Cursor pages** cost the same at every depth: the Query starts just below the cursor\'s sort key.',
+      '**page[number] pages** read the skipped rows with `ProjectionExpression` on the sort key only, but DynamoDB charges a Query by the size of the items it reads from the index, not by the attributes it returns: GSI2 projects ALL, so each skipped component costs its full ~1.5 KB, and one Query reads at most 1 MB (about 700 components), hence one more request per 700 skipped rows. That is why page 100 costs about five times the budget.',
+      '**What would meet it**: skip over an index that holds keys only. A KEYS_ONLY twin of each collection index (same partition and sort keys as GSI1–GSI5, projecting nothing else) holds about 260 bytes per record: skipping 9,900 records would then read about 2.5 MB, about 315 RCU in 3 Queries, within the budget. The cost is one more index write per collection per change (a component belongs to four). The cheaper alternative is to keep page[number] for shallow pages and steer deep reads to page[cursor] (links.next already carries a cursor when the client asks for one). Not changed here: either is a change of the table\'s indexes or of the API\'s contract.',
+      'The 5 requests of every page include the account read, the token lookup and its holder (3 GetItems) and the counter (BatchGetItem): see the round-trip section for the design that folds them into one.',
+    ].join('\n'),
   };
 }

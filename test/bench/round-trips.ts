@@ -129,5 +129,16 @@ export async function roundTripsSection(context: BenchContext, sizes = [1_000, 5
     method:
       `Each operation is one HTTP request to the in-process API as the account's admin (\`Authorization: Bearer\`; validate-key has no bearer). A middleware on the store's DynamoDB client counts the requests by command and asks each for \`ReturnConsumedCapacity: TOTAL\`. The account held ${runs.map((r) => `${fmt(r.size)} seeded records (seeded in ${r.seedSeconds.toFixed(1)} s)`).join(', then ')}: half components of one machine, half users, each with its uniqueness marker, written with BatchWriteItem as the store lays them out, counters included. The request count includes resolving the account (path by id) and authentication. No webhook endpoint exists, so an emitted event costs only its endpoint lookup.`,
     rows,
+    notes: [
+      '**No cost grows with the table**: every operation makes the same requests at both sizes (capacity differs only where a 10-record page of licenses or machines is still filling up with the records the probes themselves add).',
+      '',
+      '**Why the counts exceed the budget.** Every request pays 3 GetItems before its own work: the account (`findAccount`, pattern 1), the token lookup (pattern 6) and the token\'s holder (is the user still active, what role; `authenticateToken`). A retrieve then reads its record (4 in all); a list reads the counter with BatchGetItem and queries one page (5); every change also queries the environment\'s webhook endpoints (`emitEvent`, pattern 15) before its TransactWriteItems, and reads the parents it checks (a component reads its machine, license and policy: 8). A user delete also queries the user\'s tokens to revoke them (7).',
+      '',
+      '**What would meet it** (a change of the authentication and event designs, not made here):',
+      '1. Denormalise the bearer\'s state (status, role, environment, product/policy ancestry) into the token lookup item, rewritten in the transactions that ban, unban, change a role or delete the bearer (a bearer\'s token lookups are one GSI2 query away, and few). The holder read goes: retrieve 3, list 4.',
+      '2. Read the account, the token lookup and every key known from the request (the record by path id, a list\'s counter, a create\'s named parent) together in one BatchGetItem. Retrieve: **1**. List: BatchGetItem + Query = **2**.',
+      '3. Keep an environment\'s webhook subscriptions (≤ 20 endpoints: url, enabled, subscriptions) in one summary item written in the endpoints\' own transactions, and read it in that same BatchGetItem instead of querying GSI1. Update: BatchGetItem + TransactWriteItems = **2**; create: **2** (components: + BatchGetItem of license and policy = **3**); delete: **2** (a user delete: + the token query = **3**).',
+      'With 1–3, validate-key (no bearer) would read the account, key marker and endpoints summary in one BatchGetItem, then license + machine marker, then machine + policy + component markers: about 4 requests instead of 10.',
+    ].join('\n'),
   };
 }

@@ -3,7 +3,7 @@
  * those named: `npm run bench -- purge`) and writes docs/benchmarks.md. Not part of
  * `npm test`: tests never assert timings.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Section } from './report.ts';
@@ -44,7 +44,7 @@ if (unknown.length) {
 }
 const started = performance.now();
 const stack = await startLocalStack({ apiPort: 0, dynamodbPort: 0, sqsPort: 0, sesPort: 0, log: () => {} });
-const results: Section[] = [];
+const results = new Map<string, Section>();
 try {
   for (const [name, run] of sections) {
     if (only.length && !only.includes(name)) continue;
@@ -55,13 +55,23 @@ try {
     const seconds = (performance.now() - sectionStarted) / 1000;
     section.load = load;
     section.seconds = seconds;
-    results.push(section);
+    results.set(name, section);
     process.stdout.write(`bench: ${name} done in ${seconds.toFixed(1)} s\n`);
   }
 } finally {
   await stack.stop();
 }
+// A run of some sections keeps the other sections' last figures (docs/benchmarks.json), so the
+// report always has every section; the header's total time is that of a full run only.
 const file = join(REPOSITORY_ROOT, 'docs', 'benchmarks.md');
-writeFileSync(file, render(results, { totalSeconds: (performance.now() - started) / 1000 }));
+const data = join(REPOSITORY_ROOT, 'docs', 'benchmarks.json');
+const previous: { sections: Record<string, Section>; totalSeconds?: number } =
+  only.length && existsSync(data) ? JSON.parse(readFileSync(data, 'utf8')) : { sections: {} };
+const merged = Object.fromEntries(
+  sections.map(([name]) => [name, results.get(name) ?? previous.sections[name]]).filter(([, section]) => section !== undefined),
+) as Record<string, Section>;
+const totalSeconds = only.length ? previous.totalSeconds : (performance.now() - started) / 1000;
+writeFileSync(data, `${JSON.stringify({ sections: merged, totalSeconds }, null, 2)}\n`);
+writeFileSync(file, render(Object.values(merged), { totalSeconds }));
 process.stdout.write(`bench: wrote ${file} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 process.exit(0);
