@@ -2,7 +2,7 @@
  * The benchmark report: one table per section, each row a measured figure against its budget,
  * written to docs/benchmarks.md with the machine it ran on.
  */
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 export interface Measurement {
   what: string;
@@ -19,6 +19,10 @@ export interface Section {
   rows: Measurement[];
   /** What the figures mean, what was changed to meet a budget, or why one cannot be met. */
   notes?: string;
+  /** One-minute load average when the section started (others' work on the machine). */
+  load?: number;
+  /** How long the section took, seeding included. */
+  seconds?: number;
 }
 
 export function machine(): string {
@@ -26,19 +30,28 @@ export function machine(): string {
   return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local (in memory)`;
 }
 
-export function render(sections: Section[], ranAt = new Date()): string {
+export function render(sections: Section[], run: { totalSeconds?: number; ranAt?: Date } = {}): string {
+  const ranAt = run.ranAt ?? new Date();
+  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
   const lines = [
     '# Benchmarks',
     '',
     `Written by \`npm run bench\` on ${ranAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
     `Machine: ${machine()}.`,
+    `Load average at the end of the run (1, 5, 15 min): ${one}, ${five}, ${fifteen}; each section's own is in its heading line.`,
+    ...(run.totalSeconds === undefined ? [] : [`Last full \`npm run bench\`: ${Math.round(run.totalSeconds)} s.`]),
+    'The machine is shared: each section notes the one-minute load average when it started; with 2 cores, a load above 2 means other work competed for them.',
     '',
     'Figures are from the local stack (DynamoDB Local, the local SQS server), so they compare designs',
     'on one machine rather than predict AWS latencies. Tests never assert timings; this report does.',
     '',
   ];
   for (const section of sections) {
-    lines.push(`## ${section.title}`, '', section.method, '', '| What | Figure | Budget | Met |', '|---|---|---|---|');
+    const when = [
+      section.load === undefined ? '' : `load average ${section.load.toFixed(2)} at start`,
+      section.seconds === undefined ? '' : `${section.seconds.toFixed(0)} s`,
+    ].filter(Boolean).join(', ');
+    lines.push(`## ${section.title}`, '', ...(when ? [`_${when}_`, ''] : []), section.method, '', '| What | Figure | Budget | Met |', '|---|---|---|---|');
     for (const row of section.rows) {
       const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
       lines.push(`| ${row.what} | ${row.figure} | ${row.budget} | ${met} |`);
