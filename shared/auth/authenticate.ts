@@ -8,7 +8,8 @@ import type { Environment } from '../domain/environments/environment.ts';
 import type { TokenRecord } from '../domain/tokens/token.ts';
 import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
-import { unauthorized } from '../http/errors.ts';
+import { tooManyRequests, unauthorized } from '../http/errors.ts';
+import { hit } from '../store/rate-limit.ts';
 import { recordKey, tokenDigestKey, uniqueKey, type RecordType } from '../store/keys.ts';
 import { getItem, toRecord, type Item } from '../store/records.ts';
 import { admits, type Bearer } from './bearer.ts';
@@ -91,6 +92,7 @@ export async function authenticateBasic(
   const email = colon < 0 ? '' : decoded.slice(0, colon);
   const password = colon < 0 ? '' : decoded.slice(colon + 1);
 
+  await limitLogins(account.id, email);
   const user = email ? await findUserByEmail(account.id, email) : undefined;
   const verified = await verifyPassword(password, user?.passwordHash);
   const kind = user && bearerKind('users', user as unknown as Item);
@@ -98,6 +100,21 @@ export async function authenticateBasic(
     throw unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid', challenge('Basic'));
   }
   return user;
+}
+
+/** Login attempts per address and window: enough for people, too few to guess passwords. */
+export const LOGINS_PER_WINDOW = 30;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+
+async function limitLogins(accountId: string, email: string): Promise<void> {
+  const limit = await hit(`LOGIN#${accountId}#${digest(normaliseEmail(email))}`, LOGINS_PER_WINDOW, LOGIN_WINDOW_SECONDS);
+  if (limit.allowed) return;
+  throw tooManyRequests('Too many login attempts for this address; try again later', {
+    'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
+    'X-RateLimit-Limit': String(limit.limit),
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Reset': String(limit.resetAt),
+  });
 }
 
 async function findUserByEmail(accountId: string, email: string): Promise<UserRecord | undefined> {

@@ -96,3 +96,17 @@ describe('bearers of an environment', () => {
     expect((await admin('GET', '')).body.data.attributes.protected).toBe(false);
   });
 });
+
+describe('logins', () => {
+  it('limits attempts per address (429 with Retry-After), leaving other addresses alone', async () => {
+    const target = await newAccount();
+    const user = await newUser(target);
+    const attempt = (password: string, email = user.email) => call('POST', `${target.path}/tokens`, { authorization: basic(email, password) });
+    // newUser logged in once already.
+    for (let i = 1; i < 30; i++) expect((await attempt(`wrong ${i}`)).status).toBe(401);
+    const refused = await attempt(user.password);
+    expectError(refused, 429, { code: 'TOO_MANY_REQUESTS' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await attempt(target.adminPassword, target.adminEmail)).status).toBe(201);
+  });
+});
