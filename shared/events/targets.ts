@@ -1,7 +1,8 @@
 /**
  * Where a webhook may be sent (DECISIONS §5): refusing private, loopback, link-local,
- * unique-local and unspecified addresses, IPv4 and IPv6 alike (IPv4-mapped IPv6 addresses
- * are judged by the IPv4 address they carry), unless the operator allows private targets
+ * unique-local and unspecified addresses, IPv4 and IPv6 alike (IPv4-mapped, NAT64 and 6to4
+ * addresses are judged by the IPv4 address they carry; the deprecated IPv4-compatible and
+ * translated forms are refused outright), unless the operator allows private targets
  * (ALLOW_PRIVATE_WEBHOOK_TARGETS=true; the local stack does).
  *
  * The host is resolved at delivery time and every address it resolves to must be public, so
@@ -29,15 +30,40 @@ export const REFUSED_RANGES: readonly { network: string; prefix: number; family:
   { network: 'fec0::', prefix: 10, family: 'ipv6', why: 'site-local' },
   { network: 'fc00::', prefix: 7, family: 'ipv6', why: 'unique-local' },
   { network: 'ff00::', prefix: 8, family: 'ipv6', why: 'multicast' },
+  // IPv4 spelt inside IPv6 in the deprecated or translated forms: never a public target.
+  { network: '::', prefix: 96, family: 'ipv6', why: 'IPv4-compatible (deprecated)' },
+  { network: '::ffff:0:0:0', prefix: 96, family: 'ipv6', why: 'IPv4-translated' },
+  { network: '64:ff9b:1::', prefix: 48, family: 'ipv6', why: 'local-use NAT64' },
+  { network: '100::', prefix: 64, family: 'ipv6', why: 'discard-only' },
+  { network: '2001:db8::', prefix: 32, family: 'ipv6', why: 'documentation' },
 ];
 
 // BlockList matches an IPv4-mapped IPv6 address (::ffff:a.b.c.d) against the IPv4 rules.
 const refused = new BlockList();
 for (const range of REFUSED_RANGES) refused.addSubnet(range.network, range.prefix, range.family);
 
-/** NAT64's well-known prefix carries an IPv4 address in its last 32 bits. */
+/** NAT64's well-known prefix carries an IPv4 address in its last 32 bits, 6to4 in bits 16–48. */
 const NAT64 = new BlockList();
 NAT64.addSubnet('64:ff9b::', 96, 'ipv6');
+const SIX_TO_FOUR = new BlockList();
+SIX_TO_FOUR.addSubnet('2002::', 16, 'ipv6');
+
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail becomes the last two). */
+function groupsOf(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  return [...front, ...Array(8 - front.length - back.length).fill(0), ...back];
+}
+
+const ipv4Of = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
 
 /** Whether an IP address (v4 or v6 text) is one a webhook must not reach. */
 export function isRefusedAddress(address: string): boolean {
@@ -45,12 +71,9 @@ export function isRefusedAddress(address: string): boolean {
   if (family === 0) return true;
   if (family === 4) return refused.check(address, 'ipv4');
   if (refused.check(address, 'ipv6')) return true;
-  if (NAT64.check(address, 'ipv6')) {
-    const last = address.split(':').at(-1)!;
-    if (last.includes('.')) return refused.check(last, 'ipv4');
-    const [high, low] = address.split(':').slice(-2).map((group) => parseInt(group || '0', 16)) as [number, number];
-    return refused.check([high >> 8, high & 255, low >> 8, low & 255].join('.'), 'ipv4');
-  }
+  const groups = groupsOf(address);
+  if (NAT64.check(address, 'ipv6')) return refused.check(ipv4Of(groups[6]!, groups[7]!), 'ipv4');
+  if (SIX_TO_FOUR.check(address, 'ipv6')) return refused.check(ipv4Of(groups[1]!, groups[2]!), 'ipv4');
   return false;
 }
 

@@ -318,9 +318,14 @@ describe('refused targets', () => {
     const refused = [
       '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0',
       '100.64.0.1', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:10.1.2.3',
-      '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', 'not-an-ip',
+      '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', 'not-an-ip',
+      // IPv4 hidden in other IPv6 spellings: compatible, translated, local-use NAT64, 6to4 of a private address.
+      '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b:1::808:808', '2002:7f00:1::', '2002:c0a8:101::1', '2001:db8::1',
     ];
-    const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+    const allowed = [
+      '8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808',
+      '64:ff9b::8.8.8.8', '2002:808:808::1',
+    ];
     for (const address of refused) expect(isRefusedAddress(address), address).toBe(true);
     for (const address of allowed) expect(isRefusedAddress(address), address).toBe(false);
   });
