@@ -4,43 +4,17 @@
  * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, getTable } from './client.ts';
-import { collectionName, collectionPartition, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, type RecordType } from './keys.ts';
+import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
 import { Transaction, type Parent } from './transaction.ts';
 
-const INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'];
 /** Room left in a transaction for the counters and the records the caller adds. */
 const CHUNK_OPERATIONS = 80;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
-export async function childItems(
-  accountId: string,
-  environmentId: string | null,
-  type: RecordType,
-  parent: Parent,
-  slot: number,
-): Promise<Item[]> {
-  const index = INDEXES[slot]!;
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: getTable(),
-        IndexName: index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${index}PK` },
-        ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environmentId, collectionName(type, parent)) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((page.Items ?? []) as Item[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>
+  partitionItems(collectionIndex(slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
 
 /**
  * Deletes `items` (each with whatever `alsoDelete` adds for it, e.g. a lookup pointer) and

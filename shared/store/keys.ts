@@ -73,6 +73,12 @@ export const collectionPartition = (accountId: string, environmentId: string | n
 export const collectionName = (type: RecordType, parent?: { type: RecordType; id: string }) =>
   parent ? `${PREFIXES[parent.type]}#${parent.id}#${PREFIXES[type]}` : PREFIXES[type];
 
+/** GSI2..GSI5 hold a record's parent collections, in the order the domain names its parents (slot 0 = GSI2). */
+export const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
+
+/** The index of a collection: GSI1 for every record of a type, else its parent slot's. */
+export const collectionIndex = (slot?: number): string => (slot === undefined ? 'GSI1' : PARENT_INDEXES[slot]!);
+
 /** Sort key within a collection: newest first when read backwards, ties broken by id. */
 export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;
 

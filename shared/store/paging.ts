@@ -9,7 +9,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionName, collectionPartition, collectionSortKey, counterKey, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, type RecordType } from './keys.ts';
 import { getItems, toRecord, type Item, type StoredRecord } from './records.ts';
 import type { Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
@@ -45,11 +45,10 @@ export interface CollectionRef {
   where?: Record<string, string>;
 }
 
-const INDEXES = ['GSI1', 'GSI2', 'GSI3', 'GSI4', 'GSI5'];
 
 export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
   const slot = ref.anyParent?.slot ?? ref.parent?.slot;
-  const index = slot === undefined ? 'GSI1' : INDEXES[slot + 1]!;
+  const index = collectionIndex(slot);
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
@@ -181,19 +180,21 @@ async function* read(
 }
 
 /**
- * Every item of one environment's collection of a type (not a page: for small collections
- * such as an environment's webhook endpoints).
+ * Every item of one collection partition (not a page: for small collections such as an
+ * environment's webhook endpoints, or the children a cascade removes). `index` is the GSI
+ * holding the partition.
  */
-export async function collectionItems(accountId: string, environmentId: string | null, type: RecordType): Promise<Item[]> {
+export async function partitionItems(index: string, partition: string): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const response = await db().send(
       new QueryCommand({
         TableName: getTable(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environmentId, collectionName(type)) },
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': `${index}PK` },
+        ExpressionAttributeValues: { ':pk': partition },
         ExclusiveStartKey: start,
       }),
     );
@@ -202,6 +203,10 @@ export async function collectionItems(accountId: string, environmentId: string |
   } while (start);
   return items;
 }
+
+/** Every record of a type in one environment. */
+export const collectionItems = (accountId: string, environmentId: string | null, type: RecordType) =>
+  partitionItems('GSI1', collectionPartition(accountId, environmentId, collectionName(type)));
 
 /** Merges partitions that are each newest first into one stream, newest first. */
 async function* merge(streams: AsyncGenerator<Row>[]): AsyncGenerator<Row> {

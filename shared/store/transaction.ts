@@ -13,6 +13,7 @@ import {
   collectionSortKey,
   counterKey,
   environmentMembership,
+  PARENT_INDEXES,
   recordKey,
   uniqueKey,
   type Key,
@@ -37,8 +38,6 @@ export interface Parent {
 
 type Operation = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
-/** GSI2..GSI5 hold a record's parent collections, in the order the domain names its parents. */
-const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 const COLLECTION_ATTRIBUTES = ['GSI1PK', ...PARENT_INDEXES.map((index) => `${index}PK`)];
 const MAX_ATTEMPTS = 10;
 

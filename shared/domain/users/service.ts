@@ -16,7 +16,7 @@ import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
-import { removeLookup } from '../tokens/service.ts';
+import { listBearerTokens, removeLookup } from '../tokens/service.ts';
 import { BEARER_SLOT } from '../tokens/token.ts';
 import { userDocument } from './document.ts';
 import { createUserBody, SELF_EDITABLE, updateUserBody } from './schema.ts';
@@ -116,6 +116,13 @@ export async function retrieveUser(ctx: BearerContext, id: string): Promise<User
   const item = await visibleUser(ctx, id, false);
   if (!can(ctx.bearer, 'user.read')) throw forbidden('This token may not read users');
   return toRecord<UserRecord>(item);
+}
+
+/** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
+export async function listUserTokens(ctx: BearerContext, id: string, page: PageRequest) {
+  const user = await retrieveUser(ctx, id);
+  if (!can(ctx.bearer, 'token.read')) throw forbidden('This token may not read tokens');
+  return listBearerTokens(ctx.scope, { type: 'users', id: user.id }, page);
 }
 
 export async function listUsers(ctx: BearerContext, page: PageRequest) {
