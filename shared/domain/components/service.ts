@@ -10,6 +10,7 @@
  *   list      the same as retrieve, scoped to the bearer
  */
 import { emitEvent } from '../../events/emit.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -109,12 +110,7 @@ export async function updateComponent(ctx: BearerContext, id: string): Promise<C
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
-  const tx = new Transaction();
-  const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('components', id) });
-  const updated = toRecord<ComponentRecord>(next);
-  await emitEvent(tx, updated, 'component.updated', componentDocument(updated));
-  await tx.commit();
-  return updated;
+  return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument);
 }
 
 /** Permanent; the fingerprint's marker goes with the component. */

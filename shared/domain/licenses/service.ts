@@ -3,6 +3,7 @@
  * license bearer reads itself; a user reads the licenses they own.
  */
 import { emitEvent } from '../../events/emit.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -10,7 +11,6 @@ import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
-import { RecordNotFound } from '../../store/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
@@ -120,12 +120,7 @@ export async function updateLicense(ctx: BearerContext, id: string): Promise<Lic
   requirePermission(ctx.bearer, 'license.update', 'update licenses');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes = { ...rules(attributes), updated: now() };
-  const tx = new Transaction();
-  const next = tx.update(item, changes, { missing: new RecordNotFound('licenses', id) });
-  const updated = toRecord<LicenseRecord>(next);
-  await emitEvent(tx, updated, 'license.updated', licenseDocument(updated));
-  await tx.commit();
-  return updated;
+  return updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument);
 }
 
 export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {

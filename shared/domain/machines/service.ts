@@ -4,6 +4,7 @@
  * unless the license is protected. The policy's maxMachines bounds a license's machines.
  */
 import { emitEvent } from '../../events/emit.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -11,7 +12,6 @@ import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
-import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
@@ -141,12 +141,7 @@ export async function updateMachine(ctx: BearerContext, id: string): Promise<Mac
   requirePermission(ctx.bearer, 'machine.update', 'update machines');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
-  const tx = new Transaction();
-  const next = tx.update(item, { ...attributes, updated: now() }, { missing: new RecordNotFound('machines', id) });
-  const updated = toRecord<MachineRecord>(next);
-  await emitEvent(tx, updated, 'machine.updated', machineDocument(updated));
-  await tx.commit();
-  return updated;
+  return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument);
 }
 
 export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {

@@ -3,13 +3,13 @@
  * read the policies of their licenses.
  */
 import { emitEvent } from '../../events/emit.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
-import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -91,12 +91,7 @@ export async function updatePolicy(ctx: BearerContext, id: string): Promise<Poli
   requirePermission(ctx.bearer, 'policy.update', 'update policies');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
-  const tx = new Transaction();
-  const next = tx.update(item, changes, { missing: new RecordNotFound('policies', id) });
-  const updated = toRecord<PolicyRecord>(next);
-  await emitEvent(tx, updated, 'policy.updated', policyDocument(updated));
-  await tx.commit();
-  return updated;
+  return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument);
 }
 
 export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {

@@ -3,13 +3,13 @@
  * Removing one removes everything under it.
  */
 import { emitEvent } from '../../events/emit.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';
-import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -74,12 +74,7 @@ export async function updateProduct(ctx: BearerContext, id: string): Promise<Pro
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   const changes: Record<string, unknown> = { ...attributes, updated: now() };
-  const tx = new Transaction();
-  const next = tx.update(item, changes, { missing: new RecordNotFound('products', id) });
-  const updated = toRecord<ProductRecord>(next);
-  await emitEvent(tx, updated, 'product.updated', productDocument(updated));
-  await tx.commit();
-  return updated;
+  return updateAndAnnounce<ProductRecord>(item, changes, 'product.updated', productDocument);
 }
 
 export async function deleteProduct(ctx: BearerContext, id: string): Promise<void> {

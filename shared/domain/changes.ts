@@ -1,0 +1,23 @@
+/**
+ * The common shape of a change: write it and announce it in one transaction, so the event
+ * exists exactly when the change does.
+ */
+import { emitEvent } from '../events/emit.ts';
+import type { ResourceObject } from '../http/documents.ts';
+import { RecordNotFound } from '../store/errors.ts';
+import { toRecord, type Item, type StoredRecord } from '../store/records.ts';
+import { Transaction } from '../store/transaction.ts';
+
+/** Sets `changes` on a stored record and emits `event` with the record's new document. */
+export async function updateAndAnnounce<T extends StoredRecord>(
+  item: Item,
+  changes: Record<string, unknown>,
+  event: string,
+  document: (record: T) => ResourceObject,
+): Promise<T> {
+  const tx = new Transaction();
+  const updated = toRecord<T>(tx.update(item, changes, { missing: new RecordNotFound(item.type as string, item.id as string) }));
+  await emitEvent(tx, updated, event, document(updated));
+  await tx.commit();
+  return updated;
+}
