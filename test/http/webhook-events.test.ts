@@ -40,6 +40,12 @@ beforeAll(async () => {
   const all = await list('page[size]=100');
   for (const event of all.data) (made[event.attributes.event] ??= []).push(event.id);
   await receiver.waitFor((d) => d.length >= all.data.length);
+  // The receiver has the POSTs; the worker records each outcome right after the answer.
+  const until = Date.now() + 20_000;
+  while ((await list('page[size]=100')).data.some((event: any) => event.attributes.status !== 'DELIVERED')) {
+    if (Date.now() > until) throw new Error('events not recorded as DELIVERED within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 });
 afterAll(() => receiver.close());
 
