@@ -3,7 +3,7 @@
  * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
  * that time has come.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 
 export interface DeliveryMessage {

@@ -3,7 +3,7 @@
  * `source.pointer` names the key, with the wording clients of this API family expect:
  * "is missing", "unpermitted parameter", "cannot be blank", "type mismatch (expected ...)".
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, badRequest } from './errors.ts';
 
 export type Body = { json: unknown } | { malformed: true } | { absent: true };

@@ -2,7 +2,7 @@
  * Creating accounts (operator CLI and the local demo), reading and changing them (admins).
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { isUuid } from '../../store/records.ts';
 import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';

@@ -13,7 +13,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';

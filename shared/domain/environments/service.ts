@@ -5,7 +5,7 @@
  * everything else it holds.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';

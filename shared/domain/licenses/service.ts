@@ -6,7 +6,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';

@@ -18,7 +18,7 @@
 import { emitEvent } from '../../events/emit.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseDocument } from './document.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems } from '../../store/cascade.ts';

@@ -7,7 +7,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';

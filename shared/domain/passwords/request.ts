@@ -5,7 +5,7 @@
  * the address exists. The reset worker (reset.ts) does the rest.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { digest } from '../../auth/secrets.ts';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
 import { tooManyRequests } from '../../http/errors.ts';

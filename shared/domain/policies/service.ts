@@ -6,7 +6,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';

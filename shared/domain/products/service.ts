@@ -6,7 +6,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';

@@ -3,7 +3,7 @@
  * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';

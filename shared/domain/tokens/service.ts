@@ -2,7 +2,7 @@
  * Generating, finding and revoking tokens, for every kind of bearer.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Bearer } from '../../auth/bearer.ts';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 
 const name = z.string().nullable().optional();

@@ -3,7 +3,7 @@
  * bearers within their reach. Every change emits its `webhook-endpoint.*` event.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { emitEvent } from '../../events/emit.ts';
