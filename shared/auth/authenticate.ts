@@ -10,9 +10,10 @@ import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { tooManyRequests, unauthorized } from '../http/errors.ts';
 import { hit } from '../store/rate-limit.ts';
-import { recordKey, tokenDigestKey, uniqueKey, type RecordType } from '../store/keys.ts';
+import { tokenLookupKey, uniqueKey, type Key } from '../store/keys.ts';
+import { readItem, type ReadAhead } from '../store/read-ahead.ts';
 import { getItem, toRecord, type Item } from '../store/records.ts';
-import { admits, type Bearer } from './bearer.ts';
+import { admits, kindOf, type Bearer } from './bearer.ts';
 import { effectivePermissions, type BearerKind } from './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
 
@@ -20,34 +21,40 @@ const challenge = (scheme: 'Bearer' | 'Basic') => ({ 'WWW-Authenticate': `${sche
 
 const invalid = () => unauthorized('TOKEN_INVALID', 'Token is invalid');
 
-/** The bearer behind `Authorization: Bearer <token>`, admitted into the requested environment. */
+/** The token value in `Authorization: Bearer <token>`, as the pipeline reads it ahead; undefined if there is none to look up. */
+export function bearerTokenKey(header: string | undefined): Key | undefined {
+  const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match && !looksLikeUuid(match[1]!) ? tokenLookupKey(digest(match[1]!)) : undefined;
+}
+
+/**
+ * The bearer behind `Authorization: Bearer <token>`, admitted into the requested environment.
+ * One read: the token's lookup item holds what its holder acts as (see addToken).
+ */
 export async function authenticateToken(
   header: string | undefined,
   account: Account,
   environment: Environment | null,
+  ahead?: ReadAhead,
 ): Promise<Bearer> {
   const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('TOKEN_MISSING', 'An authentication token is required', challenge('Bearer'));
-  const value = match[1]!;
-  if (looksLikeUuid(value)) {
+  if (looksLikeUuid(match[1]!)) {
     throw unauthorized('TOKEN_FORMAT_INVALID', 'Token format is invalid (a token id was sent instead of a token value)');
   }
-  const pointer = await getItem(tokenDigestKey(account.id, digest(value)));
-  if (!pointer) throw invalid();
-  const token = toRecord<TokenRecord>(pointer);
+  const lookup = await readItem(ahead, bearerTokenKey(header)!);
+  if (!lookup || lookup.accountId !== account.id) throw invalid();
+  const token = toRecord<TokenRecord & { bearerKind: BearerKind; productId?: string; policyId?: string }>(lookup);
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw unauthorized('TOKEN_EXPIRED', 'Token is expired');
-
-  const holder = await getItem(recordKey(account.id, token.bearerType, token.bearerId));
-  const kind = holder && bearerKind(token.bearerType, holder);
-  if (!kind || !admits(environment, token.environmentId, kind)) throw invalid();
+  if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   return {
-    kind,
+    kind: token.bearerKind,
     type: token.bearerType,
     id: token.bearerId,
     environmentId: token.environmentId,
-    permissions: effectivePermissions(kind, token.permissions),
+    permissions: effectivePermissions(token.bearerKind, token.permissions),
     tokenId: token.id,
-    ...ancestry(holder),
+    ...(token.bearerType === 'licenses' ? { productId: token.productId, policyId: token.policyId } : {}),
   };
 }
 
@@ -95,7 +102,7 @@ export async function authenticateBasic(
   await limitLogins(account.id, email);
   const user = email ? await findUserByEmail(account.id, email) : undefined;
   const verified = await verifyPassword(password, user?.passwordHash);
-  const kind = user && bearerKind('users', user as unknown as Item);
+  const kind = user && kindOf(user);
   if (!verified || !user || !kind || !admits(environment, user.environmentId, kind)) {
     throw unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid', challenge('Basic'));
   }
@@ -125,19 +132,3 @@ async function findUserByEmail(accountId: string, email: string): Promise<UserRe
   return item && toRecord<UserRecord>(item);
 }
 
-/** What a bearer record may act as right now; undefined when it may not act at all (banned). */
-function bearerKind(type: RecordType, holder: Item): BearerKind | undefined {
-  switch (type) {
-    case 'users':
-      if (holder.status !== 'ACTIVE') return undefined;
-      return holder.role === 'admin' ? 'admin' : 'user';
-    case 'environments':
-      return 'environment';
-    case 'products':
-      return 'product';
-    case 'licenses':
-      return 'license';
-    default:
-      return undefined;
-  }
-}

@@ -40,3 +40,20 @@ export function admits(
   if (home !== null) return home === requested.id;
   return kind === 'admin' || requested.isolationStrategy === 'SHARED';
 }
+
+/** What a holder of tokens acts as right now; undefined when it may not act at all (a banned user, a record that holds no tokens). */
+export function kindOf(holder: { type: RecordType; status?: unknown; role?: unknown }): BearerKind | undefined {
+  switch (holder.type) {
+    case 'users':
+      if (holder.status !== 'ACTIVE') return undefined;
+      return holder.role === 'admin' ? 'admin' : 'user';
+    case 'environments':
+      return 'environment';
+    case 'products':
+      return 'product';
+    case 'licenses':
+      return 'license';
+    default:
+      return undefined;
+  }
+}

@@ -24,6 +24,7 @@ import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
 import { webhookEndpointDocument } from '../domain/webhook-endpoints/document.ts';
 import type { WebhookEndpointRecord } from '../domain/webhook-endpoints/endpoint.ts';
+import { recordSubscription } from '../domain/webhook-endpoints/subscriptions.ts';
 import { webhookEventDocument } from '../domain/webhook-events/document.ts';
 import { FINAL_STATUSES, type WebhookEventRecord, type WebhookEventStatus } from '../domain/webhook-events/event.ts';
 import { now } from '../domain/rules.ts';
@@ -140,6 +141,7 @@ export async function attempt(key: AttemptKey): Promise<AttemptOutcome> {
     tx.update(item, { status, lastResponseCode: answer.code, lastResponseBody: answer.body, updated: now() }, { missing: new EventGone() });
     if (disable && endpointItem) {
       const disabled = toRecord<WebhookEndpointRecord>(tx.update(endpointItem, { enabled: false, updated: now() }, { missing: new EndpointGone() }));
+      recordSubscription(tx, disabled);
       await emitEvent(tx, disabled, 'webhook-endpoint.updated', webhookEndpointDocument(disabled));
     }
     await tx.commit();

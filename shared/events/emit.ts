@@ -16,7 +16,8 @@
  *   payload is `{"data": document}` serialised, with `meta` when given
  *   (`user.password-reset` carries `{passwordResetToken}` there).
  *
- * It reads the enabled endpoints of that environment subscribed to the kind (one Query),
+ * It reads the enabled endpoints of that environment subscribed to the kind (the environment's
+ * subscriptions item, usually read ahead with the request: see subscriptions.ts),
  * adds one webhook-event record per endpoint to the SAME transaction (an outbox: a change is
  * never committed without its events, and a failed request leaves none), and, once the
  * commit has succeeded, sends one delivery message per event to the webhooks queue. A route
@@ -24,19 +25,20 @@
  *
  * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
  */
-import type { WebhookEndpointRecord } from '../domain/webhook-endpoints/endpoint.ts';
 import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
+import { subscriptionsOf, type Subscription } from '../domain/webhook-endpoints/subscriptions.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
 import type { ResourceObject } from '../http/documents.ts';
 import { logger } from '../logger.ts';
-import { collectionItems } from '../store/paging.ts';
-import { toRecord } from '../store/records.ts';
+import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { queueFirstAttempts } from './messages.ts';
 
 export interface EventOrigin {
   accountId: string;
   environmentId: string | null;
+  /** A request's scope carries what it read ahead, the subscriptions item among it. */
+  readAhead?: ReadAhead;
 }
 
 export async function emitEvent(
@@ -46,9 +48,7 @@ export async function emitEvent(
   document: ResourceObject,
   meta?: Record<string, unknown>,
 ): Promise<WebhookEventRecord[]> {
-  const endpoints = (await collectionItems(where.accountId, where.environmentId, 'webhook-endpoints'))
-    .map((item) => toRecord<WebhookEndpointRecord>(item))
-    .filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
+  const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
   if (endpoints.length === 0) return [];
   const payload = JSON.stringify({ data: document, ...(meta ? { meta } : {}) });
   const events = endpoints.map((endpoint) =>
@@ -66,7 +66,7 @@ export async function emitEvent(
 }
 
 /** An endpoint is not told of its own deletion or of its own disabling. */
-function aboutItself(endpoint: WebhookEndpointRecord, event: string, document: ResourceObject): boolean {
+function aboutItself(endpoint: Subscription, event: string, document: ResourceObject): boolean {
   if (document.type !== 'webhook-endpoints' || document.id !== endpoint.id) return false;
   return event === 'webhook-endpoint.deleted' || document.attributes.enabled === false;
 }

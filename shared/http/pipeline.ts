@@ -4,6 +4,7 @@
  *   respond      request id and logging; renders replies and every error (registered first,
  *                so its onError sees all of them)
  *   negotiate    media types (400 MIME_TYPE_INVALID)
+ *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404)
  *   environment  Service-Environment header, else ?environment= (400 ENVIRONMENT_INVALID)
  *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
@@ -14,14 +15,16 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authenticateBasic, authenticateLicenseKey, authenticateToken } from '../auth/authenticate.ts';
+import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTokenKey } from '../auth/authenticate.ts';
 import type { Bearer } from '../auth/bearer.ts';
 import { findAccount, type Account } from '../domain/accounts/account.ts';
 import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
 import { logger } from '../logger.ts';
 import { RecordNotFound, RecordReadOnly } from '../store/errors.ts';
+import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
+import { requestedEnvironment, requestKeys } from './request-keys.ts';
 import { readBody, type Body } from './body.ts';
 import type { Reply } from './documents.ts';
 import { ApiError, badRequest, environmentInvalid, notFound } from './errors.ts';
@@ -43,6 +46,8 @@ export interface RequestContext {
   environment: Environment | null;
   /** What the request may read and where it writes: see shared/store/scope.ts. */
   scope: Scope;
+  /** Items read ahead of the handler (see shared/store/read-ahead.ts). */
+  readAhead: ReadAhead;
 }
 
 export type ContextFor<M extends AuthMode> = RequestContext &
@@ -58,6 +63,7 @@ export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<
   return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
     .use(respond())
     .use(negotiate())
+    .use(readAhead(auth))
     .use(resolveAccount())
     .use(selectEnvironment())
     .use(authenticate(auth))
@@ -153,11 +159,24 @@ function negotiate(): Middleware {
   };
 }
 
+/**
+ * Reads together, in one BatchGetItem, what the following steps and the handler would
+ * otherwise read one by one (see requestKeys).
+ */
+function readAhead(auth: AuthMode): Middleware {
+  return {
+    before: async ({ event, context }) => {
+      const token = auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
+      context.request.readAhead = await ReadAhead.of(requestKeys(event, token));
+    },
+  };
+}
+
 function resolveAccount(): Middleware {
   return {
     before: async ({ event, context }) => {
       const given = event.pathParameters?.account ?? '';
-      const account = await findAccount(given);
+      const account = await findAccount(given, context.request.readAhead);
       if (!account) throw notFound('account', given);
       context.request.account = account;
     },
@@ -168,20 +187,17 @@ function selectEnvironment(): Middleware {
   return {
     before: async ({ event, context }) => {
       const request = context.request;
-      const header = event.headers?.['service-environment'];
-      // Only `environment` is read here; the rest of the query is parsed after authentication.
-      const parameter = new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
-      const given = header ?? parameter;
+      const given = requestedEnvironment(event);
       if (given === undefined) {
         request.environment = null;
-        request.scope = globalScope(request.account!.id);
+        request.scope = globalScope(request.account!.id, request.readAhead);
         return;
       }
       if (typeof given !== 'string' || given.trim() === '') throw environmentInvalid('The environment cannot be blank');
-      const environment = await findEnvironment(request.account!.id, given.trim());
+      const environment = await findEnvironment(request.account!.id, given.trim(), request.readAhead);
       if (!environment) throw environmentInvalid(`The environment '${given}' is not valid`);
       request.environment = environment;
-      request.scope = environmentScope(request.account!.id, environment);
+      request.scope = environmentScope(request.account!.id, environment, request.readAhead);
     },
   };
 }
@@ -194,7 +210,7 @@ function authenticate(mode: AuthMode): Middleware {
       if (mode === 'bearer' && header !== undefined && /^License\s/i.test(header)) {
         request.bearer = await authenticateLicenseKey(header, request.account!, request.environment!);
       } else if (mode === 'bearer') {
-        request.bearer = await authenticateToken(header, request.account!, request.environment!);
+        request.bearer = await authenticateToken(header, request.account!, request.environment!, request.readAhead);
       }
       if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
     },

@@ -51,9 +51,36 @@ export const uniqueKey = (accountId: string, kind: string, value: string): Key =
   SK: ITEM,
 });
 
-/** Where authentication finds a token: by the SHA-256 digest of its value. */
-export const tokenDigestKey = (accountId: string, digest: string): Key => ({
-  PK: `A#${accountId}#TOKEN_DIGEST#${digest}`,
+/**
+ * Where authentication finds a token: by the SHA-256 digest of its value alone (a value is 256
+ * random bits), so the pipeline reads it in the same BatchGetItem as the account.
+ */
+export const tokenLookupKey = (digest: string): Key => ({ PK: `TOKEN_DIGEST#${digest}`, SK: ITEM });
+
+/**
+ * A bearer's token register: one entry per token (SK `TOKEN#<id>`) and a head (SK `#`) whose
+ * serial every new token bumps, so revoking "all of a bearer's tokens" reads them strongly
+ * consistently and fails if one was generated meanwhile.
+ */
+const bearerTokensPartition = (accountId: string, type: RecordType, id: string) => `A#${accountId}#${PREFIXES[type]}#${id}#TOKENS`;
+
+export const bearerTokensHeadKey = (accountId: string, type: RecordType, id: string): Key => ({
+  PK: bearerTokensPartition(accountId, type, id),
+  SK: ITEM,
+});
+
+export const bearerTokenEntryKey = (accountId: string, type: RecordType, id: string, tokenId: string): Key => ({
+  PK: bearerTokensPartition(accountId, type, id),
+  SK: `TOKEN#${tokenId}`,
+});
+
+/**
+ * An environment's webhook subscriptions: one item holding every endpoint of the environment
+ * (one attribute each: url, enabled, subscriptions), so a change finds who to tell with the
+ * same BatchGetItem that authenticates it instead of a Query.
+ */
+export const subscriptionsKey = (accountId: string, environmentId: string | null): Key => ({
+  PK: `A#${accountId}#E#${environmentId ?? GLOBAL}#WEBHOOK_SUBSCRIPTIONS`,
   SK: ITEM,
 });
 

@@ -10,7 +10,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, type RecordType } from './keys.ts';
-import { getItems, toRecord, type Item, type StoredRecord } from './records.ts';
+import { readItems } from './read-ahead.ts';
+import { toRecord, type Item, type StoredRecord } from './records.ts';
 import type { Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
 
@@ -54,7 +55,7 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
     : [collectionName(ref.type, ref.parent)];
   const partitions = scope.readable.flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
   const filter = conditions(ref.where);
-  const counting = filter ? countMatching(index, partitions, filter) : countOf(partitions);
+  const counting = filter ? countMatching(index, partitions, filter) : countOf(scope, partitions);
   // Read alongside the page; if the page read fails first, this must not become an unhandled rejection.
   counting.catch(() => {});
 
@@ -75,8 +76,8 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   return result;
 }
 
-async function countOf(partitions: string[]): Promise<number> {
-  const counters = await getItems(partitions.map(counterKey));
+async function countOf(scope: Scope, partitions: string[]): Promise<number> {
+  const counters = await readItems(scope.readAhead, partitions.map(counterKey));
   return counters.reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
 }
 
@@ -182,18 +183,20 @@ async function* read(
 /**
  * Every item of one collection partition (not a page: for small collections such as an
  * environment's webhook endpoints, or the children a cascade removes). `index` is the GSI
- * holding the partition.
+ * holding the partition; without one, the partition is the table's own, read strongly
+ * consistently (e.g. a bearer's token register).
  */
-export async function partitionItems(index: string, partition: string): Promise<Item[]> {
+export async function partitionItems(index: string | undefined, partition: string): Promise<Item[]> {
+  const keyName = index ? `${index}PK` : 'PK';
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const response = await db().send(
       new QueryCommand({
         TableName: getTable(),
-        IndexName: index,
+        ...(index ? { IndexName: index } : { ConsistentRead: true }),
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${index}PK` },
+        ExpressionAttributeNames: { '#pk': keyName },
         ExpressionAttributeValues: { ':pk': partition },
         ExclusiveStartKey: start,
       }),

@@ -47,7 +47,8 @@ export async function getItem(key: Key): Promise<Item | undefined> {
  */
 export async function getVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item | undefined> {
   if (!isUuid(id)) return undefined;
-  const item = await getItem(recordKey(scope.accountId, type, id.toLowerCase()));
+  const key = recordKey(scope.accountId, type, id.toLowerCase());
+  const item = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
   if (!item || !canRead(scope, (item.environmentId as string | null) ?? null)) return undefined;
   return item;
 }

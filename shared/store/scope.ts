@@ -3,24 +3,30 @@
  * environments whose records it may read. Every read and write of the store goes through a
  * Scope, so environment isolation is enforced here once rather than in each handler.
  */
+import type { ReadAhead } from './read-ahead.ts';
+
 export interface Scope {
   accountId: string;
   /** The environment of the request; null is the global environment. */
   environmentId: string | null;
   /** Environments whose records are visible: ISOLATED [env], SHARED [env, global], global [global]. */
   readable: readonly (string | null)[];
+  /** A request's items read ahead of its handler (see read-ahead.ts); absent outside requests. */
+  readAhead?: ReadAhead;
 }
 
-export const globalScope = (accountId: string): Scope => ({ accountId, environmentId: null, readable: [null] });
+export const globalScope = (accountId: string, readAhead?: ReadAhead): Scope => ({ accountId, environmentId: null, readable: [null], readAhead });
 
 export function environmentScope(
   accountId: string,
   environment: { id: string; isolationStrategy: 'ISOLATED' | 'SHARED' },
+  readAhead?: ReadAhead,
 ): Scope {
   return {
     accountId,
     environmentId: environment.id,
     readable: environment.isolationStrategy === 'SHARED' ? [environment.id, null] : [environment.id],
+    readAhead,
   };
 }
 

@@ -187,13 +187,64 @@ export class Transaction {
     );
   }
 
-  remove(key: Key): void {
-    this.add({ Delete: { TableName: table(), Key: key } });
+  /** Deletes an item outside the record model; with `state`, only while it holds those values (else `changed`). */
+  remove(key: Key, expected?: { state: Record<string, unknown>; changed: Error }): void {
+    this.add(
+      { Delete: { TableName: table(), Key: key, ...(expected ? stateCondition(expected.state) : {}) } },
+      expected?.changed,
+    );
+  }
+
+  /**
+   * Changes an item outside the record model, creating it if absent: `changes` set attributes
+   * (null removes one), `increments` add to numbers.
+   */
+  patch(key: Key, changes: Record<string, unknown>, increments: Record<string, number> = {}): void {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const adds: string[] = [];
+    Object.entries(changes).forEach(([name, value], i) => {
+      names[`#s${i}`] = name;
+      if (value === null) removes.push(`#s${i}`);
+      else {
+        values[`:s${i}`] = value;
+        sets.push(`#s${i} = :s${i}`);
+      }
+    });
+    Object.entries(increments).forEach(([name, by], i) => {
+      names[`#n${i}`] = name;
+      values[`:n${i}`] = by;
+      adds.push(`#n${i} :n${i}`);
+    });
+    const expression = [
+      sets.length ? `SET ${sets.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes.join(', ')}` : '',
+      adds.length ? `ADD ${adds.join(', ')}` : '',
+    ].filter(Boolean).join(' ');
+    this.add({
+      Update: {
+        TableName: table(),
+        Key: key,
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      },
+    });
   }
 
   /** Fails the transaction with `missing` unless the item exists (e.g. a parent deleted meanwhile). */
   requireExists(key: Key, missing: Error): void {
     this.add({ ConditionCheck: { TableName: table(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, missing);
+  }
+
+  /**
+   * Fails the transaction with `changed` unless the item holds these values; an undefined value
+   * means the attribute (or the whole item) is absent.
+   */
+  requireState(key: Key, state: Record<string, unknown>, changed: Error): void {
+    this.add({ ConditionCheck: { TableName: table(), Key: key, ...stateCondition(state) } }, changed);
   }
 
   /**
@@ -286,4 +337,21 @@ export class Transaction {
 
 function collectionsOf(item: Item): string[] {
   return COLLECTION_ATTRIBUTES.map((name) => item[name]).filter((value): value is string => typeof value === 'string');
+}
+
+/** A condition that the item holds `state` (undefined: the attribute is absent). */
+function stateCondition(state: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = Object.entries(state).map(([name, value], i) => {
+    names[`#q${i}`] = name;
+    if (value === undefined) return `attribute_not_exists(#q${i})`;
+    values[`:q${i}`] = value;
+    return `#q${i} = :q${i}`;
+  });
+  return {
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
 }

@@ -276,19 +276,61 @@ describe.concurrent('DELETE /users/{id}', () => {
 });
 
 describe.concurrent('POST /users/{id}/actions/ban and /unban', () => {
-  it('bans a user: their token answers 401 TOKEN_INVALID until the ban is lifted', async () => {
+  it('bans a user: their tokens are revoked at once (401 TOKEN_INVALID) and logins refused; lifted, they log in again', async () => {
     const jane = await newUser(account);
+    const second = await login(jane.email, jane.password);
+    expect(second.status).toBe(201);
     const banned = await call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: account.adminToken });
     expect(banned.status, JSON.stringify(banned.body)).toBe(200);
     expect(banned.body.data.id).toBe(jane.id);
     expect(banned.body.data.attributes.status).toBe('BANNED');
     expect((await getUser(jane.id)).body.data.attributes.status).toBe('BANNED');
     expectError(await getUser(jane.id, jane.token), 401, { code: 'TOKEN_INVALID' });
+    expectError(await getUser(jane.id, second.body.data.attributes.token), 401, { code: 'TOKEN_INVALID' });
+    expectError(await login(jane.email, jane.password), 401, { code: 'CREDENTIALS_INVALID' });
+    const tokens = await call('GET', `${account.path}/users/${jane.id}/tokens`, { token: account.adminToken });
+    expect(tokens.body.data).toEqual([]);
 
     const unbanned = await call('POST', `${account.path}/users/${jane.id}/actions/unban`, { token: account.adminToken });
     expect(unbanned.status).toBe(200);
     expect(unbanned.body.data.attributes.status).toBe('ACTIVE');
-    expect((await getUser(jane.id, jane.token)).status).toBe(200);
+    expectError(await getUser(jane.id, jane.token), 401, { code: 'TOKEN_INVALID' });
+    const again = await login(jane.email, jane.password);
+    expect(again.status).toBe(201);
+    expect((await getUser(jane.id, again.body.data.attributes.token)).status).toBe(200);
+  });
+
+  it('bans a user logging in many times at once: no token made meanwhile outlives the ban', async () => {
+    const jane = await newUser(account);
+    const [logins, banned] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, () => login(jane.email, jane.password))),
+      call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: account.adminToken }),
+    ]);
+    if (banned.status === 409) {
+      // A login landed between reading the user's tokens and the ban: the ban asks to be retried.
+      expect((await call('POST', `${account.path}/users/${jane.id}/actions/ban`, { token: account.adminToken })).status).toBe(200);
+    } else {
+      expect(banned.status).toBe(200);
+    }
+    for (const made of logins.filter((reply) => reply.status === 201)) {
+      expectError(await getUser(jane.id, made.body.data.attributes.token), 401, { code: 'TOKEN_INVALID' });
+    }
+    const tokens = await call('GET', `${account.path}/users/${jane.id}/tokens`, { token: account.adminToken });
+    expect(tokens.body.data).toEqual([]);
+  });
+
+  it('revokes a user\'s tokens when their role changes: a token acts as the role it was made for', async () => {
+    const jane = await newUser(account);
+    const promoted = await call('PATCH', `${account.path}/users/${jane.id}`, { token: account.adminToken, body: userBody({ role: 'admin' }) });
+    expect(promoted.status).toBe(200);
+    expectError(await getUser(jane.id, jane.token), 401, { code: 'TOKEN_INVALID' });
+    const admin = await login(jane.email, jane.password);
+    expect(admin.body.data.attributes.kind).toBe('admin-token');
+    expect((await call('GET', `${account.path}/users`, { token: admin.body.data.attributes.token })).status).toBe(200);
+    // Any other change leaves the tokens alone.
+    const renamed = await call('PATCH', `${account.path}/users/${jane.id}`, { token: account.adminToken, body: userBody({ firstName: 'Janet', role: 'admin' }) });
+    expect(renamed.status).toBe(200);
+    expect((await getUser(jane.id, admin.body.data.attributes.token)).status).toBe(200);
   });
 
   it('refuses with 403 a user bearer banning or unbanning (themselves)', async () => {

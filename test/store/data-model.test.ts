@@ -8,14 +8,14 @@ import { digest } from '#shared/auth/secrets.ts';
 import { findAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { findEnvironment, type Environment } from '#shared/domain/environments/environment.ts';
-import { addToken, listBearerTokens } from '#shared/domain/tokens/service.ts';
+import { addToken, listBearerTokens, tokensOf } from '#shared/domain/tokens/service.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import type { UserRecord } from '#shared/domain/users/user.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { childItems } from '#shared/store/cascade.ts';
-import { collectionPartition, counterKey, environmentMembership, tokenDigestKey } from '#shared/store/keys.ts';
+import { collectionPartition, counterKey, environmentMembership, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
 import { listCollection } from '#shared/store/paging.ts';
-import { getItem, getRecord } from '#shared/store/records.ts';
+import { getItem, getRecord, type Item } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { Transaction } from '#shared/store/transaction.ts';
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
@@ -92,17 +92,19 @@ describe('access patterns', () => {
     expect((await findEnvironment(accountId, environment.id))?.code).toBe(environment.code);
   });
 
-  it('6, 8: finds a token by the digest of its value, and lists a bearer\'s tokens', async () => {
+  it('6, 8, 35: finds a token by the digest of its value alone, lists a bearer\'s tokens, and reads its register', async () => {
     const [user] = await addUsers(1);
     const tx = new Transaction();
-    const { token, value } = addToken(tx, { accountId, environmentId: null, bearer: { type: 'users', id: user!.id }, kind: 'user-token' });
+    const { token, value } = addToken(tx, { holder: user!, environmentId: null, kind: 'user-token' });
     await tx.commit();
-    const lookup = await getItem(tokenDigestKey(accountId, digest(value)));
-    expect(lookup?.id).toBe(token.id);
+    const lookup = await getItem(tokenLookupKey(digest(value)));
+    expect(lookup).toMatchObject({ id: token.id, accountId, bearerKind: 'user' });
     expect(JSON.stringify(lookup)).not.toContain(value);
     const page = await listBearerTokens(globalScope(accountId), { type: 'users', id: user!.id }, { mode: 'number', number: 1, size: 10 });
     expect(page.records.map((t) => t.id)).toEqual([token.id]);
     expect(page.count).toBe(1);
+    const register = await tokensOf(await getItem(recordKey(accountId, 'users', user!.id)) as Item);
+    expect(register).toMatchObject({ serial: 1, tokens: [{ id: token.id }] });
   });
 
   it('7, 9: lists a type newest first and counts it from the counter; SHARED merges its own and global', async () => {

@@ -2,7 +2,8 @@
  * Accounts: the tenant every other record belongs to. An account is found by UUID or by
  * slug; the slug is held by a marker item so two accounts can never share one.
  */
-import { accountKey, accountSlugKey } from '../../store/keys.ts';
+import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
+import { readItem, type ReadAhead } from '../../store/read-ahead.ts';
 import { getItem, isUuid, toRecord } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
@@ -18,15 +19,16 @@ export interface Account {
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-export async function findAccount(idOrSlug: string): Promise<Account | undefined> {
-  if (isUuid(idOrSlug)) {
-    const item = await getItem(accountKey(idOrSlug.toLowerCase()));
-    return item && toRecord<Account>(item);
-  }
-  if (!SLUG.test(idOrSlug.toLowerCase())) return undefined;
-  const marker = await getItem(accountSlugKey(idOrSlug));
-  if (!marker) return undefined;
-  const item = await getItem(accountKey(marker.accountId as string));
+/** The key an account is found by: its record (UUID) or its slug's marker; undefined if it cannot name one. */
+export function accountKeyFor(idOrSlug: string): Key | undefined {
+  if (isUuid(idOrSlug)) return accountKey(idOrSlug.toLowerCase());
+  return SLUG.test(idOrSlug.toLowerCase()) ? accountSlugKey(idOrSlug) : undefined;
+}
+
+export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<Account | undefined> {
+  const key = accountKeyFor(idOrSlug);
+  let item = key && (await readItem(ahead, key));
+  if (item && item.type !== 'accounts') item = await getItem(accountKey(item.accountId as string));
   return item && toRecord<Account>(item);
 }
 

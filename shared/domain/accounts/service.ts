@@ -58,9 +58,8 @@ export async function createAccount(input: NewAccount) {
   putNewAccount(tx, account, unprocessable('SLUG_TAKEN', `the slug '${slug}' has already been taken`, attributePointer('slug')));
   const user = await addUser(tx, globalScope(account.id), { email: input.email, password: input.password, role: 'admin' });
   const { value } = addToken(tx, {
-    accountId: account.id,
+    holder: user,
     environmentId: null,
-    bearer: { type: 'users', id: user.id },
     kind: 'admin-token',
   });
   await tx.commit();

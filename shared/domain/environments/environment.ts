@@ -3,7 +3,8 @@
  * account. A code is held by a uniqueness marker (compared case-insensitively) that points at
  * the environment's record.
  */
-import { recordKey, uniqueKey } from '../../store/keys.ts';
+import { recordKey, uniqueKey, type Key } from '../../store/keys.ts';
+import { readItem, type ReadAhead } from '../../store/read-ahead.ts';
 import { getItem, isUuid, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 
 export type IsolationStrategy = 'ISOLATED' | 'SHARED';
@@ -17,15 +18,22 @@ export interface Environment extends StoredRecord {
 
 export const CODE_MARKER = 'ENVIRONMENT_CODE';
 
-/** The stored item of an environment, by UUID or by code (case-insensitive). */
-export async function findEnvironmentItem(accountId: string, idOrCode: string): Promise<Item | undefined> {
-  if (isUuid(idOrCode)) return getItem(recordKey(accountId, 'environments', idOrCode.toLowerCase()));
+/** The key an environment is found by: its record (UUID) or its code's marker; undefined if it cannot name one. */
+export function environmentKeyFor(accountId: string, idOrCode: string): Key | undefined {
+  if (isUuid(idOrCode)) return recordKey(accountId, 'environments', idOrCode.toLowerCase());
   if (idOrCode.length > 255) return undefined;
-  const marker = await getItem(uniqueKey(accountId, CODE_MARKER, idOrCode.toLowerCase()));
-  return marker && getItem({ PK: marker.ref as string, SK: marker.SK });
+  return uniqueKey(accountId, CODE_MARKER, idOrCode.toLowerCase());
 }
 
-export async function findEnvironment(accountId: string, idOrCode: string): Promise<Environment | undefined> {
-  const item = await findEnvironmentItem(accountId, idOrCode);
+/** The stored item of an environment, by UUID or by code (case-insensitive). */
+export async function findEnvironmentItem(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Item | undefined> {
+  const key = environmentKeyFor(accountId, idOrCode);
+  const found = key && (await readItem(ahead, key));
+  if (!found || found.type === 'environments') return found;
+  return getItem({ PK: found.ref as string, SK: found.SK });
+}
+
+export async function findEnvironment(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Environment | undefined> {
+  const item = await findEnvironmentItem(accountId, idOrCode, ahead);
   return item && toRecord<Environment>(item);
 }

@@ -22,8 +22,7 @@ import { listCollection } from '../../store/paging.ts';
 import { isUuid, requireVisibleItem, requireWritable, getVisibleItem, type Item } from '../../store/records.ts';
 import { globalScope, type Scope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
-import { removeLookup } from '../tokens/service.ts';
-import { BEARER_SLOT } from '../tokens/token.ts';
+import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
 
 export type BearerContext = RequestContext & { bearer: Bearer };
@@ -139,11 +138,17 @@ async function children(accountId: string, environments: (string | null)[], type
   return lists.flat();
 }
 
-const tokensOf = (item: Item) =>
-  childItems(item.accountId as string, (item.environmentId as string | null) ?? null, 'tokens', { type: item.type as RecordType, id: item.id as string }, BEARER_SLOT);
+/** The serial of each bearer's token register as read, so its delete fails if a token was generated since. */
+type Registers = Map<string, number | undefined>;
+
+async function tokensFrom(item: Item, registers: Registers): Promise<Item[]> {
+  const { serial, tokens } = await tokensOf(item);
+  registers.set(item.PK, serial);
+  return tokens;
+}
 
 /** Everything that hangs on a record, deepest first (components, machines, licenses, policies, tokens). */
-async function descendants(item: Item, environments: (string | null)[]): Promise<Item[]> {
+async function descendants(item: Item, environments: (string | null)[], registers: Registers): Promise<Item[]> {
   const accountId = item.accountId as string;
   switch (item.type) {
     case 'machines':
@@ -152,13 +157,13 @@ async function descendants(item: Item, environments: (string | null)[]): Promise
       const [components, machines, tokens] = await Promise.all([
         children(accountId, environments, 'components', item, SLOTS.components.license),
         children(accountId, environments, 'machines', item, SLOTS.machines.license),
-        tokensOf(item),
+        tokensFrom(item, registers),
       ]);
       return [...components, ...machines, ...tokens];
     }
     case 'policies': {
       const licenses = await children(accountId, environments, 'licenses', item, SLOTS.licenses.policy);
-      const below = await Promise.all(licenses.map((license) => descendants(license, environments)));
+      const below = await Promise.all(licenses.map((license) => descendants(license, environments, registers)));
       return [...below.flat(), ...licenses];
     }
     case 'products': {
@@ -167,9 +172,9 @@ async function descendants(item: Item, environments: (string | null)[]): Promise
         children(accountId, environments, 'machines', item, SLOTS.machines.product),
         children(accountId, environments, 'licenses', item, SLOTS.licenses.product),
         children(accountId, environments, 'policies', item, SLOTS.policies.product),
-        tokensOf(item),
+        tokensFrom(item, registers),
       ]);
-      const licenseTokens = (await Promise.all(licenses.map(tokensOf))).flat();
+      const licenseTokens = (await Promise.all(licenses.map((license) => tokensFrom(license, registers)))).flat();
       return [...components, ...machines, ...licenseTokens, ...licenses, ...policies, ...tokens];
     }
     default:
@@ -185,9 +190,11 @@ async function descendants(item: Item, environments: (string | null)[]): Promise
  */
 export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
-  const items = await descendants(item, environments);
+  const registers: Registers = new Map();
+  const items = await descendants(item, environments, registers);
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
+    if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
   };
   const GROUP = 10;
   for (let i = 0; i + GROUP < items.length; i += GROUP) await deleteWithChildren(items.slice(i, i + GROUP), () => {}, alsoDelete);
@@ -196,6 +203,7 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
     rest,
     async (tx) => {
       tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
+      if (registers.has(item.PK)) guardRegister(tx, item, registers.get(item.PK), true);
       await announce(tx);
     },
     alsoDelete,

@@ -8,13 +8,10 @@ import { metaDocument, parseBody } from '../../http/body.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { forbidden, unauthorized } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
-import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
-import { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
-import { removeLookup } from '../tokens/service.ts';
-import { BEARER_SLOT } from '../tokens/token.ts';
+import { revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from '../users/document.ts';
 import { passwordRules } from '../users/service.ts';
 import { isManaged, type UserRecord } from '../users/user.ts';
@@ -39,16 +36,21 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
   }
   passwordRules(meta.newPassword, '/meta/newPassword');
 
-  const tx = new Transaction();
-  const next = tx.update(
+  const passwordHash = await hashPassword(meta.newPassword);
+  let updated = user;
+  // The new password and the revocation of every token the user had land together.
+  await revokeTokensOf(
     item,
-    { passwordHash: await hashPassword(meta.newPassword), passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
-    { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
+    async (tx) => {
+      const next = tx.update(
+        item,
+        { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
+        { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
+      );
+      updated = toRecord<UserRecord>(next);
+      await emitEvent(tx, updated, 'user.updated', userDocument(updated));
+    },
+    false,
   );
-  const updated = toRecord<UserRecord>(next);
-  await emitEvent(tx, updated, 'user.updated', userDocument(updated));
-  await tx.commit();
-  const tokens = await childItems(user.accountId, user.environmentId, 'tokens', { type: 'users', id: user.id }, BEARER_SLOT);
-  await deleteWithChildren(tokens, () => {}, removeLookup);
   return updated;
 }

@@ -8,14 +8,13 @@ import { unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import type { RecordType } from '../../store/keys.ts';
-import type { Item } from '../../store/records.ts';
+import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
 import { emitEvent } from '../../events/emit.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { tokenDocument } from './document.ts';
-import { addToken } from './service.ts';
+import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';
 
 const tokenBody = z.union([
@@ -55,15 +54,14 @@ export async function generateTokenFor(
   }
   const tx = new Transaction();
   const result = addToken(tx, {
-    accountId: holder.accountId as string,
+    holder: toRecord<StoredRecord>(holder),
     environmentId: home,
-    bearer: { type: holder.type as RecordType, id: holder.id as string },
     kind,
     name: attributes.name ?? null,
     expiry,
     permissions,
   });
-  tx.requireExists({ PK: holder.PK, SK: holder.SK }, new RecordNotFound(holder.type as string, holder.id as string));
+  requireStanding(tx, toRecord<StoredRecord>(holder), new RecordNotFound(holder.type as string, holder.id as string));
   await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;

@@ -4,13 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { Bearer } from '../../auth/bearer.ts';
-import { isAdministrator } from '../../auth/bearer.ts';
+import { isAdministrator, kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
-import { environmentMembership, tokenDigestKey, type RecordType } from '../../store/keys.ts';
-import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { requireWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { conflict, forbidden, unauthorized, unprocessable } from '../../http/errors.ts';
+import { deleteWithChildren } from '../../store/cascade.ts';
+import { bearerTokenEntryKey, bearerTokensHeadKey, environmentMembership, recordKey, tokenLookupKey, type RecordType } from '../../store/keys.ts';
+import { listCollection, partitionItems, type Page, type PageRequest } from '../../store/paging.ts';
+import { getItems, requireWritable, requireVisibleItem, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -21,24 +22,32 @@ import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, USER_TOKEN_LIFETIME_MS, type TokenKind, type TokenRecord } from './token.ts';
 
 export interface NewToken {
-  accountId: string;
-  /** The bearer's own environment: a token lives where its bearer lives. */
+  /** The record the token stands for, as stored: a user, an environment, a product or a license. */
+  holder: StoredRecord & { role?: string; productId?: string; policyId?: string };
+  /** Where the token lives: its holder's environment, or for an environment token the environment itself. */
   environmentId: string | null;
-  bearer: { type: RecordType; id: string };
   kind: TokenKind;
   name?: string | null;
   expiry?: string | null;
   permissions?: string[];
 }
 
-/** Adds a token and its lookup item to a transaction; returns the record and the one-time value. */
+/**
+ * Adds a token to a transaction: its record, its lookup item and its entry in the holder's
+ * register; returns the record and the one-time value. The lookup carries what the holder
+ * acts as (its kind, a license's product and policy), so authentication needs no other read;
+ * whatever would change that (a ban, a new role, a delete) revokes the holder's tokens.
+ */
 export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord; value: string } {
+  const { holder } = input;
+  const bearerKind = kindOf(holder);
+  if (!bearerKind) throw new Error(`A ${holder.type} record cannot hold tokens`);
   const value = newTokenValue(TOKEN_PREFIX[input.kind]);
   const timestamp = now();
   const token: TokenRecord = {
     type: 'tokens',
     id: randomUUID(),
-    accountId: input.accountId,
+    accountId: holder.accountId,
     environmentId: input.environmentId,
     created: timestamp,
     updated: timestamp,
@@ -46,20 +55,75 @@ export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord
     name: input.name ?? null,
     expiry: input.expiry ?? null,
     permissions: input.permissions ?? ['*'],
-    bearerType: input.bearer.type,
-    bearerId: input.bearer.id,
+    bearerType: holder.type,
+    bearerId: holder.id,
     digest: digest(value),
   };
-  tx.create(token, { parents: [{ type: input.bearer.type, id: input.bearer.id }] });
-  const lookup: Item = { ...tokenDigestKey(token.accountId, token.digest), ...token };
-  if (token.environmentId) lookup.ENVPK = environmentMembership(token.accountId, token.environmentId);
-  tx.put(lookup);
+  tx.create(token, { parents: [{ type: holder.type, id: holder.id }] });
+  const membership = token.environmentId ? { ENVPK: environmentMembership(token.accountId, token.environmentId) } : {};
+  const ancestry = holder.type === 'licenses' ? { productId: holder.productId, policyId: holder.policyId } : {};
+  tx.put({ ...tokenLookupKey(token.digest), ...token, ...membership, bearerKind, ...ancestry });
+  tx.put({ ...bearerTokenEntryKey(token.accountId, holder.type, holder.id, token.id), tokenId: token.id, ...membership });
+  tx.patch(bearerTokensHeadKey(token.accountId, holder.type, holder.id), membership, { serial: 1 });
   return { token, value };
 }
 
-/** Deletes a token's lookup item along with the token, so its value stops working at once. */
+/**
+ * Fails the transaction with `changed` unless the holder still stands as read: it exists and,
+ * for a user, is active with the same role. A ban or a role change racing a new token thus
+ * either sees the token in the register or makes the token's transaction fail.
+ */
+export function requireStanding(tx: Transaction, holder: StoredRecord & { role?: string }, changed: Error): void {
+  const key = recordKey(holder.accountId, holder.type, holder.id);
+  if (holder.type === 'users') tx.requireState(key, { status: 'ACTIVE', role: holder.role }, changed);
+  else tx.requireExists(key, changed);
+}
+
+/** Deletes a token's lookup item and register entry along with the token, so its value stops working at once. */
 export function removeLookup(tx: Transaction, item: Item): void {
-  tx.remove(tokenDigestKey(item.accountId as string, item.digest as string));
+  tx.remove(tokenLookupKey(item.digest as string));
+  tx.remove(bearerTokenEntryKey(item.accountId as string, item.bearerType as RecordType, item.bearerId as string, item.id as string));
+}
+
+/**
+ * Every token of a holder, read strongly consistently from its register, with the register's
+ * serial at the time of reading (undefined: no token was ever generated for it).
+ */
+export async function tokensOf(holder: Item): Promise<{ serial: number | undefined; tokens: Item[] }> {
+  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+  const register = await partitionItems(undefined, head.PK);
+  const serial = register.find((item) => item.SK === head.SK)?.serial as number | undefined;
+  const ids = register.filter((item) => item.SK !== head.SK).map((item) => item.tokenId as string);
+  const tokens = ids.length ? await getItems(ids.map((id) => recordKey(holder.accountId as string, 'tokens', id))) : [];
+  return { serial, tokens };
+}
+
+/**
+ * Fails the transaction unless no token was generated for `holder` since its register was read
+ * (serial as read); with `holderGoes`, the register's head goes too.
+ */
+export function guardRegister(tx: Transaction, holder: Item, serial: number | undefined, holderGoes: boolean): void {
+  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+  const changed = conflict('A token was generated for this bearer meanwhile; retry the request');
+  if (holderGoes) tx.remove(head, { state: { serial }, changed });
+  else tx.requireState(head, { serial }, changed);
+}
+
+/**
+ * Revokes every token of `holder`, a few per transaction, and runs `last` (the change that
+ * needs them gone: a ban, a new role, a delete) in the final one, which fails if a token was
+ * generated meanwhile.
+ */
+export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Promise<void> | void, holderGoes: boolean): Promise<void> {
+  const { serial, tokens } = await tokensOf(holder);
+  await deleteWithChildren(
+    tokens,
+    async (tx) => {
+      guardRegister(tx, holder, serial, holderGoes);
+      await last(tx);
+    },
+    removeLookup,
+  );
 }
 
 const userTokenBody = z.union([
@@ -83,13 +147,14 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
   const user = ctx.user;
   const tx = new Transaction();
   const result = addToken(tx, {
-    accountId: user.accountId,
+    holder: user,
     environmentId: user.environmentId,
-    bearer: { type: 'users', id: user.id },
     kind: user.role === 'admin' ? 'admin-token' : 'user-token',
     name: body?.data.attributes.name ?? null,
     expiry,
   });
+  // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
+  requireStanding(tx, user, unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid'));
   await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;

@@ -8,7 +8,6 @@ import { hashPassword } from '../../auth/secrets.ts';
 import { parseBody } from '../../http/body.ts';
 import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
-import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { requireVisibleItem, requireWritable, toRecord, type Item } from '../../store/records.ts';
@@ -16,8 +15,7 @@ import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
-import { listBearerTokens, removeLookup } from '../tokens/service.ts';
-import { BEARER_SLOT } from '../tokens/token.ts';
+import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
 import { createUserBody, SELF_EDITABLE, updateUserBody } from './schema.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './user.ts';
@@ -167,27 +165,43 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     changes.passwordHash = await hashPassword(attributes.password);
   }
   changes.updated = now();
-  const tx = new Transaction();
-  const next = toRecord<UserRecord>(tx.update(item, changes, {
-    missing: new RecordNotFound('users', id),
-    conflict: conflict('The user changed while this request was made; retry it'),
-    claim,
-    release,
-  }));
-  await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
-  await tx.commit();
+  let next = user;
+  const apply = async (tx: Transaction) => {
+    next = toRecord<UserRecord>(tx.update(item, changes, {
+      missing: new RecordNotFound('users', id),
+      conflict: conflict('The user changed while this request was made; retry it'),
+      claim,
+      release,
+    }));
+    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
+  };
+  // A token acts as the role its user had when it was generated: a new role takes new tokens.
+  if (changes.role !== undefined && changes.role !== user.role) await revokeTokensOf(item, apply, false);
+  else await commitWith(apply);
   return next;
 }
 
-/** Bans or lifts a ban: a banned user's tokens stop working at once, and come back with the ban lifted. */
+async function commitWith(write: (tx: Transaction) => Promise<void>): Promise<void> {
+  const tx = new Transaction();
+  await write(tx);
+  await tx.commit();
+}
+
+/**
+ * Bans or lifts a ban. A ban revokes the user's tokens at once (and refuses their logins);
+ * lifting it lets them log in again for new ones.
+ */
 export async function setUserStatus(ctx: BearerContext, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
   const item = await visibleUser(ctx, id, true);
   requireAdministrator(ctx.bearer, 'user.ban', 'ban users');
   if (status === 'BANNED' && isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot ban yourself');
-  const tx = new Transaction();
-  const next = toRecord<UserRecord>(tx.update(item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }));
-  await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
-  await tx.commit();
+  let next = toRecord<UserRecord>(item);
+  const apply = async (tx: Transaction) => {
+    next = toRecord<UserRecord>(tx.update(item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }));
+    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
+  };
+  if (status === 'BANNED') await revokeTokensOf(item, apply, false);
+  else await commitWith(apply);
   return next;
 }
 
@@ -196,15 +210,13 @@ export async function deleteUser(ctx: BearerContext, id: string): Promise<void> 
   const item = await visibleUser(ctx, id, true);
   requireAdministrator(ctx.bearer, 'user.delete', 'delete users');
   if (isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot delete yourself');
-  const environmentId = (item.environmentId as string | null) ?? null;
-  const tokens = await childItems(ctx.scope.accountId, environmentId, 'tokens', { type: 'users', id: item.id as string }, BEARER_SLOT);
   const document = userDocument(toRecord<UserRecord>(item));
-  await deleteWithChildren(
-    tokens,
+  await revokeTokensOf(
+    item,
     async (tx) => {
       tx.delete(item, new RecordNotFound('users', id));
       await emitEvent(tx, ctx.scope, 'user.deleted', document);
     },
-    removeLookup,
+    true,
   );
 }

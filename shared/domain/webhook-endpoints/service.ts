@@ -14,6 +14,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { requireWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { recordSubscription } from './subscriptions.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
 import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
@@ -62,6 +63,7 @@ export async function createWebhookEndpoint(ctx: BearerContext): Promise<Webhook
   };
   const tx = new Transaction();
   tx.create(endpoint);
+  recordSubscription(tx, endpoint);
   // Part of the counter's own update, so concurrent creates cannot pass the limit together.
   tx.cap(endpoint.accountId, endpoint.environmentId, 'webhook-endpoints', undefined, MAX_ENDPOINTS,
     unprocessable('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`));
@@ -91,6 +93,7 @@ export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Pro
   if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
   const tx = new Transaction();
   const next = toRecord<WebhookEndpointRecord>(tx.update(item, changes, { missing: new RecordNotFound('webhook-endpoints', id) }));
+  recordSubscription(tx, next);
   await emitEvent(tx, ctx.scope, 'webhook-endpoint.updated', webhookEndpointDocument(next));
   await tx.commit();
   return next;
@@ -102,6 +105,7 @@ export async function deleteWebhookEndpoint(ctx: BearerContext, id: string): Pro
   if (!can(ctx.bearer, 'webhook-endpoint.delete')) throw forbidden('This token may not delete webhook endpoints');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-endpoints', id));
+  recordSubscription(tx, toRecord<WebhookEndpointRecord>(item), true);
   await emitEvent(tx, ctx.scope, 'webhook-endpoint.deleted', webhookEndpointDocument(toRecord<WebhookEndpointRecord>(item)));
   await tx.commit();
 }

@@ -1,0 +1,68 @@
+/**
+ * What a request will read first, named before anything is read, so the pipeline fetches it
+ * all in one BatchGetItem (shared/store/read-ahead.ts):
+ *
+ *   the account            by UUID, or its slug's marker
+ *   the token lookup       keyed by the token's digest alone
+ *   the environment        by UUID, or its code's marker
+ *   the record of the path /<type>/{id}/... names one
+ *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
+ *   webhook subscriptions  any other method may change something: whom to tell
+ *
+ * Behind a slug nothing account-scoped can be named yet, and behind an environment code no
+ * environment-scoped key; those requests read the rest as they go. A key read ahead in vain
+ * (a list filtered by a parent counts another collection) costs half a read unit, no request.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { accountKeyFor } from '../domain/accounts/account.ts';
+import { environmentKeyFor } from '../domain/environments/environment.ts';
+import {
+  collectionName,
+  collectionPartition,
+  counterKey,
+  PREFIXES,
+  recordKey,
+  subscriptionsKey,
+  type Key,
+  type RecordType,
+} from '../store/keys.ts';
+import { isUuid } from '../store/records.ts';
+
+/** The Service-Environment header, else the `environment` query parameter. */
+export function requestedEnvironment(event: APIGatewayProxyEventV2): string | undefined {
+  // Only `environment` is read here; the rest of the query is parsed after authentication.
+  return event.headers?.['service-environment'] ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
+}
+
+export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefined): Key[] {
+  const given = event.pathParameters?.account ?? '';
+  const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
+  if (!isUuid(given)) return keys;
+  const accountId = given.toLowerCase();
+
+  const environment = requestedEnvironment(event)?.trim();
+  /** The request's environment id (null: global), or undefined while only its code is known. */
+  let environmentId: string | null | undefined = null;
+  if (environment) {
+    const key = environmentKeyFor(accountId, environment);
+    if (key) keys.push(key);
+    environmentId = isUuid(environment) ? environment.toLowerCase() : undefined;
+  }
+
+  const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
+  const segments = path.split('/').slice(4); // after /v1/accounts/{account}
+  const type = segments[0] as RecordType;
+  if (!type || !Object.hasOwn(PREFIXES, type)) return keys;
+  const id = event.pathParameters?.id;
+  if (segments[1] === '{id}' && id && isUuid(id)) keys.push(recordKey(accountId, type, id.toLowerCase()));
+
+  if (environmentId === undefined) return keys;
+  if (method === 'GET' && segments.length === 1) {
+    // A SHARED environment also reads the global collection; an ISOLATED one leaves that key unused.
+    for (const readable of environmentId === null ? [null] : [environmentId, null]) {
+      keys.push(counterKey(collectionPartition(accountId, readable, collectionName(type))));
+    }
+  }
+  if (method !== 'GET') keys.push(subscriptionsKey(accountId, environmentId));
+  return keys;
+}

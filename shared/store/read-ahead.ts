@@ -1,0 +1,47 @@
+/**
+ * Items a request reads before its handler runs, fetched together in one BatchGetItem: the
+ * account, the token lookup, the environment, and whatever the route's path and method say
+ * the handler reads first (its record, its list's counters, the webhook subscriptions of a
+ * change). Each item is handed out once: a second read of the same key (after a write, say)
+ * goes to the table.
+ */
+import { getItem, getItems, type Item } from './records.ts';
+import type { Key } from './keys.ts';
+
+const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+export class ReadAhead {
+  private constructor(private readonly items: Map<string, Item | null>) {}
+
+  static async of(keys: Key[]): Promise<ReadAhead> {
+    const unique = [...new Map(keys.map((key) => [name(key), key])).values()];
+    const items = new Map<string, Item | null>(unique.map((key) => [name(key), null]));
+    for (const item of unique.length ? await getItems(unique) : []) items.set(name(item), item);
+    return new ReadAhead(items);
+  }
+
+  /** Whether `key` was read ahead and not yet handed out. */
+  has(key: Key): boolean {
+    return this.items.has(name(key));
+  }
+
+  /** The item read ahead (undefined: it does not exist); only for a key that `has`. */
+  take(key: Key): Item | undefined {
+    const item = this.items.get(name(key));
+    this.items.delete(name(key));
+    return item ?? undefined;
+  }
+}
+
+/** Reads an item: from what was read ahead if it holds the key, else from the table. */
+export async function readItem(ahead: ReadAhead | undefined, key: Key): Promise<Item | undefined> {
+  return ahead?.has(key) ? ahead.take(key) : getItem(key);
+}
+
+/** Reads items (those that exist): what was read ahead, the rest in one BatchGetItem. */
+export async function readItems(ahead: ReadAhead | undefined, keys: Key[]): Promise<Item[]> {
+  const missing = keys.filter((key) => !ahead?.has(key));
+  const known = keys.filter((key) => ahead?.has(key)).map((key) => ahead!.take(key));
+  const fetched = missing.length ? await getItems(missing) : [];
+  return [...known.filter((item): item is Item => item !== undefined), ...fetched];
+}
