@@ -2,7 +2,8 @@
  * The common shape of a change: write it and announce it in one transaction, so the event
  * exists exactly when the change does.
  */
-import { emitEvent } from '../events/emit.ts';
+import { emitEvent, originOf } from '../events/emit.ts';
+import type { Scope } from '../store/scope.ts';
 import type { ResourceObject } from '../http/documents.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { toRecord, type Item, type StoredRecord } from '../store/records.ts';
@@ -14,10 +15,11 @@ export async function updateAndAnnounce<T extends StoredRecord>(
   changes: Record<string, unknown>,
   event: string,
   document: (record: T) => ResourceObject,
+  scope: Scope,
 ): Promise<T> {
   const tx = new Transaction();
   const updated = toRecord<T>(tx.update(item, changes, { missing: new RecordNotFound(item.type as string, item.id as string) }));
-  await emitEvent(tx, updated, event, document(updated));
+  await emitEvent(tx, originOf(updated, scope), event, document(updated));
   await tx.commit();
   return updated;
 }

@@ -41,6 +41,13 @@ export interface EventOrigin {
   readAhead?: ReadAhead;
 }
 
+/** Where a record's events go (its own account and environment), with what its request read ahead. */
+export const originOf = (record: EventOrigin, scope: { readAhead?: ReadAhead }): EventOrigin => ({
+  accountId: record.accountId,
+  environmentId: record.environmentId,
+  readAhead: scope.readAhead,
+});
+
 export async function emitEvent(
   tx: Transaction,
   where: EventOrigin,

@@ -167,7 +167,7 @@ function readAhead(auth: AuthMode): Middleware {
   return {
     before: async ({ event, context }) => {
       const token = auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
-      context.request.readAhead = await ReadAhead.of(requestKeys(event, token));
+      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, context.request.body!));
     },
   };
 }

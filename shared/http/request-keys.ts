@@ -6,6 +6,7 @@
  *   the token lookup       keyed by the token's digest alone
  *   the environment        by UUID, or its code's marker
  *   the record of the path /<type>/{id}/... names one
+ *   related records        those a create body's relationships name (a machine's license...)
  *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
  *   webhook subscriptions  any other method may change something: whom to tell
  *
@@ -14,6 +15,7 @@
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Body } from './body.ts';
 import { accountKeyFor } from '../domain/accounts/account.ts';
 import { environmentKeyFor } from '../domain/environments/environment.ts';
 import {
@@ -34,7 +36,10 @@ export function requestedEnvironment(event: APIGatewayProxyEventV2): string | un
   return event.headers?.['service-environment'] ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
 }
 
-export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefined): Key[] {
+/** At most this many relationships of a body are read ahead (a create names one to three). */
+const RELATIONSHIPS_READ_AHEAD = 4;
+
+export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefined, body: Body): Key[] {
   const given = event.pathParameters?.account ?? '';
   const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
   if (!isUuid(given)) return keys;
@@ -49,6 +54,7 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
     environmentId = isUuid(environment) ? environment.toLowerCase() : undefined;
   }
 
+  keys.push(...related(accountId, body));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
   const segments = path.split('/').slice(4); // after /v1/accounts/{account}
   const type = segments[0] as RecordType;
@@ -65,4 +71,16 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
   }
   if (method !== 'GET') keys.push(subscriptionsKey(accountId, environmentId));
   return keys;
+}
+
+/** The records a JSON:API body's relationships name: `data.relationships.<name>.data = {type, id}`. */
+function related(accountId: string, body: Body): Key[] {
+  const relationships = 'json' in body ? (body.json as { data?: { relationships?: unknown } } | null)?.data?.relationships : undefined;
+  if (!relationships || typeof relationships !== 'object') return [];
+  return Object.values(relationships)
+    .map((relationship) => (relationship as { data?: { type?: unknown; id?: unknown } } | null)?.data)
+    .filter((ref): ref is { type: RecordType; id: string } =>
+      typeof ref?.type === 'string' && Object.hasOwn(PREFIXES, ref.type) && typeof ref.id === 'string' && isUuid(ref.id))
+    .slice(0, RELATIONSHIPS_READ_AHEAD)
+    .map((ref) => recordKey(accountId, ref.type, ref.id.toLowerCase()));
 }

@@ -9,6 +9,7 @@ import { findAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { findEnvironment, type Environment } from '#shared/domain/environments/environment.ts';
 import { addToken, listBearerTokens, tokensOf } from '#shared/domain/tokens/service.ts';
+import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import type { UserRecord } from '#shared/domain/users/user.ts';
 import { db, getTable } from '#shared/store/client.ts';
@@ -168,7 +169,7 @@ describe('access patterns', () => {
     expect(Number(counter?.n)).toBe(global.records.length);
   });
 
-  it('15, 16: an environment\'s webhook endpoints in one Query; the events of an endpoint', async () => {
+  it('15, 16: an environment\'s webhook subscriptions in one item kept with its endpoints; the events of an endpoint', async () => {
     const environment = await addEnvironment(`hooks-${randomUUID().slice(0, 6)}`, 'ISOLATED');
     const now = new Date().toISOString();
     const endpoint = {
@@ -177,9 +178,11 @@ describe('access patterns', () => {
     };
     let tx = new Transaction();
     tx.create(endpoint);
+    recordSubscription(tx, endpoint);
     await tx.commit();
+    expect(await subscriptionsOf(accountId, environment.id)).toEqual([{ id: endpoint.id, url: endpoint.url, enabled: true, subscriptions: ['*'] }]);
+    expect((await subscriptionsOf(accountId, null)).map((entry) => entry.id)).not.toContain(endpoint.id);
     expect((await collectionItems(accountId, environment.id, 'webhook-endpoints')).map((item) => item.id)).toEqual([endpoint.id]);
-    expect((await collectionItems(accountId, null, 'webhook-endpoints')).map((item) => item.id)).not.toContain(endpoint.id);
 
     tx = new Transaction();
     const event = addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: endpoint.id, endpoint: endpoint.url, payload: '{}', event: 'user.created' });

@@ -9,7 +9,7 @@
  *   remove    admin, environment; the product; the license; the owning user unless protected
  *   list      the same as retrieve, scoped to the bearer
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
@@ -20,7 +20,7 @@ import type { Query } from '../../http/query.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, toRecord } from '../../store/records.ts';
+import { getItem, getItems, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
 import { reachableItem, relatedItem, relationshipId, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
@@ -47,10 +47,10 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
   metadataRule(data.attributes.metadata);
   const machineItem = await relatedItem(ctx, 'machines', relationshipId(data, 'machine')!, 'machine');
   const machine = toRecord<MachineRecord>(machineItem);
-  const [license, policy] = await Promise.all([
-    getItem(recordKey(ctx.scope.accountId, 'licenses', machine.licenseId)),
-    getItem(recordKey(ctx.scope.accountId, 'policies', machine.policyId)),
-  ]);
+  const licenseKey = recordKey(ctx.scope.accountId, 'licenses', machine.licenseId);
+  const found = await getItems([licenseKey, recordKey(ctx.scope.accountId, 'policies', machine.policyId)]);
+  const license = found.find((item) => item.PK === licenseKey.PK);
+  const policy = found.find((item) => item.PK !== licenseKey.PK);
   refuseProtected(ctx, license, 'add components to its machines');
   const timestamp = now();
   const component: ComponentRecord = {
@@ -93,7 +93,7 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
     ],
   });
   tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, unprocessable('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'));
-  await emitEvent(tx, component, 'component.created', componentDocument(component));
+  await emitEvent(tx, originOf(component, ctx.scope), 'component.created', componentDocument(component));
   await tx.commit();
   return component;
 }
@@ -110,7 +110,7 @@ export async function updateComponent(ctx: BearerContext, id: string): Promise<C
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
-  return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument);
+  return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument, ctx.scope);
 }
 
 /** Permanent; the fingerprint's marker goes with the component. */
@@ -123,7 +123,7 @@ export async function deleteComponent(ctx: BearerContext, id: string): Promise<v
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('components', id));
   const removed = toRecord<ComponentRecord>(item);
-  await emitEvent(tx, removed, 'component.deleted', componentDocument(removed));
+  await emitEvent(tx, originOf(removed, ctx.scope), 'component.deleted', componentDocument(removed));
   await tx.commit();
 }
 

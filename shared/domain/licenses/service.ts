@@ -2,7 +2,7 @@
  * Licenses, under a policy: administrators and the policy's product bearer manage them; a
  * license bearer reads itself; a user reads the licenses they own.
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -104,7 +104,7 @@ export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> 
   });
   tx.requireExists(recordKeyOf(policy), unprocessable('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, unprocessable('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
-  await emitEvent(tx, license, 'license.created', licenseDocument(license));
+  await emitEvent(tx, originOf(license, ctx.scope), 'license.created', licenseDocument(license));
   await tx.commit();
   return license;
 }
@@ -120,14 +120,14 @@ export async function updateLicense(ctx: BearerContext, id: string): Promise<Lic
   requirePermission(ctx.bearer, 'license.update', 'update licenses');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes = { ...rules(attributes), updated: now() };
-  return updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument);
+  return updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope);
 }
 
 export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'licenses', id, true);
   requirePermission(ctx.bearer, 'license.delete', 'delete licenses');
   const removed = toRecord<LicenseRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'license.deleted', licenseDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'license.deleted', licenseDocument(removed)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */

@@ -15,7 +15,7 @@
  * cloned machine (another device reporting the first one's machine fingerprint) thus fails,
  * while an upgraded one (one part replaced) still passes under MATCH_MOST.
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseDocument } from './document.ts';
 import * as z from 'zod';
@@ -57,10 +57,10 @@ const result = (license: LicenseRecord | null, code: string, detail: string): Va
  * Every validation of a license that exists emits `license.validated` (to the license's own
  * environment), carrying the outcome in the event's meta, valid or not.
  */
-async function announced(validation: Validation): Promise<Validation> {
+async function announced(validation: Validation, scope: Scope): Promise<Validation> {
   if (!validation.license) return validation;
   const tx = new Transaction();
-  await emitEvent(tx, validation.license, 'license.validated', licenseDocument(validation.license), validation.meta);
+  await emitEvent(tx, originOf(validation.license, scope), 'license.validated', licenseDocument(validation.license), validation.meta);
   await tx.commit();
   return validation;
 }
@@ -72,14 +72,14 @@ export async function validateKey(ctx: RequestContext): Promise<Validation> {
   if (!item || !canRead(ctx.scope, (item.environmentId as string | null) ?? null)) {
     return result(null, 'NOT_FOUND', 'license key was not found');
   }
-  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}));
+  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}), ctx.scope);
 }
 
 export async function validateLicense(ctx: BearerContext, id: string): Promise<Validation> {
   const item = await reachableItem(ctx, 'licenses', id);
   requirePermission(ctx.bearer, 'license.validate', 'validate licenses');
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, validateBody);
-  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}));
+  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}), ctx.scope);
 }
 
 async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationScope): Promise<Validation> {

@@ -3,7 +3,7 @@
  * license bearer activates, reads and deactivates its own; a user those of licenses they own,
  * unless the license is protected. The policy's maxMachines bounds a license's machines.
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
@@ -125,7 +125,7 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
     );
   }
   tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, unprocessable('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
-  await emitEvent(tx, machine, 'machine.created', machineDocument(machine));
+  await emitEvent(tx, originOf(machine, ctx.scope), 'machine.created', machineDocument(machine));
   await tx.commit();
   return machine;
 }
@@ -141,7 +141,7 @@ export async function updateMachine(ctx: BearerContext, id: string): Promise<Mac
   requirePermission(ctx.bearer, 'machine.update', 'update machines');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
-  return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument);
+  return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument, ctx.scope);
 }
 
 export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {
@@ -149,7 +149,7 @@ export async function deleteMachine(ctx: BearerContext, id: string): Promise<voi
   requirePermission(ctx.bearer, 'machine.delete', 'deactivate machines');
   if (ctx.bearer.kind === 'user') refuseProtected(ctx, await licenseItemOf(item), 'deactivate its machines');
   const removed = toRecord<MachineRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'machine.deleted', machineDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'machine.deleted', machineDocument(removed)));
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */

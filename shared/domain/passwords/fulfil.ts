@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
 import { metaDocument, parseBody } from '../../http/body.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { forbidden, unauthorized } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -48,7 +48,7 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
         { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
       );
       updated = toRecord<UserRecord>(next);
-      await emitEvent(tx, updated, 'user.updated', userDocument(updated));
+      await emitEvent(tx, originOf(updated, ctx.scope), 'user.updated', userDocument(updated));
     },
     false,
   );

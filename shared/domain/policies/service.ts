@@ -2,7 +2,7 @@
  * Policies, under a product: administrators and the product's bearer manage them; licensees
  * read the policies of their licenses.
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
@@ -75,7 +75,7 @@ export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
   const tx = new Transaction();
   tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
   tx.requireExists(recordKeyOf(product), unprocessable('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
-  await emitEvent(tx, policy, 'policy.created', policyDocument(policy));
+  await emitEvent(tx, originOf(policy, ctx.scope), 'policy.created', policyDocument(policy));
   await tx.commit();
   return policy;
 }
@@ -91,14 +91,14 @@ export async function updatePolicy(ctx: BearerContext, id: string): Promise<Poli
   requirePermission(ctx.bearer, 'policy.update', 'update policies');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
-  return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument);
+  return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument, ctx.scope);
 }
 
 export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'policies', id, true);
   requirePermission(ctx.bearer, 'policy.delete', 'delete policies');
   const removed = toRecord<PolicyRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'policy.deleted', policyDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'policy.deleted', policyDocument(removed)));
 }
 
 const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];

@@ -2,7 +2,7 @@
  * Products: created and removed by administrators; a product bearer reads and updates itself.
  * Removing one removes everything under it.
  */
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
@@ -57,7 +57,7 @@ export async function createProduct(ctx: BearerContext): Promise<ProductRecord> 
   };
   const tx = new Transaction();
   tx.create(product);
-  await emitEvent(tx, product, 'product.created', productDocument(product));
+  await emitEvent(tx, originOf(product, ctx.scope), 'product.created', productDocument(product));
   await tx.commit();
   return product;
 }
@@ -74,14 +74,14 @@ export async function updateProduct(ctx: BearerContext, id: string): Promise<Pro
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   const changes: Record<string, unknown> = { ...attributes, updated: now() };
-  return updateAndAnnounce<ProductRecord>(item, changes, 'product.updated', productDocument);
+  return updateAndAnnounce<ProductRecord>(item, changes, 'product.updated', productDocument, ctx.scope);
 }
 
 export async function deleteProduct(ctx: BearerContext, id: string): Promise<void> {
   const item = await reachableItem(ctx, 'products', id, true);
   requireAdministrator(ctx.bearer, 'product.delete', 'delete products');
   const removed = toRecord<ProductRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, removed, 'product.deleted', productDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'product.deleted', productDocument(removed)));
 }
 
 /** Administrators list every product; other bearers see the products they reach. */

@@ -11,7 +11,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
@@ -62,7 +62,7 @@ export async function generateTokenFor(
     permissions,
   });
   requireStanding(tx, toRecord<StoredRecord>(holder), new RecordNotFound(holder.type as string, holder.id as string));
-  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
+  await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }

@@ -16,7 +16,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { now } from '../rules.ts';
 import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, USER_TOKEN_LIFETIME_MS, type TokenKind, type TokenRecord } from './token.ts';
@@ -155,7 +155,7 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
   });
   // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
   requireStanding(tx, user, unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid'));
-  await emitEvent(tx, result.token, 'token.generated', tokenDocument(result.token));
+  await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }
