@@ -65,9 +65,9 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
 
     const user = await newUser(account); // user.created, token.generated (login)
     expect((await admin('PATCH', `/users/${user.id}`, userBody({ firstName: 'Changed' }))).status).toBe(200); // user.updated
+    expect((await admin('DELETE', `/tokens/${user.tokenId}`)).status).toBe(204); // token.deleted
     expect((await admin('POST', `/users/${user.id}/actions/ban`)).status).toBe(200); // user.updated
     expect((await admin('POST', `/users/${user.id}/actions/unban`)).status).toBe(200); // user.updated
-    expect((await admin('DELETE', `/tokens/${user.tokenId}`)).status).toBe(204); // token.deleted
     expect((await admin('DELETE', `/users/${user.id}`)).status).toBe(204); // user.deleted
     expect((await admin('PATCH', '', { data: { type: 'accounts', attributes: { name: 'Renamed' } } })).status).toBe(200); // account.updated
     const code = `ev-${randomUUID().slice(0, 8)}`;
