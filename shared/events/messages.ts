@@ -3,7 +3,8 @@
  * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
  * that time has come.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 
 export interface DeliveryMessage {
@@ -15,11 +16,14 @@ export interface DeliveryMessage {
 }
 
 const schema = z.strictObject({
-  accountId: z.string().min(1),
-  webhookEventId: z.string().min(1),
-  attempt: z.number().int().min(1),
-  notBefore: z.number().int().optional(),
+  accountId: z.string().check(z.minLength(1)),
+  webhookEventId: z.string().check(z.minLength(1)),
+  attempt: z.int().check(z.gte(1)),
+  notBefore: z.optional(z.int()),
 });
+
+// zod's functional build ships without messages: a poison message names its faults in English.
+z.config(en());
 
 /** A message no worker can ever process (not JSON, wrong shape). */
 export class PoisonMessage extends Error {
