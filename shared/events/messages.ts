@@ -15,15 +15,21 @@ export interface DeliveryMessage {
   notBefore?: number;
 }
 
-const schema = z.strictObject({
-  accountId: z.string().check(z.minLength(1)),
-  webhookEventId: z.string().check(z.minLength(1)),
-  attempt: z.int().check(z.gte(1)),
-  notBefore: z.optional(z.int()),
-});
-
-// zod's functional build ships without messages: a poison message names its faults in English.
-z.config(en());
+/**
+ * Built on first use: only the delivery worker parses messages, so the bundles that merely send
+ * them (every writer, the password-reset worker) carry no zod for it. zod's functional build
+ * ships without messages: a poison message names its faults in English.
+ */
+let schema: ReturnType<typeof deliveryMessageSchema> | undefined;
+function deliveryMessageSchema() {
+  z.config(en());
+  return z.strictObject({
+    accountId: z.string().check(z.minLength(1)),
+    webhookEventId: z.string().check(z.minLength(1)),
+    attempt: z.int().check(z.gte(1)),
+    notBefore: z.optional(z.int()),
+  });
+}
 
 /** A message no worker can ever process (not JSON, wrong shape). */
 export class PoisonMessage extends Error {
@@ -37,7 +43,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   } catch {
     throw new PoisonMessage('The delivery message is not JSON');
   }
-  const result = schema.safeParse(json);
+  const result = (schema ??= deliveryMessageSchema()).safeParse(json);
   if (!result.success) throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
   return result.data;
 }
