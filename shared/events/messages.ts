@@ -3,7 +3,8 @@
  * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
  * that time has come.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 
 export interface DeliveryMessage {
@@ -14,12 +15,21 @@ export interface DeliveryMessage {
   notBefore?: number;
 }
 
-const schema = z.strictObject({
-  accountId: z.string().min(1),
-  webhookEventId: z.string().min(1),
-  attempt: z.number().int().min(1),
-  notBefore: z.number().int().optional(),
-});
+/**
+ * Built on first use: only the delivery worker parses messages, so the bundles that merely send
+ * them (every writer, the password-reset worker) carry no zod for it. zod's functional build
+ * ships without messages: a poison message names its faults in English.
+ */
+let schema: ReturnType<typeof deliveryMessageSchema> | undefined;
+function deliveryMessageSchema() {
+  z.config(en());
+  return z.strictObject({
+    accountId: z.string().check(z.minLength(1)),
+    webhookEventId: z.string().check(z.minLength(1)),
+    attempt: z.int().check(z.gte(1)),
+    notBefore: z.optional(z.int()),
+  });
+}
 
 /** A message no worker can ever process (not JSON, wrong shape). */
 export class PoisonMessage extends Error {
@@ -33,7 +43,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   } catch {
     throw new PoisonMessage('The delivery message is not JSON');
   }
-  const result = schema.safeParse(json);
+  const result = (schema ??= deliveryMessageSchema()).safeParse(json);
   if (!result.success) throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
   return result.data;
 }

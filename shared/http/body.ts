@@ -3,8 +3,13 @@
  * `source.pointer` names the key, with the wording clients of this API family expect:
  * "is missing", "unpermitted parameter", "cannot be blank", "type mismatch (expected ...)".
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { ApiError, badRequest } from './errors.ts';
+
+// zod's functional build keeps bundles small but ships without messages; the issues `describe`
+// does not word itself carry zod's English ones, as the full build sets them.
+z.config(en());
 
 export type Body = { json: unknown } | { malformed: true } | { absent: true };
 
@@ -19,10 +24,10 @@ export function readBody(raw: string | undefined, isBase64Encoded: boolean | und
 }
 
 /** A string that is not empty once trimmed. */
-export const nonBlank = () => z.string().refine((s) => s.trim().length > 0, { message: 'cannot be blank' });
+export const nonBlank = () => z.string().check(z.refine((s) => s.trim().length > 0, { message: 'cannot be blank' }));
 
 /** The body of a create or update: `{data: {type, attributes, relationships?}}`, no client id. */
-export function resourceDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>(
+export function resourceDocument<A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
   type: string,
   attributes: A,
   relationships?: R,
@@ -36,14 +41,14 @@ export function resourceDocument<A extends z.ZodRawShape, R extends z.ZodRawShap
 }
 
 /** The body of an update: as resourceDocument, with every attribute optional (a PATCH may send none). */
-export function updateDocument<A extends z.ZodRawShape, R extends z.ZodRawShape>(
+export function updateDocument<A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
   type: string,
   attributes: A,
   relationships?: R,
 ) {
   const data = {
     type: z.literal(type),
-    attributes: z.strictObject(attributes).optional(),
+    attributes: z.optional(z.strictObject(attributes)),
     ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
   };
   return z.strictObject({ data: z.strictObject(data) });
@@ -54,13 +59,13 @@ export const relationship = (type: string) =>
   z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
 
 /** `{meta: {...}}` bodies of actions. */
-export const metaDocument = <M extends z.ZodRawShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
+export const metaDocument = <M extends z.core.$ZodLooseShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
 
 /**
  * Validates a body against its schema. An update names its record in the path: pass that id as
  * `pathId` and a `data.id` equal to it is accepted (JSON:API clients send it), any other refused.
  */
-export function parseBody<T>(body: Body, schema: z.ZodType<T>, pathId?: string): T {
+export function parseBody<T>(body: Body, schema: z.ZodMiniType<T>, pathId?: string): T {
   if ('malformed' in body) throw badRequest('The request body is not valid JSON', { code: 'JSON_INVALID' });
   let input = 'json' in body ? body.json : undefined;
   if (input === undefined) throw new ApiError(400, [{ detail: 'is missing', code: 'PARAMETER_INVALID', source: { pointer: '/data' } }]);

@@ -2,7 +2,7 @@
  * Creating accounts (operator CLI and the local demo), reading and changing them (admins).
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import { isUuid } from '../../store/records.ts';
 import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';
@@ -67,8 +67,8 @@ export async function createAccount(input: NewAccount) {
 }
 
 const updateAccountBody = updateDocument('accounts', {
-  name: nonBlank().optional(),
-  protected: z.boolean().optional(),
+  name: z.optional(nonBlank()),
+  protected: z.optional(z.boolean()),
 });
 
 function requireAccountPermission(bearer: Bearer, permission: 'account.read' | 'account.update') {

@@ -13,7 +13,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
@@ -34,10 +34,10 @@ const metadata = z.record(z.string(), z.unknown());
 
 const createBody = resourceDocument(
   'components',
-  { fingerprint: nonBlank(), name: nonBlank(), metadata: metadata.optional() },
+  { fingerprint: nonBlank(), name: nonBlank(), metadata: z.optional(metadata) },
   { machine: relationship('machines') },
 );
-const updateBody = resourceDocument('components', { name: nonBlank().optional(), metadata: metadata.optional() });
+const updateBody = resourceDocument('components', { name: z.optional(nonBlank()), metadata: z.optional(metadata) });
 
 export async function createComponent(ctx: BearerContext): Promise<ComponentRecord> {
   requirePermission(ctx.bearer, 'component.create', 'add components');

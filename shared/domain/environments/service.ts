@@ -5,7 +5,7 @@
  * everything else it holds.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { can, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
@@ -64,12 +64,12 @@ const codeClaim = (code: string): UniqueClaim => ({
 const createBody = resourceDocument('environments', {
   name: nonBlank(),
   code: nonBlank(),
-  isolationStrategy: z.string().optional(),
+  isolationStrategy: z.optional(z.string()),
 });
 
 const updateBody = updateDocument('environments', {
-  name: nonBlank().optional(),
-  code: nonBlank().optional(),
+  name: z.optional(nonBlank()),
+  code: z.optional(nonBlank()),
 });
 
 export async function createEnvironment(ctx: BearerContext): Promise<Environment> {

@@ -6,7 +6,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
@@ -34,17 +34,17 @@ const metadata = z.record(z.string(), z.unknown());
 const KEY_MAX = 4096;
 
 const mutable = {
-  name: z.string().nullable().optional(),
-  protected: z.boolean().optional(),
-  suspended: z.boolean().optional(),
-  expiry: z.string().nullable().optional(),
-  metadata: metadata.optional(),
+  name: z.nullish(z.string()),
+  protected: z.optional(z.boolean()),
+  suspended: z.optional(z.boolean()),
+  expiry: z.nullish(z.string()),
+  metadata: z.optional(metadata),
 };
 
 const createBody = resourceDocument(
   'licenses',
-  { key: nonBlank().optional(), ...mutable },
-  { policy: relationship('policies'), owner: relationship('users').optional() },
+  { key: z.optional(nonBlank()), ...mutable },
+  { policy: relationship('policies'), owner: z.optional(relationship('users')) },
 );
 const updateBody = resourceDocument('licenses', mutable);
 

@@ -18,7 +18,7 @@
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseDocument } from './document.ts';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems } from '../../store/cascade.ts';
@@ -32,14 +32,14 @@ import type { MatchingStrategy } from '../policies/policy.ts';
 import { findLicenseItemByKey, licenseStatus, type LicenseRecord } from './license.ts';
 
 const scopeSchema = z.strictObject({
-  fingerprint: nonBlank().optional(),
-  components: z.array(z.string()).optional(),
-  product: z.string().optional(),
-  policy: z.string().optional(),
+  fingerprint: z.optional(nonBlank()),
+  components: z.optional(z.array(z.string())),
+  product: z.optional(z.string()),
+  policy: z.optional(z.string()),
 });
 
-const validateKeyBody = metaDocument({ key: nonBlank(), scope: scopeSchema.optional() });
-const validateBody = z.union([z.undefined(), metaDocument({ scope: scopeSchema.optional() })]);
+const validateKeyBody = metaDocument({ key: nonBlank(), scope: z.optional(scopeSchema) });
+const validateBody = z.union([z.undefined(), metaDocument({ scope: z.optional(scopeSchema) })]);
 
 type ValidationScope = z.infer<typeof scopeSchema>;
 

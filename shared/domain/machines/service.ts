@@ -7,7 +7,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
@@ -35,16 +35,16 @@ const metadata = z.record(z.string(), z.unknown());
 export const FINGERPRINT_MAX_BYTES = 4096;
 
 const mutable = {
-  name: z.string().nullable().optional(),
-  hostname: z.string().nullable().optional(),
-  platform: z.string().nullable().optional(),
-  metadata: metadata.optional(),
+  name: z.nullish(z.string()),
+  hostname: z.nullish(z.string()),
+  platform: z.nullish(z.string()),
+  metadata: z.optional(metadata),
 };
 
 const createBody = resourceDocument(
   'machines',
   { fingerprint: nonBlank(), ...mutable },
-  { license: relationship('licenses'), owner: relationship('users').optional() },
+  { license: relationship('licenses'), owner: z.optional(relationship('users')) },
 );
 const updateBody = resourceDocument('machines', mutable);
 

@@ -2,7 +2,7 @@
  * POST /users/<id>/actions/reset-password: the reset token (from the mail's link or the
  * webhook event) sets a new password. Single use; success revokes every token of the user.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
 import { metaDocument, parseBody } from '../../http/body.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';

@@ -5,7 +5,7 @@
  * the address exists. The reset worker (reset.ts) does the rest.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { digest } from '../../auth/secrets.ts';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
 import { tooManyRequests } from '../../http/errors.ts';
@@ -26,7 +26,7 @@ export interface ResetMessage {
   deliver: boolean;
 }
 
-const requestBody = metaDocument({ email: nonBlank(), deliver: z.boolean().optional() });
+const requestBody = metaDocument({ email: nonBlank(), deliver: z.optional(z.boolean()) });
 
 export async function requestPasswordReset(ctx: RequestContext): Promise<Record<string, string>> {
   const { meta } = parseBody(ctx.body, requestBody);

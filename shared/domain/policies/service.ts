@@ -6,7 +6,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { forbidden, unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
@@ -22,16 +22,16 @@ import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES, type PolicyRecord } from '.
 const metadata = z.record(z.string(), z.unknown());
 
 const attributes = {
-  componentUniquenessStrategy: z.string().optional(),
-  componentMatchingStrategy: z.string().optional(),
-  requireComponentsScope: z.boolean().optional(),
-  protected: z.boolean().optional(),
-  maxMachines: z.number().int().nullable().optional(),
-  metadata: metadata.optional(),
+  componentUniquenessStrategy: z.optional(z.string()),
+  componentMatchingStrategy: z.optional(z.string()),
+  requireComponentsScope: z.optional(z.boolean()),
+  protected: z.optional(z.boolean()),
+  maxMachines: z.nullish(z.int()),
+  metadata: z.optional(metadata),
 };
 
 const createBody = resourceDocument('policies', { name: nonBlank(), ...attributes }, { product: relationship('products') });
-const updateBody = resourceDocument('policies', { name: nonBlank().optional(), ...attributes });
+const updateBody = resourceDocument('policies', { name: z.optional(nonBlank()), ...attributes });
 
 type Attributes = z.infer<typeof updateBody>['data']['attributes'];
 

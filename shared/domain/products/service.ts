@@ -6,7 +6,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isAdministrator } from '../../auth/bearer.ts';
 import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';
@@ -23,14 +23,14 @@ const metadata = z.record(z.string(), z.unknown());
 
 const createBody = resourceDocument('products', {
   name: nonBlank(),
-  url: z.string().nullable().optional(),
-  metadata: metadata.optional(),
+  url: z.nullish(z.string()),
+  metadata: z.optional(metadata),
 });
 
 const updateBody = resourceDocument('products', {
-  name: nonBlank().optional(),
-  url: z.string().nullable().optional(),
-  metadata: metadata.optional(),
+  name: z.optional(nonBlank()),
+  url: z.nullish(z.string()),
+  metadata: z.optional(metadata),
 });
 
 function rules(attributes: { name?: string; url?: string | null; metadata?: Record<string, unknown> }) {

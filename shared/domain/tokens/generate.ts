@@ -3,7 +3,7 @@
  * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
@@ -20,9 +20,9 @@ import type { TokenKind } from './token.ts';
 const tokenBody = z.union([
   z.undefined(),
   resourceDocument('tokens', {
-    name: z.string().nullable().optional(),
-    expiry: z.string().nullable().optional(),
-    permissions: z.array(z.string()).optional(),
+    name: z.nullish(z.string()),
+    expiry: z.nullish(z.string()),
+    permissions: z.optional(z.array(z.string())),
   }),
 ]);
 

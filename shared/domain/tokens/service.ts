@@ -2,7 +2,7 @@
  * Generating, finding and revoking tokens, for every kind of bearer.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Bearer } from '../../auth/bearer.ts';
 import { isAdministrator, kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
@@ -128,7 +128,7 @@ export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Pr
 
 const userTokenBody = z.union([
   z.undefined(),
-  resourceDocument('tokens', { expiry: z.string().optional(), name: z.string().nullable().optional() }),
+  resourceDocument('tokens', { expiry: z.optional(z.string()), name: z.nullish(z.string()) }),
 ]);
 
 /** POST /tokens: a new token for the user who logged in with HTTP Basic. */

@@ -1,25 +1,25 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 
-const name = z.string().nullable().optional();
+const name = z.nullish(z.string());
 const metadata = z.record(z.string(), z.unknown());
 
 export const createUserBody = resourceDocument('users', {
   email: nonBlank(),
   firstName: name,
   lastName: name,
-  password: z.string().optional(),
-  role: z.string().optional(),
-  metadata: metadata.optional(),
+  password: z.optional(z.string()),
+  role: z.optional(z.string()),
+  metadata: z.optional(metadata),
 });
 
 export const updateUserBody = updateDocument('users', {
-  email: nonBlank().optional(),
+  email: z.optional(nonBlank()),
   firstName: name,
   lastName: name,
-  password: z.string().optional(),
-  role: z.string().optional(),
-  metadata: metadata.optional(),
+  password: z.optional(z.string()),
+  role: z.optional(z.string()),
+  metadata: z.optional(metadata),
 });
 
 /** What a user may change of themselves; anything else in their PATCH is refused with 403. */

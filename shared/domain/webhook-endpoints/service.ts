@@ -3,7 +3,7 @@
  * bearers within their reach. Every change emits its `webhook-endpoint.*` event.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { emitEvent } from '../../events/emit.ts';
@@ -23,13 +23,13 @@ type BearerContext = RequestContext & { bearer: Bearer };
 
 const createBody = resourceDocument('webhook-endpoints', {
   url: nonBlank(),
-  subscriptions: z.array(z.string()).optional(),
+  subscriptions: z.optional(z.array(z.string())),
 });
 
 const updateBody = updateDocument('webhook-endpoints', {
-  url: nonBlank().optional(),
-  subscriptions: z.array(z.string()).optional(),
-  enabled: z.boolean().optional(),
+  url: z.optional(nonBlank()),
+  subscriptions: z.optional(z.array(z.string())),
+  enabled: z.optional(z.boolean()),
 });
 
 function requireManager(bearer: Bearer, permission: Permission, action: string) {
