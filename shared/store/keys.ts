@@ -106,6 +106,13 @@ export const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 /** The index of a collection: GSI1 for every record of a type, else its parent slot's. */
 export const collectionIndex = (slot?: number): string => (slot === undefined ? 'GSI1' : PARENT_INDEXES[slot]!);
 
+/**
+ * The keys-only twin of a collection index: the same partition and sort key attributes
+ * (`<index>PK`, `<index>SK`), projecting keys only, so skipping to a `page[number]` pays for the
+ * keys it passes rather than the records.
+ */
+export const keysOnlyIndex = (index: string): string => `${index}_KEYS`;
+
 /** Sort key within a collection: newest first when read backwards, ties broken by id. */
 export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;
 

@@ -3,13 +3,17 @@
  * environment: its own and the global one), merged newest first. Counts come from the
  * collection counters, never from reading the collection.
  *
- * - page[number]: skips the earlier pages reading keys only, then reads the page.
+ * - page[number]: skips the earlier pages on the collection index's keys-only twin (a Query is
+ *   charged by the size of the index items it reads, whatever it returns, so only an index
+ *   holding keys makes skipping cost keys), then reads the page from the full index just below
+ *   the last key skipped. A filtered skip reads the full index: the twin does not hold the
+ *   attributes a filter compares.
  * - page[cursor]: the cursor is the sort key of the last record shown; every partition is read
  *   from just below it, so a page costs the same at any depth.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, keysOnlyIndex, type RecordType } from './keys.ts';
 import { readItems } from './read-ahead.ts';
 import { toRecord, type Item, type StoredRecord } from './records.ts';
 import type { Scope } from './scope.ts';
@@ -146,7 +150,10 @@ interface Row {
   item?: Record<string, unknown>;
 }
 
-/** One partition, newest first, below `before`; keysOnly reads only what skipping needs. */
+/**
+ * One partition of `index`, newest first, below `before`. keysOnly reads only what skipping
+ * needs, from the index's keys-only twin when no filter needs the attributes it lacks.
+ */
 async function* read(
   index: string,
   partition: string,
@@ -157,11 +164,13 @@ async function* read(
 ): AsyncGenerator<Row> {
   let remaining = wanted;
   let start: Record<string, unknown> | undefined;
+  // The twin has the same key attributes (`<index>PK`, `<index>SK`), so only the name changes.
+  const source = keysOnly && !filter ? keysOnlyIndex(index) : index;
   do {
     const response = await db().send(
       new QueryCommand({
         TableName: getTable(),
-        IndexName: index,
+        IndexName: source,
         KeyConditionExpression: before ? '#pk = :pk AND #sk < :before' : '#pk = :pk',
         ExpressionAttributeNames: { '#pk': `${index}PK`, ...(before || keysOnly ? { '#sk': `${index}SK` } : {}), ...filter?.names },
         ExpressionAttributeValues: { ...(before ? { ':pk': partition, ':before': before } : { ':pk': partition }), ...filter?.values },

@@ -22,6 +22,13 @@ export const tableDefinition = {
     { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'ALL' },
     { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'ALL' },
+    // The keys-only twin of each collection index (same keys, `keysOnlyIndex` in keys.ts): what
+    // skipping to a page[number] reads, paying for keys rather than whole records.
+    { name: 'GSI1_KEYS', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI2_KEYS', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI3_KEYS', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI4_KEYS', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI5_KEYS', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
     // Every item that belongs to an environment (records, markers, counters): what a purge removes.
     { name: 'ENV', partitionKey: 'ENVPK', sortKey: 'PK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],

@@ -23,6 +23,19 @@ import {
 const SIZE = 100;
 const DEPTHS = [1, 10, 100];
 
+/**
+ * What the deepest page by number costs beyond the budget line, and why: the budget rounds the
+ * keys up to 4 KB once, DynamoDB rounds every Query, and DynamoDB Local ends a Query page at
+ * 1 MB of the table items it passes, even on a keys-only index.
+ */
+function overshoot(deepest: PageCost, first: PageCost, skipped: number, keyBytes: number): string {
+  const skipQueries = (deepest.tally.byCommand.QueryCommand ?? 0) - (first.tally.byCommand.QueryCommand ?? 0);
+  const exact = (skipped * keyBytes) / 8192;
+  const skipRcu = deepest.tally.rcu - first.tally.rcu;
+  const onDynamoDb = Math.ceil((skipped * keyBytes) / (1024 * 1024));
+  return `**Rounding**: the ${fmt(skipped)} keys page ${fmt(skipped / SIZE + 1)} skips are ${fmt(exact, 1)} RCU of data; the skip cost ${fmt(skipRcu, 1)} RCU in ${skipQueries} Queries, each rounded up to 4 KB. DynamoDB Local ends a Query page at 1 MB of the table items it passes (about 700 components) even on a keys-only index, where DynamoDB ends it at 1 MB of index items (about ${fmt(Math.floor((1024 * 1024) / keyBytes))} keys): there the skip would take ${onDynamoDb} Queries and at most ${fmt(onDynamoDb * 0.5, 1)} RCU of rounding. The budget line rounds the keys once.`;
+}
+
 interface PageCost {
   tally: Tally;
   ms: number;
@@ -110,8 +123,9 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
     rows,
     notes: [
       '**Cursor pages** cost the same at every depth: the Query starts just below the cursor\'s sort key.',
-      '**page[number] pages** read the skipped rows with `ProjectionExpression` on the sort key only, but DynamoDB charges a Query by the size of the items it reads from the index, not by the attributes it returns: GSI2 projects ALL, so each skipped component costs its full ~1.5 KB, and one Query reads at most 1 MB (about 700 components), hence one more request per 700 skipped rows. That is why page 100 costs about five times the budget.',
-      '**What would meet it**: skip over an index that holds keys only. A KEYS_ONLY twin of each collection index (same partition and sort keys as GSI1–GSI5, projecting nothing else) holds about 260 bytes per record: skipping 9,900 records would then read about 2.5 MB, about 315 RCU in 3 Queries, within the budget. The cost is one more index write per collection per change (a component belongs to four). The cheaper alternative is to keep page[number] for shallow pages and steer deep reads to page[cursor] (links.next already carries a cursor when the client asks for one). Not changed here: either is a change of the table\'s indexes or of the API\'s contract.',
+      `**page[number] pages** skip the earlier pages on GSI2_KEYS, the keys-only twin of GSI2 (the same keys, projecting nothing else), then read the page from GSI2 just below the last key skipped. DynamoDB charges a Query by the size of the index items it reads, whatever it returns, so the skip costs the keys (about ${keyBytes} bytes a record) and the page costs what page 1 costs. Before the twins the skip read GSI2 itself, which projects ALL, and paid each component's full ~1.5 KB: 166.5 RCU for page 10 and 1,628.5 RCU for page 100.`,
+      overshoot(byNumber.get(Math.max(...DEPTHS))!, one, (Math.max(...DEPTHS) - 1) * SIZE, keyBytes),
+      '**What the twins cost**: writes. A record is written to the twin of every collection it belongs to when it is created and when it is deleted (a component: up to five, GSI1–GSI5), one index write each (of a key entry, well under 1 KB); an update changes no key and writes nothing to them. A list with two or more conditions (two filters, or a filter and a non-admin bearer\'s restriction) still skips on the full index: the twin does not hold the attributes its FilterExpression compares.',
       'The 5 requests of every page include the account read, the token lookup and its holder (3 GetItems) and the counter (BatchGetItem): see the round-trip section for the design that folds them into one.',
     ].join('\n'),
   };

@@ -14,7 +14,8 @@ import { addUser } from '#shared/domain/users/service.ts';
 import type { UserRecord } from '#shared/domain/users/user.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { childItems } from '#shared/store/cascade.ts';
-import { collectionPartition, counterKey, environmentMembership, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
+import { collectionIndex, collectionPartition, counterKey, environmentMembership, keysOnlyIndex, PARENT_INDEXES, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
+import { tableDefinition } from '#shared/store/table.ts';
 import { listCollection } from '#shared/store/paging.ts';
 import { getItem, getRecord, type Item } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
@@ -138,6 +139,53 @@ describe('access patterns', () => {
     } while (cursor);
     expect(byNumber).toHaveLength(7);
     expect(byCursor).toEqual(byNumber);
+  });
+
+  it('11: every collection index has a keys-only twin with the same keys, holding keys and nothing else', async () => {
+    const indexes = [collectionIndex(), ...PARENT_INDEXES.map((_, slot) => collectionIndex(slot))];
+    for (const index of indexes) {
+      const full = tableDefinition.indexes.find((candidate) => candidate.name === index)!;
+      const twin = tableDefinition.indexes.find((candidate) => candidate.name === keysOnlyIndex(index));
+      expect(twin).toEqual({ name: keysOnlyIndex(index), partitionKey: full.partitionKey, sortKey: full.sortKey, projection: 'KEYS_ONLY' });
+    }
+    const environment = await addEnvironment(`twin-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const [user] = await addUsers(1, environmentScope(accountId, environment));
+    const { Items } = await db().send(
+      new QueryCommand({
+        TableName: getTable(),
+        IndexName: keysOnlyIndex('GSI1'),
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environment.id, 'USER') },
+      }),
+    );
+    expect(Items).toEqual([{ PK: `A#${accountId}#USER#${user!.id}`, SK: '#', GSI1PK: collectionPartition(accountId, environment.id, 'USER'), GSI1SK: `${user!.created}#${user!.id}` }]);
+  });
+
+  it('11: page[number] skips over the keys-only twin and reads the page from the full index; a filtered skip needs the full index', async () => {
+    const environment = await addEnvironment(`skip-${randomUUID().slice(0, 6)}`, 'ISOLATED');
+    const scope = environmentScope(accountId, environment);
+    const users = (await addUsers(5, scope)).sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id));
+    const queried: string[] = [];
+    const spy = 'data-model-index-spy';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand') queried.push((args.input as { IndexName?: string }).IndexName ?? 'table');
+        return next(args);
+      },
+      { step: 'initialize', name: spy },
+    );
+    try {
+      const page = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: 2, size: 2 });
+      expect(page.records.map((u) => u.id)).toEqual(users.slice(2, 4).map((u) => u.id));
+      expect(queried).toEqual([keysOnlyIndex('GSI1'), 'GSI1']);
+
+      queried.length = 0;
+      const filtered = await listCollection<UserRecord>(scope, { type: 'users', where: { type: 'users' } }, { mode: 'number', number: 2, size: 2 });
+      expect(filtered.records.map((u) => u.id)).toEqual(users.slice(2, 4).map((u) => u.id));
+      expect(queried.filter((index) => index !== 'GSI1')).toEqual([]);
+    } finally {
+      db().middlewareStack.remove(spy);
+    }
   });
 
   it('13: finds every item of an environment through the ENV index, and nothing else', async () => {
