@@ -108,5 +108,5 @@ describe('logins', () => {
     expectError(refused, 429, { code: 'TOO_MANY_REQUESTS' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await attempt(target.adminPassword, target.adminEmail)).status).toBe(201);
-  });
+  }, 90_000); // thirty password checks (scrypt, by design slow) one after another
 });
