@@ -9,14 +9,14 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processDelivery } from '#shared/events/deliver.ts';
 import { parseDeliveryMessage } from '#shared/events/messages.ts';
 
-const processor = new BatchProcessor(EventType.SQS);
-
 export const handler = async (event: SQSEvent, context: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
       await processDelivery(parseDeliveryMessage(record.body), context);
     },
-    processor,
+    // One processor per invocation: it keeps the batch's state, and the local stack runs
+    // several invocations of a worker at once in one process.
+    new BatchProcessor(EventType.SQS),
     { context },
   );
