@@ -1,7 +1,8 @@
 /**
- * The webhooks queue's message: one delivery attempt of one webhook event. `notBefore` (epoch
- * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
- * that time has come.
+ * The webhooks queue's message: one delivery attempt of one webhook event. `endpointId` (the
+ * event's endpoint) lets the worker read the endpoint while it claims the event; messages
+ * without it are delivered all the same. `notBefore` (epoch ms) marks a hop of a delay longer
+ * than SQS's 15 minutes: the worker sends it on again until that time has come.
  */
 import * as z from 'zod';
 import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
@@ -9,6 +10,7 @@ import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 export interface DeliveryMessage {
   accountId: string;
   webhookEventId: string;
+  endpointId?: string;
   /** 1 for the first attempt. */
   attempt: number;
   notBefore?: number;
@@ -17,6 +19,7 @@ export interface DeliveryMessage {
 const schema = z.strictObject({
   accountId: z.string().min(1),
   webhookEventId: z.string().min(1),
+  endpointId: z.string().min(1).optional(),
   attempt: z.number().int().min(1),
   notBefore: z.number().int().optional(),
 });
@@ -39,10 +42,10 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 }
 
 /** First attempts of new events, sent together. */
-export const queueFirstAttempts = (events: readonly { accountId: string; id: string }[]) =>
+export const queueFirstAttempts = (events: readonly { accountId: string; id: string; endpointId: string }[]) =>
   enqueueAll(
     'webhooks',
-    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, attempt: 1 })),
+    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, endpointId: event.endpointId, attempt: 1 })),
   );
 
 /**

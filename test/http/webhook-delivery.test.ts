@@ -7,7 +7,7 @@
  * one POST; a failed request emits nothing; a poison message ends in the dead-letter queue.
  */
 import { randomUUID } from 'node:crypto';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
 import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
@@ -296,6 +296,28 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     await sleep(3000);
     // Attempt 1 once, attempt 2 once: the duplicates of attempt 1 POSTed nothing.
     expect(receiver.deliveries).toHaveLength(2);
+    sqs.destroy();
+  });
+
+  it('copies of a message sent together while its attempt runs cause one POST', async () => {
+    const { account, receiver } = await setup({ subscriptions: ['user.created'] });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    receiver.answer = () => ({ status: 204, until: answered });
+    await newUser(account);
+    const [event] = await eventsOf(account, 'user.created');
+    await receiver.waitFor((d) => d.length >= 1);
+    // The first attempt's POST is waiting for its answer. Copies of its message, in the form
+    // that does not name the endpoint:
+    const sqs = new SQSClient({});
+    const body = JSON.stringify({ accountId: account.id, webhookEventId: event.id, attempt: 1 });
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, Entries: ['a', 'b', 'c'].map((Id) => ({ Id, MessageBody: body })) }));
+    await sleep(300);
+    answer();
+    await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
+    // Copies that found the attempt running come back after the visibility timeout, and are declined.
+    await sleep(3000);
+    expect(receiver.deliveries).toHaveLength(1);
     sqs.destroy();
   });
 
