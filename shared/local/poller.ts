@@ -7,15 +7,16 @@
  * after their visibility timeout; the rest are deleted. After `maxReceiveCount` receives the
  * queue's redrive policy moves a failing message to the dead-letter queue.
  *
- * Locally the visibility timeout of a receive is short (`retryVisibilitySeconds`), so a failed
- * message returns within seconds instead of minutes. On AWS a message is never seen again while
- * its batch runs (the visibility timeout outlasts the function's); to keep that true here, where
- * a batch can outlive the short timeout, a receive is only made when it is sure to end before
- * any batch in flight could become visible again, so a batch that runs longer than about the
- * visibility timeout holds the worker's receives back until it ends (as every batch did when
- * the poller ran one at a time). Visibility is never extended: local-aws-sqs would count each
- * ChangeMessageVisibility as one more receive.
+ * Locally the visibility timeout of a receive is short (`retryVisibilitySeconds`, 10 s unless
+ * LOCAL_RETRY_VISIBILITY_SECONDS says otherwise), so a failed message returns within seconds
+ * instead of minutes. On AWS a message is never seen again while its batch runs (the visibility
+ * timeout outlasts the function's); to keep that true here, where a batch could outlive the
+ * short timeout, a receive is only made when it is sure to end before any batch in flight could
+ * become visible again: a batch that runs longer than about the visibility timeout holds the
+ * worker's receives back until it ends. Visibility is never extended: local-aws-sqs would count
+ * each ChangeMessageVisibility as one more receive.
  */
+import { setMaxListeners } from 'node:events';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import {
   DeleteMessageBatchCommand,
@@ -64,9 +65,17 @@ export interface Poller {
   stop(): Promise<void>;
 }
 
+/**
+ * Long enough for a batch on a busy machine (seconds, when the API and the workers share two
+ * cores with DynamoDB Local), so that batches rarely hold receives back; short enough for a
+ * failed message to come back soon.
+ */
+const DEFAULT_RETRY_VISIBILITY_SECONDS = 10;
+
 function retryVisibilityFromEnvironment(): number {
-  const seconds = Number(process.env.LOCAL_RETRY_VISIBILITY_SECONDS);
-  return Number.isInteger(seconds) && seconds >= 0 && seconds <= 43_200 ? seconds : 2;
+  const raw = process.env.LOCAL_RETRY_VISIBILITY_SECONDS;
+  const seconds = Number(raw);
+  return raw && Number.isInteger(seconds) && seconds >= 0 && seconds <= 43_200 ? seconds : DEFAULT_RETRY_VISIBILITY_SECONDS;
 }
 
 function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
@@ -114,25 +123,30 @@ function queueArnFromUrl(queueUrl: string, region: string): string {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolveSleep) => {
-    const timer = setTimeout(resolveSleep, ms);
-    signal.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolveSleep();
-    }, { once: true });
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 
 /**
- * One worker's receives and batches in flight. A worker has one receive out at a time (the
- * slot that makes it hands the next one to another slot as soon as it has its messages), so an
- * idle worker keeps one long poll open rather than one per slot; and each batch in flight has
- * the earliest time its messages can become visible again, which bounds how long a receive may
- * wait.
+ * One worker's receives and batches in flight. While the queue has no backlog a worker has one
+ * receive out at a time (the slot that makes it hands the next one on as soon as it has its
+ * messages), so an idle worker keeps one long poll open rather than one per slot; once a receive
+ * comes back full, the free slots receive side by side without waiting, until one comes back
+ * short. Each batch in flight has the earliest time its messages can become visible again,
+ * which bounds how long a receive may wait.
  */
 export class InFlight {
   private readonly batches = new Set<{ visibleAt: number }>();
   private readonly messageIds = new Set<string>();
-  private receiving = false;
+  private receiving = 0;
+  /** The last receive came back full: more messages are likely waiting. */
+  private backlog = false;
   private wake: () => void = () => {};
   private changed = new Promise<void>((resolveChange) => (this.wake = resolveChange));
 
@@ -143,12 +157,13 @@ export class InFlight {
 
   /**
    * The whole seconds a receive sent now may wait and still end before any batch in flight
-   * can become visible again; undefined when no receive may be sent now (one is out already,
-   * or a batch in flight is too close to becoming visible).
+   * can become visible again; undefined when no receive may be sent now (one is out already
+   * and the queue had no backlog, or a batch in flight is too close to becoming visible). With
+   * a backlog, receives go out side by side and do not wait.
    */
   allowedWait(longest: number): number | undefined {
-    if (this.receiving) return undefined;
-    let wait = longest;
+    if (this.receiving > 0 && !this.backlog) return undefined;
+    let wait = this.backlog ? 0 : longest;
     for (const batch of this.batches) {
       const room = batch.visibleAt - this.now() - RECEIVE_SLACK_MS;
       if (room < 0) return undefined;
@@ -161,17 +176,19 @@ export class InFlight {
   begin(sentAt: number): { visibleAt: number } {
     const batch = { visibleAt: sentAt + this.visibilityMs };
     this.batches.add(batch);
-    this.receiving = true;
+    this.receiving += 1;
     return batch;
   }
 
   /**
-   * The receive is back (with no messages, or having failed: `messages` empty). A first receive
-   * stamps the moment it hid a message (ApproximateFirstReceiveTimestamp); of a message received
-   * before, that moment is only known to follow the request.
+   * The receive is back (with no messages, or having failed: `messages` empty; `full` when it
+   * got as many as it asked for). A first receive stamps the moment it hid a message
+   * (ApproximateFirstReceiveTimestamp); of a message received before, that moment is only known
+   * to follow the request.
    */
-  received(batch: { visibleAt: number }, messages: Message[], sentAt: number): void {
-    this.receiving = false;
+  received(batch: { visibleAt: number }, messages: Message[], sentAt: number, full = false): void {
+    this.receiving -= 1;
+    this.backlog = full;
     if (messages.length > 0) {
       const hidden = messages.map((message) =>
         message.Attributes?.ApproximateReceiveCount === '1' ? Number(message.Attributes.ApproximateFirstReceiveTimestamp) || sentAt : sentAt,
@@ -212,6 +229,8 @@ export function startPoller(options: PollerOptions): Poller {
   const client = new SQSClient(localAwsConfig(options.sqsEndpoint, options.region));
   const handlerFor = createHandlerLoader(options.root);
   const stopping = new AbortController();
+  // Every receive in flight listens to it, as many as the workers' slots together.
+  setMaxListeners(0, stopping.signal);
   const visibility = options.retryVisibilitySeconds ?? retryVisibilityFromEnvironment();
   const waitTimeSeconds = options.waitTimeSeconds ?? 2;
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
@@ -230,6 +249,8 @@ export function startPoller(options: PollerOptions): Poller {
         }),
         { abortSignal: stopping.signal },
       );
+    // No wait (a backlog, or a batch in flight close to becoming visible): one request.
+    if (waitSeconds === 0) return (await request(Math.min(batchSize, 10), 0)).Messages ?? [];
     // local-aws-sqs answers a long poll only when the batch is full or the wait is over, so
     // wait for one message, then collect whatever else is already there without waiting.
     const first = (await request(1, waitSeconds)).Messages ?? [];
@@ -278,9 +299,12 @@ export function startPoller(options: PollerOptions): Poller {
       const sentAt = Date.now();
       const batch = inFlight.begin(sentAt);
       let messages: Message[] = [];
+      let full = false;
       try {
+        const taken = await receive(queueUrl, worker.batchSize, wait);
+        full = taken.length >= Math.min(worker.batchSize, 10);
         // One held by another batch (received again in spite of the above) is left to that batch.
-        messages = (await receive(queueUrl, worker.batchSize, wait)).filter((message) => !inFlight.holds(message));
+        messages = taken.filter((message) => !inFlight.holds(message));
       } catch (error) {
         inFlight.received(batch, [], sentAt);
         if (stopping.signal.aborted) break;
@@ -288,7 +312,7 @@ export function startPoller(options: PollerOptions): Poller {
         await sleep(1000, stopping.signal);
         continue;
       }
-      inFlight.received(batch, messages, sentAt);
+      inFlight.received(batch, messages, sentAt, full);
       if (messages.length === 0) continue;
       try {
         await invoke(worker, queueUrl, messages);

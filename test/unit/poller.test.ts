@@ -1,7 +1,7 @@
 /**
  * The local poller's bookkeeping of one worker's receives and batches in flight (no queue):
- * one receive out at a time, and how long it may wait so that it ends before any batch in
- * flight could become visible again, on a clock the test moves.
+ * one receive out at a time unless the queue has a backlog, and how long it may wait so that it
+ * ends before any batch in flight could become visible again, on a clock the test moves.
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,24 @@ describe('receives and batches in flight', () => {
     // Nothing came: the next receive may wait as long again.
     inFlight.received(batch, [], 0);
     expect(inFlight.allowedWait(2)).toBe(2);
+  });
+
+  it('once a receive comes back full, lets receives go out side by side without waiting, until one comes back short', () => {
+    let now = 0;
+    const inFlight = new InFlight(10_000, () => now);
+    const first = inFlight.begin(now);
+    inFlight.received(first, [received('a', 1, now)], now, true);
+    const second = inFlight.begin(now);
+    expect(inFlight.allowedWait(2)).toBe(0);
+    const third = inFlight.begin(now);
+    expect(inFlight.allowedWait(2)).toBe(0);
+    inFlight.received(second, [received('b', 1, now)], now, true);
+    inFlight.received(third, [], now, false);
+    // Short: back to one long poll at a time.
+    now += 100;
+    expect(inFlight.allowedWait(2)).toBe(2);
+    inFlight.begin(now);
+    expect(inFlight.allowedWait(2)).toBeUndefined();
   });
 
   it('shortens the wait as a batch ages, and allows no receive once its messages could be visible within one', () => {
