@@ -20,8 +20,9 @@
  * back later); a run that throws gives its claim back, so the redelivered message runs; a run
  * that died is taken over once its lease is over. The claim lives as long as the event.
  *
- * Requests per attempt: the claim (which reads the event) and the endpoint read, sent together,
- * then the outcome write.
+ * Requests per attempt: the claim (which reads the event) and the outcome write, and the
+ * endpoint read: one BatchGetItem for a whole batch's endpoints (the messages name them), read
+ * before the claims; an attempt without it reads its endpoint alongside its claim.
  *
  * Delays longer than SQS's 15 minutes travel as hops: a message carrying `notBefore` that is
  * sent on, 15 minutes at a time, until the attempt is due.
@@ -40,7 +41,7 @@ import { enqueue, MAX_DELAY_SECONDS } from '../queue.ts';
 import { workerTimeoutSeconds } from '../queues.ts';
 import { db, getTable } from '../store/client.ts';
 import { recordKey } from '../store/keys.ts';
-import { getItem, toRecord, type Item } from '../store/records.ts';
+import { getItem, getItems, toRecord, type Item } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
@@ -80,8 +81,40 @@ export function retryDelaySeconds(next: number, delays = config.webhookRetryDela
   return base * (0.9 + 0.2 * random());
 }
 
+/** Endpoint items read ahead for a batch, by endpointRef: the item, or undefined when there is none. */
+export type EndpointReads = ReadonlyMap<string, Item | undefined>;
+
+const endpointRef = (accountId: string, endpointId: string) => `${accountId}/${endpointId}`;
+
+/**
+ * Reads the endpoints a batch's messages name in one strongly consistent BatchGetItem, so its
+ * attempts need not read them one by one. A hop not due yet needs none. When the read fails the
+ * map is empty and each attempt reads its own endpoint.
+ */
+export async function readEndpoints(messages: readonly DeliveryMessage[]): Promise<EndpointReads> {
+  const wanted = new Map<string, { accountId: string; endpointId: string }>();
+  for (const { accountId, endpointId, notBefore } of messages) {
+    if (endpointId && notBefore === undefined) wanted.set(endpointRef(accountId, endpointId), { accountId, endpointId });
+  }
+  const reads = new Map<string, Item | undefined>();
+  if (wanted.size === 0) return reads;
+  try {
+    const keys = [...wanted.values()].map(({ accountId, endpointId }) => recordKey(accountId, 'webhook-endpoints', endpointId));
+    const found = new Map<string, Item>();
+    // BatchGetItem takes 100 keys at most.
+    for (let i = 0; i < keys.length; i += 100) {
+      for (const item of await getItems(keys.slice(i, i + 100))) found.set(item.PK, item);
+    }
+    for (const [ref, { accountId, endpointId }] of wanted) reads.set(ref, found.get(recordKey(accountId, 'webhook-endpoints', endpointId).PK));
+    return reads;
+  } catch (error) {
+    logger.warn('webhook endpoints not read ahead; each attempt reads its own', { error: error as Error });
+    return new Map();
+  }
+}
+
 /** Runs one message: a hop that is not due yet goes back on the queue, an attempt runs once. */
-export async function processDelivery(message: DeliveryMessage, context?: Context): Promise<AttemptOutcome | 'HOP'> {
+export async function processDelivery(message: DeliveryMessage, context?: Context, endpoints?: EndpointReads): Promise<AttemptOutcome | 'HOP'> {
   if (message.notBefore !== undefined) {
     const remaining = message.notBefore - Date.now();
     if (remaining > 1000) {
@@ -90,7 +123,7 @@ export async function processDelivery(message: DeliveryMessage, context?: Contex
     }
   }
   const { notBefore: _due, ...key } = message;
-  return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS);
+  return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
 }
 
 /** The claim of one attempt: the event as claimed and the lease, or what to answer instead of running. */
@@ -169,10 +202,11 @@ class EventGone extends Error {}
 class EndpointGone extends Error {}
 
 /** One attempt: POST (unless the event or its endpoint says otherwise), record the answer, schedule what follows. */
-export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS): Promise<AttemptOutcome> {
+export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpoints?: EndpointReads): Promise<AttemptOutcome> {
   const log = { accountId: key.accountId, webhookEventId: key.webhookEventId, attempt: key.attempt };
   const endpointKey = (id: string) => recordKey(key.accountId, 'webhook-endpoints', id);
-  const endpointRead = key.endpointId ? getItem(endpointKey(key.endpointId)) : undefined;
+  const ref = key.endpointId && endpointRef(key.accountId, key.endpointId);
+  const endpointRead = !ref ? undefined : endpoints?.has(ref) ? Promise.resolve(endpoints.get(ref)) : getItem(endpointKey(key.endpointId!));
   // Awaited below once the claim holds; a claim that fails first must not leave it unhandled.
   endpointRead?.catch(() => undefined);
   const claim = await claimAttempt(key, leaseMs);

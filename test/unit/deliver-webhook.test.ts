@@ -8,7 +8,7 @@
  * poison messages fail their batch item.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
@@ -80,6 +80,14 @@ function install() {
     failing('GetItem', input);
     const item = model.items.get(input.Key.PK);
     return { Item: item && structuredClone(item) };
+  });
+  documents.on(BatchGetCommand).callsFake((input) => {
+    model.requests.push('BatchGetItem');
+    failing('BatchGetItem', input);
+    const [[table, { Keys, ConsistentRead }]] = Object.entries(input.RequestItems) as [string, any][];
+    expect(ConsistentRead).toBe(true);
+    const items = Keys.map((key: any) => model.items.get(key.PK)).filter(Boolean).map((item: Stored) => structuredClone(item));
+    return { Responses: { [table]: items }, UnprocessedKeys: {} };
   });
   documents.on(QueryCommand).callsFake(() => {
     model.requests.push('Query');
@@ -157,6 +165,19 @@ beforeEach(() => {
   install();
 });
 
+const sqsRecord = (messageId: string, body: unknown) => ({
+  messageId, body: typeof body === 'string' ? body : JSON.stringify(body), receiptHandle: messageId, attributes: {}, messageAttributes: {},
+  md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x',
+});
+const batch = (...records: ReturnType<typeof sqsRecord>[]) => ({ Records: records }) as unknown as SQSEvent;
+
+/** Another event of the account, to the endpoint given (a copy of the first one otherwise). */
+function addEvent(id: string, endpointId = ENDPOINT) {
+  const pk = `A#${ACCOUNT}#WEBHOOK_EVENT#${id}`;
+  model.items.set(pk, { ...structuredClone(model.items.get(EVENT_PK)!), PK: pk, id, endpointId });
+  return { accountId: ACCOUNT, webhookEventId: id, endpointId, attempt: 1 };
+}
+
 describe('one attempt', () => {
   it('POSTs the event document signed the Standard Webhooks way and records DELIVERED, in three requests', async () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
@@ -215,13 +236,43 @@ describe('one attempt', () => {
   });
 
   it('two copies in one batch: one POST; the copy that found the attempt running is a batch item failure', async () => {
-    const record = (messageId: string) => ({ messageId, body: JSON.stringify(message), receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x' });
-    const result = await handler({ Records: [record('first'), record('copy')] } as unknown as SQSEvent, context);
+    const result = await handler(batch(sqsRecord('first', message), sqsRecord('copy', message)), context);
     expect(model.posts).toHaveLength(1);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'copy' }] });
     // Redelivered, the copy is declined.
-    expect(await handler({ Records: [record('copy')] } as unknown as SQSEvent, context)).toEqual({ batchItemFailures: [] });
+    expect(await handler(batch(sqsRecord('copy', message)), context)).toEqual({ batchItemFailures: [] });
     expect(model.posts).toHaveLength(1);
+  });
+
+  it('a batch reads the endpoints its messages name in one request: two more per attempt', async () => {
+    const OTHER = '44444444-4444-4444-8444-444444444444';
+    const OTHER_PK = `A#${ACCOUNT}#WEBHOOK_ENDPOINT#${OTHER}`;
+    model.items.set(OTHER_PK, { ...structuredClone(model.items.get(ENDPOINT_PK)!), PK: OTHER_PK, id: OTHER, url: 'http://127.0.0.1:9/other' });
+    const second = addEvent('55555555-5555-4555-8555-555555555555');
+    const third = addEvent('66666666-6666-4666-8666-666666666666', OTHER);
+    const result = await handler(batch(sqsRecord('1', message), sqsRecord('2', second), sqsRecord('3', third)), context);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(model.posts).toHaveLength(3);
+    expect(model.requests.filter((request) => request === 'BatchGetItem')).toHaveLength(1);
+    expect(model.requests.filter((request) => request !== 'BatchGetItem').sort()).toEqual(Array(6).fill('UpdateItem'));
+    for (const post of model.posts) expect(() => new Webhook(SECRET).verify(post.init.body as string, post.init.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('a batch whose endpoints cannot be read ahead reads them attempt by attempt; a malformed message fails alone', async () => {
+    model.failNext = { when: (command) => command === 'BatchGetItem', error: new Error('read failed (simulated)') };
+    const second = addEvent('55555555-5555-4555-8555-555555555555');
+    const result = await handler(batch(sqsRecord('1', message), sqsRecord('2', second), sqsRecord('bad', '{')), context);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
+    expect(model.posts).toHaveLength(2);
+    expect(model.requests.filter((request) => request === 'GetItem')).toHaveLength(2);
+  });
+
+  it('an endpoint the batch found missing is not read again: FAILED without a POST', async () => {
+    model.items.delete(ENDPOINT_PK);
+    expect(await handler(batch(sqsRecord('1', message)), context)).toEqual({ batchItemFailures: [] });
+    expect(model.posts).toEqual([]);
+    expect(stored()).toMatchObject({ status: 'FAILED', lastResponseBody: 'The webhook endpoint no longer exists' });
+    expect(model.requests).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem']);
   });
 
   it('a run that died holding the claim is taken over once its lease is over', async () => {
