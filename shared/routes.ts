@@ -188,8 +188,9 @@ export const workers: readonly Worker[] = [
     // and queues the next attempt.
     access: EMIT,
     batchSize: 10,
-    // Enough to keep up with bursts of changes (each a batch of up to 10 POSTs in parallel),
-    // without letting a backlog open more connections to receivers than that.
-    maxConcurrency: 10,
+    // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 did
+    // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a
+    // backlog opens at most 200 connections to receivers at once.
+    maxConcurrency: 20,
   },
 ];
