@@ -57,7 +57,7 @@ export interface AttemptKey {
   accountId: string;
   webhookEventId: string;
   attempt: number;
-  /** The event's endpoint, when the message names it: then it is read alongside the claim. */
+  /** The event's endpoint, when the message names it: then it is read with the batch's, or alongside the claim. */
   endpointId?: string;
 }
 
