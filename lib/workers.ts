@@ -26,9 +26,14 @@ export class Workers extends Construct {
         timeout: Duration.seconds(workerTimeoutSeconds[worker.queue]),
       });
       // Partial batch failures: only the messages a worker reports as failed are retried,
-      // and only they can end up in the dead-letter queue.
+      // and only they can end up in the dead-letter queue. The local poller keeps the same
+      // number of batches in flight as the maximum concurrency given here.
       fn.addEventSource(
-        new SqsEventSource(props.queues[worker.queue], { batchSize: worker.batchSize, reportBatchItemFailures: true }),
+        new SqsEventSource(props.queues[worker.queue], {
+          batchSize: worker.batchSize,
+          maxConcurrency: worker.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
       );
     }
   }

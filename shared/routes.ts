@@ -40,6 +40,11 @@ export interface Worker {
   access: readonly Access[];
   /** Messages per invocation, as the event source mapping delivers them. */
   batchSize: number;
+  /**
+   * Invocations the event source runs at once at most (its maximum concurrency, 2 to 1000);
+   * the local poller keeps as many batches in flight.
+   */
+  maxConcurrency: number;
 }
 
 const ACCOUNT = '/v1/accounts/{account}';
@@ -162,6 +167,8 @@ export const workers: readonly Worker[] = [
     handler: 'functions/workers/purge-environment.ts',
     access: [...WRITE, 'queue:purge'],
     batchSize: 1,
+    // Each step is a burst of deletes: a few purges at once leave the table to the API.
+    maxConcurrency: 2,
   },
   {
     operation: 'workers.passwordReset',
@@ -170,6 +177,8 @@ export const workers: readonly Worker[] = [
     // Hands the reset token over by mail, or in a user.password-reset event.
     access: [...EMIT, 'mail:send'],
     batchSize: 10,
+    // Well within SES's sending rate.
+    maxConcurrency: 2,
   },
   {
     operation: 'workers.deliverWebhook',
@@ -179,5 +188,9 @@ export const workers: readonly Worker[] = [
     // and queues the next attempt.
     access: EMIT,
     batchSize: 10,
+    // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 did
+    // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a
+    // backlog opens at most 200 connections to receivers at once.
+    maxConcurrency: 20,
   },
 ];

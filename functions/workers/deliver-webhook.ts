@@ -1,22 +1,34 @@
 /**
  * Consumes the webhooks queue: each message is one delivery attempt of one webhook event
- * (shared/events/deliver.ts). A message that fails (a malformed one, a store error, an attempt
- * already in progress elsewhere) is reported as a batch item failure, so SQS delivers it again
- * and, after maxReceiveCount receives, moves it to the dead-letter queue.
+ * (shared/events/deliver.ts); the endpoints of a batch are read together, before its attempts.
+ * A message that fails (a malformed one, a store error, an attempt already in progress
+ * elsewhere) is reported as a batch item failure, so SQS delivers it again and, after
+ * maxReceiveCount receives, moves it to the dead-letter queue.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processDelivery } from '#shared/events/deliver.ts';
-import { parseDeliveryMessage } from '#shared/events/messages.ts';
+import { processDelivery, readEndpoints } from '#shared/events/deliver.ts';
+import { parseDeliveryMessage, type DeliveryMessage } from '#shared/events/messages.ts';
 
-const processor = new BatchProcessor(EventType.SQS);
-
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(
+export const handler = async (event: SQSEvent, context: Context) => {
+  // The endpoints of the whole batch in one read; a malformed message fails on its own below.
+  const endpoints = await readEndpoints(
+    event.Records.flatMap((record): DeliveryMessage[] => {
+      try {
+        return [parseDeliveryMessage(record.body)];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return processPartialResponse(
     event,
     async (record: SQSRecord) => {
-      await processDelivery(parseDeliveryMessage(record.body), context);
+      await processDelivery(parseDeliveryMessage(record.body), context, endpoints);
     },
-    processor,
+    // One processor per invocation: it keeps the batch's state, and the local stack runs
+    // several invocations of a worker at once in one process.
+    new BatchProcessor(EventType.SQS),
     { context },
   );
+};

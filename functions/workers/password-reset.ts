@@ -12,7 +12,6 @@ import { processResetRequest } from '#shared/domain/passwords/reset.ts';
 import type { ResetMessage } from '#shared/domain/passwords/request.ts';
 import { config } from '#shared/config.ts';
 
-const processor = new BatchProcessor(EventType.SQS);
 const idempotency = new IdempotencyConfig({ eventKeyJmesPath: 'resetId', expiresAfterSeconds: 3 * 24 * 3600 });
 let processOnce: ((message: ResetMessage) => Promise<void>) | undefined;
 
@@ -35,7 +34,9 @@ export const handler = async (event: SQSEvent, context: Context) => {
   return processPartialResponse(
     event,
     async (record: SQSRecord) => once()(JSON.parse(record.body) as ResetMessage),
-    processor,
+    // One processor per invocation: it keeps the batch's state, and the local stack runs
+    // several invocations of a worker at once in one process.
+    new BatchProcessor(EventType.SQS),
     { context },
   );
 };

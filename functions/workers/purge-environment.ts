@@ -7,14 +7,14 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
 
-const processor = new BatchProcessor(EventType.SQS);
-
 export const handler = async (event: SQSEvent, context: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
       await runPurgeStep(JSON.parse(record.body) as PurgeStep, () => context.getRemainingTimeInMillis());
     },
-    processor,
+    // One processor per invocation: it keeps the batch's state, and the local stack runs
+    // several invocations of a worker at once in one process.
+    new BatchProcessor(EventType.SQS),
     { context },
   );

@@ -9,17 +9,26 @@
  *       v
  *   FAILED
  *
- * The worker is an idempotent consumer (SPEC "Events", rule 3): each (event, attempt) key is
- * recorded atomically before the POST (Powertools idempotency, in this table under its own
- * partition), a key already recorded is skipped (an SQS duplicate never POSTs twice), the
- * record is released when processing throws (so the redelivered message can run), and kept
- * for four days, longer than SQS keeps a message.
+ * The worker is an idempotent consumer (SPEC "Events", rule 3): attempt n of an event is
+ * claimed on the event's own item before the POST, by one conditional update that sets
+ * `deliveryAttempt = n` and a lease (`deliveryLease`, epoch ms: as long as the run may last),
+ * succeeds only if the event is not final and no run has claimed attempt n or a later one (or
+ * the one that claimed n has outlived its lease), and returns the event. The outcome is written
+ * by a second conditional update, which holds only while the claim is still this run's, and
+ * ends the lease. So a copy of a message whose attempt was made finds it claimed without a lease
+ * and POSTs nothing; a copy arriving while the attempt runs finds the lease and fails (to come
+ * back later); a run that throws gives its claim back, so the redelivered message runs; a run
+ * that died is taken over once its lease is over. The claim lives as long as the event.
+ *
+ * Requests per attempt: the claim (which reads the event) and the outcome write, and the
+ * endpoint read: one BatchGetItem for a whole batch's endpoints (the messages name them), read
+ * before the claims; an attempt without it reads its endpoint alongside its claim.
  *
  * Delays longer than SQS's 15 minutes travel as hops: a message carrying `notBefore` that is
  * sent on, 15 minutes at a time, until the attempt is due.
  */
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
 import { webhookEndpointDocument } from '../domain/webhook-endpoints/document.ts';
@@ -30,9 +39,10 @@ import { FINAL_STATUSES, type WebhookEventRecord, type WebhookEventStatus } from
 import { now } from '../domain/rules.ts';
 import { logger } from '../logger.ts';
 import { enqueue, MAX_DELAY_SECONDS } from '../queue.ts';
-import { getTable } from '../store/client.ts';
-import { IDEMPOTENCY_PARTITION, recordKey } from '../store/keys.ts';
-import { getItem, toRecord } from '../store/records.ts';
+import { workerTimeoutSeconds } from '../queues.ts';
+import { db, getTable } from '../store/client.ts';
+import { recordKey } from '../store/keys.ts';
+import { getItem, getItems, toRecord, type Item } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
@@ -41,13 +51,15 @@ import { checkTarget } from './targets.ts';
 
 export const TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_MAX = 2048;
-/** Idempotency records outlive any copy of the message (SQS keeps one four days by default). */
-export const IDEMPOTENCY_SECONDS = 4 * 86400;
+/** The lease of a run without a Lambda context: the worker's timeout. */
+const DEFAULT_LEASE_MS = workerTimeoutSeconds.webhooks * 1000;
 
 export interface AttemptKey {
   accountId: string;
   webhookEventId: string;
   attempt: number;
+  /** The event's endpoint, when the message names it: then it is read with the batch's, or alongside the claim. */
+  endpointId?: string;
 }
 
 export type AttemptOutcome = { status: WebhookEventStatus | 'GONE'; skipped?: true };
@@ -58,6 +70,11 @@ export interface Answer {
   body: string;
 }
 
+/** Another run holds the attempt: the message fails, and comes back once that run is over. */
+export class AttemptInProgress extends Error {
+  override name = 'AttemptInProgress';
+}
+
 /** The delay before attempt `next` (2 = the first retry), with ±10% jitter; undefined when none is left. */
 export function retryDelaySeconds(next: number, delays = config.webhookRetryDelays, random = Math.random): number | undefined {
   const base = delays[next - 2];
@@ -65,8 +82,40 @@ export function retryDelaySeconds(next: number, delays = config.webhookRetryDela
   return base * (0.9 + 0.2 * random());
 }
 
+/** Endpoint items read ahead for a batch, by endpointRef: the item, or undefined when there is none. */
+export type EndpointReads = ReadonlyMap<string, Item | undefined>;
+
+const endpointRef = (accountId: string, endpointId: string) => `${accountId}/${endpointId}`;
+
+/**
+ * Reads the endpoints a batch's messages name in one strongly consistent BatchGetItem, so its
+ * attempts need not read them one by one. A hop not due yet needs none. When the read fails the
+ * map is empty and each attempt reads its own endpoint.
+ */
+export async function readEndpoints(messages: readonly DeliveryMessage[]): Promise<EndpointReads> {
+  const wanted = new Map<string, { accountId: string; endpointId: string }>();
+  for (const { accountId, endpointId, notBefore } of messages) {
+    if (endpointId && notBefore === undefined) wanted.set(endpointRef(accountId, endpointId), { accountId, endpointId });
+  }
+  const reads = new Map<string, Item | undefined>();
+  if (wanted.size === 0) return reads;
+  try {
+    const keys = [...wanted.values()].map(({ accountId, endpointId }) => recordKey(accountId, 'webhook-endpoints', endpointId));
+    const found = new Map<string, Item>();
+    // BatchGetItem takes 100 keys at most.
+    for (let i = 0; i < keys.length; i += 100) {
+      for (const item of await getItems(keys.slice(i, i + 100))) found.set(item.PK, item);
+    }
+    for (const [ref, { accountId, endpointId }] of wanted) reads.set(ref, found.get(recordKey(accountId, 'webhook-endpoints', endpointId).PK));
+    return reads;
+  } catch (error) {
+    logger.warn('webhook endpoints not read ahead; each attempt reads its own', { error: error as Error });
+    return new Map();
+  }
+}
+
 /** Runs one message: a hop that is not due yet goes back on the queue, an attempt runs once. */
-export async function processDelivery(message: DeliveryMessage, context?: Context): Promise<AttemptOutcome | 'HOP'> {
+export async function processDelivery(message: DeliveryMessage, context?: Context, endpoints?: EndpointReads): Promise<AttemptOutcome | 'HOP'> {
   if (message.notBefore !== undefined) {
     const remaining = message.notBefore - Date.now();
     if (remaining > 1000) {
@@ -74,72 +123,197 @@ export async function processDelivery(message: DeliveryMessage, context?: Contex
       return 'HOP';
     }
   }
-  const key: AttemptKey = { accountId: message.accountId, webhookEventId: message.webhookEventId, attempt: message.attempt };
-  return attemptOnce(context)(key);
+  const { notBefore: _due, ...key } = message;
+  return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
 }
 
-let persistenceStore: DynamoDBPersistenceLayer | undefined;
-const idempotencyConfig = new IdempotencyConfig({ expiresAfterSeconds: IDEMPOTENCY_SECONDS });
-let idempotent: ((key: AttemptKey) => Promise<AttemptOutcome>) | undefined;
+/** The claim of one attempt: the event as claimed and the lease, or what to answer instead of running. */
+export type Claim = { item: Item; lease: number } | { declined: AttemptOutcome };
 
-/** The attempt wrapped in Powertools idempotency, keyed by the whole AttemptKey. */
-function attemptOnce(context?: Context) {
-  if (context) idempotencyConfig.registerLambdaContext(context);
-  idempotent ??= makeIdempotent(attempt, { persistenceStore: idempotencyStore(), config: idempotencyConfig, keyPrefix: 'webhook-delivery' });
-  return idempotent;
+const eventKey = (key: AttemptKey) => recordKey(key.accountId, 'webhook-events', key.webhookEventId);
+const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:final${i}`, status]));
+
+/**
+ * Claims attempt `key.attempt` for `leaseMs` (see the top of this file). Throws
+ * AttemptInProgress while another run holds it.
+ */
+export async function claimAttempt(key: AttemptKey, leaseMs: number, at = Date.now()): Promise<Claim> {
+  const lease = at + leaseMs;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: eventKey(key),
+        UpdateExpression: 'SET deliveryAttempt = :attempt, deliveryLease = :lease',
+        ConditionExpression: [
+          'attribute_exists(PK)',
+          `NOT (#status IN (${Object.keys(FINAL_VALUES).join(', ')}))`,
+          '(attribute_not_exists(deliveryAttempt) OR deliveryAttempt < :attempt OR (deliveryAttempt = :attempt AND deliveryLease < :now))',
+        ].join(' AND '),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':attempt': key.attempt, ':lease': lease, ':now': at, ...FINAL_VALUES },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { item: Attributes as Item, lease };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { declined: declined(key, error.Item) };
+  }
+}
+
+/** Why a claim was refused, from the item as it was (absent: the event is gone). */
+function declined(key: AttemptKey, item: Record<string, AttributeValue> | undefined): AttemptOutcome {
+  if (!item) return { status: 'GONE', skipped: true };
+  const status = item.status?.S as WebhookEventStatus;
+  if (!FINAL_STATUSES.includes(status) && Number(item.deliveryAttempt?.N) === key.attempt && item.deliveryLease?.N !== undefined) {
+    throw new AttemptInProgress(`Attempt ${key.attempt} of webhook event ${key.webhookEventId} is in progress elsewhere`);
+  }
+  // Final, this attempt made already, or a later one begun.
+  return { status, skipped: true };
 }
 
 /**
- * Powertools' DynamoDB persistence layer on the service table: its composite key is the
- * static partition IDEMPOTENCY_PARTITION and the hashed idempotency key as SK, and its expiry
- * is the table's TTL attribute, so DynamoDB removes spent records by itself.
+ * Gives a claim back so the redelivered message runs the attempt again: `recorded` tells
+ * whether its outcome was written (which ended the lease). A claim no longer this run's is left.
  */
-export function idempotencyStore(): DynamoDBPersistenceLayer {
-  persistenceStore ??= new DynamoDBPersistenceLayer({
-    tableName: getTable(),
-    keyAttr: 'PK',
-    sortKeyAttr: 'SK',
-    staticPkValue: IDEMPOTENCY_PARTITION,
-    expiryAttr: 'expiresAt',
-  });
-  return persistenceStore;
+export async function releaseAttempt(key: AttemptKey, lease: number, recorded: boolean): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: eventKey(key),
+        UpdateExpression: recorded ? 'SET deliveryAttempt = :previous' : 'SET deliveryAttempt = :previous REMOVE deliveryLease',
+        ConditionExpression: recorded
+          ? 'deliveryAttempt = :attempt AND attribute_not_exists(deliveryLease)'
+          : 'deliveryAttempt = :attempt AND deliveryLease = :lease',
+        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ...(recorded ? {} : { ':lease': lease }) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
-/** Raised inside the attempt's transaction when the event was deleted during the POST. */
+type Recorded = 'RECORDED' | 'GONE' | 'TAKEN_OVER';
+
+/** Raised inside the 410 transaction when the event was deleted, or its attempt taken over, during the POST. */
 class EventGone extends Error {}
 class EndpointGone extends Error {}
 
 /** One attempt: POST (unless the event or its endpoint says otherwise), record the answer, schedule what follows. */
-export async function attempt(key: AttemptKey): Promise<AttemptOutcome> {
-  const log = { ...key };
-  const item = await getItem(recordKey(key.accountId, 'webhook-events', key.webhookEventId));
-  if (!item) return { status: 'GONE', skipped: true };
-  const event = toRecord<WebhookEventRecord>(item);
-  if (FINAL_STATUSES.includes(event.status)) return { status: event.status, skipped: true };
+export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpoints?: EndpointReads): Promise<AttemptOutcome> {
+  const log = { accountId: key.accountId, webhookEventId: key.webhookEventId, attempt: key.attempt };
+  const endpointKey = (id: string) => recordKey(key.accountId, 'webhook-endpoints', id);
+  const ref = key.endpointId && endpointRef(key.accountId, key.endpointId);
+  const endpointRead = !ref ? undefined : endpoints?.has(ref) ? Promise.resolve(endpoints.get(ref)) : getItem(endpointKey(key.endpointId!));
+  // Awaited below once the claim holds; a claim that fails first must not leave it unhandled.
+  endpointRead?.catch(() => undefined);
+  const claim = await claimAttempt(key, leaseMs);
+  if ('declined' in claim) return claim.declined;
 
-  const endpointItem = await getItem(recordKey(key.accountId, 'webhook-endpoints', event.endpointId));
-  const endpoint = endpointItem && toRecord<WebhookEndpointRecord>(endpointItem);
-  let answer: Answer;
-  let stop = false;
-  if (!endpoint) {
-    answer = { code: null, body: 'The webhook endpoint no longer exists' };
-    stop = true;
-  } else if (!endpoint.enabled) {
-    answer = { code: null, body: 'The webhook endpoint is disabled' };
-    stop = true;
-  } else {
-    answer = await post(event, endpoint);
+  let recorded = false;
+  try {
+    const event = toRecord<WebhookEventRecord>(claim.item);
+    const endpointItem = endpointRead && event.endpointId === key.endpointId ? await endpointRead : await getItem(endpointKey(event.endpointId));
+    const endpoint = endpointItem && toRecord<WebhookEndpointRecord>(endpointItem);
+    let answer: Answer;
+    let stop = false;
+    if (!endpoint) {
+      answer = { code: null, body: 'The webhook endpoint no longer exists' };
+      stop = true;
+    } else if (!endpoint.enabled) {
+      answer = { code: null, body: 'The webhook endpoint is disabled' };
+      stop = true;
+    } else {
+      answer = await post(event, endpoint);
+    }
+
+    const delivered = answer.code !== null && answer.code >= 200 && answer.code < 300;
+    const gone = answer.code === 410;
+    const delay = delivered || gone || stop ? undefined : retryDelaySeconds(key.attempt + 1);
+    const status: WebhookEventStatus = delivered ? 'DELIVERED' : delay === undefined ? 'FAILED' : 'FAILING';
+    const changes = { status, lastResponseCode: answer.code, lastResponseBody: answer.body, updated: now() };
+
+    const result =
+      gone && endpointItem && endpoint?.enabled
+        ? await recordDisabling(claim.item, claim.lease, key.attempt, changes, endpointItem)
+        : await recordOutcome(key, claim.lease, changes);
+    if (result === 'GONE') {
+      logger.info('webhook event removed during delivery', log);
+      return { status: 'GONE' };
+    }
+    if (result === 'TAKEN_OVER') {
+      // This run outlived its lease and another took the attempt over: its outcome stands.
+      logger.warn('webhook attempt taken over by another run; its outcome is left to that run', log);
+      return { status, skipped: true };
+    }
+    recorded = true;
+    logger.info('webhook attempt', { ...log, status, code: answer.code, nextInSeconds: delay });
+    // Not an after-commit action: if the next attempt cannot be queued, the message fails and
+    // comes back (the claim is given back), rather than leaving the event FAILING forever.
+    if (delay !== undefined) {
+      await scheduleAttempt({ accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId: event.endpointId, attempt: key.attempt + 1 }, delay);
+    }
+    return { status };
+  } catch (error) {
+    await releaseAttempt(key, claim.lease, recorded).catch((releaseError: unknown) =>
+      logger.error('webhook attempt claim not given back; it frees itself when its lease ends', { ...log, error: releaseError as Error }),
+    );
+    throw error;
   }
+}
 
-  const delivered = answer.code !== null && answer.code >= 200 && answer.code < 300;
-  const gone = answer.code === 410;
-  const delay = delivered || gone || stop ? undefined : retryDelaySeconds(key.attempt + 1);
-  const status: WebhookEventStatus = delivered ? 'DELIVERED' : delay === undefined ? 'FAILED' : 'FAILING';
+interface OutcomeChanges {
+  status: WebhookEventStatus;
+  lastResponseCode: number | null;
+  lastResponseBody: string;
+  updated: string;
+}
 
-  const record = async (disable: boolean) => {
+/** The outcome, written only while this run holds the claim; ends the lease. */
+async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeChanges): Promise<Recorded> {
+  // A null code is removed (it reads back as null), as a Transaction update does.
+  const code = changes.lastResponseCode === null ? undefined : changes.lastResponseCode;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: eventKey(key),
+        UpdateExpression: [
+          `SET #status = :status, lastResponseBody = :body, updated = :updated${code === undefined ? '' : ', lastResponseCode = :code'}`,
+          `REMOVE deliveryLease${code === undefined ? ', lastResponseCode' : ''}`,
+        ].join(' '),
+        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryLease = :lease',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': changes.status,
+          ':body': changes.lastResponseBody,
+          ':updated': changes.updated,
+          ...(code === undefined ? {} : { ':code': code }),
+          ':attempt': key.attempt,
+          ':lease': lease,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'RECORDED';
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return error.Item ? 'TAKEN_OVER' : 'GONE';
+  }
+}
+
+/**
+ * 410 Gone from an enabled endpoint: the outcome and the endpoint's disabling in one
+ * transaction, with the endpoint's own webhook-endpoint.updated event.
+ */
+async function recordDisabling(item: Item, lease: number, attemptNumber: number, changes: OutcomeChanges, endpointItem: Item): Promise<Recorded> {
+  const write = async (disable: boolean) => {
     const tx = new Transaction();
-    tx.update(item, { status, lastResponseCode: answer.code, lastResponseBody: answer.body, updated: now() }, { missing: new EventGone() });
-    if (disable && endpointItem) {
+    tx.update(item, { ...changes, deliveryLease: null }, { missing: new EventGone(), unchanged: { deliveryAttempt: attemptNumber, deliveryLease: lease } });
+    if (disable) {
       const disabled = toRecord<WebhookEndpointRecord>(tx.update(endpointItem, { enabled: false, updated: now() }, { missing: new EndpointGone() }));
       recordSubscription(tx, disabled);
       await emitEvent(tx, disabled, 'webhook-endpoint.updated', webhookEndpointDocument(disabled));
@@ -147,21 +321,16 @@ export async function attempt(key: AttemptKey): Promise<AttemptOutcome> {
     await tx.commit();
   };
   try {
-    await record(gone && endpoint?.enabled === true).catch((error) => {
+    await write(true).catch((error) => {
       // An endpoint removed during the POST needs no disabling.
-      if (error instanceof EndpointGone) return record(false);
+      if (error instanceof EndpointGone) return write(false);
       throw error;
     });
+    return 'RECORDED';
   } catch (error) {
     if (!(error instanceof EventGone)) throw error;
-    logger.info('webhook event removed during delivery', log);
-    return { status: 'GONE' };
+    return 'GONE';
   }
-  logger.info('webhook attempt', { ...log, status, code: answer.code, nextInSeconds: delay });
-  // Not an after-commit action: if the next attempt cannot be queued, the message fails and
-  // comes back (the idempotency record is released), rather than leaving the event FAILING forever.
-  if (delay !== undefined) await scheduleAttempt({ ...key, attempt: key.attempt + 1 }, delay);
-  return { status };
 }
 
 /** POSTs the event document, signed, to the event's endpoint URL; never throws. */

@@ -1,7 +1,8 @@
 /**
- * The webhooks queue's message: one delivery attempt of one webhook event. `notBefore` (epoch
- * ms) marks a hop of a delay longer than SQS's 15 minutes: the worker sends it on again until
- * that time has come.
+ * The webhooks queue's message: one delivery attempt of one webhook event. `endpointId` (the
+ * event's endpoint) lets the worker read the endpoint while it claims the event; messages
+ * without it are delivered all the same. `notBefore` (epoch ms) marks a hop of a delay longer
+ * than SQS's 15 minutes: the worker sends it on again until that time has come.
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
@@ -10,6 +11,7 @@ import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 export interface DeliveryMessage {
   accountId: string;
   webhookEventId: string;
+  endpointId?: string;
   /** 1 for the first attempt. */
   attempt: number;
   notBefore?: number;
@@ -26,6 +28,7 @@ function deliveryMessageSchema() {
   return z.strictObject({
     accountId: z.string().check(z.minLength(1)),
     webhookEventId: z.string().check(z.minLength(1)),
+    endpointId: z.optional(z.string().check(z.minLength(1))),
     attempt: z.int().check(z.gte(1)),
     notBefore: z.optional(z.int()),
   });
@@ -49,10 +52,10 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 }
 
 /** First attempts of new events, sent together. */
-export const queueFirstAttempts = (events: readonly { accountId: string; id: string }[]) =>
+export const queueFirstAttempts = (events: readonly { accountId: string; id: string; endpointId: string }[]) =>
   enqueueAll(
     'webhooks',
-    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, attempt: 1 })),
+    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, endpointId: event.endpointId, attempt: 1 })),
   );
 
 /**

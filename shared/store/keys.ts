@@ -124,9 +124,3 @@ export const purgeMarkerKey = (accountId: string, environmentId: string): Key =>
 
 /** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
 export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });
-
-/**
- * The partition of the webhook worker's idempotency records (Powertools' DynamoDB persistence
- * layer with a composite key: this static PK, the hashed idempotency key as SK).
- */
-export const IDEMPOTENCY_PARTITION = 'IDEMPOTENCY#WEBHOOK_DELIVERY';

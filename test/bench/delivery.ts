@@ -5,6 +5,8 @@
  * deliveries.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Measurement, Section } from './report.ts';
@@ -13,6 +15,33 @@ import { benchAccount, client, doc, fmt, must, type BenchContext } from './suppo
 const ENDPOINTS = 10;
 const CONCURRENCY = 10;
 const DEADLINE_MS = 240_000;
+
+/**
+ * CPU time so far, in seconds: this process (the API, the SQS server, the workers, the
+ * receiver), DynamoDB Local's JVM, and the whole machine (busy time over all cores). Linux only;
+ * undefined elsewhere.
+ */
+function cpuTimes(dynamodbPort: string): { node: number; java: number; machine: number } | undefined {
+  if (!existsSync('/proc/stat')) return undefined;
+  const ticks = 100;
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait is busy.
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number) as number[];
+  const machine = (user! + nice! + system! + irq! + softirq! + steal!) / ticks;
+  let java = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!command.startsWith('java') || !command.includes(`DynamoDBLocal.jar\0-port\0${dynamodbPort}\0`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      java = (Number(stat[11]) + Number(stat[12])) / ticks;
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  const own = process.cpuUsage();
+  return { node: (own.user + own.system) / 1e6, java, machine };
+}
 
 export async function deliverySection(context: BenchContext, events = 5_000): Promise<Section> {
   const changes = Math.ceil(events / ENDPOINTS);
@@ -63,6 +92,8 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     arrivals.clear();
 
     const committed = new Map<string, number>();
+    const dynamodbPort = new URL(context.stack.dynamodb).port;
+    const cpuBefore = cpuTimes(dynamodbPort);
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -76,6 +107,8 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     const changesDone = performance.now();
     const deadline = Date.now() + DEADLINE_MS;
     while (arrivals.size < changes * ENDPOINTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const cpuAfter = cpuTimes(dynamodbPort);
+    const burstSeconds = (performance.now() - started) / 1000;
 
     const delays = [...committed].flatMap(([id, at]) => delivered(id).filter((t): t is number => t !== undefined).map((t) => t - at)).sort((a, b) => a - b);
     const q = (values: number[], p: number) => (values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]! : NaN);
@@ -89,16 +122,28 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
       { what: 'Events delivered per second (first change → last delivery)', figure: `${fmt(rate, 1)}`, budget: 'context' },
       { what: 'Delay change → delivery, idle (median of 5 lone changes × endpoints)', figure: s(q(idle, 0.5)), budget: '≤ 1 s', met: q(idle, 0.5) <= 1000 },
       { what: 'Delay change → delivery under load, median', figure: s(q(delays, 0.5)), budget: '≤ 1 s', met: q(delays, 0.5) <= 1000 },
-      { what: 'Delay change → delivery under load, p95 / max', figure: `${s(q(delays, 0.95))} / ${s(delays.at(-1) ?? NaN)}`, budget: 'context' },
+      { what: 'Delay change → delivery under load, p90 / p95 / max', figure: `${s(q(delays, 0.9))} / ${s(q(delays, 0.95))} / ${s(delays.at(-1) ?? NaN)}`, budget: 'context' },
     ];
+    if (cpuBefore && cpuAfter) {
+      const cores = (seconds: number) => fmt(seconds / burstSeconds, 2);
+      const node = cpuAfter.node - cpuBefore.node;
+      const java = cpuAfter.java - cpuBefore.java;
+      const machine = cpuAfter.machine - cpuBefore.machine;
+      rows.push({
+        what: 'CPU in use from the first change to the last delivery (cores)',
+        figure: `${cores(machine)} of ${cpus().length}: API, queue and workers ${cores(node)}, DynamoDB Local ${cores(java)}, other processes ${cores(Math.max(0, machine - node - java))}`,
+        budget: 'context',
+      });
+    }
     return {
       title: 'Webhook delivery',
-      method: `${ENDPOINTS} enabled endpoints subscribed to \`user.created\`, all on a loopback receiver that answers 204; ${fmt(changes)} users created through the API, ${CONCURRENCY} requests at a time, so ${fmt(total)} events are written (one per endpoint, in each change's transaction) and queued after commit. The local poller calls the delivery worker with SQS batches of 10, as the event source mapping would. The delay runs from the API's answer to the change to the receiver's arrival of each event.`,
+      method: `${ENDPOINTS} enabled endpoints subscribed to \`user.created\`, all on a loopback receiver that answers 204; ${fmt(changes)} users created through the API, ${CONCURRENCY} requests at a time, so ${fmt(total)} events are written (one per endpoint, in each change's transaction) and queued after commit. The local poller calls the delivery worker with SQS batches of 10, up to 20 at once (the event source's maximum concurrency), as the event source mapping would. The delay runs from the API's answer to the change to the receiver's arrival of each event.`,
       rows,
       notes: [
-        'The delay budget is met for a change made on an idle stack; it is not met in a burst of 5,000 events, and cannot be on this machine: the API writes events several times faster than the worker delivers them, so the queue backs up and the delay becomes the time to drain the backlog, not the time to deliver one event.',
-        'The cause is delivery capacity: the local poller calls the delivery worker with one batch of 10 at a time (as one concurrent Lambda invocation would), and each event costs its delivery claim, its event and endpoint reads, the outcome write and the claim\'s completion in DynamoDB besides the POST. Letting each worker keep several batches in flight (as the event source mapping scales out) was tried: on this loaded 2-core machine it gave no gain, because DynamoDB Local was already using both cores, so it was not kept.',
-        'What would meet it: on AWS, the event source mapping adds concurrent invocations as the backlog grows (maximum concurrency per queue), so delivery capacity scales with the write rate; locally, a poller with several batches in flight on a machine with spare cores. Per event, reading the event and its endpoint in one BatchGetItem, and writing the outcome and completing the claim in one transaction, would cut its DynamoDB requests by two.',
+        'The budget holds in the burst when the stack has the two cores to itself (the CPU row: other processes near 0): the worker delivers events as fast as the API writes them, so the delay stays that of one delivery rather than the time to drain a backlog.',
+        'It is tight because the burst is CPU-bound. Measured phase by phase (2,000 events written with no worker running, then delivered with no writes): writing an event costs about 15 ms of CPU (3 ms in this process, 11 ms in DynamoDB Local; a user creation writes its 10 events in one transaction), delivering one about 18 ms (8 + 10). Run together they fill both cores at some 75–90 events a second each way: the API, which alone makes 13–16 changes a second, slows to 7–9 while the worker delivers alongside. When other processes take part of the cores, the worker falls behind again and the delay grows with the burst; the load average and the CPU row say how much they took.',
+        'What it took: the local poller keeps up to 20 batches in flight (the event source\'s maximum concurrency, in the route table and the stack), receiving side by side while the queue has a backlog; one batch at a time delivered about 50 events a second here, a median delay of 48 s. An attempt makes 2.1 table requests instead of 5 (its claim, a conditional update of the event that also reads it, its outcome, and a tenth of the BatchGetItem that reads a batch\'s endpoints; before, the Powertools claim and its completion, two GetItems and a one-item transaction), which took the CPU per delivered event from about 32 ms to 18. With 10 batches at once the worker still fell behind (median 7–17 s); the local visibility timeout went from 2 s to 10 s so that batches taking a few seconds on a loaded machine do not hold the receives back.',
+        'What would make it hold on a shared machine: more cores (writing at the API\'s own pace, about 130 events a second, while delivering alongside needs about 4), or cheaper writes in DynamoDB Local, which takes some 60% of the CPU in the burst. On AWS neither limit applies: the invocations do not share CPU with the API or the table.',
       ].join('\n'),
     };
   } finally {

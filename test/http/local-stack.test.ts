@@ -21,7 +21,7 @@ import { startPoller, type PolledWorker } from '#shared/local/poller.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
-import { recordedInvocations } from '../support/fixtures/queue-handler.ts';
+import { recordedInvocations, releaseHeld, runningInvocations } from '../support/fixtures/queue-handler.ts';
 import { api, stack } from '../support/stack.ts';
 
 const FIXTURES = 'test/support/fixtures';
@@ -253,7 +253,7 @@ describe('queue poller', () => {
   afterAll(() => sqs.destroy());
 
   /** A fresh queue and DLQ, and a poller feeding the fixture worker from it. */
-  async function pollFreshQueue(maxReceiveCount: number, batchSize = 5) {
+  async function pollFreshQueue(maxReceiveCount: number, options: { batchSize?: number; maxConcurrency?: number; visibilitySeconds?: number } = {}) {
     const name = `test-${randomUUID().slice(0, 8)}`;
     const deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl!;
     const queueUrl = (
@@ -266,7 +266,13 @@ describe('queue poller', () => {
         }),
       )
     ).QueueUrl!;
-    const worker: PolledWorker = { operation: 'fixture.work', queue: 'fixture', handler: `${FIXTURES}/queue-handler.ts`, batchSize };
+    const worker: PolledWorker = {
+      operation: 'fixture.work',
+      queue: 'fixture',
+      handler: `${FIXTURES}/queue-handler.ts`,
+      batchSize: options.batchSize ?? 5,
+      maxConcurrency: options.maxConcurrency,
+    };
     const poller = startPoller({
       workers: [worker],
       queueUrls: { fixture: queueUrl },
@@ -274,14 +280,14 @@ describe('queue poller', () => {
       root: REPOSITORY_ROOT,
       sqsEndpoint: stack().sqs,
       region: stack().region,
-      retryVisibilitySeconds: 1,
+      retryVisibilitySeconds: options.visibilitySeconds ?? 1,
       waitTimeSeconds: 1,
       log: () => undefined,
     });
     return { queueUrl, deadLetterUrl, stop: () => poller.stop() };
   }
 
-  const message = (test: string, outcome: 'ok' | 'fail' | 'throw') => JSON.stringify({ test, outcome });
+  const message = (test: string, outcome: 'ok' | 'fail' | 'throw' | 'hold') => JSON.stringify({ test, outcome });
   const invocationsFor = (test: string) =>
     recordedInvocations().filter((call) => call.event.Records.some((record) => JSON.parse(record.body).test === test));
   const recordsFor = (test: string) => invocationsFor(test).flatMap((call) => call.event.Records.filter((record) => JSON.parse(record.body).test === test));
@@ -369,6 +375,55 @@ describe('queue poller', () => {
       expect(deadLetters.map((dead) => dead.Body)).toEqual([message(test, 'throw')]);
       expect(invocationsFor(test)).toHaveLength(maxReceiveCount);
     } finally {
+      await queue.stop();
+    }
+  });
+
+  it('keeps up to maxConcurrency batches in flight at once, never more', async () => {
+    const test = randomUUID();
+    const queue = await pollFreshQueue(5, { batchSize: 1, maxConcurrency: 3, visibilitySeconds: 30 });
+    try {
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queue.queueUrl,
+          Entries: Array.from({ length: 6 }, (_, i) => ({ Id: String(i), MessageBody: message(test, 'hold') })),
+        }),
+      );
+      await expect.poll(() => runningInvocations(test).now, { timeout: 10_000, interval: 20 }).toBe(3);
+      // While the three are held, the other slots have nothing to give out more batches with.
+      await sleep(500);
+      expect(runningInvocations(test).most).toBe(3);
+      releaseHeld(test);
+      await expect.poll(() => recordsFor(test).length, { timeout: 10_000, interval: 20 }).toBe(6);
+      expect(runningInvocations(test).most).toBe(3);
+      expect(new Set(recordsFor(test).map((record) => record.messageId)).size).toBe(6);
+    } finally {
+      releaseHeld(test);
+      await queue.stop();
+    }
+  });
+
+  it('does not hand a message out again while its batch runs past the visibility timeout', async () => {
+    const test = randomUUID();
+    const queue = await pollFreshQueue(2, { batchSize: 1, maxConcurrency: 3, visibilitySeconds: 1 });
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'hold') }));
+      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(1);
+      // Past the visibility timeout, and past it again: on AWS, where the timeout outlasts the
+      // function, no other invocation would get the message, nor would it reach the DLQ.
+      await sleep(2500);
+      releaseHeld(test);
+      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(0);
+      await sleep(1500);
+      expect(invocationsFor(test)).toHaveLength(1);
+      const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+      expect(dead.Messages ?? []).toEqual([]);
+      // The worker's other slots receive again.
+      const next = randomUUID();
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(next, 'ok') }));
+      await expect.poll(() => invocationsFor(next).length, { timeout: 5000, interval: 20 }).toBe(1);
+    } finally {
+      releaseHeld(test);
       await queue.stop();
     }
   });

@@ -7,7 +7,7 @@
  * one POST; a failed request emits nothing; a poison message ends in the dead-letter queue.
  */
 import { randomUUID } from 'node:crypto';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
 import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
@@ -146,7 +146,7 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     const inside = await newUser(account, {}, { environment: code });
     const outside = await newUser(account);
     await local.receiver.waitFor((d) => ofKind(d, 'user.created').length >= 1 && ofKind(d, 'token.generated').length >= 1);
-    await global.receiver.waitFor((d) => ofKind(d, 'user.created').length >= 1);
+    await global.receiver.waitFor((d) => ofKind(d, 'user.created').length >= 1 && ofKind(d, 'token.generated').length >= 1);
     await sleep(1000);
     const ids = (r: Receiver, kind: string) => ofKind(r.deliveries, kind).map((d) => JSON.parse(d.json.data.attributes.payload).data.id);
     expect(ids(local.receiver, 'user.created')).toEqual([inside.id]);
@@ -162,12 +162,19 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
 describe.concurrent('attempts and statuses', () => {
   it('a receiver that fails twice gets the event on the third attempt with the same webhook-id: DELIVERING → FAILING → DELIVERED', async () => {
     const { account, receiver, secret } = await setup({ subscriptions: ['user.created'] });
-    // Slow answers keep each status visible to the polling below.
-    receiver.answer = (_d, n) => (n <= 2 ? { status: 500, body: `failure ${n}`, delayMs: 800 } : { status: 200, body: 'thanks', delayMs: 800 });
+    // The first answer waits until the event has been seen DELIVERING; slow answers then keep
+    // each status visible to the polling below.
+    let listed!: () => void;
+    const seenDelivering = new Promise<void>((resolve) => (listed = resolve));
+    receiver.answer = (_d, n) =>
+      n <= 2 ? { status: 500, body: `failure ${n}`, delayMs: 800, ...(n === 1 ? { until: seenDelivering } : {}) } : { status: 200, body: 'thanks', delayMs: 800 };
     const user = await newUser(account);
     const [event] = await eventsOf(account, 'user.created');
     expect(event.attributes.status).toBe('DELIVERING');
-    const { event: final, seen } = await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
+    listed();
+    const watched = await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
+    const { event: final } = watched;
+    const seen = ['DELIVERING', ...watched.seen].filter((status, i, all) => status !== all[i - 1]);
     expect(seen).toEqual(['DELIVERING', 'FAILING', 'DELIVERED']);
     expect(final.attributes).toMatchObject({ lastResponseCode: 200, lastResponseBody: 'thanks' });
 
@@ -289,6 +296,28 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     await sleep(3000);
     // Attempt 1 once, attempt 2 once: the duplicates of attempt 1 POSTed nothing.
     expect(receiver.deliveries).toHaveLength(2);
+    sqs.destroy();
+  });
+
+  it('copies of a message sent together while its attempt runs cause one POST', async () => {
+    const { account, receiver } = await setup({ subscriptions: ['user.created'] });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    receiver.answer = () => ({ status: 204, until: answered });
+    await newUser(account);
+    const [event] = await eventsOf(account, 'user.created');
+    await receiver.waitFor((d) => d.length >= 1);
+    // The first attempt's POST is waiting for its answer. Copies of its message, in the form
+    // that does not name the endpoint:
+    const sqs = new SQSClient({});
+    const body = JSON.stringify({ accountId: account.id, webhookEventId: event.id, attempt: 1 });
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, Entries: ['a', 'b', 'c'].map((Id) => ({ Id, MessageBody: body })) }));
+    await sleep(300);
+    answer();
+    await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
+    // Copies that found the attempt running come back after the visibility timeout, and are declined.
+    await sleep(3000);
+    expect(receiver.deliveries).toHaveLength(1);
     sqs.destroy();
   });
 

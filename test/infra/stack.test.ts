@@ -24,6 +24,7 @@ const deliverWebhooks: Worker = {
   handler: 'functions/fabricated/consumer.ts',
   access: ['table:read', 'table:write'],
   batchSize: 7,
+  maxConcurrency: 3,
 };
 const resetPassword: Route = {
   operation: 'fabricated.mail',
@@ -239,12 +240,20 @@ describe('the workers', () => {
       EventSourceArn: { 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] },
       FunctionName: { Ref: logicalIdOf(stack, functionFor(stack, 'Workers', deliverWebhooks.operation)) },
       BatchSize: deliverWebhooks.batchSize,
+      ScalingConfig: { MaximumConcurrency: deliverWebhooks.maxConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
   });
 
-  it('exist only as the route table lists them', () => {
+  it('exist only as the route table lists them, each with the concurrency it declares', () => {
     live.template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
+    for (const worker of workers) {
+      expect(worker.maxConcurrency, worker.operation).toBeGreaterThanOrEqual(2);
+      live.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: logicalIdOf(live.stack, functionFor(live.stack, 'Workers', worker.operation)) },
+        ScalingConfig: { MaximumConcurrency: worker.maxConcurrency },
+      });
+    }
   });
 });
 

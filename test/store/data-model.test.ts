@@ -2,7 +2,7 @@
  * Every access pattern of docs/data-model.md, run against DynamoDB Local through the store.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { findAccount } from '#shared/domain/accounts/account.ts';
@@ -20,11 +20,9 @@ import { listCollection } from '#shared/store/paging.ts';
 import { getItem, getRecord, type Item } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { Transaction } from '#shared/store/transaction.ts';
-import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
-import { idempotencyStore } from '#shared/events/deliver.ts';
+import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { collectionItems } from '#shared/store/paging.ts';
-import { IDEMPOTENCY_PARTITION } from '#shared/store/keys.ts';
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
@@ -267,21 +265,44 @@ describe('access patterns', () => {
     expect(byCursor).toEqual(expected);
   });
 
-  it('18: claims a delivery attempt once in the idempotency partition, and releases it', async () => {
-    const store = idempotencyStore();
-    store.configure({ config: new IdempotencyConfig({ expiresAfterSeconds: 4 * 86400 }), keyPrefix: 'data-model' });
-    const key = { accountId, webhookEventId: randomUUID(), attempt: 1 };
-    await store.saveInProgress(key);
-    await expect(store.saveInProgress(key)).rejects.toMatchObject({ name: 'IdempotencyItemAlreadyExistsError' });
-    const { Items } = await db().send(
-      new QueryCommand({ TableName: getTable(), KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': IDEMPOTENCY_PARTITION, ':prefix': 'data-model#' } }),
-    );
-    const mine = (Items ?? []).filter((item) => item.status === 'INPROGRESS');
-    expect(mine.length).toBeGreaterThanOrEqual(1);
-    expect(mine[0]!.expiresAt - Date.now() / 1000).toBeGreaterThan(3 * 86400);
-    await store.deleteRecord(key);
-    await store.saveInProgress(key);
-    await store.deleteRecord(key);
+  it('18: claims a delivery attempt on the event item: once, not while it runs, again once given back or its lease is over', async () => {
+    const tx = new Transaction();
+    const event = addWebhookEvent(tx, { accountId, environmentId: null, endpointId: randomUUID(), endpoint: 'x', payload: '{}', event: 'user.created' });
+    await tx.commit();
+    const key = { accountId, webhookEventId: event.id, attempt: 1 };
+    const leaseOf = (claim: Awaited<ReturnType<typeof claimAttempt>>) => {
+      if (!('item' in claim)) throw new Error(`declined: ${JSON.stringify(claim)}`);
+      return claim.lease;
+    };
+
+    // Claimed, and the claim returns the event.
+    const first = await claimAttempt(key, 20_000);
+    expect(first).toMatchObject({ item: { id: event.id, status: 'DELIVERING', deliveryAttempt: 1, deliveryLease: leaseOf(first) } });
+    // A copy while it runs: refused as in progress.
+    await expect(claimAttempt(key, 20_000)).rejects.toBeInstanceOf(AttemptInProgress);
+    // Given back (the run threw): the copy may run it.
+    await releaseAttempt(key, leaseOf(first), false);
+    const second = await claimAttempt(key, 1);
+    // A run that outlived its lease is taken over; its own release then changes nothing.
+    await new Promise((r) => setTimeout(r, 5));
+    const third = await claimAttempt(key, 20_000);
+    await releaseAttempt(key, leaseOf(second), false);
+    await expect(claimAttempt(key, 20_000)).rejects.toBeInstanceOf(AttemptInProgress);
+
+    // The outcome written (the lease ends): a copy of the message is declined, POSTing nothing.
+    const item = recordKey(accountId, 'webhook-events', event.id);
+    await db().send(new UpdateCommand({ TableName: getTable(), Key: item, UpdateExpression: 'SET #s = :s REMOVE deliveryLease', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'FAILING' } }));
+    expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
+    // Given back after its outcome (the next attempt could not be queued): runs again.
+    await releaseAttempt(key, leaseOf(third), true);
+    leaseOf(await claimAttempt(key, 20_000));
+
+    // The next attempt; the earlier one is then declined, as is any attempt of a final or removed event.
+    leaseOf(await claimAttempt({ ...key, attempt: 2 }, 20_000));
+    expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
+    await db().send(new UpdateCommand({ TableName: getTable(), Key: item, UpdateExpression: 'SET #s = :s REMOVE deliveryLease', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'DELIVERED' } }));
+    expect(await claimAttempt({ ...key, attempt: 3 }, 20_000)).toEqual({ declined: { status: 'DELIVERED', skipped: true } });
+    expect(await claimAttempt({ ...key, webhookEventId: randomUUID() }, 20_000)).toEqual({ declined: { status: 'GONE', skipped: true } });
   });
 });
 

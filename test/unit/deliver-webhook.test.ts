@@ -1,31 +1,26 @@
 /**
- * The webhook worker's failure paths against mocked DynamoDB and SQS clients and a stubbed
- * fetch (no local stack): the idempotency record (Powertools, on the service table) is taken
- * before the POST, makes a duplicate message a no-op, and is released when processing throws;
- * retries are scheduled per WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused
- * targets never see a request; poison messages fail their batch item.
+ * The webhook worker's failure paths against a stand-in table (the document client mocked,
+ * its condition and update expressions evaluated as DynamoDB would), a mocked SQS client and a
+ * stubbed fetch (no local stack): attempt n is claimed on the event before the POST, so a copy
+ * of the message is a no-op and a copy arriving mid-attempt fails to come back later; the claim
+ * is given back when processing throws; three requests per attempt; retries are scheduled per
+ * WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused targets never see a request;
+ * poison messages fail their batch item.
  */
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#functions/workers/deliver-webhook.ts';
 import { urlRules } from '#shared/domain/webhook-endpoints/endpoint.ts';
-import { attempt, processDelivery, retryDelaySeconds, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
+import { attempt, AttemptInProgress, processDelivery, retryDelaySeconds, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
 import { parseDeliveryMessage, PoisonMessage, scheduleAttempt, type DeliveryMessage } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
-import { IDEMPOTENCY_PARTITION } from '#shared/store/keys.ts';
+import { applyUpdate, conditionHolds } from '../support/expressions.ts';
 
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
 const EVENT = '22222222-2222-4222-8222-222222222222';
@@ -43,17 +38,18 @@ afterAll(() => {
 });
 
 const documents = mockClient(DynamoDBDocumentClient);
-const dynamodb = mockClient(DynamoDBClient);
 const sqs = mockClient(SQSClient);
 
+type Stored = Record<string, any>;
+
 interface Model {
-  event: Record<string, unknown> | undefined;
-  endpoint: Record<string, unknown> | undefined;
-  /** Powertools' idempotency items, by SK. */
-  idempotency: Map<string, Record<string, any>>;
+  /** The table, by PK (every item here has SK '#'). */
+  items: Map<string, Stored>;
+  /** Throw instead of running the next request that matches, once. */
+  failNext?: { when: (command: string, input: any) => boolean; error: Error };
+  /** Every request to the table, by command name. */
+  requests: string[];
   transactions: any[][];
-  /** Throw on the next TransactWrite, once. */
-  failNextTransaction?: Error;
   sent: { body: any; delay: number | undefined }[];
   posts: { url: string; init: RequestInit }[];
 }
@@ -62,66 +58,71 @@ let model: Model;
 let answer: () => Promise<Response>;
 
 const context = { getRemainingTimeInMillis: () => 20_000, functionName: 'deliver', awsRequestId: 'r' } as unknown as Context;
-const message: DeliveryMessage = { accountId: ACCOUNT, webhookEventId: EVENT, attempt: 1 };
+const message: DeliveryMessage = { accountId: ACCOUNT, webhookEventId: EVENT, endpointId: ENDPOINT, attempt: 1 };
+const stored = () => model.items.get(EVENT_PK);
+
+function failing(command: string, input: any) {
+  const fail = model.failNext;
+  if (fail?.when(command, input)) {
+    model.failNext = undefined;
+    throw fail.error;
+  }
+}
+
+const conditionFailed = (item: Stored | undefined) =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: item && marshall(item, { removeUndefinedValues: true }) });
 
 function install() {
   documents.reset();
-  dynamodb.reset();
   sqs.reset();
   documents.on(GetCommand).callsFake((input) => {
-    if (input.Key.PK === EVENT_PK) return { Item: model.event && { ...model.event } };
-    if (input.Key.PK === ENDPOINT_PK) return { Item: model.endpoint && { ...model.endpoint } };
-    return {};
+    model.requests.push('GetItem');
+    failing('GetItem', input);
+    const item = model.items.get(input.Key.PK);
+    return { Item: item && structuredClone(item) };
   });
-  documents.on(QueryCommand).resolves({ Items: [] });
-  documents.on(TransactWriteCommand).callsFake((input) => {
-    if (model.failNextTransaction) {
-      const error = model.failNextTransaction;
-      model.failNextTransaction = undefined;
-      throw error;
-    }
-    model.transactions.push(input.TransactItems);
-    for (const item of input.TransactItems) {
-      if (item.Update?.Key.PK === EVENT_PK) {
-        const names = item.Update.ExpressionAttributeNames;
-        const values = item.Update.ExpressionAttributeValues ?? {};
-        for (const [alias, name] of Object.entries(names)) {
-          const value = values[`:v${alias.slice(2)}`];
-          if (value === undefined) delete model.event![name as string];
-          else model.event![name as string] = value;
-        }
-      }
-    }
-    return {};
+  documents.on(BatchGetCommand).callsFake((input) => {
+    model.requests.push('BatchGetItem');
+    failing('BatchGetItem', input);
+    const [[table, { Keys, ConsistentRead }]] = Object.entries(input.RequestItems) as [string, any][];
+    expect(ConsistentRead).toBe(true);
+    const items = Keys.map((key: any) => model.items.get(key.PK)).filter(Boolean).map((item: Stored) => structuredClone(item));
+    return { Responses: { [table]: items }, UnprocessedKeys: {} };
   });
-  // Powertools' persistence layer, evaluated as DynamoDB would.
-  dynamodb.on(PutItemCommand).callsFake((input) => {
-    const item = unmarshall(input.Item);
+  documents.on(QueryCommand).callsFake(() => {
+    model.requests.push('Query');
+    return { Items: [] };
+  });
+  documents.on(UpdateCommand).callsFake((input) => {
+    model.requests.push('UpdateItem');
+    failing('UpdateItem', input);
     expect(input.TableName).toBe(process.env.TABLE_NAME);
-    expect(item.PK).toBe(IDEMPOTENCY_PARTITION);
-    const existing = model.idempotency.get(item.SK);
-    const now = Date.now();
-    const free = !existing || existing.expiresAt < now / 1000 || (existing.status === 'INPROGRESS' && existing.in_progress_expiration < now);
-    if (!free) throw new ConditionalCheckFailedException({ message: 'exists', $metadata: {}, Item: marshall(existing) });
-    model.idempotency.set(item.SK, item);
-    return {};
+    const current = model.items.get(input.Key.PK);
+    if (!conditionHolds(input.ConditionExpression, current, input)) {
+      throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? current : undefined);
+    }
+    const next = applyUpdate(input.UpdateExpression, current ?? { ...input.Key }, input);
+    model.items.set(input.Key.PK, next);
+    return { Attributes: input.ReturnValues === 'ALL_NEW' ? structuredClone(next) : undefined };
   });
-  dynamodb.on(GetItemCommand).callsFake((input) => {
-    const key = unmarshall(input.Key!);
-    const item = model.idempotency.get(key.SK);
-    return { Item: item && marshall(item) };
-  });
-  dynamodb.on(UpdateItemCommand).callsFake((input) => {
-    const key = unmarshall(input.Key!);
-    const values = unmarshall(input.ExpressionAttributeValues!);
-    const item = model.idempotency.get(key.SK)!;
-    item.status = values[':status'];
-    item.expiresAt = values[':expiry'];
-    if (values[':response_data'] !== undefined) item.data = values[':response_data'];
-    return {};
-  });
-  dynamodb.on(DeleteItemCommand).callsFake((input) => {
-    model.idempotency.delete(unmarshall(input.Key!).SK);
+  documents.on(TransactWriteCommand).callsFake((input) => {
+    model.requests.push('TransactWriteItems');
+    failing('TransactWriteItems', input);
+    const writes: [string, Stored | undefined][] = [];
+    const reasons = input.TransactItems.map((operation: any) => {
+      const write = operation.Update ?? operation.Put ?? operation.ConditionCheck;
+      const key = write.Key?.PK ?? write.Item?.PK;
+      const current = model.items.get(key);
+      if (!conditionHolds(write.ConditionExpression, current, write)) return { Code: 'ConditionalCheckFailed' };
+      if (operation.Update) writes.push([key, applyUpdate(write.UpdateExpression, current ?? { ...write.Key }, write)]);
+      if (operation.Put) writes.push([key, write.Item]);
+      return { Code: 'None' };
+    });
+    if (reasons.some((reason: any) => reason.Code !== 'None')) {
+      throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
+    }
+    for (const [key, item] of writes) model.items.set(key, item!);
+    model.transactions.push(input.TransactItems);
     return {};
   });
   sqs.on(SendMessageCommand).callsFake((input) => {
@@ -138,18 +139,20 @@ beforeEach(() => {
   process.env.WEBHOOK_RETRY_DELAYS = '30,120';
   process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = 'true';
   model = {
-    event: {
-      PK: EVENT_PK, SK: '#', type: 'webhook-events', id: EVENT, accountId: ACCOUNT, environmentId: null,
-      created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', endpointId: ENDPOINT,
-      endpoint: 'http://127.0.0.1:9/hook', payload: '{"data":{"type":"users","id":"x"}}', event: 'user.created',
-      status: 'DELIVERING', lastResponseCode: null, lastResponseBody: null, idempotencyToken: TOKEN,
-    },
-    endpoint: {
-      PK: ENDPOINT_PK, SK: '#', type: 'webhook-endpoints', id: ENDPOINT, accountId: ACCOUNT, environmentId: null,
-      created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', url: 'http://127.0.0.1:9/hook',
-      subscriptions: ['*'], enabled: true, signingSecret: SECRET,
-    },
-    idempotency: new Map(),
+    items: new Map([
+      [EVENT_PK, {
+        PK: EVENT_PK, SK: '#', type: 'webhook-events', id: EVENT, accountId: ACCOUNT, environmentId: null,
+        created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', endpointId: ENDPOINT,
+        endpoint: 'http://127.0.0.1:9/hook', payload: '{"data":{"type":"users","id":"x"}}', event: 'user.created',
+        status: 'DELIVERING', lastResponseCode: null, lastResponseBody: null, idempotencyToken: TOKEN, markers: [],
+      }],
+      [ENDPOINT_PK, {
+        PK: ENDPOINT_PK, SK: '#', type: 'webhook-endpoints', id: ENDPOINT, accountId: ACCOUNT, environmentId: null,
+        created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', url: 'http://127.0.0.1:9/hook',
+        subscriptions: ['*'], enabled: true, signingSecret: SECRET, markers: [],
+      }],
+    ]),
+    requests: [],
     transactions: [],
     sent: [],
     posts: [],
@@ -162,15 +165,21 @@ beforeEach(() => {
   install();
 });
 
-const eventUpdates = () =>
-  model.transactions.flat().filter((op) => op.Update?.Key.PK === EVENT_PK).map((op) => {
-    const names = op.Update.ExpressionAttributeNames as Record<string, string>;
-    const values = op.Update.ExpressionAttributeValues ?? {};
-    return Object.fromEntries(Object.entries(names).map(([alias, name]) => [name, values[`:v${alias.slice(2)}`] ?? null]));
-  });
+const sqsRecord = (messageId: string, body: unknown) => ({
+  messageId, body: typeof body === 'string' ? body : JSON.stringify(body), receiptHandle: messageId, attributes: {}, messageAttributes: {},
+  md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x',
+});
+const batch = (...records: ReturnType<typeof sqsRecord>[]) => ({ Records: records }) as unknown as SQSEvent;
+
+/** Another event of the account, to the endpoint given (a copy of the first one otherwise). */
+function addEvent(id: string, endpointId = ENDPOINT) {
+  const pk = `A#${ACCOUNT}#WEBHOOK_EVENT#${id}`;
+  model.items.set(pk, { ...structuredClone(model.items.get(EVENT_PK)!), PK: pk, id, endpointId });
+  return { accountId: ACCOUNT, webhookEventId: id, endpointId, attempt: 1 };
+}
 
 describe('one attempt', () => {
-  it('POSTs the event document signed the Standard Webhooks way and records DELIVERED', async () => {
+  it('POSTs the event document signed the Standard Webhooks way and records DELIVERED, in three requests', async () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
     const { url, init } = model.posts[0]!;
@@ -180,23 +189,38 @@ describe('one attempt', () => {
     expect(headers['webhook-id']).toBe(TOKEN);
     const verified = new Webhook(SECRET).verify(init.body as string, headers) as any;
     expect(verified.data).toMatchObject({ id: EVENT, type: 'webhook-events', meta: { idempotencyToken: TOKEN } });
-    expect(eventUpdates()).toEqual([expect.objectContaining({ status: 'DELIVERED', lastResponseCode: 200, lastResponseBody: 'ok' })]);
+    // The claim on the event (which reads it) and the endpoint read, then the outcome.
+    expect(model.requests.sort()).toEqual(['GetItem', 'UpdateItem', 'UpdateItem']);
+    expect(stored()).toMatchObject({ status: 'DELIVERED', lastResponseCode: 200, lastResponseBody: 'ok', deliveryAttempt: 1 });
+    // The lease ends with the outcome.
+    expect(stored()!.deliveryLease).toBeUndefined();
     expect(model.sent).toEqual([]);
-    // The idempotency record: completed, in the service table's own partition, kept ≥ 3 days.
-    const [record] = [...model.idempotency.values()];
-    expect(record).toMatchObject({ PK: IDEMPOTENCY_PARTITION, status: 'COMPLETED' });
-    expect(record!.SK).toMatch(/^webhook-delivery#/);
-    expect(record!.expiresAt - Date.now() / 1000).toBeGreaterThanOrEqual(3 * 86400);
   });
 
-  it('the same message twice: one POST, the second answered from the idempotency record', async () => {
+  it('a message that does not name the endpoint reads it after the claim; one that names another reads the event\'s', async () => {
+    const { endpointId: _omitted, ...bare } = message;
+    expect(await processDelivery(bare, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.requests).toEqual(['UpdateItem', 'GetItem', 'UpdateItem']);
+    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({ status: 'DELIVERED', skipped: true });
+    model.items.get(EVENT_PK)!.status = 'FAILING';
+    model.requests = [];
+    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(2);
+    // The endpoint the message names, read alongside the claim, then the event's own.
+    expect(model.requests.sort()).toEqual(['GetItem', 'GetItem', 'UpdateItem', 'UpdateItem']);
+  });
+
+  it('the same message twice: one POST, the second declined by the claim', async () => {
     answer = async () => new Response('nope', { status: 500 });
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
-    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(model.posts).toHaveLength(1);
     expect(model.sent).toHaveLength(1);
-    // A different attempt of the same event is another key.
+    // A different attempt of the same event is another claim.
     await processDelivery({ ...message, attempt: 2 }, context);
+    expect(model.posts).toHaveLength(2);
+    // And the first attempt, come again after it, is declined too.
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(model.posts).toHaveLength(2);
   });
 
@@ -205,21 +229,88 @@ describe('one attempt', () => {
     answer = () => new Promise((resolve) => (release = () => resolve(new Response(null, { status: 204 }))));
     const first = processDelivery(message, context);
     await vi.waitFor(() => expect(model.posts).toHaveLength(1));
-    await expect(processDelivery(message, context)).rejects.toThrow(/in progress/);
+    await expect(processDelivery(message, context)).rejects.toThrow(AttemptInProgress);
     release();
-    await first;
+    expect(await first).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
   });
 
-  it('when processing throws after the POST, the idempotency record is released so the redelivered message runs', async () => {
-    model.failNextTransaction = new Error('ProvisionedThroughputExceeded (simulated)');
+  it('two copies in one batch: one POST; the copy that found the attempt running is a batch item failure', async () => {
+    const result = await handler(batch(sqsRecord('first', message), sqsRecord('copy', message)), context);
+    expect(model.posts).toHaveLength(1);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'copy' }] });
+    // Redelivered, the copy is declined.
+    expect(await handler(batch(sqsRecord('copy', message)), context)).toEqual({ batchItemFailures: [] });
+    expect(model.posts).toHaveLength(1);
+  });
+
+  it('a batch reads the endpoints its messages name in one request: two more per attempt', async () => {
+    const OTHER = '44444444-4444-4444-8444-444444444444';
+    const OTHER_PK = `A#${ACCOUNT}#WEBHOOK_ENDPOINT#${OTHER}`;
+    model.items.set(OTHER_PK, { ...structuredClone(model.items.get(ENDPOINT_PK)!), PK: OTHER_PK, id: OTHER, url: 'http://127.0.0.1:9/other' });
+    const second = addEvent('55555555-5555-4555-8555-555555555555');
+    const third = addEvent('66666666-6666-4666-8666-666666666666', OTHER);
+    const result = await handler(batch(sqsRecord('1', message), sqsRecord('2', second), sqsRecord('3', third)), context);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(model.posts).toHaveLength(3);
+    expect(model.requests.filter((request) => request === 'BatchGetItem')).toHaveLength(1);
+    expect(model.requests.filter((request) => request !== 'BatchGetItem').sort()).toEqual(Array(6).fill('UpdateItem'));
+    for (const post of model.posts) expect(() => new Webhook(SECRET).verify(post.init.body as string, post.init.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('a batch whose endpoints cannot be read ahead reads them attempt by attempt; a malformed message fails alone', async () => {
+    model.failNext = { when: (command) => command === 'BatchGetItem', error: new Error('read failed (simulated)') };
+    const second = addEvent('55555555-5555-4555-8555-555555555555');
+    const result = await handler(batch(sqsRecord('1', message), sqsRecord('2', second), sqsRecord('bad', '{')), context);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
+    expect(model.posts).toHaveLength(2);
+    expect(model.requests.filter((request) => request === 'GetItem')).toHaveLength(2);
+  });
+
+  it('an endpoint the batch found missing is not read again: FAILED without a POST', async () => {
+    model.items.delete(ENDPOINT_PK);
+    expect(await handler(batch(sqsRecord('1', message)), context)).toEqual({ batchItemFailures: [] });
+    expect(model.posts).toEqual([]);
+    expect(stored()).toMatchObject({ status: 'FAILED', lastResponseBody: 'The webhook endpoint no longer exists' });
+    expect(model.requests).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem']);
+  });
+
+  it('a run that died holding the claim is taken over once its lease is over', async () => {
+    const now = Date.now();
+    Object.assign(model.items.get(EVENT_PK)!, { deliveryAttempt: 1, deliveryLease: now + 60_000 });
+    await expect(processDelivery(message, context)).rejects.toThrow(AttemptInProgress);
+    model.items.get(EVENT_PK)!.deliveryLease = now - 1;
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(1);
+  });
+
+  it('a run that outlived its lease and was taken over leaves the outcome to the run that took over', async () => {
+    answer = async () => {
+      // Meanwhile another run took the attempt over.
+      model.items.get(EVENT_PK)!.deliveryLease = Date.now() + 20_000;
+      return new Response('', { status: 500 });
+    };
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
+    expect(stored()).toMatchObject({ status: 'DELIVERING', lastResponseCode: null });
+    expect(model.sent).toEqual([]);
+  });
+
+  it('when processing throws after the POST, the claim is given back so the redelivered message runs', async () => {
+    model.failNext = { when: (command, input) => command === 'UpdateItem' && input.UpdateExpression.includes('#status'), error: new Error('ProvisionedThroughputExceeded (simulated)') };
     await expect(processDelivery(message, context)).rejects.toThrow(/simulated/);
-    expect(model.idempotency.size).toBe(0);
-    expect(dynamodb.commandCalls(DeleteItemCommand)).toHaveLength(1);
+    expect(stored()).toMatchObject({ status: 'DELIVERING', deliveryAttempt: 0 });
+    expect(stored()!.deliveryLease).toBeUndefined();
     // SQS delivers it again: it runs.
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(2);
-    expect([...model.idempotency.values()][0]!.status).toBe('COMPLETED');
+  });
+
+  it('when the endpoint cannot be read, nothing is POSTed and the claim is given back', async () => {
+    model.failNext = { when: (command) => command === 'GetItem', error: new Error('read failed (simulated)') };
+    await expect(processDelivery(message, context)).rejects.toThrow(/simulated/);
+    expect(model.posts).toEqual([]);
+    expect(stored()!.deliveryLease).toBeUndefined();
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
   });
 
   it('when the POST throws (network error, timeout), the attempt fails: FAILING, no code, the next attempt scheduled', async () => {
@@ -227,24 +318,32 @@ describe('one attempt', () => {
       throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
-    expect(eventUpdates()[0]).toMatchObject({ status: 'FAILING', lastResponseCode: null, lastResponseBody: 'The request failed: ECONNREFUSED' });
+    expect(stored()).toMatchObject({ status: 'FAILING', lastResponseBody: 'The request failed: ECONNREFUSED' });
+    expect(stored()!.lastResponseCode).toBeUndefined();
     expect(model.sent).toHaveLength(1);
     expect(model.sent[0]!.body).toEqual({ ...message, attempt: 2 });
     expect(model.sent[0]!.delay).toBeGreaterThanOrEqual(27);
     expect(model.sent[0]!.delay).toBeLessThanOrEqual(33);
   });
 
-  it('when the next attempt cannot be queued, the message fails and the idempotency record is released', async () => {
+  it('when the next attempt cannot be queued, the message fails and the claim is given back', async () => {
     answer = async () => new Response('', { status: 502 });
-    sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
+    sqs.on(SendMessageCommand).rejectsOnce(new Error('SQS unavailable'));
     await expect(processDelivery(message, context)).rejects.toThrow(/SQS unavailable/);
-    expect(model.idempotency.size).toBe(0);
+    expect(stored()).toMatchObject({ status: 'FAILING', deliveryAttempt: 0 });
+    // Redelivered, it runs again and this time queues the next attempt.
+    sqs.on(SendMessageCommand).callsFake((input) => {
+      model.sent.push({ body: JSON.parse(input.MessageBody!), delay: input.DelaySeconds });
+      return { MessageId: 'm' };
+    });
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
+    expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2]);
   });
 
   it('keeps the first 2 KB of the answer', async () => {
     answer = async () => new Response('é'.repeat(10_000), { status: 500 });
     await processDelivery(message, context);
-    expect(eventUpdates()[0]!.lastResponseBody).toBe('é'.repeat(RESPONSE_BODY_MAX));
+    expect(stored()!.lastResponseBody).toBe('é'.repeat(RESPONSE_BODY_MAX));
   });
 
   it('after the last attempt: FAILED and nothing scheduled', async () => {
@@ -258,26 +357,47 @@ describe('one attempt', () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILED' });
     expect(model.sent).toEqual([]);
     const [tx] = model.transactions;
-    const endpointUpdate = tx!.find((op) => op.Update?.Key.PK === ENDPOINT_PK);
-    expect(Object.values(endpointUpdate.Update.ExpressionAttributeValues)).toContain(false);
+    expect(tx!.map((op) => op.Update?.Key.PK)).toEqual(expect.arrayContaining([EVENT_PK, ENDPOINT_PK]));
+    expect(stored()).toMatchObject({ status: 'FAILED', lastResponseCode: 410 });
+    expect(stored()!.deliveryLease).toBeUndefined();
+    expect(model.items.get(ENDPOINT_PK)!.enabled).toBe(false);
+  });
+
+  it('410 Gone from an event removed during the POST: nothing disabled', async () => {
+    answer = async () => {
+      model.items.delete(EVENT_PK);
+      return new Response('gone', { status: 410 });
+    };
+    expect(await processDelivery(message, context)).toEqual({ status: 'GONE' });
+    expect(model.items.get(ENDPOINT_PK)!.enabled).toBe(true);
   });
 
   it('an event already DELIVERED or FAILED, or gone, is acknowledged without a POST', async () => {
-    model.event!.status = 'DELIVERED';
+    model.items.get(EVENT_PK)!.status = 'DELIVERED';
     expect(await attempt(message)).toEqual({ status: 'DELIVERED', skipped: true });
-    model.event = undefined;
+    model.items.delete(EVENT_PK);
     expect(await attempt(message)).toEqual({ status: 'GONE', skipped: true });
     expect(model.posts).toEqual([]);
   });
 
+  it('an event removed during the POST: GONE, nothing scheduled', async () => {
+    answer = async () => {
+      model.items.delete(EVENT_PK);
+      return new Response('', { status: 500 });
+    };
+    expect(await processDelivery(message, context)).toEqual({ status: 'GONE' });
+    expect(model.sent).toEqual([]);
+  });
+
   it('an endpoint deleted or disabled since: FAILED without a POST', async () => {
-    model.endpoint!.enabled = false;
+    model.items.get(ENDPOINT_PK)!.enabled = false;
     expect(await attempt(message)).toEqual({ status: 'FAILED' });
-    model.event!.status = 'DELIVERING';
-    model.endpoint = undefined;
+    expect(stored()!.lastResponseBody).toBe('The webhook endpoint is disabled');
+    model.items.get(EVENT_PK)!.status = 'DELIVERING';
+    model.items.delete(ENDPOINT_PK);
     expect(await attempt({ ...message, attempt: 2 })).toEqual({ status: 'FAILED' });
+    expect(stored()!.lastResponseBody).toBe('The webhook endpoint no longer exists');
     expect(model.posts).toEqual([]);
-    expect(eventUpdates().map((u) => u.lastResponseBody)).toEqual(['The webhook endpoint is disabled', 'The webhook endpoint no longer exists']);
   });
 });
 
@@ -307,7 +427,7 @@ describe('scheduling', () => {
     expect(await processDelivery(last, context)).toBe('HOP');
     expect(model.sent[0]!.delay).toBe(300);
     expect(model.posts).toEqual([]);
-    expect(model.idempotency.size).toBe(0);
+    expect(stored()!.deliveryAttempt).toBeUndefined();
     expect(await processDelivery({ ...hop, notBefore: Date.now() - 1 }, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
   });
@@ -349,7 +469,7 @@ describe('refused targets', () => {
     process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = 'false';
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(model.posts).toEqual([]);
-    expect(eventUpdates()[0]).toMatchObject({ lastResponseCode: null, lastResponseBody: expect.stringMatching(/^Refused: 127\.0\.0\.1/) });
+    expect(stored()).toMatchObject({ status: 'FAILING', lastResponseBody: expect.stringMatching(/^Refused: 127\.0\.0\.1/) });
   });
 
   it('endpoint URLs: https only and no private literal unless private targets are allowed', () => {

@@ -19,6 +19,8 @@ export interface Answer {
   body?: string;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settles (and delayMs has passed). */
+  until?: Promise<unknown>;
 }
 
 export interface Receiver {
@@ -61,8 +63,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       receiver.deliveries.push(delivery);
       const answer = receiver.answer(delivery, receiver.deliveries.length);
       setTimeout(() => {
-        response.writeHead(answer.status, { 'content-type': 'text/plain' });
-        response.end(answer.body ?? '');
+        void Promise.resolve(answer.until)
+          .catch(() => undefined)
+          .then(() => {
+            response.writeHead(answer.status, { 'content-type': 'text/plain' });
+            response.end(answer.body ?? '');
+          });
       }, answer.delayMs ?? 0);
     });
   });
