@@ -314,7 +314,9 @@ async function recordDisabling(item: Item, lease: number, attemptNumber: number,
     const tx = new Transaction();
     tx.update(item, { ...changes, deliveryLease: null }, { missing: new EventGone(), unchanged: { deliveryAttempt: attemptNumber, deliveryLease: lease } });
     if (disable) {
-      const disabled = toRecord<WebhookEndpointRecord>(tx.update(endpointItem, { enabled: false, updated: now() }, { missing: new EndpointGone() }));
+      const disabled = toRecord<WebhookEndpointRecord>(
+        tx.update(endpointItem, { enabled: false, updated: now() }, { missing: new EndpointGone(), unchanged: { updated: endpointItem.updated } }),
+      );
       recordSubscription(tx, disabled);
       await emitEvent(tx, disabled, 'webhook-endpoint.updated', webhookEndpointDocument(disabled));
     }
@@ -322,7 +324,7 @@ async function recordDisabling(item: Item, lease: number, attemptNumber: number,
   };
   try {
     await write(true).catch((error) => {
-      // An endpoint removed during the POST needs no disabling.
+      // An endpoint removed or changed during the POST needs no disabling: the 410 came from what it was.
       if (error instanceof EndpointGone) return write(false);
       throw error;
     });

@@ -81,8 +81,16 @@ export async function getRecord<T extends StoredRecord>(scope: Scope, type: Reco
   return item && toRecord<T>(item);
 }
 
-/** Reads up to 100 items by key in one request, retrying the keys DynamoDB leaves unprocessed. */
+/** BatchGetItem takes at most this many keys. */
+const BATCH_GET_MAX = 100;
+
+/** Reads items by key, 100 per request, retrying the keys DynamoDB leaves unprocessed. */
 export async function getItems(keys: Key[]): Promise<Item[]> {
+  if (keys.length > BATCH_GET_MAX) {
+    const batches: Key[][] = [];
+    for (let i = 0; i < keys.length; i += BATCH_GET_MAX) batches.push(keys.slice(i, i + BATCH_GET_MAX));
+    return (await Promise.all(batches.map(getItems))).flat();
+  }
   const found: Item[] = [];
   let pending: Key[] = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {

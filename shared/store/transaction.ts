@@ -91,8 +91,8 @@ export class Transaction {
       /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set. */
       unchanged?: Record<string, unknown>;
       /**
-       * Raised instead of `missing` when the update swaps markers: the swap is conditional on the
-       * markers read, so of two concurrent changes of a unique value only one lands.
+       * Raised instead of `missing` when the update swaps markers or requires `unchanged` values:
+       * the update is conditional on what was read, so of two concurrent changes only one lands.
        */
       conflict?: Error;
     },
@@ -143,7 +143,7 @@ export class Transaction {
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         },
       },
-      swapsMarkers ? (options.conflict ?? options.missing) : options.missing,
+      swapsMarkers || options.unchanged ? (options.conflict ?? options.missing) : options.missing,
     );
     for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
     for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);

@@ -8,7 +8,7 @@ import { digest } from '#shared/auth/secrets.ts';
 import { findAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { findEnvironment, type Environment } from '#shared/domain/environments/environment.ts';
-import { addToken, listBearerTokens, tokensOf } from '#shared/domain/tokens/service.ts';
+import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
 import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import type { UserRecord } from '#shared/domain/users/user.ts';
@@ -105,6 +105,32 @@ describe('access patterns', () => {
     expect(page.count).toBe(1);
     const register = await tokensOf(await getItem(recordKey(accountId, 'users', user!.id)) as Item);
     expect(register).toMatchObject({ serial: 1, tokens: [{ id: token.id }] });
+  });
+
+  it('35: revokes a register of more than 100 tokens, then makes the change in a transaction of its own', async () => {
+    const [user] = await addUsers(1);
+    for (let made = 0; made < 120; made++) {
+      const tx = new Transaction();
+      addToken(tx, { holder: user!, environmentId: null, kind: 'user-token' });
+      await tx.commit();
+    }
+    const item = (await getItem(recordKey(accountId, 'users', user!.id)))!;
+    expect((await tokensOf(item)).tokens).toHaveLength(120);
+    await revokeTokensOf(item, (tx) => void tx.update(item, { status: 'BANNED' }, { missing: new Error('gone') }), false);
+    expect(await tokensOf(item)).toEqual({ serial: 120, tokens: [] });
+    expect((await getItem(recordKey(accountId, 'users', user!.id)))?.status).toBe('BANNED');
+  });
+
+  it('35: a token made for a user whose password changed since it was checked is refused', async () => {
+    const [user] = await addUsers(1);
+    const item = (await getItem(recordKey(accountId, 'users', user!.id)))!;
+    let tx = new Transaction();
+    tx.update(item, { passwordHash: 'another hash' }, { missing: new Error('gone') });
+    await tx.commit();
+    tx = new Transaction();
+    addToken(tx, { holder: user!, environmentId: null, kind: 'user-token' });
+    requireStanding(tx, user!, new Error('changed'));
+    await expect(tx.commit()).rejects.toThrow('changed');
   });
 
   it('7, 9: lists a type newest first and counts it from the counter; SHARED merges its own and global', async () => {

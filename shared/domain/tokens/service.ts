@@ -70,12 +70,13 @@ export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord
 
 /**
  * Fails the transaction with `changed` unless the holder still stands as read: it exists and,
- * for a user, is active with the same role. A ban or a role change racing a new token thus
- * either sees the token in the register or makes the token's transaction fail.
+ * for a user, is active with the same role and password. A ban, a role change or a password
+ * reset racing a new token thus either sees the token in the register or makes the token's
+ * transaction fail.
  */
-export function requireStanding(tx: Transaction, holder: StoredRecord & { role?: string }, changed: Error): void {
+export function requireStanding(tx: Transaction, holder: StoredRecord & { role?: string; passwordHash?: string }, changed: Error): void {
   const key = recordKey(holder.accountId, holder.type, holder.id);
-  if (holder.type === 'users') tx.requireState(key, { status: 'ACTIVE', role: holder.role }, changed);
+  if (holder.type === 'users') tx.requireState(key, { status: 'ACTIVE', role: holder.role, passwordHash: holder.passwordHash }, changed);
   else tx.requireExists(key, changed);
 }
 
@@ -110,20 +111,17 @@ export function guardRegister(tx: Transaction, holder: Item, serial: number | un
 }
 
 /**
- * Revokes every token of `holder`, a few per transaction, and runs `last` (the change that
- * needs them gone: a ban, a new role, a delete) in the final one, which fails if a token was
- * generated meanwhile.
+ * Revokes every token of `holder`, a few per transaction, then commits `last` (the change that
+ * needs them gone: a ban, a new role, a delete) in a transaction of its own (its events may
+ * take 40 operations), which fails if a token was generated meanwhile.
  */
 export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Promise<void> | void, holderGoes: boolean): Promise<void> {
   const { serial, tokens } = await tokensOf(holder);
-  await deleteWithChildren(
-    tokens,
-    async (tx) => {
-      guardRegister(tx, holder, serial, holderGoes);
-      await last(tx);
-    },
-    removeLookup,
-  );
+  if (tokens.length > 0) await deleteWithChildren(tokens, () => {}, removeLookup);
+  const tx = new Transaction();
+  guardRegister(tx, holder, serial, holderGoes);
+  await last(tx);
+  await tx.commit();
 }
 
 const userTokenBody = z.union([

@@ -155,7 +155,11 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     maxLength(name, attributes[name], 255);
     changes[name] = attributes[name];
   }
-  if (attributes.role !== undefined) changes.role = oneOf('role', attributes.role, ROLES);
+  if (attributes.role !== undefined) {
+    const role = oneOf('role', attributes.role, ROLES);
+    // Written only when it changes: a stale "same role" must not undo a concurrent role change.
+    if (role !== user.role) changes.role = role;
+  }
   if (attributes.metadata !== undefined) {
     metadataRule(attributes.metadata);
     changes.metadata = attributes.metadata;
@@ -176,7 +180,7 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
   };
   // A token acts as the role its user had when it was generated: a new role takes new tokens.
-  if (changes.role !== undefined && changes.role !== user.role) await revokeTokensOf(item, apply, false);
+  if (changes.role !== undefined) await revokeTokensOf(item, apply, false);
   else await commitWith(apply);
   return next;
 }

@@ -8,7 +8,7 @@ import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
 import type { Permission } from '../../auth/permissions.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
+import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
@@ -92,7 +92,12 @@ export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Pro
   if (attributes.subscriptions !== undefined) changes.subscriptions = subscriptionRules(attributes.subscriptions);
   if (attributes.enabled !== undefined) changes.enabled = attributes.enabled;
   const tx = new Transaction();
-  const next = toRecord<WebhookEndpointRecord>(tx.update(item, changes, { missing: new RecordNotFound('webhook-endpoints', id) }));
+  // Conditional on the endpoint as read: its subscriptions entry is rewritten whole from it.
+  const next = toRecord<WebhookEndpointRecord>(tx.update(item, changes, {
+    missing: new RecordNotFound('webhook-endpoints', id),
+    unchanged: { updated: item.updated },
+    conflict: conflict('The webhook endpoint changed while this request was made; retry it'),
+  }));
   recordSubscription(tx, next);
   await emitEvent(tx, ctx.scope, 'webhook-endpoint.updated', webhookEndpointDocument(next));
   await tx.commit();
