@@ -286,8 +286,9 @@ describe('one attempt', () => {
 
   it('a run that outlived its lease and was taken over leaves the outcome to the run that took over', async () => {
     answer = async () => {
-      // Meanwhile another run took the attempt over.
-      model.items.get(EVENT_PK)!.deliveryLease = Date.now() + 20_000;
+      // Meanwhile another run took the attempt over (with a lease of its own, never equal to this run's).
+      const event = model.items.get(EVENT_PK)!;
+      event.deliveryLease = Number(event.deliveryLease) + 1;
       return new Response('', { status: 500 });
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
