@@ -10,7 +10,7 @@ import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { tooManyRequests, unauthorized } from '../http/errors.ts';
 import { hit } from '../store/rate-limit.ts';
-import { tokenLookupKey, uniqueKey, type Key } from '../store/keys.ts';
+import { tokenLookupKey, uniqueKey, type Key, type RecordType } from '../store/keys.ts';
 import { readItem, type ReadAhead } from '../store/read-ahead.ts';
 import { getItem, toRecord, type Item } from '../store/records.ts';
 import { admits, kindOf, type Bearer } from './bearer.ts';
@@ -21,10 +21,13 @@ const challenge = (scheme: 'Bearer' | 'Basic') => ({ 'WWW-Authenticate': `${sche
 
 const invalid = () => unauthorized('TOKEN_INVALID', 'Token is invalid');
 
-/** The token value in `Authorization: Bearer <token>`, as the pipeline reads it ahead; undefined if there is none to look up. */
+/** The value of `Authorization: Bearer <value>`, if the header has that form. */
+const bearerValue = (header: string | undefined) => (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
+
+/** The lookup key of the token in `Authorization: Bearer <token>`, read ahead by the pipeline; undefined if there is none to look up. */
 export function bearerTokenKey(header: string | undefined): Key | undefined {
-  const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match && !looksLikeUuid(match[1]!) ? tokenLookupKey(digest(match[1]!)) : undefined;
+  const value = bearerValue(header);
+  return value && !looksLikeUuid(value) ? tokenLookupKey(digest(value)) : undefined;
 }
 
 /**
@@ -37,14 +40,14 @@ export async function authenticateToken(
   environment: Environment | null,
   ahead?: ReadAhead,
 ): Promise<Bearer> {
-  const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('TOKEN_MISSING', 'An authentication token is required', challenge('Bearer'));
-  if (looksLikeUuid(match[1]!)) {
+  const value = bearerValue(header);
+  if (!value) throw unauthorized('TOKEN_MISSING', 'An authentication token is required', challenge('Bearer'));
+  if (looksLikeUuid(value)) {
     throw unauthorized('TOKEN_FORMAT_INVALID', 'Token format is invalid (a token id was sent instead of a token value)');
   }
-  const lookup = await readItem(ahead, bearerTokenKey(header)!);
+  const lookup = await readItem(ahead, tokenLookupKey(digest(value)));
   if (!lookup || lookup.accountId !== account.id) throw invalid();
-  const token = toRecord<TokenRecord & { bearerKind: BearerKind; productId?: string; policyId?: string }>(lookup);
+  const token = toRecord<TokenRecord & { bearerKind: BearerKind }>(lookup);
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw unauthorized('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   return {
@@ -54,7 +57,7 @@ export async function authenticateToken(
     environmentId: token.environmentId,
     permissions: effectivePermissions(token.bearerKind, token.permissions),
     tokenId: token.id,
-    ...(token.bearerType === 'licenses' ? { productId: token.productId, policyId: token.policyId } : {}),
+    ...ancestry(token.bearerType, lookup),
   };
 }
 
@@ -74,13 +77,13 @@ export async function authenticateLicenseKey(header: string, account: Account, e
     id: holder.id as string,
     environmentId,
     permissions: effectivePermissions('license', ['*']),
-    ...ancestry(holder),
+    ...ancestry('licenses', holder),
   };
 }
 
-/** Where a license bearer stands in the licensing graph. */
-const ancestry = (holder: Item) =>
-  holder.type === 'licenses' ? { productId: holder.productId as string, policyId: holder.policyId as string } : {};
+/** Where a license bearer stands in the licensing graph (the license itself, or its token's lookup item). */
+const ancestry = (type: RecordType, item: Item) =>
+  type === 'licenses' ? { productId: item.productId as string, policyId: item.policyId as string } : {};
 
 /**
  * The user behind `Authorization: Basic <email:password>` (only POST /tokens). Every failure

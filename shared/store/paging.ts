@@ -216,10 +216,6 @@ export async function partitionItems(index: string | undefined, partition: strin
   return items;
 }
 
-/** Every record of a type in one environment. */
-export const collectionItems = (accountId: string, environmentId: string | null, type: RecordType) =>
-  partitionItems('GSI1', collectionPartition(accountId, environmentId, collectionName(type)));
-
 /** Merges partitions that are each newest first into one stream, newest first. */
 async function* merge(streams: AsyncGenerator<Row>[]): AsyncGenerator<Row> {
   if (streams.length === 1) return yield* streams[0]!;

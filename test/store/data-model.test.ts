@@ -22,7 +22,6 @@ import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { Transaction } from '#shared/store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
 import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
-import { collectionItems } from '#shared/store/paging.ts';
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
@@ -254,7 +253,8 @@ describe('access patterns', () => {
     await tx.commit();
     expect(await subscriptionsOf(accountId, environment.id)).toEqual([{ id: endpoint.id, url: endpoint.url, enabled: true, subscriptions: ['*'] }]);
     expect((await subscriptionsOf(accountId, null)).map((entry) => entry.id)).not.toContain(endpoint.id);
-    expect((await collectionItems(accountId, environment.id, 'webhook-endpoints')).map((item) => item.id)).toEqual([endpoint.id]);
+    const endpoints = await listCollection(environmentScope(accountId, environment), { type: 'webhook-endpoints' }, { mode: 'number', number: 1, size: 10 });
+    expect(endpoints.records.map((record) => record.id)).toEqual([endpoint.id]);
 
     tx = new Transaction();
     const event = addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: endpoint.id, endpoint: endpoint.url, payload: '{}', event: 'user.created' });

@@ -52,16 +52,17 @@ export async function generateTokenFor(
     }
     expiry = new Date(at).toISOString();
   }
+  const record = toRecord<StoredRecord>(holder);
   const tx = new Transaction();
   const result = addToken(tx, {
-    holder: toRecord<StoredRecord>(holder),
+    holder: record,
     environmentId: home,
     kind,
     name: attributes.name ?? null,
     expiry,
     permissions,
   });
-  requireStanding(tx, toRecord<StoredRecord>(holder), new RecordNotFound(holder.type as string, holder.id as string));
+  requireStanding(tx, record, new RecordNotFound(holder.type as string, holder.id as string));
   await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;

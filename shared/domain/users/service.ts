@@ -169,26 +169,36 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     changes.passwordHash = await hashPassword(attributes.password);
   }
   changes.updated = now();
-  let next = user;
-  const apply = async (tx: Transaction) => {
-    next = toRecord<UserRecord>(tx.update(item, changes, {
-      missing: new RecordNotFound('users', id),
-      conflict: conflict('The user changed while this request was made; retry it'),
-      claim,
-      release,
-    }));
-    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
-  };
   // A token acts as the role its user had when it was generated: a new role takes new tokens.
-  if (changes.role !== undefined) await revokeTokensOf(item, apply, false);
-  else await commitWith(apply);
-  return next;
+  return changeUser(ctx, item, changes, {
+    missing: new RecordNotFound('users', id),
+    conflict: conflict('The user changed while this request was made; retry it'),
+    claim,
+    release,
+  }, changes.role !== undefined);
 }
 
-async function commitWith(write: (tx: Transaction) => Promise<void>): Promise<void> {
-  const tx = new Transaction();
-  await write(tx);
-  await tx.commit();
+/** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
+async function changeUser(
+  ctx: BearerContext,
+  item: Item,
+  changes: Record<string, unknown>,
+  options: Parameters<Transaction['update']>[2],
+  revoking: boolean,
+): Promise<UserRecord> {
+  let next = toRecord<UserRecord>(item);
+  const apply = async (tx: Transaction) => {
+    next = toRecord<UserRecord>(tx.update(item, changes, options));
+    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
+  };
+  if (revoking) {
+    await revokeTokensOf(item, apply, false);
+  } else {
+    const tx = new Transaction();
+    await apply(tx);
+    await tx.commit();
+  }
+  return next;
 }
 
 /**
@@ -199,14 +209,7 @@ export async function setUserStatus(ctx: BearerContext, id: string, status: 'ACT
   const item = await visibleUser(ctx, id, true);
   requireAdministrator(ctx.bearer, 'user.ban', 'ban users');
   if (status === 'BANNED' && isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot ban yourself');
-  let next = toRecord<UserRecord>(item);
-  const apply = async (tx: Transaction) => {
-    next = toRecord<UserRecord>(tx.update(item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }));
-    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
-  };
-  if (status === 'BANNED') await revokeTokensOf(item, apply, false);
-  else await commitWith(apply);
-  return next;
+  return changeUser(ctx, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
 }
 
 /** Deletes a user with all of their tokens, and frees their e-mail address. */
