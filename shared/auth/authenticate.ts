@@ -10,9 +10,11 @@ import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { tooManyRequests, unauthorized } from '../http/errors.ts';
 import { hit } from '../store/rate-limit.ts';
-import { tokenLookupKey, uniqueKey, type Key, type RecordType } from '../store/keys.ts';
+import { tokenLookupKey, type Key, type RecordType } from '../store/keys.ts';
 import { readItem, type ReadAhead } from '../store/read-ahead.ts';
-import { getItem, toRecord, type Item } from '../store/records.ts';
+import { toRecord, type Item } from '../store/records.ts';
+import { globalScope, type Scope } from '../store/scope.ts';
+import { findByUnique } from '../store/unique.ts';
 import { admits, kindOf, type Bearer } from './bearer.ts';
 import { effectivePermissions, type BearerKind } from './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
@@ -55,7 +57,7 @@ export async function authenticateToken(
     type: token.bearerType,
     id: token.bearerId,
     environmentId: token.environmentId,
-    permissions: effectivePermissions(token.bearerKind, token.permissions),
+    permissions: effectivePermissions(token.bearerKind, token.environmentId, token.permissions),
     tokenId: token.id,
     ...ancestry(token.bearerType, lookup),
   };
@@ -65,18 +67,19 @@ export async function authenticateToken(
  * The license behind `Authorization: License <key>` (DECISIONS §2), found through the marker
  * of its key and admitted into the requested environment like any bearer of its home.
  */
-export async function authenticateLicenseKey(header: string, account: Account, environment: Environment | null): Promise<Bearer> {
+export async function authenticateLicenseKey(header: string, scope: Scope): Promise<Bearer> {
   const match = /^License\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('TOKEN_MISSING', 'A license key is required', challenge('Bearer'));
-  const holder = await findLicenseItemByKey(account.id, match[1]!);
-  const environmentId = (holder?.environmentId as string | null | undefined) ?? null;
-  if (!holder || !admits(environment, environmentId, 'license')) throw unauthorized('TOKEN_INVALID', 'License key is invalid');
+  // The licenses a request's environment can read are exactly the ones it admits as bearers.
+  const holder = await findLicenseItemByKey(scope, match[1]!);
+  if (!holder) throw unauthorized('TOKEN_INVALID', 'License key is invalid');
+  const environmentId = (holder.environmentId as string | null | undefined) ?? null;
   return {
     kind: 'license',
     type: 'licenses',
     id: holder.id as string,
     environmentId,
-    permissions: effectivePermissions('license', ['*']),
+    permissions: effectivePermissions('license', environmentId, ['*']),
     ...ancestry('licenses', holder),
   };
 }
@@ -94,6 +97,7 @@ export async function authenticateBasic(
   header: string | undefined,
   account: Account,
   environment: Environment | null,
+  scope: Scope,
 ): Promise<UserRecord> {
   const match = header && /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!match) throw unauthorized('TOKEN_MISSING', 'HTTP Basic credentials (email:password) are required', challenge('Basic'));
@@ -103,7 +107,7 @@ export async function authenticateBasic(
   const password = colon < 0 ? '' : decoded.slice(colon + 1);
 
   await limitLogins(account.id, email);
-  const user = email ? await findUserByEmail(account.id, email) : undefined;
+  const user = email ? await findLoginUser(scope, email) : undefined;
   const verified = await verifyPassword(password, user?.passwordHash);
   const kind = user && kindOf(user);
   if (!verified || !user || !kind || !admits(environment, user.environmentId, kind)) {
@@ -127,11 +131,17 @@ async function limitLogins(accountId: string, email: string): Promise<void> {
   });
 }
 
-async function findUserByEmail(accountId: string, email: string): Promise<UserRecord | undefined> {
+/**
+ * The user an address names among those the request could admit: the environment's own, and
+ * from inside an environment also global ones (whether one is admitted is `admits`'s call:
+ * global admins everywhere, other global users in SHARED environments only).
+ */
+async function findLoginUser(scope: Scope, email: string): Promise<UserRecord | undefined> {
   if (email.length > 255) return undefined;
-  const marker = await getItem(uniqueKey(accountId, EMAIL_MARKER, normaliseEmail(email)));
-  if (!marker) return undefined;
-  const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
+  const value = normaliseEmail(email);
+  const item =
+    (await findByUnique(scope, EMAIL_MARKER, value)) ??
+    (scope.environmentId !== null ? await findByUnique(globalScope(scope.accountId), EMAIL_MARKER, value) : undefined);
   return item && toRecord<UserRecord>(item);
 }
 

@@ -57,8 +57,11 @@ export type BearerKind = 'admin' | 'user' | 'environment' | 'product' | 'license
 
 const ALL: readonly Permission[] = PERMISSIONS;
 
-/** Environments and the account itself are managed by admins alone. */
-const ENVIRONMENT_BEARER = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
+/**
+ * What can be done inside one environment: everything but managing the account and its
+ * environments, which only the account's own (global) admins do.
+ */
+const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
 /** What a licensee touches: reading their licensing graph, activating and deactivating machines. */
 const LICENSEE: readonly Permission[] = [
@@ -81,7 +84,7 @@ const PRODUCT_BEARER = ALL.filter(
 
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
   admin: ALL,
-  environment: ENVIRONMENT_BEARER,
+  environment: WITHIN_ENVIRONMENT,
   user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE],
   product: ['token.read', 'token.revoke', ...PRODUCT_BEARER],
   license: ['token.read', 'token.revoke', ...LICENSEE],
@@ -89,8 +92,17 @@ const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
 
 export const isPermission = (value: string): value is Permission => (PERMISSIONS as readonly string[]).includes(value);
 
-export function effectivePermissions(kind: BearerKind, granted: readonly string[]): ReadonlySet<Permission> {
-  const held = BEARER_PERMISSIONS[kind];
+/**
+ * What a bearer of `kind` living in `home` holds at most: an admin living inside an
+ * environment holds what can be done inside it, an account's own admin everything.
+ */
+export function heldBy(kind: BearerKind, home: string | null): readonly Permission[] {
+  return kind === 'admin' && home !== null ? WITHIN_ENVIRONMENT : BEARER_PERMISSIONS[kind];
+}
+
+/** A credential's permissions: the ones it was given (`*`: all) among those its bearer holds. */
+export function effectivePermissions(kind: BearerKind, home: string | null, granted: readonly string[]): ReadonlySet<Permission> {
+  const held = heldBy(kind, home);
   if (granted.includes('*')) return new Set(held);
   return new Set(held.filter((permission) => granted.includes(permission)));
 }

@@ -208,11 +208,11 @@ function authenticate(mode: AuthMode): Middleware {
       const request = context.request;
       const header = event.headers?.authorization;
       if (mode === 'bearer' && header !== undefined && /^License\s/i.test(header)) {
-        request.bearer = await authenticateLicenseKey(header, request.account!, request.environment!);
+        request.bearer = await authenticateLicenseKey(header, request.scope!);
       } else if (mode === 'bearer') {
         request.bearer = await authenticateToken(header, request.account!, request.environment!, request.readAhead);
       }
-      if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!);
+      if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!, request.scope!);
     },
   };
 }

@@ -16,7 +16,7 @@ import { db, getTable } from './client.ts';
 import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, keysOnlyIndex, type RecordType } from './keys.ts';
 import { readItems } from './read-ahead.ts';
 import { toRecord, type Item, type StoredRecord } from './records.ts';
-import type { Scope } from './scope.ts';
+import { readableOf, type Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
 
 export type PageRequest =
@@ -57,7 +57,7 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
-  const partitions = scope.readable.flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
+  const partitions = readableOf(scope, ref.type).flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
   const filter = conditions(ref.where);
   const counting = filter ? countMatching(index, partitions, filter) : countOf(scope, partitions);
   // Read alongside the page; if the page read fails first, this must not become an unhandled rejection.

@@ -3,6 +3,7 @@
  * environments whose records it may read. Every read and write of the store goes through a
  * Scope, so environment isolation is enforced here once rather than in each handler.
  */
+import type { RecordType } from './keys.ts';
 import type { ReadAhead } from './read-ahead.ts';
 
 export interface Scope {
@@ -30,7 +31,18 @@ export function environmentScope(
   };
 }
 
-export const canRead = (scope: Scope, environmentId: string | null) => scope.readable.includes(environmentId);
+/**
+ * Records a SHARED environment never shows from the global environment: credentials and the
+ * webhook plumbing that carries every change (DECISIONS §9). Only licensing records and users
+ * are shared, read-only.
+ */
+const ENVIRONMENT_PRIVATE: ReadonlySet<RecordType> = new Set(['tokens', 'webhook-endpoints', 'webhook-events']);
+
+/** The environments whose records of `type` the scope may read. */
+export const readableOf = (scope: Scope, type: RecordType): readonly (string | null)[] =>
+  ENVIRONMENT_PRIVATE.has(type) ? [scope.environmentId] : scope.readable;
+
+export const canRead = (scope: Scope, type: RecordType, environmentId: string | null) => readableOf(scope, type).includes(environmentId);
 
 /** Records are written only from inside their own environment (global ones read-only from SHARED). */
 export const canWrite = (scope: Scope, environmentId: string | null) => scope.environmentId === environmentId;

@@ -397,16 +397,16 @@ describe('licensing access patterns', () => {
 
   it('23: license by key: the marker keyed by the SHA-256 of the key points at the license', async () => {
     const g = await addGraph(null);
-    expect((await findLicenseItemByKey(accountId, g.license.key))?.id).toBe(g.license.id);
+    expect((await findLicenseItemByKey(globalScope(accountId), g.license.key))?.id).toBe(g.license.id);
     const marker = await getItem(uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(g.license.key)));
     expect(marker?.PK).not.toContain(g.license.key);
-    expect(await findLicenseItemByKey(accountId, 'unknown')).toBeUndefined();
+    expect(await findLicenseItemByKey(globalScope(accountId), 'unknown')).toBeUndefined();
   });
 
   it('24, 25: machine by fingerprint within a license; maxMachines is a condition on the collection counter', async () => {
     const g = await addGraph(null, 2);
     const m = await addMachine(g, 'fp-1', 2);
-    expect((await findMachineItem(accountId, g.license.id, 'fp-1'))?.id).toBe(m.id);
+    expect((await findMachineItem(globalScope(accountId), g.license.id, 'fp-1'))?.id).toBe(m.id);
     await expect(addMachine(g, 'fp-1')).rejects.toThrow('fingerprint taken');
     await addMachine(g, 'fp-2', 2);
     await expect(addMachine(g, 'fp-3', 2)).rejects.toThrow('limit');

@@ -4,8 +4,10 @@
  * the environment's record.
  */
 import { recordKey, uniqueKey, type Key } from '../../store/keys.ts';
-import { readItem, type ReadAhead } from '../../store/read-ahead.ts';
-import { getItem, isUuid, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
+import type { ReadAhead } from '../../store/read-ahead.ts';
+import { getVisibleItem, isUuid, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
+import { globalScope } from '../../store/scope.ts';
+import { findByUnique } from '../../store/unique.ts';
 
 export type IsolationStrategy = 'ISOLATED' | 'SHARED';
 
@@ -25,12 +27,11 @@ export function environmentKeyFor(accountId: string, idOrCode: string): Key | un
   return uniqueKey(accountId, CODE_MARKER, idOrCode.toLowerCase());
 }
 
-/** The stored item of an environment, by UUID or by code (case-insensitive). */
+/** The stored item of an environment, by UUID or by code (case-insensitive). Environments are the account's, whatever the request's environment. */
 export async function findEnvironmentItem(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Item | undefined> {
-  const key = environmentKeyFor(accountId, idOrCode);
-  const found = key && (await readItem(ahead, key));
-  if (!found || found.type === 'environments') return found;
-  return getItem({ PK: found.ref as string, SK: found.SK });
+  const scope = globalScope(accountId, ahead);
+  if (!isUuid(idOrCode)) return idOrCode.length > 255 ? undefined : findByUnique(scope, CODE_MARKER, idOrCode.toLowerCase());
+  return getVisibleItem(scope, 'environments', idOrCode);
 }
 
 export async function findEnvironment(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Environment | undefined> {

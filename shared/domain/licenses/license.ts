@@ -4,8 +4,9 @@
  * License <key>` finds the license through that marker.
  */
 import { digest } from '../../auth/secrets.ts';
-import { uniqueKey } from '../../store/keys.ts';
-import { getItem, type Item, type StoredRecord } from '../../store/records.ts';
+import type { Item, StoredRecord } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+import { findByUnique } from '../../store/unique.ts';
 
 export type LicenseStatus = 'ACTIVE' | 'EXPIRED' | 'SUSPENDED';
 
@@ -26,11 +27,10 @@ export const LICENSE_KEY_MARKER = 'LICENSE_KEY';
 
 export const licenseKeyValue = (key: string) => digest(key);
 
-/** The stored license holding `key` in the account, whatever its environment (callers check visibility). */
-export async function findLicenseItemByKey(accountId: string, key: string): Promise<Item | undefined> {
+/** The license holding `key`, if the scope may read it. */
+export async function findLicenseItemByKey(scope: Scope, key: string): Promise<Item | undefined> {
   if (key.length === 0 || key.length > 4096) return undefined;
-  const marker = await getItem(uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key)));
-  return marker && getItem({ PK: marker.ref as string, SK: marker.SK });
+  return findByUnique(scope, LICENSE_KEY_MARKER, licenseKeyValue(key));
 }
 
 export function licenseStatus(license: Pick<LicenseRecord, 'suspended' | 'expiry'>, at = Date.now()): LicenseStatus {

@@ -25,7 +25,7 @@ import { childItems } from '../../store/cascade.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
-import { canRead, type Scope } from '../../store/scope.ts';
+import type { Scope } from '../../store/scope.ts';
 import { reachableItem, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
@@ -67,9 +67,9 @@ async function announced(validation: Validation, scope: Scope): Promise<Validati
 
 export async function validateKey(ctx: RequestContext): Promise<Validation> {
   const { meta } = parseBody(ctx.body, validateKeyBody);
-  const item = await findLicenseItemByKey(ctx.scope.accountId, meta.key);
   // A license of an environment this request cannot see does not exist for it.
-  if (!item || !canRead(ctx.scope, (item.environmentId as string | null) ?? null)) {
+  const item = await findLicenseItemByKey(ctx.scope, meta.key);
+  if (!item) {
     return result(null, 'NOT_FOUND', 'license key was not found');
   }
   return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}), ctx.scope);
@@ -107,8 +107,8 @@ async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationS
     { mode: 'cursor', cursor: null, size: 1 },
   );
   if (machines.count === 0) return result(license, 'NO_MACHINE', 'has no associated machine');
-  const machine = await findMachineItem(license.accountId, license.id, given.fingerprint);
-  if (!machine || !canRead(scope, (machine.environmentId as string | null) ?? null)) {
+  const machine = await findMachineItem(scope, license.id, given.fingerprint);
+  if (!machine) {
     return result(license, 'FINGERPRINT_SCOPE_MISMATCH', 'fingerprint is not activated (does not match any associated machines)');
   }
   if (given.components === undefined) return result(license, 'VALID', 'is valid');

@@ -3,8 +3,9 @@
  * marker keyed by the SHA-256 of license id and fingerprint (fingerprints may be up to 4 KB).
  */
 import { digest } from '../../auth/secrets.ts';
-import { uniqueKey } from '../../store/keys.ts';
-import { getItem, type Item, type StoredRecord } from '../../store/records.ts';
+import type { Item, StoredRecord } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+import { findByUnique } from '../../store/unique.ts';
 
 export interface MachineRecord extends StoredRecord {
   type: 'machines';
@@ -26,8 +27,6 @@ export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
 
 export const machineFingerprintValue = (licenseId: string, fingerprint: string) => digest(`${licenseId}:${fingerprint}`);
 
-/** The stored machine of a license with this fingerprint, whatever its environment (callers check visibility). */
-export async function findMachineItem(accountId: string, licenseId: string, fingerprint: string): Promise<Item | undefined> {
-  const marker = await getItem(uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint)));
-  return marker && getItem({ PK: marker.ref as string, SK: marker.SK });
-}
+/** The machine of a license with this fingerprint, if the scope may read it. */
+export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>
+  findByUnique(scope, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));

@@ -10,6 +10,7 @@ import { forbidden, unauthorized } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
+import { canWrite } from '../../store/scope.ts';
 import { now } from '../rules.ts';
 import { revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from '../users/document.ts';
@@ -20,7 +21,9 @@ const fulfilBody = metaDocument({ passwordResetToken: z.string(), newPassword: z
 
 export async function resetPassword(ctx: RequestContext, id: string): Promise<UserRecord> {
   const { meta } = parseBody(ctx.body, fulfilBody);
-  const item = await getVisibleItem(ctx.scope, 'users', id);
+  // Only a user of the request's own environment: a reset is a change, and a SHARED environment never changes a global user.
+  const visible = await getVisibleItem(ctx.scope, 'users', id);
+  const item = visible && canWrite(ctx.scope, (visible.environmentId as string | null) ?? null) ? visible : undefined;
   const user = item && toRecord<UserRecord & { passwordResetDigest?: string; passwordResetExpiry?: string }>(item);
   // A wrong token reads like an unknown user: neither tells a guesser anything.
   if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(meta.passwordResetToken), user.passwordResetDigest)) {

@@ -9,9 +9,9 @@ import { digest, randomSecret } from '../../auth/secrets.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
-import { uniqueKey } from '../../store/keys.ts';
-import { getItem, toRecord, type Item } from '../../store/records.ts';
-import { canRead, environmentScope, globalScope, type Scope } from '../../store/scope.ts';
+import { toRecord, type Item } from '../../store/records.ts';
+import { canWrite, environmentScope, globalScope, type Scope } from '../../store/scope.ts';
+import { findByUnique } from '../../store/unique.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { findAccount } from '../accounts/account.ts';
@@ -29,11 +29,14 @@ async function scopeOf(message: ResetMessage): Promise<Scope | undefined> {
   return environment && environmentScope(message.accountId, environment);
 }
 
+/**
+ * The user the address names in the request's own environment. A reset changes the user, and a
+ * request changes only records of its own environment: from a SHARED environment a global
+ * user's password is never reset.
+ */
 async function findUser(scope: Scope, email: string): Promise<Item | undefined> {
-  const marker = await getItem(uniqueKey(scope.accountId, EMAIL_MARKER, email));
-  const item = marker && (await getItem({ PK: marker.ref as string, SK: marker.SK }));
-  if (!item || !canRead(scope, (item.environmentId as string | null) ?? null)) return undefined;
-  return item;
+  const item = await findByUnique(scope, EMAIL_MARKER, email);
+  return item && canWrite(scope, (item.environmentId as string | null) ?? null) ? item : undefined;
 }
 
 export async function processResetRequest(message: ResetMessage): Promise<void> {
