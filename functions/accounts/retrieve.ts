@@ -2,4 +2,4 @@ import { accountDocument, retrieveAccount } from '#shared/domain/accounts/servic
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => ok(accountDocument(retrieveAccount(ctx))));
+export const handler = operation('bearer', async (ctx) => ok(accountDocument(await retrieveAccount(ctx))));

@@ -5,5 +5,5 @@ import { operation } from '#shared/http/pipeline.ts';
 
 export const handler = operation('bearer', async (ctx) => {
   const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listTokens(ctx.scope, ctx.bearer, request), tokenDocument);
+  return listReply(ctx, request, await listTokens(ctx, request), tokenDocument);
 });

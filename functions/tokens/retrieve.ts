@@ -3,4 +3,4 @@ import { retrieveToken } from '#shared/domain/tokens/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => ok(tokenDocument(await retrieveToken(ctx.scope, ctx.bearer, ctx.params.id!))));
+export const handler = operation('bearer', async (ctx) => ok(tokenDocument(await retrieveToken(ctx, ctx.params.id!))));

@@ -3,6 +3,6 @@ import { noContent } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 export const handler = operation('bearer', async (ctx) => {
-  await revokeToken(ctx.scope, ctx.bearer, ctx.params.id!);
+  await revokeToken(ctx, ctx.params.id!);
   return noContent();
 });

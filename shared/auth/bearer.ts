@@ -19,13 +19,6 @@ export interface Bearer {
   policyId?: string;
 }
 
-/** Admins and environment bearers manage everything within their reach. */
-export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
-
-export const can = (bearer: Bearer, permission: Permission) => bearer.permissions.has(permission);
-
-export const isSelf = (bearer: Bearer, type: RecordType, id: string) => bearer.type === type && bearer.id === id;
-
 /**
  * Whether a bearer at home in `home` may act in the requested environment (DECISIONS §2):
  * a bearer of one environment only there; global bearers into SHARED environments, and

@@ -21,7 +21,7 @@ import { findAccount, type Account } from '../domain/accounts/account.ts';
 import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
 import { logger } from '../logger.ts';
-import { RecordNotFound, RecordReadOnly } from '../store/errors.ts';
+import { RecordNotFound } from '../store/errors.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { requestedEnvironment, requestKeys } from './request-keys.ts';
@@ -131,7 +131,6 @@ function logKeys(context: PipelineContext) {
 /** The store's own faults, as the API reports them. */
 function fromStore(error: Error | null): Error | null {
   if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
-  if (error instanceof RecordReadOnly) return new ApiError(403, [{ detail: error.message }]);
   return error;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Faults the store detects on its own, whatever the resource: the pipeline turns them into
- * 404 and 403 answers, so isolation needs no code in any handler.
+ * Faults of reaching a record, whatever the resource: the pipeline answers RecordNotFound with
+ * 404; the policies refuse a change to a read-only record with RecordReadOnly's words (403).
  */
 export class RecordNotFound extends Error {
   constructor(readonly recordType: string, readonly recordId: string) {

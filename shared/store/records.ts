@@ -6,8 +6,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable as table } from './client.ts';
 import { recordKey, type Key, type RecordType } from './keys.ts';
-import { RecordNotFound, RecordReadOnly } from './errors.ts';
-import { canRead, canWrite, type Scope } from './scope.ts';
+import { canRead, type Scope } from './scope.ts';
 
 export interface StoredRecord {
   type: RecordType;
@@ -54,27 +53,6 @@ export async function getVisibleItem(scope: Scope, type: RecordType, id: string)
 }
 
 export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);
-
-/** A visible item, or RecordNotFound. */
-export async function requireVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
-  const item = await getVisibleItem(scope, type, id);
-  if (!item) throw new RecordNotFound(type, id);
-  return item;
-}
-
-/** An item the scope may change: RecordNotFound when it cannot see it, RecordReadOnly when it only reads it. */
-export async function requireWritableItem(scope: Scope, type: RecordType, id: string): Promise<Item> {
-  return requireWritable(scope, await requireVisibleItem(scope, type, id));
-}
-
-/**
- * RecordReadOnly unless the scope may change this visible item. Separate from the read so a
- * domain can first hide what its bearer may not see (404) and only then refuse a write (403).
- */
-export function requireWritable(scope: Scope, item: Item): Item {
-  if (!canWrite(scope, (item.environmentId as string | null) ?? null)) throw new RecordReadOnly(item.type as RecordType, item.id as string);
-  return item;
-}
 
 export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {
   const item = await getVisibleItem(scope, type, id);

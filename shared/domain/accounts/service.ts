@@ -3,12 +3,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { can, type Bearer } from '../../auth/bearer.ts';
+import { authorizeAction, type BearerContext } from '../../auth/authorize.ts';
 import { isUuid } from '../../store/records.ts';
 import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';
 import { accountPath, type ResourceObject } from '../../http/documents.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { unprocessable } from '../../http/errors.ts';
 import { accountKey } from '../../store/keys.ts';
 import { globalScope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -71,20 +70,13 @@ const updateAccountBody = updateDocument('accounts', {
   protected: z.optional(z.boolean()),
 });
 
-function requireAccountPermission(bearer: Bearer, permission: 'account.read' | 'account.update') {
-  // Admins of the account itself: an admin living inside an environment manages that environment only.
-  if (bearer.kind !== 'admin' || bearer.environmentId !== null || !can(bearer, permission)) {
-    throw forbidden('Only administrators of the account may manage the account');
-  }
-}
-
-export function retrieveAccount(ctx: RequestContext & { bearer: Bearer }): Account {
-  requireAccountPermission(ctx.bearer, 'account.read');
+export async function retrieveAccount(ctx: BearerContext): Promise<Account> {
+  await authorizeAction(ctx, 'accounts', 'read');
   return ctx.account;
 }
 
-export async function updateAccount(ctx: RequestContext & { bearer: Bearer }): Promise<Account> {
-  requireAccountPermission(ctx.bearer, 'account.update');
+export async function updateAccount(ctx: BearerContext): Promise<Account> {
+  await authorizeAction(ctx, 'accounts', 'update');
   const { attributes = {} } = parseBody(ctx.body, updateAccountBody, ctx.account.id).data;
   maxLength('name', attributes.name, 255);
   const changes: Partial<Account> = { updated: now() };

@@ -1,13 +1,6 @@
 /**
- * Components (SPEC.md "Component", DECISIONS §7), with the bearer table of SPEC.md
- * "Authentication":
- *
- *   add       admin, environment; the product; the license; the user owning the machine or
- *             license, unless the license is protected
- *   retrieve  admin, environment; the product; the license; the user it belongs to
- *   update    admin, environment, the product (metadata included)
- *   remove    admin, environment; the product; the license; the owning user unless protected
- *   list      the same as retrieve, scoped to the bearer
+ * Components (SPEC.md "Component", DECISIONS §7): hardware fingerprints of a machine. Who may
+ * add, read, change and remove them (SPEC.md's bearer table) is shared/auth/policies/licensing.ts.
  */
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
@@ -20,12 +13,13 @@ import type { Query } from '../../http/query.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, getItems, toRecord } from '../../store/records.ts';
+import { getItems, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
-import { reachableItem, relatedItem, relationshipId, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { relatedItem, relationshipId, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
-import { bearerRestriction, fingerprintRule, refuseProtected } from '../machines/service.ts';
+import { fingerprintRule } from '../machines/service.ts';
 import type { MachineRecord } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, UNIQUENESS_SCOPES, type ComponentRecord } from './component.ts';
@@ -40,7 +34,7 @@ const createBody = resourceDocument(
 const updateBody = resourceDocument('components', { name: z.optional(nonBlank()), metadata: z.optional(metadata) });
 
 export async function createComponent(ctx: BearerContext): Promise<ComponentRecord> {
-  requirePermission(ctx.bearer, 'component.create', 'add components');
+  await authorizeAction(ctx, 'components', 'create');
   const { data } = parseBody(ctx.body, createBody);
   fingerprintRule(data.attributes.fingerprint);
   maxLength('name', data.attributes.name, 255);
@@ -51,7 +45,7 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
   const found = await getItems([licenseKey, recordKey(ctx.scope.accountId, 'policies', machine.policyId)]);
   const license = found.find((item) => item.PK === licenseKey.PK);
   const policy = found.find((item) => item.PK !== licenseKey.PK);
-  refuseProtected(ctx, license, 'add components to its machines');
+  await authorizeAction(ctx, 'components', 'create', { license });
   const timestamp = now();
   const component: ComponentRecord = {
     type: 'components',
@@ -99,14 +93,11 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
 }
 
 export async function retrieveComponent(ctx: BearerContext, id: string): Promise<ComponentRecord> {
-  const item = await reachableItem(ctx, 'components', id);
-  requirePermission(ctx.bearer, 'component.read', 'read components');
-  return toRecord<ComponentRecord>(item);
+  return toRecord<ComponentRecord>(await authorize(ctx, 'components', id, 'read'));
 }
 
 export async function updateComponent(ctx: BearerContext, id: string): Promise<ComponentRecord> {
-  const item = await reachableItem(ctx, 'components', id, true);
-  requirePermission(ctx.bearer, 'component.update', 'update components');
+  const item = await authorize(ctx, 'components', id, 'update');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
@@ -115,11 +106,7 @@ export async function updateComponent(ctx: BearerContext, id: string): Promise<C
 
 /** Permanent; the fingerprint's marker goes with the component. */
 export async function deleteComponent(ctx: BearerContext, id: string): Promise<void> {
-  const item = await reachableItem(ctx, 'components', id, true);
-  requirePermission(ctx.bearer, 'component.delete', 'remove components');
-  if (ctx.bearer.kind === 'user') {
-    refuseProtected(ctx, await getItem(recordKey(ctx.scope.accountId, 'licenses', item.licenseId as string)), 'remove components of its machines');
-  }
+  const item = await authorize(ctx, 'components', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('components', id));
   const removed = toRecord<ComponentRecord>(item);
@@ -136,15 +123,14 @@ const FILTERS: readonly Filter[] = [
 ];
 
 export async function listComponents(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<ComponentRecord>> {
-  requirePermission(ctx.bearer, 'component.read', 'read components');
-  return filteredList<ComponentRecord>(ctx.scope, 'components', FILTERS, query, [bearerRestriction(ctx), forced], page);
+  await authorizeAction(ctx, 'components', 'list');
+  return filteredList<ComponentRecord>(ctx.scope, 'components', FILTERS, query, [restriction(ctx, 'components'), forced], page);
 }
 
 /** GET /machines/<id>/components: the components of a machine the bearer may see. */
 export async function listMachineComponents(ctx: BearerContext, machineId: string, page: PageRequest) {
-  const machine = await reachableItem(ctx, 'machines', machineId);
-  requirePermission(ctx.bearer, 'machine.read', 'read machines');
-  requirePermission(ctx.bearer, 'component.read', 'read components');
+  const machine = await authorize(ctx, 'machines', machineId, 'read');
+  await authorizeAction(ctx, 'components', 'list');
   // Whoever sees the machine sees all its components.
   return filteredList<ComponentRecord>(ctx.scope, 'components', FILTERS, ctx.query, [{ machineId: machine.id as string }], page);
 }

@@ -6,11 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { can, type Bearer } from '../../auth/bearer.ts';
-import type { Permission } from '../../auth/permissions.ts';
+import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
-import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { conflict, unprocessable } from '../../http/errors.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -26,8 +24,6 @@ import { generateTokenFor } from '../tokens/generate.ts';
 import { listBearerTokens } from '../tokens/service.ts';
 import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
 
-type BearerContext = RequestContext & { bearer: Bearer };
-
 const STRATEGIES: readonly IsolationStrategy[] = ['ISOLATED', 'SHARED'];
 const RESERVED_CODES = ['actions', 'action'];
 /** Codes travel in headers, query strings and paths: a conservative alphabet keeps them safe in all three. */
@@ -37,12 +33,6 @@ const CODE_ALPHABET = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export interface PurgeMessage {
   accountId: string;
   environmentId: string;
-}
-
-function requireGlobalAdmin(bearer: Bearer, permission: Permission) {
-  if (bearer.kind !== 'admin' || bearer.environmentId !== null || !can(bearer, permission)) {
-    throw forbidden('Only administrators of the account may manage environments');
-  }
 }
 
 function codeRules(code: string) {
@@ -73,7 +63,7 @@ const updateBody = updateDocument('environments', {
 });
 
 export async function createEnvironment(ctx: BearerContext): Promise<Environment> {
-  requireGlobalAdmin(ctx.bearer, 'environment.create');
+  await authorizeAction(ctx, 'environments', 'create');
   const { attributes } = parseBody(ctx.body, createBody).data;
   maxLength('name', attributes.name, 255);
   codeRules(attributes.code);
@@ -96,26 +86,29 @@ export async function createEnvironment(ctx: BearerContext): Promise<Environment
   return environment;
 }
 
-/** An environment by UUID or code; environments are read from the account, whatever the request's environment. */
-async function environmentItem(ctx: BearerContext, idOrCode: string): Promise<Item> {
+/**
+ * An environment by UUID or code on which the bearer may do `action`. Environments are read from
+ * the account, whatever the request's environment; a bearer who may not manage environments is
+ * refused before the lookup, so a refusal tells nothing of which environments exist.
+ */
+async function environmentItem(ctx: BearerContext, idOrCode: string, action: string): Promise<Item> {
+  await authorizeAction(ctx, 'environments', action);
   const item = await findEnvironmentItem(ctx.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);
-  return item;
+  return authorize(ctx, 'environments', item, action);
 }
 
 export async function retrieveEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
-  requireGlobalAdmin(ctx.bearer, 'environment.read');
-  return toRecord<Environment>(await environmentItem(ctx, idOrCode));
+  return toRecord<Environment>(await environmentItem(ctx, idOrCode, 'read'));
 }
 
 export async function listEnvironments(ctx: BearerContext, page: PageRequest) {
-  requireGlobalAdmin(ctx.bearer, 'environment.read');
+  await authorizeAction(ctx, 'environments', 'list');
   return listCollection<Environment>(globalScope(ctx.account.id), { type: 'environments' }, page);
 }
 
 export async function updateEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
-  requireGlobalAdmin(ctx.bearer, 'environment.update');
-  const item = await environmentItem(ctx, idOrCode);
+  const item = await environmentItem(ctx, idOrCode, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const current = toRecord<Environment>(item);
   const changes: Partial<Environment> = { updated: now() };
@@ -152,8 +145,7 @@ export async function updateEnvironment(ctx: BearerContext, idOrCode: string): P
  * operator can find it should the message ever be lost.
  */
 export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): Promise<void> {
-  requireGlobalAdmin(ctx.bearer, 'environment.delete');
-  const item = await environmentItem(ctx, idOrCode);
+  const item = await environmentItem(ctx, idOrCode, 'delete');
   const message: PurgeMessage = { accountId: ctx.account.id, environmentId: item.id as string };
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('environments', idOrCode));
@@ -169,17 +161,12 @@ export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): P
 
 /** POST /environments/<id>/tokens, made from inside that environment (SPEC rule 1). */
 export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: string) {
-  requireGlobalAdmin(ctx.bearer, 'environment.tokens.generate');
-  const item = await environmentItem(ctx, idOrCode);
-  if (ctx.environment?.id !== item.id) {
-    throw forbidden('An environment token must be generated from inside its environment (Service-Environment header)');
-  }
+  const item = await environmentItem(ctx, idOrCode, 'tokens.generate');
   return generateTokenFor(ctx, item, 'environment-token', item.id as string);
 }
 
 export async function listEnvironmentTokens(ctx: BearerContext, idOrCode: string, page: PageRequest) {
-  requireGlobalAdmin(ctx.bearer, 'environment.read');
-  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode));
+  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode, 'tokens.list'));
   const scope = environmentScope(ctx.account.id, environment);
   return listBearerTokens(scope, { type: 'environments', id: environment.id }, page);
 }

@@ -1,13 +1,12 @@
 /**
- * Licenses, under a policy: administrators and the policy's product bearer manage them; a
- * license bearer reads itself; a user reads the licenses they own.
+ * Licenses, under a policy (who may do what, and who sees a key: shared/auth/policies/licensing.ts).
  */
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { isAdministrator } from '../../auth/bearer.ts';
+import { authorize, authorizeAction, present, restriction, type BearerContext } from '../../auth/authorize.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
@@ -16,15 +15,7 @@ import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import {
-  reachableItem,
-  relatedItem,
-  relationshipId,
-  removeWithDescendants,
-  requirePermission,
-  SLOTS,
-  type BearerContext,
-} from '../licensing/access.ts';
+import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import { generateTokenFor } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
@@ -72,7 +63,7 @@ const keyClaim = (key: string): UniqueClaim => ({
 const newKey = () => randomBytes(16).toString('hex').toUpperCase().match(/.{8}/g)!.join('-');
 
 export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> {
-  requirePermission(ctx.bearer, 'license.create', 'create licenses');
+  await authorizeAction(ctx, 'licenses', 'create');
   const { data } = parseBody(ctx.body, createBody);
   const checked = rules(data.attributes);
   if (data.attributes.key !== undefined) maxLength('key', data.attributes.key, KEY_MAX);
@@ -106,26 +97,22 @@ export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> 
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, unprocessable('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
   await emitEvent(tx, originOf(license, ctx.scope), 'license.created', licenseDocument(license));
   await tx.commit();
-  return license;
+  return present(ctx, 'licenses', license);
 }
 
 export async function retrieveLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
-  const item = await reachableItem(ctx, 'licenses', id);
-  requirePermission(ctx.bearer, 'license.read', 'read licenses');
-  return toRecord<LicenseRecord>(item);
+  return present(ctx, 'licenses', toRecord<LicenseRecord>(await authorize(ctx, 'licenses', id, 'read')));
 }
 
 export async function updateLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
-  const item = await reachableItem(ctx, 'licenses', id, true);
-  requirePermission(ctx.bearer, 'license.update', 'update licenses');
+  const item = await authorize(ctx, 'licenses', id, 'update');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes = { ...rules(attributes), updated: now() };
-  return updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope);
+  return present(ctx, 'licenses', await updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope));
 }
 
 export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {
-  const item = await reachableItem(ctx, 'licenses', id, true);
-  requirePermission(ctx.bearer, 'license.delete', 'delete licenses');
+  const item = await authorize(ctx, 'licenses', id, 'delete');
   const removed = toRecord<LicenseRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'license.deleted', licenseDocument(removed)));
 }
@@ -138,15 +125,17 @@ const FILTERS: readonly Filter[] = [
 ];
 
 export async function listLicenses(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<LicenseRecord>> {
-  requirePermission(ctx.bearer, 'license.read', 'read licenses');
-  const { bearer } = ctx;
-  if (bearer.kind === 'license') {
-    const item = await getVisibleItem(ctx.scope, 'licenses', bearer.id);
-    const own = item ? [toRecord<LicenseRecord>(item)] : [];
-    return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
-  }
-  const restriction: Record<string, string> = isAdministrator(bearer) ? {} : bearer.kind === 'product' ? { productId: bearer.id } : { ownerId: bearer.id };
-  return filteredList<LicenseRecord>(ctx.scope, 'licenses', FILTERS, query, [restriction, forced], page);
+  await authorizeAction(ctx, 'licenses', 'list');
+  const { id, ...conditions } = restriction(ctx, 'licenses');
+  const listed = id !== undefined ? await ownLicense(ctx, id, forced, page) : await filteredList<LicenseRecord>(ctx.scope, 'licenses', FILTERS, query, [conditions, forced], page);
+  return { ...listed, records: listed.records.map((license) => present(ctx, 'licenses', license)) };
+}
+
+/** A bearer restricted to one license (the license itself) lists just that one, if it meets the conditions. */
+async function ownLicense(ctx: BearerContext, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
+  const item = await getVisibleItem(ctx.scope, 'licenses', id);
+  const own = item ? [toRecord<LicenseRecord>(item)] : [];
+  return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
 }
 
 /** GET /users/<id>/licenses. */
@@ -157,8 +146,7 @@ export async function listUserLicenses(ctx: BearerContext, userId: string, page:
 
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
 export async function generateLicenseToken(ctx: BearerContext, id: string) {
-  const item = await reachableItem(ctx, 'licenses', id, true);
-  requirePermission(ctx.bearer, 'license.tokens.generate', 'generate license tokens');
+  const item = await authorize(ctx, 'licenses', id, 'tokens.generate');
   return generateTokenFor(ctx, item, 'activation-token');
 }
 

@@ -26,7 +26,8 @@ import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
-import { reachableItem, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { authorize, present, type BearerContext } from '../../auth/authorize.ts';
+import { SLOTS } from '../licensing/graph.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
 import { findLicenseItemByKey, licenseStatus, type LicenseRecord } from './license.ts';
@@ -76,10 +77,10 @@ export async function validateKey(ctx: RequestContext): Promise<Validation> {
 }
 
 export async function validateLicense(ctx: BearerContext, id: string): Promise<Validation> {
-  const item = await reachableItem(ctx, 'licenses', id);
-  requirePermission(ctx.bearer, 'license.validate', 'validate licenses');
+  const item = await authorize(ctx, 'licenses', id, 'validate');
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, validateBody);
-  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}), ctx.scope);
+  const validation = await announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}), ctx.scope);
+  return { ...validation, license: validation.license && present(ctx, 'licenses', validation.license) };
 }
 
 async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationScope): Promise<Validation> {

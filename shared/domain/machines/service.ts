@@ -1,32 +1,23 @@
 /**
- * Machines, activated on a license: administrators and the product's bearer manage them; a
- * license bearer activates, reads and deactivates its own; a user those of licenses they own,
- * unless the license is protected. The policy's maxMachines bounds a license's machines.
+ * Machines, activated on a license (who may do what: shared/auth/policies/licensing.ts). The
+ * policy's maxMachines bounds a license's machines.
  */
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { isAdministrator } from '../../auth/bearer.ts';
+import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
+import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, toRecord, type Item } from '../../store/records.ts';
+import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import {
-  reachableItem,
-  relatedItem,
-  relationshipId,
-  removeWithDescendants,
-  requirePermission,
-  SLOTS,
-  type BearerContext,
-} from '../licensing/access.ts';
+import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
@@ -59,20 +50,13 @@ export function fingerprintRule(fingerprint: string) {
   }
 }
 
-/** A licensee (user or license bearer) acting on a protected license is refused. */
-export function refuseProtected(ctx: BearerContext, license: Item | undefined, action: string) {
-  if (ctx.bearer.kind === 'user' && license?.protected === true) throw forbidden(`The license is protected: only administrators and its product may ${action}`);
-}
-
-const licenseItemOf = (record: Item) => getItem(recordKey(record.accountId as string, 'licenses', record.licenseId as string));
-
 export async function createMachine(ctx: BearerContext): Promise<MachineRecord> {
-  requirePermission(ctx.bearer, 'machine.create', 'activate machines');
+  await authorizeAction(ctx, 'machines', 'create');
   const { data } = parseBody(ctx.body, createBody);
   fingerprintRule(data.attributes.fingerprint);
   rules(data.attributes);
   const licenseItem = await relatedItem(ctx, 'licenses', relationshipId(data, 'license')!, 'license');
-  refuseProtected(ctx, licenseItem, 'activate machines on it');
+  await authorizeAction(ctx, 'machines', 'create', { license: licenseItem });
   const license = toRecord<LicenseRecord>(licenseItem);
   const ownerId = relationshipId(data, 'owner');
   const owner = ownerId ? await relatedItem(ctx, 'users', ownerId, 'owner') : undefined;
@@ -131,23 +115,18 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
 }
 
 export async function retrieveMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
-  const item = await reachableItem(ctx, 'machines', id);
-  requirePermission(ctx.bearer, 'machine.read', 'read machines');
-  return toRecord<MachineRecord>(item);
+  return toRecord<MachineRecord>(await authorize(ctx, 'machines', id, 'read'));
 }
 
 export async function updateMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
-  const item = await reachableItem(ctx, 'machines', id, true);
-  requirePermission(ctx.bearer, 'machine.update', 'update machines');
+  const item = await authorize(ctx, 'machines', id, 'update');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument, ctx.scope);
 }
 
 export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {
-  const item = await reachableItem(ctx, 'machines', id, true);
-  requirePermission(ctx.bearer, 'machine.delete', 'deactivate machines');
-  if (ctx.bearer.kind === 'user') refuseProtected(ctx, await licenseItemOf(item), 'deactivate its machines');
+  const item = await authorize(ctx, 'machines', id, 'delete');
   const removed = toRecord<MachineRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'machine.deleted', machineDocument(removed)));
 }
@@ -159,28 +138,16 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
 ];
 
-/** The bearer's own restriction on lists of machines and components. */
-export function bearerRestriction(ctx: BearerContext): Record<string, string> {
-  const { bearer } = ctx;
-  if (isAdministrator(bearer)) return {};
-  if (bearer.kind === 'product') return { productId: bearer.id };
-  if (bearer.kind === 'license') return { licenseId: bearer.id };
-  return { ownerId: bearer.id };
-}
-
 export async function listMachines(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<MachineRecord>> {
-  requirePermission(ctx.bearer, 'machine.read', 'read machines');
-  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, query, [bearerRestriction(ctx), forced], page);
+  await authorizeAction(ctx, 'machines', 'list');
+  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, query, [restriction(ctx, 'machines'), forced], page);
 }
 
-/** GET /licenses/<id>/machines: the machines of a license the bearer may see. */
+/** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
 export async function listLicenseMachines(ctx: BearerContext, licenseId: string, page: PageRequest) {
-  const license = await reachableItem(ctx, 'licenses', licenseId);
-  requirePermission(ctx.bearer, 'license.read', 'read licenses');
-  // A license's owner sees all its machines, whoever owns each one.
-  const restriction = ctx.bearer.kind === 'user' ? {} : bearerRestriction(ctx);
-  requirePermission(ctx.bearer, 'machine.read', 'read machines');
-  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, ctx.query, [restriction, { licenseId: license.id as string }], page);
+  const license = await authorize(ctx, 'licenses', licenseId, 'read');
+  await authorizeAction(ctx, 'machines', 'list');
+  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, ctx.query, [{ licenseId: license.id as string }], page);
 }
 
 /** GET /users/<id>/machines. */

@@ -8,13 +8,14 @@ import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
+import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
-import { reachableItem, relatedItem, relationshipId, removeWithDescendants, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES, type PolicyRecord } from './policy.ts';
@@ -51,7 +52,7 @@ function rules(input: Attributes): Partial<PolicyRecord> {
 }
 
 export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
-  requirePermission(ctx.bearer, 'policy.create', 'create policies');
+  await authorizeAction(ctx, 'policies', 'create');
   const { data } = parseBody(ctx.body, createBody);
   const checked = rules(data.attributes);
   const product = toRecord<ProductRecord>(await relatedItem(ctx, 'products', relationshipId(data, 'product')!, 'product'));
@@ -81,37 +82,27 @@ export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
 }
 
 export async function retrievePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
-  const item = await reachableItem(ctx, 'policies', id);
-  requirePermission(ctx.bearer, 'policy.read', 'read policies');
-  return toRecord<PolicyRecord>(item);
+  return toRecord<PolicyRecord>(await authorize(ctx, 'policies', id, 'read'));
 }
 
 export async function updatePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
-  const item = await reachableItem(ctx, 'policies', id, true);
-  requirePermission(ctx.bearer, 'policy.update', 'update policies');
+  const item = await authorize(ctx, 'policies', id, 'update');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
   return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument, ctx.scope);
 }
 
 export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {
-  const item = await reachableItem(ctx, 'policies', id, true);
-  requirePermission(ctx.bearer, 'policy.delete', 'delete policies');
+  const item = await authorize(ctx, 'policies', id, 'delete');
   const removed = toRecord<PolicyRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'policy.deleted', policyDocument(removed)));
 }
 
 const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];
 
-/** Administrators list every policy (filter `product`); a product bearer its product's; licensees none but by id. */
 export async function listPolicies(ctx: BearerContext, page: PageRequest, query: Query = ctx.query): Promise<Page<PolicyRecord>> {
-  requirePermission(ctx.bearer, 'policy.read', 'read policies');
-  const { bearer } = ctx;
-  if (bearer.kind === 'user' || bearer.kind === 'license') {
-    throw forbidden('This bearer may read its policy by id only');
-  }
-  const forced: Record<string, string> = bearer.kind === 'product' ? { productId: bearer.id } : {};
-  return filteredList<PolicyRecord>(ctx.scope, 'policies', FILTERS, query, [forced], page);
+  await authorizeAction(ctx, 'policies', 'list');
+  return filteredList<PolicyRecord>(ctx.scope, 'policies', FILTERS, query, [restriction(ctx, 'policies')], page);
 }
 
 /** The policy a record belongs to, seen by the rules of policies. */

@@ -1,13 +1,13 @@
 /**
- * Products: created and removed by administrators; a product bearer reads and updates itself.
- * Removing one removes everything under it.
+ * Products (who may do what: shared/auth/policies/licensing.ts). Removing one removes
+ * everything under it.
  */
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { isAdministrator } from '../../auth/bearer.ts';
+import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
 import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';
 import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
@@ -15,7 +15,7 @@ import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import { reachableItem, removeWithDescendants, requireAdministrator, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
+import { removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { generateTokenFor } from '../tokens/generate.ts';
 import type { ProductRecord } from './product.ts';
 
@@ -40,7 +40,7 @@ function rules(attributes: { name?: string; url?: string | null; metadata?: Reco
 }
 
 export async function createProduct(ctx: BearerContext): Promise<ProductRecord> {
-  requireAdministrator(ctx.bearer, 'product.create', 'create products');
+  await authorizeAction(ctx, 'products', 'create');
   const { attributes } = parseBody(ctx.body, createBody).data;
   rules(attributes);
   const timestamp = now();
@@ -63,14 +63,11 @@ export async function createProduct(ctx: BearerContext): Promise<ProductRecord> 
 }
 
 export async function retrieveProduct(ctx: BearerContext, id: string): Promise<ProductRecord> {
-  const item = await reachableItem(ctx, 'products', id);
-  requirePermission(ctx.bearer, 'product.read', 'read products');
-  return toRecord<ProductRecord>(item);
+  return toRecord<ProductRecord>(await authorize(ctx, 'products', id, 'read'));
 }
 
 export async function updateProduct(ctx: BearerContext, id: string): Promise<ProductRecord> {
-  const item = await reachableItem(ctx, 'products', id, true);
-  requirePermission(ctx.bearer, 'product.update', 'update products');
+  const item = await authorize(ctx, 'products', id, 'update');
   const { attributes } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   const changes: Record<string, unknown> = { ...attributes, updated: now() };
@@ -78,20 +75,18 @@ export async function updateProduct(ctx: BearerContext, id: string): Promise<Pro
 }
 
 export async function deleteProduct(ctx: BearerContext, id: string): Promise<void> {
-  const item = await reachableItem(ctx, 'products', id, true);
-  requireAdministrator(ctx.bearer, 'product.delete', 'delete products');
+  const item = await authorize(ctx, 'products', id, 'delete');
   const removed = toRecord<ProductRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'product.deleted', productDocument(removed)));
 }
 
-/** Administrators list every product; other bearers see the products they reach. */
+/** The products the bearer reaches: every one, one (its own), or a user's (those of the licenses they own). */
 export async function listProducts(ctx: BearerContext, page: PageRequest): Promise<Page<ProductRecord>> {
-  requirePermission(ctx.bearer, 'product.read', 'read products');
-  const { bearer } = ctx;
-  if (isAdministrator(bearer)) return listCollection<ProductRecord>(ctx.scope, { type: 'products' }, page);
-  if (bearer.kind === 'user') return pageOf(await productsOfUser(ctx, bearer.id), page);
-  const own = bearer.kind === 'product' ? bearer.id : bearer.productId;
-  const item = own ? await getVisibleItem(ctx.scope, 'products', own) : undefined;
+  await authorizeAction(ctx, 'products', 'list');
+  const { id, licenseOwnerId } = restriction(ctx, 'products');
+  if (licenseOwnerId !== undefined) return pageOf(await productsOfUser(ctx, licenseOwnerId), page);
+  if (id === undefined) return listCollection<ProductRecord>(ctx.scope, { type: 'products' }, page);
+  const item = await getVisibleItem(ctx.scope, 'products', id);
   return pageOf(item ? [toRecord<ProductRecord>(item)] : [], page);
 }
 
@@ -115,7 +110,7 @@ async function productsOfUser(ctx: BearerContext, userId: string): Promise<Produ
 /** GET /users/<id>/products: the products of that user's licenses, for bearers who may see the user. */
 export async function listUserProducts(ctx: BearerContext, userId: string, page: PageRequest): Promise<Page<ProductRecord>> {
   const user = await retrieveUser(ctx, userId);
-  requirePermission(ctx.bearer, 'product.read', 'read products');
+  await authorizeAction(ctx, 'products', 'list');
   return pageOf(await productsOfUser(ctx, user.id), page);
 }
 
@@ -124,7 +119,6 @@ export const relatedProduct = (ctx: BearerContext, record: { productId: string }
 
 /** POST /products/<id>/tokens: a product token, generated by administrators. */
 export async function generateProductToken(ctx: BearerContext, id: string) {
-  const item = await reachableItem(ctx, 'products', id, true);
-  requireAdministrator(ctx.bearer, 'product.tokens.generate', 'generate product tokens');
+  const item = await authorize(ctx, 'products', id, 'tokens.generate');
   return generateTokenFor(ctx, item, 'product-token');
 }

@@ -4,7 +4,9 @@
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
 import * as z from 'zod/mini';
-import { unknownPermissions } from '../../auth/permissions.ts';
+import { authorizeGrant, type BearerContext } from '../../auth/authorize.ts';
+import { kindOf } from '../../auth/bearer.ts';
+import { effectivePermissions, unknownPermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -12,7 +14,6 @@ import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
 import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';
@@ -28,10 +29,12 @@ const tokenBody = z.union([
 
 /**
  * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
- * license), or for an environment token the environment itself.
+ * license), or for an environment token the environment itself. The token may carry only
+ * permissions the bearer generating it holds (403 otherwise): `*` is every permission of the
+ * holder, so a narrowed credential gives narrowed tokens only.
  */
 export async function generateTokenFor(
-  ctx: RequestContext,
+  ctx: BearerContext,
   holder: Item,
   kind: TokenKind,
   home: string | null = (holder.environmentId as string | null) ?? null,
@@ -40,6 +43,7 @@ export async function generateTokenFor(
   const attributes = body?.data.attributes ?? {};
   maxLength('name', attributes.name, 255);
   const permissions = attributes.permissions ?? ['*'];
+  authorizeGrant(ctx, effectivePermissions(kindOf(holder as never)!, home, permissions), 'The token');
   const unknown = unknownPermissions(permissions);
   if (unknown.length > 0) {
     throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, attributePointer('permissions'));

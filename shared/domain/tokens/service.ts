@@ -3,15 +3,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Bearer } from '../../auth/bearer.ts';
-import { isAdministrator, kindOf } from '../../auth/bearer.ts';
+import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
-import { conflict, forbidden, unauthorized, unprocessable } from '../../http/errors.ts';
+import { conflict, unauthorized, unprocessable } from '../../http/errors.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { bearerTokenEntryKey, bearerTokensHeadKey, environmentMembership, recordKey, tokenLookupKey, type RecordType } from '../../store/keys.ts';
 import { listCollection, partitionItems, type Page, type PageRequest } from '../../store/paging.ts';
-import { getItems, requireWritable, requireVisibleItem, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
+import { getItems, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -158,36 +158,25 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
   return result;
 }
 
-/** A token the bearer may see (administrators any within reach, everyone else their own), and for a write one it may change. */
-async function visibleToken(scope: Scope, bearer: Bearer, id: string, write: boolean): Promise<Item> {
-  const item = await requireVisibleItem(scope, 'tokens', id);
-  if (!isAdministrator(bearer) && !(item.bearerType === bearer.type && item.bearerId === bearer.id)) {
-    throw new RecordNotFound('tokens', id);
-  }
-  return write ? requireWritable(scope, item) : item;
+export async function retrieveToken(ctx: BearerContext, id: string): Promise<TokenRecord> {
+  return toRecord<TokenRecord>(await authorize(ctx, 'tokens', id, 'read'));
 }
 
-export async function retrieveToken(scope: Scope, bearer: Bearer, id: string): Promise<TokenRecord> {
-  const item = await visibleToken(scope, bearer, id, false);
-  if (!bearer.permissions.has('token.read')) throw forbidden('This token may not read tokens');
-  return toRecord<TokenRecord>(item);
-}
-
-export async function revokeToken(scope: Scope, bearer: Bearer, id: string): Promise<void> {
-  const item = await visibleToken(scope, bearer, id, true);
-  if (!bearer.permissions.has('token.revoke')) throw forbidden('This token may not revoke tokens');
+export async function revokeToken(ctx: BearerContext, id: string): Promise<void> {
+  const item = await authorize(ctx, 'tokens', id, 'revoke');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('tokens', id));
   removeLookup(tx, item);
-  await emitEvent(tx, scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
+  await emitEvent(tx, ctx.scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
   await tx.commit();
 }
 
-/** GET /tokens: administrators see every token within reach, other bearers their own. */
-export async function listTokens(scope: Scope, bearer: Bearer, page: PageRequest): Promise<Page<TokenRecord>> {
-  if (!bearer.permissions.has('token.read')) throw forbidden('This token may not read tokens');
-  if (isAdministrator(bearer)) return listCollection<TokenRecord>(scope, { type: 'tokens' }, page);
-  return listBearerTokens(scope, { type: bearer.type, id: bearer.id }, page);
+/** GET /tokens: every token the bearer reaches (administrators all within reach, other bearers their own). */
+export async function listTokens(ctx: BearerContext, page: PageRequest): Promise<Page<TokenRecord>> {
+  await authorizeAction(ctx, 'tokens', 'list');
+  const { bearerType, bearerId } = restriction(ctx, 'tokens');
+  if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(ctx.scope, { type: 'tokens' }, page);
+  return listBearerTokens(ctx.scope, { type: bearerType as RecordType, id: bearerId }, page);
 }
 
 export function listBearerTokens(scope: Scope, holder: { type: RecordType; id: string }, page: PageRequest) {

@@ -21,6 +21,3 @@ export const updateUserBody = updateDocument('users', {
   role: z.optional(z.string()),
   metadata: z.optional(metadata),
 });
-
-/** What a user may change of themselves; anything else in their PATCH is refused with 403. */
-export const SELF_EDITABLE = ['firstName', 'lastName'] as const;

@@ -1,30 +1,28 @@
 /**
- * Users: who may see and change them, and the writes that keep e-mail uniqueness, counts and
- * tokens right.
+ * Users: the writes that keep e-mail uniqueness, counts and tokens right (who may see and change
+ * them: shared/auth/policies/users.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { can, isAdministrator, isSelf, type Bearer } from '../../auth/bearer.ts';
+import { authorize, authorizeAction, authorizeGrant, type BearerContext } from '../../auth/authorize.ts';
+import { heldBy } from '../../auth/permissions.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { parseBody } from '../../http/body.ts';
-import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { conflict, unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { requireVisibleItem, requireWritable, toRecord, type Item } from '../../store/records.ts';
+import { toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
-import { createUserBody, SELF_EDITABLE, updateUserBody } from './schema.ts';
+import { createUserBody, updateUserBody } from './schema.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './user.ts';
 
 const ROLES: readonly UserRole[] = ['user', 'admin'];
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
-
-type BearerContext = RequestContext & { bearer: Bearer };
 
 export const emailClaim = (email: string): UniqueClaim => ({
   kind: EMAIL_MARKER,
@@ -85,13 +83,19 @@ export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Pr
   return user;
 }
 
-function requireAdministrator(bearer: Bearer, permission: Parameters<typeof can>[1], action: string) {
-  if (!isAdministrator(bearer) || !can(bearer, permission)) throw forbidden(`Only administrators may ${action}`);
+/**
+ * Giving a user a role, or the credentials to act in one (a password, an e-mail a reset can be
+ * sent to), grants that role's permissions: only a bearer holding all of them may (403).
+ */
+function authorizeRole(ctx: BearerContext, role: string, home: string | null, what: string) {
+  if (!(ROLES as readonly string[]).includes(role)) return; // an unknown role is the model's 422
+  authorizeGrant(ctx, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
 }
 
 export async function createUser(ctx: BearerContext): Promise<UserRecord> {
-  requireAdministrator(ctx.bearer, 'user.create', 'create users');
+  await authorizeAction(ctx, 'users', 'create');
   const { attributes } = parseBody(ctx.body, createUserBody).data;
+  authorizeRole(ctx, attributes.role ?? 'user', ctx.scope.environmentId, `A user with the role ${attributes.role ?? 'user'}`);
   const tx = new Transaction();
   const user = await addUser(tx, ctx.scope, attributes);
   await emitEvent(tx, ctx.scope, 'user.created', userDocument(user));
@@ -99,45 +103,31 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
   return user;
 }
 
-/**
- * A user the bearer may see (administrators any within reach, users themselves), and for a
- * write one it may change: visibility is settled first, so a refusal never reveals a record.
- */
-async function visibleUser(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
-  const item = await requireVisibleItem(ctx.scope, 'users', id);
-  if (!isAdministrator(ctx.bearer) && !isSelf(ctx.bearer, 'users', item.id as string)) throw new RecordNotFound('users', id);
-  if (write) requireWritable(ctx.scope, item);
-  return item;
-}
-
 export async function retrieveUser(ctx: BearerContext, id: string): Promise<UserRecord> {
-  const item = await visibleUser(ctx, id, false);
-  if (!can(ctx.bearer, 'user.read')) throw forbidden('This token may not read users');
-  return toRecord<UserRecord>(item);
+  return toRecord<UserRecord>(await authorize(ctx, 'users', id, 'read'));
 }
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
 export async function listUserTokens(ctx: BearerContext, id: string, page: PageRequest) {
   const user = await retrieveUser(ctx, id);
-  if (!can(ctx.bearer, 'token.read')) throw forbidden('This token may not read tokens');
+  await authorizeAction(ctx, 'tokens', 'list');
   return listBearerTokens(ctx.scope, { type: 'users', id: user.id }, page);
 }
 
 export async function listUsers(ctx: BearerContext, page: PageRequest) {
-  requireAdministrator(ctx.bearer, 'user.read', 'list users');
+  await authorizeAction(ctx, 'users', 'list');
   return listCollection<UserRecord>(ctx.scope, { type: 'users' }, page);
 }
 
 export async function updateUser(ctx: BearerContext, id: string): Promise<UserRecord> {
-  const item = await visibleUser(ctx, id, true);
-  if (!can(ctx.bearer, 'user.update')) throw forbidden('This token may not update users');
-  if (!isAdministrator(ctx.bearer)) {
-    const attributes = (ctx.body as { json?: { data?: { attributes?: object } } }).json?.data?.attributes ?? {};
-    const others = Object.keys(attributes).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
-    if (others.length > 0) throw forbidden(`A user may change only their own ${SELF_EDITABLE.join(' and ')}`);
-  }
+  const sent = (ctx.body as { json?: { data?: { attributes?: unknown } } }).json?.data?.attributes;
+  const item = await authorize(ctx, 'users', id, 'update', { attributes: sent && typeof sent === 'object' ? Object.keys(sent) : [] });
   const { attributes = {} } = parseBody(ctx.body, updateUserBody, item.id as string).data;
   const user = toRecord<UserRecord>(item);
+  if (attributes.role !== undefined) authorizeRole(ctx, attributes.role, user.environmentId, `The role ${attributes.role}`);
+  if (attributes.password !== undefined || attributes.email !== undefined) {
+    authorizeRole(ctx, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
+  }
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];
   const release: { kind: string; value: string }[] = [];
@@ -169,13 +159,14 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     changes.passwordHash = await hashPassword(attributes.password);
   }
   changes.updated = now();
-  // A token acts as the role its user had when it was generated: a new role takes new tokens.
+  // A token acts as the role its user had when it was generated, and was won with the password
+  // they had: a new role or a new password takes new tokens.
   return changeUser(ctx, item, changes, {
     missing: new RecordNotFound('users', id),
     conflict: conflict('The user changed while this request was made; retry it'),
     claim,
     release,
-  }, changes.role !== undefined);
+  }, changes.role !== undefined || changes.passwordHash !== undefined);
 }
 
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
@@ -206,17 +197,13 @@ async function changeUser(
  * lifting it lets them log in again for new ones.
  */
 export async function setUserStatus(ctx: BearerContext, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
-  const item = await visibleUser(ctx, id, true);
-  requireAdministrator(ctx.bearer, 'user.ban', 'ban users');
-  if (status === 'BANNED' && isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot ban yourself');
+  const item = await authorize(ctx, 'users', id, status === 'BANNED' ? 'ban' : 'unban');
   return changeUser(ctx, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
 }
 
 /** Deletes a user with all of their tokens, and frees their e-mail address. */
 export async function deleteUser(ctx: BearerContext, id: string): Promise<void> {
-  const item = await visibleUser(ctx, id, true);
-  requireAdministrator(ctx.bearer, 'user.delete', 'delete users');
-  if (isSelf(ctx.bearer, 'users', item.id as string)) throw forbidden('You cannot delete yourself');
+  const item = await authorize(ctx, 'users', id, 'delete');
   const document = userDocument(toRecord<UserRecord>(item));
   await revokeTokensOf(
     item,

@@ -1,25 +1,21 @@
 /**
- * Webhook endpoints: created, read, changed and removed by administrators and environment
- * bearers within their reach. Every change emits its `webhook-endpoint.*` event.
+ * Webhook endpoints (administrators only: shared/auth/policies/webhooks.ts). Every change emits
+ * its `webhook-endpoint.*` event.
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
-import type { Permission } from '../../auth/permissions.ts';
+import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
-import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { conflict, unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { requireWritable, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { recordSubscription } from './subscriptions.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
 import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
-
-type BearerContext = RequestContext & { bearer: Bearer };
 
 const createBody = resourceDocument('webhook-endpoints', {
   url: nonBlank(),
@@ -32,19 +28,8 @@ const updateBody = updateDocument('webhook-endpoints', {
   enabled: z.optional(z.boolean()),
 });
 
-function requireManager(bearer: Bearer, permission: Permission, action: string) {
-  if (!isAdministrator(bearer) || !can(bearer, permission)) throw forbidden(`Only administrators may ${action}`);
-}
-
-/** An endpoint the bearer may see (administrators only), and for a write one it may change. */
-async function visibleEndpoint(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
-  const item = await requireVisibleItem(ctx.scope, 'webhook-endpoints', id);
-  if (!isAdministrator(ctx.bearer)) throw new RecordNotFound('webhook-endpoints', id);
-  return write ? requireWritable(ctx.scope, item) : item;
-}
-
 export async function createWebhookEndpoint(ctx: BearerContext): Promise<WebhookEndpointRecord> {
-  requireManager(ctx.bearer, 'webhook-endpoint.create', 'create webhook endpoints');
+  await authorizeAction(ctx, 'webhook-endpoints', 'create');
   const { attributes } = parseBody(ctx.body, createBody).data;
   const url = urlRules(attributes.url);
   const subscriptions = subscriptionRules(attributes.subscriptions ?? ['*']);
@@ -73,19 +58,16 @@ export async function createWebhookEndpoint(ctx: BearerContext): Promise<Webhook
 }
 
 export async function retrieveWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
-  const item = await visibleEndpoint(ctx, id, false);
-  if (!can(ctx.bearer, 'webhook-endpoint.read')) throw forbidden('This token may not read webhook endpoints');
-  return toRecord<WebhookEndpointRecord>(item);
+  return toRecord<WebhookEndpointRecord>(await authorize(ctx, 'webhook-endpoints', id, 'read'));
 }
 
 export async function listWebhookEndpoints(ctx: BearerContext, page: PageRequest) {
-  requireManager(ctx.bearer, 'webhook-endpoint.read', 'list webhook endpoints');
+  await authorizeAction(ctx, 'webhook-endpoints', 'list');
   return listCollection<WebhookEndpointRecord>(ctx.scope, { type: 'webhook-endpoints' }, page);
 }
 
 export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
-  const item = await visibleEndpoint(ctx, id, true);
-  if (!can(ctx.bearer, 'webhook-endpoint.update')) throw forbidden('This token may not update webhook endpoints');
+  const item = await authorize(ctx, 'webhook-endpoints', id, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const changes: Partial<WebhookEndpointRecord> = { updated: now() };
   if (attributes.url !== undefined) changes.url = urlRules(attributes.url);
@@ -106,8 +88,7 @@ export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Pro
 
 /** Removes the endpoint; its webhook events stay (a retry of one then answers 422). */
 export async function deleteWebhookEndpoint(ctx: BearerContext, id: string): Promise<void> {
-  const item = await visibleEndpoint(ctx, id, true);
-  if (!can(ctx.bearer, 'webhook-endpoint.delete')) throw forbidden('This token may not delete webhook endpoints');
+  const item = await authorize(ctx, 'webhook-endpoints', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-endpoints', id));
   recordSubscription(tx, toRecord<WebhookEndpointRecord>(item), true);

@@ -3,34 +3,18 @@
  * `endpoint=<id>`), read, removed, and retried. A retry is a new event with a new id and the
  * same idempotency token, endpoint, payload and kind; the original stays as it was.
  */
-import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
-import type { Permission } from '../../auth/permissions.ts';
+import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
 import { deliverAfterCommit } from '../../events/emit.ts';
-import { forbidden, invalidQuery, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { invalidQuery, unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection, type CollectionRef, type PageRequest } from '../../store/paging.ts';
-import { requireWritable, getItem, isUuid, requireVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { getItem, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from './event.ts';
 
-type BearerContext = RequestContext & { bearer: Bearer };
-
-function requireManager(bearer: Bearer, permission: Permission, action: string) {
-  if (!isAdministrator(bearer) || !can(bearer, permission)) throw forbidden(`Only administrators may ${action}`);
-}
-
-async function visibleEvent(ctx: BearerContext, id: string, write: boolean): Promise<Item> {
-  const item = await requireVisibleItem(ctx.scope, 'webhook-events', id);
-  if (!isAdministrator(ctx.bearer)) throw new RecordNotFound('webhook-events', id);
-  return write ? requireWritable(ctx.scope, item) : item;
-}
-
 export async function retrieveWebhookEvent(ctx: BearerContext, id: string): Promise<WebhookEventRecord> {
-  const item = await visibleEvent(ctx, id, false);
-  if (!can(ctx.bearer, 'webhook-event.read')) throw forbidden('This token may not read webhook events');
-  return toRecord<WebhookEventRecord>(item);
+  return toRecord<WebhookEventRecord>(await authorize(ctx, 'webhook-events', id, 'read'));
 }
 
 const KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9.-]*$/;
@@ -54,13 +38,12 @@ function collectionOf(ctx: BearerContext): CollectionRef {
 }
 
 export async function listWebhookEvents(ctx: BearerContext, page: PageRequest) {
-  requireManager(ctx.bearer, 'webhook-event.read', 'list webhook events');
+  await authorizeAction(ctx, 'webhook-events', 'list');
   return listCollection<WebhookEventRecord>(ctx.scope, collectionOf(ctx), page);
 }
 
 export async function deleteWebhookEvent(ctx: BearerContext, id: string): Promise<void> {
-  const item = await visibleEvent(ctx, id, true);
-  if (!can(ctx.bearer, 'webhook-event.delete')) throw forbidden('This token may not delete webhook events');
+  const item = await authorize(ctx, 'webhook-events', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-events', id));
   await tx.commit();
@@ -68,8 +51,7 @@ export async function deleteWebhookEvent(ctx: BearerContext, id: string): Promis
 
 /** POST /webhook-events/<id>/actions/retry: a new DELIVERING event, delivered from attempt 1. */
 export async function retryWebhookEvent(ctx: BearerContext, id: string): Promise<WebhookEventRecord> {
-  const item = await visibleEvent(ctx, id, true);
-  if (!can(ctx.bearer, 'webhook-event.retry')) throw forbidden('This token may not retry webhook events');
+  const item = await authorize(ctx, 'webhook-events', id, 'retry');
   const original = toRecord<WebhookEventRecord>(item);
   const endpointKey = recordKey(original.accountId, 'webhook-endpoints', original.endpointId);
   const notFound = unprocessable('ENDPOINT_NOT_FOUND', 'the webhook endpoint of this event no longer exists');

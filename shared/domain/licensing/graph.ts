@@ -1,31 +1,21 @@
 /**
- * Who may reach what in the licensing graph (products → policies → licenses → machines →
- * components), on top of the store's account and environment isolation:
- *
- *   admin, environment  everything the scope shows
- *   product             itself and every record whose productId is its id
- *   license             itself, its policy and product, its machines and their components
- *   user                licenses they own, machines and components they (or their license's
- *                       owner) own, and the products and policies of licenses they own
- *
- * A record out of a bearer's reach is not found (404), exactly like one out of the scope's;
- * a reachable record the bearer may not change is refused (403) afterwards.
+ * The licensing graph's structure (products → policies → licenses → machines → components):
+ * the collections each type joins, the records a create body's relationships name, and the
+ * removal of a record with everything that hangs on it. Who may reach what is the policies'
+ * (shared/auth/policies/licensing.ts).
  */
-import { can, isAdministrator, type Bearer } from '../../auth/bearer.ts';
-import type { Permission } from '../../auth/permissions.ts';
-import { forbidden, unprocessable } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import { relatable, type BearerContext } from '../../auth/authorize.ts';
+import type { PolicyType } from '../../auth/policies/index.ts';
+import { unprocessable } from '../../http/errors.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { isUuid, requireVisibleItem, requireWritable, getVisibleItem, type Item } from '../../store/records.ts';
-import { globalScope, type Scope } from '../../store/scope.ts';
+import { getVisibleItem, isUuid, type Item } from '../../store/records.ts';
+import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
-
-export type BearerContext = RequestContext & { bearer: Bearer };
 
 /** The collections each type joins, by slot (slot i = GSI(i+2)). */
 export const SLOTS = {
@@ -35,69 +25,15 @@ export const SLOTS = {
   components: { machine: 0, license: 1, product: 2, owner: 3 },
 } as const;
 
-/** Whether the bearer may see this (scope-visible) record at all. */
-export async function reaches(ctx: BearerContext, item: Item): Promise<boolean> {
-  const { bearer } = ctx;
-  const type = item.type as RecordType;
-  // Users are reached here only as the target of an owner relationship.
-  if (type === 'users') return isAdministrator(bearer) || bearer.kind === 'product' || (bearer.kind === 'user' && item.id === bearer.id);
-  switch (bearer.kind) {
-    case 'admin':
-    case 'environment':
-      return true;
-    case 'product':
-      return type === 'products' ? item.id === bearer.id : item.productId === bearer.id;
-    case 'license':
-      if (type === 'products') return item.id === bearer.productId;
-      if (type === 'policies') return item.id === bearer.policyId;
-      if (type === 'licenses') return item.id === bearer.id;
-      return item.licenseId === bearer.id;
-    case 'user':
-      if (type === 'products') return ownsLicenseWhere(ctx.scope, bearer.id, 'productId', item.id as string);
-      if (type === 'policies') return ownsLicenseWhere(ctx.scope, bearer.id, 'policyId', item.id as string);
-      if (type === 'licenses') return item.ownerId === bearer.id;
-      return item.ownerId === bearer.id || item.licenseOwnerId === bearer.id;
-    default:
-      return false;
-  }
-}
-
-/** Whether the user owns a license with `attribute = value`: one read of the user's licenses. */
-async function ownsLicenseWhere(scope: Scope, userId: string, attribute: string, value: string): Promise<boolean> {
-  const page = await listCollection(
-    scope,
-    { type: 'licenses', parent: { type: 'users', id: userId, slot: SLOTS.licenses.owner }, where: { [attribute]: value } },
-    { mode: 'cursor', cursor: null, size: 1 },
-  );
-  return page.records.length > 0;
-}
-
-/** A record the bearer reaches (404 otherwise); `write` also requires it to be in the request's environment (403). */
-export async function reachableItem(ctx: BearerContext, type: RecordType, id: string, write = false): Promise<Item> {
-  const item = await requireVisibleItem(ctx.scope, type, id);
-  if (!(await reaches(ctx, item))) throw new RecordNotFound(type, id);
-  if (write) requireWritable(ctx.scope, item);
-  return item;
-}
-
-export function requirePermission(bearer: Bearer, permission: Permission, action: string): void {
-  if (!can(bearer, permission)) throw forbidden(`This bearer may not ${action}`);
-}
-
-/** Administrators (admin and environment bearers) within reach only. */
-export function requireAdministrator(bearer: Bearer, permission: Permission, action: string): void {
-  if (!isAdministrator(bearer) || !can(bearer, permission)) throw forbidden(`Only administrators may ${action}`);
-}
-
 /**
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
  * bearer's reach: 422 `<RELATIONSHIP>_NOT_FOUND` pointing at the relationship. What the scope
  * shows is exactly what a new record may hang on (its own environment, or global from a
  * SHARED one), so compatibility (DECISIONS §3) holds by construction.
  */
-export async function relatedItem(ctx: BearerContext, type: RecordType, id: string, relationship: string): Promise<Item> {
+export async function relatedItem(ctx: BearerContext, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
   const item = isUuid(id) ? await getVisibleItem(ctx.scope, type, id) : undefined;
-  if (!item || !(await reaches(ctx, item))) {
+  if (!item || !(await relatable(ctx, type, item))) {
     throw unprocessable(
       `${relationship.toUpperCase()}_NOT_FOUND`,
       `${relationship} '${id}' was not found`,

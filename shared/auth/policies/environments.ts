@@ -1,0 +1,27 @@
+/**
+ * Environments: managed by the account's own admins alone. A token for an environment is made
+ * from inside it (SPEC: the request names the environment).
+ */
+import { isAccountAdmin, type Policy } from './policy.ts';
+
+export const environments: Policy = {
+  permissions: {
+    create: 'environment.create',
+    list: 'environment.read',
+    read: 'environment.read',
+    update: 'environment.update',
+    delete: 'environment.delete',
+    'tokens.generate': 'environment.tokens.generate',
+    'tokens.list': 'environment.read',
+  },
+  writes: new Set(['update', 'delete', 'tokens.generate']),
+  accountLevel: true,
+  reaches: () => true,
+  may(actor, action, record) {
+    if (!isAccountAdmin(actor.bearer)) return 'Only administrators of the account may manage environments';
+    if (action === 'tokens.generate' && record && actor.scope.environmentId !== record.id) {
+      return 'An environment token must be generated from inside its environment (Service-Environment header)';
+    }
+    return true;
+  },
+};

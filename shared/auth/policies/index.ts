@@ -1,0 +1,59 @@
+/**
+ * Every resource's policy, and the one judgement that applies them in the order the API
+ * answers (DECISIONS §1): a record out of the scope or out of the bearer's reach is not found
+ * (404); a record the request's environment only reads is not changed (403); an action the
+ * bearer's credential does not permit, or the policy refuses, is forbidden (403).
+ */
+import { RecordReadOnly } from '../../store/errors.ts';
+import { canRead, canWrite } from '../../store/scope.ts';
+import type { Item } from '../../store/records.ts';
+import { accounts } from './accounts.ts';
+import { environments } from './environments.ts';
+import { components, licenses, machines, policies, products } from './licensing.ts';
+import type { ActionContext, Actor, Policy } from './policy.ts';
+import { tokens } from './tokens.ts';
+import { users } from './users.ts';
+import { webhookEndpoints, webhookEvents } from './webhooks.ts';
+
+export const POLICIES = {
+  accounts,
+  environments,
+  users,
+  tokens,
+  products,
+  policies,
+  licenses,
+  machines,
+  components,
+  'webhook-endpoints': webhookEndpoints,
+  'webhook-events': webhookEvents,
+} as const satisfies Record<string, Policy>;
+
+export type PolicyType = keyof typeof POLICIES;
+
+export type Judgement = { allowed: true } | { allowed: false; status: 403 | 404; detail: string };
+
+const ALLOWED: Judgement = { allowed: true };
+
+/** Whether `actor` may do `action` to `record` of `type` (or, without a record, to the type: create, list). */
+export async function judge(actor: Actor, type: PolicyType, action: string, record?: Item, context: ActionContext = {}): Promise<Judgement> {
+  const policy: Policy = POLICIES[type];
+  const permission = policy.permissions[action];
+  if (!permission) throw new Error(`${type} has no action ${action}`);
+  if (record) {
+    const environmentId = (record.environmentId as string | null | undefined) ?? null;
+    const notFound = { allowed: false, status: 404, detail: `The requested ${type} '${record.id}' was not found` } as const;
+    if (record.accountId !== actor.scope.accountId) return notFound;
+    if (!policy.accountLevel && !canRead(actor.scope, type as never, environmentId)) return notFound;
+    if (!(await policy.reaches(actor, record))) return notFound;
+    if (!policy.accountLevel && policy.writes.has(action) && !canWrite(actor.scope, environmentId)) {
+      return { allowed: false, status: 403, detail: new RecordReadOnly(type, record.id as string).message };
+    }
+  }
+  const verdict = (await policy.may?.(actor, action, record, context)) ?? true;
+  if (verdict !== true) return { allowed: false, status: 403, detail: verdict };
+  if (!actor.bearer.permissions.has(permission)) {
+    return { allowed: false, status: 403, detail: `This credential lacks the permission ${permission}` };
+  }
+  return ALLOWED;
+}

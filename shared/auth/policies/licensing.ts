@@ -1,0 +1,160 @@
+/**
+ * The licensing graph: products → policies → licenses → machines → components.
+ *
+ *   administrators  everything the scope shows (admins and environment bearers)
+ *   product         itself and every record under it; cannot create or delete products, nor
+ *                   mint product tokens
+ *   license         itself, its policy and product, its machines and their components
+ *   user            the licenses they own, the machines and components they (or their
+ *                   license's owner) own, and the products and policies of licenses they own
+ *
+ * Licensees (users and licenses) act on machines and components within the permissions they
+ * hold; a user never activates or deactivates on a protected license. A license's key is
+ * shown to those who may change the license in its own environment, to the license itself
+ * and to its owner: a key is a credential.
+ */
+import { canWrite } from '../../store/scope.ts';
+import type { Permission } from '../permissions.ts';
+import type { Item } from '../../store/records.ts';
+import { administratorsOnly, isAdministrator, type Actor, type Policy } from './policy.ts';
+
+const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
+    create: `${singular}.create`,
+    list: `${singular}.read`,
+    read: `${singular}.read`,
+    update: `${singular}.update`,
+    delete: `${singular}.delete`,
+});
+
+const CHANGES = new Set(['update', 'delete']);
+
+export const products: Policy = {
+  permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
+  writes: new Set([...CHANGES, 'tokens.generate']),
+  reaches(actor, record) {
+    const { bearer } = actor;
+    switch (bearer.kind) {
+      case 'product':
+        return record.id === bearer.id;
+      case 'license':
+        return record.id === bearer.productId;
+      case 'user':
+        return actor.ownsLicense({ productId: record.id as string });
+      default:
+        return true;
+    }
+  },
+  may(actor, action) {
+    if (['create', 'delete', 'tokens.generate'].includes(action)) {
+      return administratorsOnly(actor, action === 'tokens.generate' ? 'generate product tokens' : `${action} products`);
+    }
+    return true;
+  },
+  restrict(actor): Record<string, string> {
+    const { bearer } = actor;
+    if (bearer.kind === 'product') return { id: bearer.id };
+    if (bearer.kind === 'license') return { id: bearer.productId! };
+    // A user's products are those of the licenses they own (products/service.ts reads them so).
+    if (bearer.kind === 'user') return { licenseOwnerId: bearer.id };
+    return {};
+  },
+};
+
+export const policies: Policy = {
+  permissions: crud('policy'),
+  writes: CHANGES,
+  reaches(actor, record) {
+    const { bearer } = actor;
+    switch (bearer.kind) {
+      case 'product':
+        return record.productId === bearer.id;
+      case 'license':
+        return record.id === bearer.policyId;
+      case 'user':
+        return actor.ownsLicense({ policyId: record.id as string });
+      default:
+        return true;
+    }
+  },
+  may(actor, action) {
+    const { kind } = actor.bearer;
+    if (action === 'list' && (kind === 'user' || kind === 'license')) return 'This bearer may read its policy by id only';
+    return true;
+  },
+  restrict: (actor): Record<string, string> => (actor.bearer.kind === 'product' ? { productId: actor.bearer.id } : {}),
+};
+
+function reachesLicense(actor: Actor, record: Item): boolean {
+  const { bearer } = actor;
+  switch (bearer.kind) {
+    case 'product':
+      return record.productId === bearer.id;
+    case 'license':
+      return record.id === bearer.id;
+    case 'user':
+      return record.ownerId === bearer.id;
+    default:
+      return true;
+  }
+}
+
+export const licenses: Policy = {
+  permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate' },
+  writes: new Set([...CHANGES, 'tokens.generate']),
+  reaches: reachesLicense,
+  restrict(actor): Record<string, string> {
+    const { bearer } = actor;
+    if (bearer.kind === 'product') return { productId: bearer.id };
+    if (bearer.kind === 'license') return { id: bearer.id };
+    if (bearer.kind === 'user') return { ownerId: bearer.id };
+    return {};
+  },
+  present(actor, record) {
+    const { bearer } = actor;
+    const environmentId = (record.environmentId as string | null) ?? null;
+    const shown =
+      (bearer.kind === 'license' && bearer.id === record.id) ||
+      (bearer.kind === 'user' && bearer.id === record.ownerId) ||
+      (canWrite(actor.scope, environmentId) && reachesLicense(actor, record) && bearer.permissions.has('license.update'));
+    return shown ? record : { ...record, key: null };
+  },
+};
+
+/** Machines and components: the records of a license's activations. */
+function activations(singular: 'machine' | 'component', licenseeActions: readonly string[]): Policy {
+  return {
+    permissions: crud(singular),
+    writes: CHANGES,
+    reaches(actor, record) {
+      const { bearer } = actor;
+      switch (bearer.kind) {
+        case 'product':
+          return record.productId === bearer.id;
+        case 'license':
+          return record.licenseId === bearer.id;
+        case 'user':
+          return record.ownerId === bearer.id || record.licenseOwnerId === bearer.id;
+        default:
+          return true;
+      }
+    },
+    async may(actor, action, record, context) {
+      if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;
+      const license = context.license ?? (record && (await actor.licenseOf(record)));
+      if (license?.protected === true) {
+        return `The license is protected: only administrators and its product may ${action} its ${singular}s`;
+      }
+      return true;
+    },
+    restrict(actor): Record<string, string> {
+      const { bearer } = actor;
+      if (isAdministrator(bearer)) return {};
+      if (bearer.kind === 'product') return { productId: bearer.id };
+      if (bearer.kind === 'license') return { licenseId: bearer.id };
+      return { ownerId: bearer.id };
+    },
+  };
+}
+
+export const machines = activations('machine', ['create', 'delete']);
+export const components = activations('component', ['create', 'delete']);

@@ -1,0 +1,65 @@
+/**
+ * The shape of a resource's policy (one module per resource type, beside this file) and the
+ * vocabulary they share. A policy answers, for one bearer and one record:
+ *
+ *   reaches   may the bearer see the record at all?           no → 404, as if it did not exist
+ *   may       may it do this action (to this record)?         no → 403, with the reason
+ *   restrict  which records of the type its lists show
+ *   present   the record as this bearer may see it (secrets hidden)
+ *
+ * The scope (account and environment isolation) is judged before the policy: a policy only
+ * ever sees records the request's environment may read. Nothing outside the policies decides
+ * who may do what; shared/auth/authorize.ts applies them.
+ */
+import type { Bearer } from '../bearer.ts';
+import type { Permission } from '../permissions.ts';
+import type { Item } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+
+/** Who acts, where, and the facts about them a decision may have to read. */
+export interface Actor {
+  bearer: Bearer;
+  scope: Scope;
+  /** Whether the bearer (a user) owns a license with these attribute values. */
+  ownsLicense(where: { productId?: string; policyId?: string }): Promise<boolean>;
+  /** The license a record of the graph hangs on. */
+  licenseOf(record: Item): Promise<Item | undefined>;
+}
+
+/** true, or why not. */
+export type Verdict = true | string;
+
+/** What an action's decision may depend on besides the record. */
+export interface ActionContext {
+  /** The attributes a change sets. */
+  attributes?: readonly string[];
+  /** The license a new record hangs on (an activation, a component). */
+  license?: Item;
+}
+
+export interface Policy {
+  /** The permission each action needs; its keys are the actions there are. */
+  permissions: Readonly<Record<string, Permission>>;
+  /** Actions that change the record: refused (403) on a record the request's environment only reads. */
+  writes: ReadonlySet<string>;
+  /** Account-level records (the account, its environments) belong to no environment: the scope does not judge them. */
+  accountLevel?: boolean;
+  reaches(actor: Actor, record: Item): boolean | Promise<boolean>;
+  /** Whether a record the bearer creates may name this one in a relationship; `reaches` when absent. */
+  relatable?(actor: Actor, record: Item): boolean | Promise<boolean>;
+  /** Beyond holding the action's permission; record is absent for create and list. */
+  may?(actor: Actor, action: string, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
+  /** Equality conditions the records of a list must meet for this bearer ({} = all the scope shows). */
+  restrict?(actor: Actor): Record<string, string>;
+  present?(actor: Actor, record: Item): Item;
+}
+
+export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
+
+/** An admin of the account itself, not one living inside an environment. */
+export const isAccountAdmin = (bearer: Bearer) => bearer.kind === 'admin' && bearer.environmentId === null;
+
+export const isSelf = (bearer: Bearer, record: Item) => bearer.type === record.type && bearer.id === record.id;
+
+export const administratorsOnly = (actor: Actor, action: string): Verdict =>
+  isAdministrator(actor.bearer) || `Only administrators may ${action}`;

@@ -1,0 +1,13 @@
+/** Tokens: administrators see and revoke every token within reach; every other bearer its own. */
+import type { Item } from '../../store/records.ts';
+import type { Bearer } from '../bearer.ts';
+import { isAdministrator, type Policy } from './policy.ts';
+
+const ownedBy = (bearer: Bearer, token: Item) => token.bearerType === bearer.type && token.bearerId === bearer.id;
+
+export const tokens: Policy = {
+  permissions: { list: 'token.read', read: 'token.read', revoke: 'token.revoke' },
+  writes: new Set(['revoke']),
+  reaches: (actor, record) => isAdministrator(actor.bearer) || ownedBy(actor.bearer, record),
+  restrict: (actor): Record<string, string> => (isAdministrator(actor.bearer) ? {} : { bearerType: actor.bearer.type, bearerId: actor.bearer.id }),
+};
