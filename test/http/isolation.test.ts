@@ -86,15 +86,17 @@ function admitted(bearer: { kind: Kind; home: Home }, env: Env): boolean {
   if (bearer.home !== 'global') return bearer.home === env;
   return bearer.kind === 'admin' || STRATEGY[env] === 'SHARED';
 }
-function readable(env: Env, home: Home): boolean {
+/** What a request in `env` reads of `home`: a SHARED environment shares global users, never global tokens (DECISIONS §9). */
+function readable(env: Env, home: Home, type: 'users' | 'tokens' = 'users'): boolean {
   if (env === 'none') return home === 'global';
-  if (STRATEGY[env] === 'SHARED') return home === env || home === 'global';
+  if (STRATEGY[env] === 'SHARED') return home === env || (home === 'global' && type === 'users');
   return home === env;
 }
 const writable = (env: Env, home: Home) => (env === 'none' ? 'global' : env) === home;
 const administrator = (bearer: BearerSpec) => bearer.kind === 'admin' || bearer.kind === 'environment';
 
 interface Target {
+  type: 'users' | 'tokens';
   label: string;
   id: string;
   home: Home;
@@ -105,7 +107,7 @@ interface Target {
 /** GET one record: 401 → 404 (reach) → 404 (not theirs) → 200. */
 function expectRead(b: BearerSpec, env: Env, t: Target): number {
   if (!admitted(b, env)) return 401;
-  if (!readable(env, t.home)) return 404;
+  if (!readable(env, t.home, t.type)) return 404;
   if (!administrator(b) && t.ownerUserId !== b.userId) return 404;
   return 200;
 }
@@ -155,7 +157,7 @@ const envOf = (doc: any): Home => {
 interface Snapshot {
   users: Map<string, any>;
   tokens: Map<string, any>;
-  /** Records of each home alone (B's list minus the global ones it also shows). */
+  /** Records of each home alone (B's user list minus the global users it also shows; its token list holds its own only). */
   userCount: Record<Home, number>;
   tokenCount: Record<Home, number>;
 }
@@ -180,7 +182,6 @@ async function snapshot(userIds: string[], tokenIds: string[]): Promise<Snapshot
     tokenCount[h] = counts[2 * i + 1]!;
   });
   userCount.B -= userCount.global;
-  tokenCount.B -= tokenCount.global;
   return { users: new Map(u.map((d) => [d.id, d])), tokens: new Map(t.map((d) => [d.id, d])), userCount, tokenCount };
 }
 
@@ -244,12 +245,12 @@ beforeAll(async () => {
 
 /** The user targets: the user made inside each home, plus a global user nobody but admins may see. */
 const userTargets = (): Target[] => [
-  ...HOMES.map((h) => ({ label: `${h}-user`, id: homeUser[h].id, home: h, ownerUserId: homeUser[h].id })),
-  { label: 'other-global-user', id: otherGlobal.id, home: 'global' as Home, ownerUserId: otherGlobal.id },
+  ...HOMES.map((h) => ({ type: 'users' as const, label: `${h}-user`, id: homeUser[h].id, home: h, ownerUserId: homeUser[h].id })),
+  { type: 'users' as const, label: 'other-global-user', id: otherGlobal.id, home: 'global' as Home, ownerUserId: otherGlobal.id },
 ];
 const tokenTargets = (): Target[] => [
-  ...HOMES.map((h) => ({ label: `${h}-user-token`, id: homeUser[h].tokenId, home: h, ownerUserId: homeUser[h].id })),
-  { label: 'global-admin-token', id: adminTokenId, home: 'global' as Home, ownerUserId: account.adminId },
+  ...HOMES.map((h) => ({ type: 'tokens' as const, label: `${h}-user-token`, id: homeUser[h].tokenId, home: h, ownerUserId: homeUser[h].id })),
+  { type: 'tokens' as const, label: 'global-admin-token', id: adminTokenId, home: 'global' as Home, ownerUserId: account.adminId },
 ];
 const cells = () => bearers.flatMap((b) => ENVS.map((env) => ({ b, env })));
 
@@ -276,7 +277,7 @@ describe('isolation matrix', () => {
         if (verdict) return failures.push(verdict);
         if (expected !== 200) return;
         const want = [...tokens]
-          .filter(([, t]) => readable(env, t.home) && (administrator(b) || t.ownerUserId === b.userId))
+          .filter(([, t]) => readable(env, t.home, 'tokens') && (administrator(b) || t.ownerUserId === b.userId))
           .map(([id]) => id)
           .sort();
         const got = reply.body.data.map((d: any) => d.id).sort();
@@ -345,7 +346,7 @@ describe('isolation matrix', () => {
         if (!admitted(p.b, p.env)) {
           // Refused at the door: aim at the fixed record of that home (the check after the matrix shows it survived).
           const fixed = p.home === 'global' ? otherGlobal : homeUser[p.home];
-          p.target = { label: `${p.home}-user`, id: fixed.id, home: p.home };
+          p.target = { type: 'users', label: `${p.home}-user`, id: fixed.id, home: p.home };
           return;
         }
         const reply = await call('POST', `${account.path}/users`, {
@@ -356,7 +357,7 @@ describe('isolation matrix', () => {
         expect(reply.status, JSON.stringify(reply.body)).toBe(201);
         users.set(reply.body.data.id, p.home);
         delta.users[p.home]++;
-        p.target = { label: `disposable-${p.home}-user`, id: reply.body.data.id, home: p.home, ownerUserId: reply.body.data.id };
+        p.target = { type: 'users', label: `disposable-${p.home}-user`, id: reply.body.data.id, home: p.home, ownerUserId: reply.body.data.id };
       }),
     );
     await pool(
@@ -386,7 +387,7 @@ describe('isolation matrix', () => {
       plan.map((p) => async () => {
         const label = p.owner === otherGlobal ? 'other-global-user-token' : `${p.owner.home}-user-token`;
         if (!admitted(p.b, p.env)) {
-          p.target = { label, id: p.owner.tokenId, home: p.owner.home, ownerUserId: p.owner.id };
+          p.target = { type: 'tokens', label, id: p.owner.tokenId, home: p.owner.home, ownerUserId: p.owner.id };
           return;
         }
         const login = await call('POST', `${account.path}/tokens`, {
@@ -396,7 +397,7 @@ describe('isolation matrix', () => {
         expect(login.status, JSON.stringify(login.body)).toBe(201);
         tokens.set(login.body.data.id, { home: p.owner.home, ownerUserId: p.owner.id });
         delta.tokens[p.owner.home]++;
-        p.target = { label: `disposable-${label}`, id: login.body.data.id, home: p.owner.home, ownerUserId: p.owner.id };
+        p.target = { type: 'tokens', label: `disposable-${label}`, id: login.body.data.id, home: p.owner.home, ownerUserId: p.owner.id };
       }),
       6,
     );
@@ -502,12 +503,12 @@ describe('isolation matrix', () => {
     // No leaks: each home's administrator lists exactly the records of its reach.
     for (const h of HOMES) {
       const env = h === 'global' ? 'none' : h;
-      const reach = (home: Home) => (h === 'C' ? home === 'C' : readable(env as Env, home));
+      const reach = (home: Home, type: 'users' | 'tokens' = 'users') => (h === 'C' ? home === 'C' : readable(env as Env, home, type));
       const listedUsers = await listAll('/users', homeAdmin(h), headerOf(h));
       expect(listedUsers.map((d) => d.id).sort(), `users listed in ${h}`).toEqual([...users].filter(([, home]) => reach(home)).map(([id]) => id).sort());
       for (const d of listedUsers) expect(reach(envOf(d)), `user ${d.id} listed in ${h}`).toBe(true);
       const listedTokens = await listAll('/tokens', homeAdmin(h), headerOf(h));
-      expect(listedTokens.map((d) => d.id).sort(), `tokens listed in ${h}`).toEqual([...tokens].filter(([, t]) => reach(t.home)).map(([id]) => id).sort());
+      expect(listedTokens.map((d) => d.id).sort(), `tokens listed in ${h}`).toEqual([...tokens].filter(([, t]) => reach(t.home, 'tokens')).map(([id]) => id).sort());
     }
     // And every fixed user still has its own first name: no failing PATCH cell wrote.
     for (const [id, doc] of after.users) if (id !== account.adminId) expect(doc.attributes.firstName, `user ${id}`).toBe('Test');

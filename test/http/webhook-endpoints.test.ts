@@ -165,13 +165,17 @@ describe.concurrent('who may manage endpoints', () => {
     expect((await call('DELETE', `${account.path}/webhook-endpoints/${id}`, { token: env.token, environment: env.code })).status).toBe(204);
   });
 
-  it('a SHARED environment sees global endpoints read-only (403 on change)', async () => {
+  it('a SHARED environment does not see global endpoints at all (404, absent from its list)', async () => {
     const env = await environment('SHARED');
     const global = await createEndpoint();
-    const read = await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token: env.token, environment: env.code });
-    expect(read.status).toBe(200);
-    expectError(await call('PATCH', `${account.path}/webhook-endpoints/${global.id}`, { token: env.token, environment: env.code, body: endpointBody({ enabled: false }) }), 403);
-    expectError(await call('DELETE', `${account.path}/webhook-endpoints/${global.id}`, { token: env.token, environment: env.code }), 403);
+    for (const token of [env.token, account.adminToken]) {
+      expectError(await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code }), 404);
+      expectError(await call('PATCH', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code, body: endpointBody({ enabled: false }) }), 404);
+      expectError(await call('DELETE', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code }), 404);
+      const list = await call('GET', `${account.path}/webhook-endpoints?page[size]=100`, { token, environment: env.code });
+      expect(list.body.data.map((endpoint: { id: string }) => endpoint.id)).not.toContain(global.id);
+    }
+    expect((await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token: account.adminToken })).body.data.attributes.enabled).toBe(true);
   });
 
   it('a token without webhook-endpoint permissions is refused (403)', async () => {
