@@ -30,6 +30,7 @@
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { fetch } from 'undici';
 import { config } from '../config.ts';
 import { webhookEndpointDocument } from '../domain/webhook-endpoints/document.ts';
 import type { WebhookEndpointRecord } from '../domain/webhook-endpoints/endpoint.ts';
@@ -48,6 +49,7 @@ import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
 import { signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
+import { pinnedAgent } from './transport.ts';
 
 export const TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_MAX = 2048;
@@ -347,6 +349,8 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
   if (!target.allowed) return { code: null, body: target.reason };
   const body = JSON.stringify({ data: webhookEventDocument(event) });
   const signal = AbortSignal.timeout(TIMEOUT_MS);
+  // To the checked addresses only: the name is not resolved again (transport.ts).
+  const dispatcher = pinnedAgent(target.addresses);
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -355,15 +359,18 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
       // A redirect could lead anywhere, a private address included: it counts as a failed attempt.
       redirect: 'manual',
       signal,
+      dispatcher,
     });
     return { code: response.status, body: await bodyStart(response) };
   } catch (error) {
     return { code: null, body: describeFailure(error, signal) };
+  } finally {
+    await dispatcher.destroy().catch(() => {});
   }
 }
 
 /** The first RESPONSE_BODY_MAX characters of a response, reading no more than needed. */
-async function bodyStart(response: Response): Promise<string> {
+async function bodyStart(response: { body: ReadableStream<Uint8Array> | null }): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

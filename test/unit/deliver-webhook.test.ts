@@ -1,7 +1,7 @@
 /**
  * The webhook worker's failure paths against a stand-in table (the document client mocked,
  * its condition and update expressions evaluated as DynamoDB would), a mocked SQS client and a
- * stubbed fetch (no local stack): attempt n is claimed on the event before the POST, so a copy
+ * stubbed fetch (undici's, which the worker uses; no local stack): attempt n is claimed on the event before the POST, so a copy
  * of the message is a no-op and a copy arriving mid-attempt fails to come back later; the claim
  * is given back when processing throws; three requests per attempt; retries are scheduled per
  * WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused targets never see a request;
@@ -34,8 +34,11 @@ const saved = { delays: process.env.WEBHOOK_RETRY_DELAYS, allow: process.env.ALL
 afterAll(() => {
   process.env.WEBHOOK_RETRY_DELAYS = saved.delays;
   process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = saved.allow;
-  vi.unstubAllGlobals();
 });
+
+/** The POST, answered by the test (test/unit/webhook-pinning.test.ts makes real ones). */
+const stub = vi.hoisted(() => ({ fetch: undefined as unknown as (url: URL | string, init: RequestInit) => Promise<Response> }));
+vi.mock('undici', async (original) => ({ ...(await original<typeof import('undici')>()), fetch: (url: URL | string, init: RequestInit) => stub.fetch(url, init) }));
 
 const documents = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -158,10 +161,10 @@ beforeEach(() => {
     posts: [],
   };
   answer = async () => new Response('ok', { status: 200 });
-  vi.stubGlobal('fetch', async (url: URL | string, init: RequestInit) => {
+  stub.fetch = async (url, init) => {
     model.posts.push({ url: String(url), init });
     return answer();
-  });
+  };
   install();
 });
 
@@ -454,7 +457,7 @@ describe('refused targets', () => {
   it('refuses a host when any address it resolves to is private, and localhost names without resolving', async () => {
     const resolver = (addresses: string[]) => async () => addresses.map((address) => ({ address }));
     const url = new URL('https://hooks.vendor.test/in');
-    expect(await checkTarget(url, false, resolver(['93.184.216.34']))).toEqual({ allowed: true });
+    expect(await checkTarget(url, false, resolver(['93.184.216.34']))).toEqual({ allowed: true, addresses: ['93.184.216.34'] });
     expect(await checkTarget(url, false, resolver(['93.184.216.34', '10.0.0.5']))).toMatchObject({ allowed: false, reason: expect.stringContaining('10.0.0.5') });
     expect(await checkTarget(url, false, resolver(['::ffff:169.254.169.254']))).toMatchObject({ allowed: false });
     expect(await checkTarget(new URL('https://[::1]:8443/'), false, resolver([]))).toMatchObject({ allowed: false });
@@ -463,7 +466,11 @@ describe('refused targets', () => {
       throw new Error('ENOTFOUND');
     };
     expect(await checkTarget(url, false, failing)).toMatchObject({ allowed: false, reason: expect.stringContaining('ENOTFOUND') });
-    expect(await checkTarget(new URL('http://127.0.0.1/'), true, failing)).toEqual({ allowed: true });
+    // Private targets allowed: nothing judged, but the host still resolved (an IP literal is its own address).
+    expect(await checkTarget(new URL('http://127.0.0.1/'), true, failing)).toEqual({ allowed: true, addresses: ['127.0.0.1'] });
+    expect(await checkTarget(new URL('http://[::1]:8080/'), true, failing)).toEqual({ allowed: true, addresses: ['::1'] });
+    expect(await checkTarget(url, true, resolver(['10.0.0.5', '::1']))).toEqual({ allowed: true, addresses: ['10.0.0.5', '::1'] });
+    expect(await checkTarget(url, true, failing)).toMatchObject({ allowed: false, reason: expect.stringContaining('ENOTFOUND') });
   });
 
   it('a refused target is a failed attempt with the reason, and no request is sent', async () => {
