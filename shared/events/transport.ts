@@ -31,10 +31,9 @@ export async function resolveHost(host: string): Promise<{ address: string }[]> 
   );
   if (failure) throw failure.reason;
   const addresses = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));
-  if (addresses.length === 0) {
-    // Neither type has an address: the first answer tells why (no such name, or no address).
-    throw (families[0] as PromiseRejectedResult).reason;
-  }
+  // No address of either type: the first refusal tells why (no such name, or no address).
+  const refusal = families.find((family): family is PromiseRejectedResult => family.status === 'rejected');
+  if (addresses.length === 0 && refusal) throw refusal.reason;
   return addresses.map((address) => ({ address }));
 }
 
