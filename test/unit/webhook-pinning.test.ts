@@ -5,7 +5,8 @@
  * to the next, as a rebinding name's does. Only the address the first answer gave is reached, and
  * the name is asked once per record type. IP literals ask nothing; IPv6 works; refused addresses
  * stay refused; over https the certificate is verified against the host name (SNI and Host are
- * the name, not the address).
+ * the name, not the address). The answer: a redirect is not followed, a body that never ends is
+ * cut after 2 KB, and no answer in time ends the request; each closes its connection.
  *
  * These run at the worker's level (its `post`, no table needed), not through the shared local
  * stack: the resolver setting must name a responder the test starts, which that stack cannot know.
@@ -20,7 +21,8 @@ import { createSecureContext } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { post } from '#shared/events/deliver.ts';
+import { post, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
+import { postPinned } from '#shared/events/transport.ts';
 import { startDnsResponder, type DnsResponder, type Script } from '../support/dns-responder.ts';
 import { webhookFixtures } from '../support/fixtures/webhook-fixtures.ts';
 
@@ -178,6 +180,56 @@ describe('addresses without a lookup, and IPv6', () => {
     script = (name, type) => (name === 'hooks.six.test' ? (type === 'AAAA' ? ['::1'] : []) : undefined);
     expect(await deliver(`http://hooks.six.test:${six.port}/in`)).toEqual({ code: 200, body: 'six' });
     expect(six.hits[0]!.headers.host).toBe(`hooks.six.test:${six.port}`);
+  });
+});
+
+describe('the answer', () => {
+  /** A server on 127.0.0.2 that answers with `respond`, and records when each connection closes. */
+  async function rawReceiver(respond: (response: import('node:http').ServerResponse) => void) {
+    const closed: boolean[] = [];
+    const server = createHttpServer((request, response) => {
+      const index = closed.push(false) - 1;
+      request.socket.on('close', () => (closed[index] = true));
+      request.resume().on('end', () => respond(response));
+    });
+    const port = await listen(server, '127.0.0.2', 0);
+    closing.push(() => new Promise<void>((resolveClose) => {
+      server.closeAllConnections();
+      server.close(() => resolveClose());
+    }));
+    return { port, closed };
+  }
+
+  it('a redirect is not followed: its status is the answer', async () => {
+    const { other } = await twoReceivers();
+    const redirecting = await rawReceiver((response) => response.writeHead(302, { location: `http://127.0.0.1:${other.port}/in` }).end());
+    expect(await deliver(`http://127.0.0.2:${redirecting.port}/in`)).toEqual({ code: 302, body: '' });
+    expect(other.hits).toEqual([]);
+  });
+
+  it('a body that never ends: the first 2 KB are kept and the connection is closed', async () => {
+    const endless = await rawReceiver((response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      const more = () => {
+        while (!response.destroyed && response.write('é'.repeat(1000)));
+      };
+      response.on('drain', more);
+      more();
+    });
+    expect(await deliver(`http://127.0.0.2:${endless.port}/in`)).toEqual({ code: 500, body: 'é'.repeat(RESPONSE_BODY_MAX) });
+    await expect.poll(() => endless.closed).toEqual([true]);
+  });
+
+  it('no answer before the signal: the request fails and its connection is closed', async () => {
+    const silent = await rawReceiver(() => {});
+    const request = postPinned(new URL(`http://hooks.silent.test:${silent.port}/in`), ['127.0.0.2'], {
+      headers: {},
+      body: '{}',
+      signal: AbortSignal.timeout(200),
+      maxBodyBytes: 100,
+    });
+    await expect(request).rejects.toMatchObject({ name: 'AbortError' });
+    await expect.poll(() => silent.closed).toEqual([true]);
   });
 });
 
