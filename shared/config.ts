@@ -32,6 +32,13 @@ export const config = {
     return process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS === 'true';
   },
   /**
+   * The DNS servers that resolve webhook hosts, from WEBHOOK_DNS_SERVERS (comma-separated
+   * `address` or `address:port`, IPv6 as `[address]:port`); empty when unset: the system's resolver.
+   */
+  get webhookDnsServers(): string[] {
+    return (process.env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter(Boolean);
+  },
+  /**
    * Seconds to wait before each further webhook delivery attempt (one per retry), from
    * WEBHOOK_RETRY_DELAYS (comma-separated); DECISIONS §5's schedule when unset or malformed.
    */

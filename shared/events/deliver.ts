@@ -48,6 +48,7 @@ import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
 import { signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
+import { postPinned } from './transport.ts';
 
 export const TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_MAX = 2048;
@@ -348,44 +349,23 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
   const body = JSON.stringify({ data: webhookEventDocument(event) });
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
-    const response = await fetch(url, {
-      method: 'POST',
+    // To the checked addresses only: the name is not resolved again (transport.ts). A redirect
+    // could lead anywhere, a private address included: it is not followed, a failed attempt.
+    const answer = await postPinned(url, target.addresses, {
       headers: signedHeaders(endpoint.signingSecret, event.idempotencyToken, body),
       body,
-      // A redirect could lead anywhere, a private address included: it counts as a failed attempt.
-      redirect: 'manual',
       signal,
+      // Enough bytes for RESPONSE_BODY_MAX characters (at most 4 bytes each in UTF-8).
+      maxBodyBytes: RESPONSE_BODY_MAX * 4,
     });
-    return { code: response.status, body: await bodyStart(response) };
+    return { code: answer.status, body: [...answer.body.toString('utf8')].slice(0, RESPONSE_BODY_MAX).join('') };
   } catch (error) {
     return { code: null, body: describeFailure(error, signal) };
   }
 }
 
-/** The first RESPONSE_BODY_MAX characters of a response, reading no more than needed. */
-async function bodyStart(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < RESPONSE_BODY_MAX * 4) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // A body cut short (or timed out) still tells what it got so far.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return [...Buffer.concat(chunks).toString('utf8')].slice(0, RESPONSE_BODY_MAX).join('');
-}
-
 function describeFailure(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return `No answer within ${TIMEOUT_MS / 1000} s`;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const detail = cause?.code ?? cause?.message ?? (error as Error).message;
-  return `The request failed: ${detail}`;
+  const { code, message } = error as NodeJS.ErrnoException;
+  return `The request failed: ${code ?? message}`;
 }

@@ -6,10 +6,11 @@
  * (ALLOW_PRIVATE_WEBHOOK_TARGETS=true; the local stack does).
  *
  * The host is resolved at delivery time and every address it resolves to must be public, so
- * a name that points inside the network is refused however it is spelt.
+ * a name that points inside the network is refused however it is spelt; the POST then connects
+ * to those addresses only (transport.ts), so a second answer cannot lead it elsewhere.
  */
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { resolveHost } from './transport.ts';
 
 /** Address ranges no webhook may reach unless the operator allows private targets. */
 export const REFUSED_RANGES: readonly { network: string; prefix: number; family: 'ipv4' | 'ipv6'; why: string }[] = [
@@ -92,20 +93,21 @@ export function isPlainlyPrivate(host: string): boolean {
   return isIP(host) !== 0 && isRefusedAddress(host);
 }
 
-export type TargetCheck = { allowed: true } | { allowed: false; reason: string };
+/** Allowed with the addresses checked (the only ones the POST may connect to), or refused with why. */
+export type TargetCheck = { allowed: true; addresses: string[] } | { allowed: false; reason: string };
 
 /**
- * Resolves the URL's host (every address) and refuses it when any address is not public.
- * With private targets allowed, nothing is resolved here: the request itself will tell.
+ * Resolves the URL's host (every address; an IP literal is its own address) and refuses it when
+ * any address is not public. With private targets allowed the addresses are not judged, but the
+ * host is still resolved here, once, for the POST to connect to.
  */
 export async function checkTarget(
   url: URL,
   allowPrivate: boolean,
-  resolve: (host: string) => Promise<{ address: string }[]> = (host) => lookup(host, { all: true, verbatim: true }),
+  resolve: (host: string) => Promise<{ address: string }[]> = resolveHost,
 ): Promise<TargetCheck> {
-  if (allowPrivate) return { allowed: true };
   const host = hostOf(url);
-  if (LOCAL_NAMES.test(host)) return { allowed: false, reason: `Refused: ${host} is this machine` };
+  if (!allowPrivate && LOCAL_NAMES.test(host)) return { allowed: false, reason: `Refused: ${host} is this machine` };
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : (await resolve(host)).map((entry) => entry.address);
@@ -113,7 +115,7 @@ export async function checkTarget(
     return { allowed: false, reason: `Could not resolve ${host}: ${(error as Error).message}` };
   }
   if (addresses.length === 0) return { allowed: false, reason: `Could not resolve ${host}` };
-  const bad = addresses.find(isRefusedAddress);
+  const bad = allowPrivate ? undefined : addresses.find(isRefusedAddress);
   if (bad) return { allowed: false, reason: `Refused: ${host} resolves to ${bad}, a private, loopback or link-local address` };
-  return { allowed: true };
+  return { allowed: true, addresses };
 }

@@ -1,7 +1,7 @@
 /**
  * The webhook worker's failure paths against a stand-in table (the document client mocked,
  * its condition and update expressions evaluated as DynamoDB would), a mocked SQS client and a
- * stubbed fetch (no local stack): attempt n is claimed on the event before the POST, so a copy
+ * stubbed POST (the transport's; no local stack): attempt n is claimed on the event before the POST, so a copy
  * of the message is a no-op and a copy arriving mid-attempt fails to come back later; the claim
  * is given back when processing throws; three requests per attempt; retries are scheduled per
  * WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused targets never see a request;
@@ -20,6 +20,7 @@ import { urlRules } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { attempt, AttemptInProgress, processDelivery, retryDelaySeconds, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
 import { parseDeliveryMessage, PoisonMessage, scheduleAttempt, type DeliveryMessage } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
+import type { PinnedAnswer, PinnedPost, postPinned } from '#shared/events/transport.ts';
 import { applyUpdate, conditionHolds } from '../support/expressions.ts';
 
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
@@ -34,8 +35,14 @@ const saved = { delays: process.env.WEBHOOK_RETRY_DELAYS, allow: process.env.ALL
 afterAll(() => {
   process.env.WEBHOOK_RETRY_DELAYS = saved.delays;
   process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = saved.allow;
-  vi.unstubAllGlobals();
 });
+
+/** The POST, answered by the test (test/unit/webhook-pinning.test.ts makes real ones). */
+const stub = vi.hoisted(() => ({ post: undefined as unknown as typeof postPinned }));
+vi.mock('#shared/events/transport.ts', async (original) => ({
+  ...(await original<typeof import('#shared/events/transport.ts')>()),
+  postPinned: (...args: Parameters<typeof postPinned>) => stub.post(...args),
+}));
 
 const documents = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -51,11 +58,13 @@ interface Model {
   requests: string[];
   transactions: any[][];
   sent: { body: any; delay: number | undefined }[];
-  posts: { url: string; init: RequestInit }[];
+  posts: { url: string; addresses: readonly string[]; init: PinnedPost }[];
 }
 
 let model: Model;
-let answer: () => Promise<Response>;
+let answer: () => Promise<PinnedAnswer>;
+/** An answer with this status and body. */
+const reply = (status: number, body = '') => ({ status, body: Buffer.from(body) });
 
 const context = { getRemainingTimeInMillis: () => 20_000, functionName: 'deliver', awsRequestId: 'r' } as unknown as Context;
 const message: DeliveryMessage = { accountId: ACCOUNT, webhookEventId: EVENT, endpointId: ENDPOINT, attempt: 1 };
@@ -157,11 +166,13 @@ beforeEach(() => {
     sent: [],
     posts: [],
   };
-  answer = async () => new Response('ok', { status: 200 });
-  vi.stubGlobal('fetch', async (url: URL | string, init: RequestInit) => {
-    model.posts.push({ url: String(url), init });
-    return answer();
-  });
+  answer = async () => reply(200, 'ok');
+  stub.post = async (url, addresses, init) => {
+    model.posts.push({ url: String(url), addresses, init });
+    // As the transport does: no more of the body than asked for.
+    const { status, body } = await answer();
+    return { status, body: body.subarray(0, init.maxBodyBytes) };
+  };
   install();
 });
 
@@ -182,12 +193,13 @@ describe('one attempt', () => {
   it('POSTs the event document signed the Standard Webhooks way and records DELIVERED, in three requests', async () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
-    const { url, init } = model.posts[0]!;
+    const { url, addresses, init } = model.posts[0]!;
     expect(url).toBe('http://127.0.0.1:9/hook');
-    expect(init.redirect).toBe('manual');
-    const headers = init.headers as Record<string, string>;
+    // To the address checked (an IP literal is its own).
+    expect(addresses).toEqual(['127.0.0.1']);
+    const headers = init.headers;
     expect(headers['webhook-id']).toBe(TOKEN);
-    const verified = new Webhook(SECRET).verify(init.body as string, headers) as any;
+    const verified = new Webhook(SECRET).verify(init.body, headers) as any;
     expect(verified.data).toMatchObject({ id: EVENT, type: 'webhook-events', meta: { idempotencyToken: TOKEN } });
     // The claim on the event (which reads it) and the endpoint read, then the outcome.
     expect(model.requests.sort()).toEqual(['GetItem', 'UpdateItem', 'UpdateItem']);
@@ -211,7 +223,7 @@ describe('one attempt', () => {
   });
 
   it('the same message twice: one POST, the second declined by the claim', async () => {
-    answer = async () => new Response('nope', { status: 500 });
+    answer = async () => reply(500, 'nope');
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(model.posts).toHaveLength(1);
@@ -226,7 +238,7 @@ describe('one attempt', () => {
 
   it('a duplicate arriving while the attempt is in flight fails (to come back later) without POSTing', async () => {
     let release!: () => void;
-    answer = () => new Promise((resolve) => (release = () => resolve(new Response(null, { status: 204 }))));
+    answer = () => new Promise((resolve) => (release = () => resolve(reply(204))));
     const first = processDelivery(message, context);
     await vi.waitFor(() => expect(model.posts).toHaveLength(1));
     await expect(processDelivery(message, context)).rejects.toThrow(AttemptInProgress);
@@ -255,7 +267,7 @@ describe('one attempt', () => {
     expect(model.posts).toHaveLength(3);
     expect(model.requests.filter((request) => request === 'BatchGetItem')).toHaveLength(1);
     expect(model.requests.filter((request) => request !== 'BatchGetItem').sort()).toEqual(Array(6).fill('UpdateItem'));
-    for (const post of model.posts) expect(() => new Webhook(SECRET).verify(post.init.body as string, post.init.headers as Record<string, string>)).not.toThrow();
+    for (const post of model.posts) expect(() => new Webhook(SECRET).verify(post.init.body, post.init.headers)).not.toThrow();
   });
 
   it('a batch whose endpoints cannot be read ahead reads them attempt by attempt; a malformed message fails alone', async () => {
@@ -289,7 +301,7 @@ describe('one attempt', () => {
       // Meanwhile another run took the attempt over (with a lease of its own, never equal to this run's).
       const event = model.items.get(EVENT_PK)!;
       event.deliveryLease = Number(event.deliveryLease) + 1;
-      return new Response('', { status: 500 });
+      return reply(500);
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(stored()).toMatchObject({ status: 'DELIVERING', lastResponseCode: null });
@@ -316,7 +328,7 @@ describe('one attempt', () => {
 
   it('when the POST throws (network error, timeout), the attempt fails: FAILING, no code, the next attempt scheduled', async () => {
     answer = async () => {
-      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(stored()).toMatchObject({ status: 'FAILING', lastResponseBody: 'The request failed: ECONNREFUSED' });
@@ -328,7 +340,7 @@ describe('one attempt', () => {
   });
 
   it('when the next attempt cannot be queued, the message fails and the claim is given back', async () => {
-    answer = async () => new Response('', { status: 502 });
+    answer = async () => reply(502);
     sqs.on(SendMessageCommand).rejectsOnce(new Error('SQS unavailable'));
     await expect(processDelivery(message, context)).rejects.toThrow(/SQS unavailable/);
     expect(stored()).toMatchObject({ status: 'FAILING', deliveryAttempt: 0 });
@@ -342,19 +354,19 @@ describe('one attempt', () => {
   });
 
   it('keeps the first 2 KB of the answer', async () => {
-    answer = async () => new Response('é'.repeat(10_000), { status: 500 });
+    answer = async () => reply(500, 'é'.repeat(10_000));
     await processDelivery(message, context);
     expect(stored()!.lastResponseBody).toBe('é'.repeat(RESPONSE_BODY_MAX));
   });
 
   it('after the last attempt: FAILED and nothing scheduled', async () => {
-    answer = async () => new Response('', { status: 500 });
+    answer = async () => reply(500);
     expect(await processDelivery({ ...message, attempt: 3 }, context)).toEqual({ status: 'FAILED' });
     expect(model.sent).toEqual([]);
   });
 
   it('410 Gone: FAILED at once, and the endpoint disabled in the same transaction', async () => {
-    answer = async () => new Response('gone', { status: 410 });
+    answer = async () => reply(410, 'gone');
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILED' });
     expect(model.sent).toEqual([]);
     const [tx] = model.transactions;
@@ -367,7 +379,7 @@ describe('one attempt', () => {
   it('410 Gone from an event removed during the POST: nothing disabled', async () => {
     answer = async () => {
       model.items.delete(EVENT_PK);
-      return new Response('gone', { status: 410 });
+      return reply(410, 'gone');
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'GONE' });
     expect(model.items.get(ENDPOINT_PK)!.enabled).toBe(true);
@@ -384,7 +396,7 @@ describe('one attempt', () => {
   it('an event removed during the POST: GONE, nothing scheduled', async () => {
     answer = async () => {
       model.items.delete(EVENT_PK);
-      return new Response('', { status: 500 });
+      return reply(500);
     };
     expect(await processDelivery(message, context)).toEqual({ status: 'GONE' });
     expect(model.sent).toEqual([]);
@@ -454,7 +466,7 @@ describe('refused targets', () => {
   it('refuses a host when any address it resolves to is private, and localhost names without resolving', async () => {
     const resolver = (addresses: string[]) => async () => addresses.map((address) => ({ address }));
     const url = new URL('https://hooks.vendor.test/in');
-    expect(await checkTarget(url, false, resolver(['93.184.216.34']))).toEqual({ allowed: true });
+    expect(await checkTarget(url, false, resolver(['93.184.216.34']))).toEqual({ allowed: true, addresses: ['93.184.216.34'] });
     expect(await checkTarget(url, false, resolver(['93.184.216.34', '10.0.0.5']))).toMatchObject({ allowed: false, reason: expect.stringContaining('10.0.0.5') });
     expect(await checkTarget(url, false, resolver(['::ffff:169.254.169.254']))).toMatchObject({ allowed: false });
     expect(await checkTarget(new URL('https://[::1]:8443/'), false, resolver([]))).toMatchObject({ allowed: false });
@@ -463,7 +475,11 @@ describe('refused targets', () => {
       throw new Error('ENOTFOUND');
     };
     expect(await checkTarget(url, false, failing)).toMatchObject({ allowed: false, reason: expect.stringContaining('ENOTFOUND') });
-    expect(await checkTarget(new URL('http://127.0.0.1/'), true, failing)).toEqual({ allowed: true });
+    // Private targets allowed: nothing judged, but the host still resolved (an IP literal is its own address).
+    expect(await checkTarget(new URL('http://127.0.0.1/'), true, failing)).toEqual({ allowed: true, addresses: ['127.0.0.1'] });
+    expect(await checkTarget(new URL('http://[::1]:8080/'), true, failing)).toEqual({ allowed: true, addresses: ['::1'] });
+    expect(await checkTarget(url, true, resolver(['10.0.0.5', '::1']))).toEqual({ allowed: true, addresses: ['10.0.0.5', '::1'] });
+    expect(await checkTarget(url, true, failing)).toMatchObject({ allowed: false, reason: expect.stringContaining('ENOTFOUND') });
   });
 
   it('a refused target is a failed attempt with the reason, and no request is sent', async () => {
