@@ -26,9 +26,9 @@
  *
  * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
  */
+import { randomSecret } from '../auth/secrets.ts';
 import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
 import { subscriptionsOf, type Subscription } from '../domain/webhook-endpoints/subscriptions.ts';
-import { randomSecret } from '../auth/secrets.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
 import type { ResourceObject } from '../http/documents.ts';
 import { logger } from '../logger.ts';
