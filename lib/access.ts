@@ -1,6 +1,7 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, type IGrantable, type IRole } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { queues as queueDefinitions } from '../shared/queues.ts';
@@ -12,6 +13,8 @@ export interface ServiceResources {
   queues: Record<QueueName, IQueue>;
   /** The SES identity mail is sent from. */
   mailFrom: string;
+  /** The KMS key whose data keys seal secrets at rest. */
+  sealingKey: IKey;
 }
 
 /**
@@ -30,17 +33,25 @@ export function grantAccess(scope: Construct, grantee: IGrantable & { role?: IRo
       case 'mail:send':
         grantee.grantPrincipal.addToPrincipalPolicy(mailSendStatement(scope, resources.mailFrom));
         break;
+      // Sealing needs only new data keys, unsealing only their unwrapping.
+      case 'key:seal':
+        resources.sealingKey.grant(grantee, 'kms:GenerateDataKey');
+        break;
+      case 'key:unseal':
+        resources.sealingKey.grant(grantee, 'kms:Decrypt');
+        break;
       default:
         resources.queues[queueNameOf(grant)].grantSendMessages(grantee);
     }
   }
 }
 
-/** The environment variables a function needs to use what it was granted (queue URLs, the sender). */
+/** The environment variables a function needs to use what it was granted (queue URLs, the sender, the sealing key). */
 export function accessEnvironment(access: readonly Access[], resources: ServiceResources): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const grant of access) {
     if (grant === 'mail:send') environment.MAIL_FROM = resources.mailFrom;
+    else if (grant === 'key:seal' || grant === 'key:unseal') environment.SEALING_KMS_KEY = resources.sealingKey.keyArn;
     else if (grant.startsWith('queue:')) {
       const name = queueNameOf(grant as `queue:${QueueName}`);
       environment[queueDefinitions[name].urlVariable] = resources.queues[name].queueUrl;

@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../shared/store/table.ts';
 
@@ -7,9 +8,13 @@ import { tableDefinition } from '../shared/store/table.ts';
  * The service's one table, shaped by the same definition the local stack uses. It holds every
  * customer's records, so it is protected against deletion twice over: deletion protection
  * stops an API call or a stack update from dropping it, and RETAIN keeps it when the stack goes.
+ *
+ * Beside it, the KMS key that seals secrets at rest (shared/auth/seal.ts): the records sealed
+ * with it outlive the stack only if it does, so it is retained too; rotated yearly.
  */
 export class Data extends Construct {
   readonly table: TableV2;
+  readonly sealingKey: Key;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -28,6 +33,12 @@ export class Data extends Construct {
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[index.projection],
       })),
+    });
+
+    this.sealingKey = new Key(this, 'SealingKey', {
+      description: 'Wraps the data keys that seal secrets at rest in the service table',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 }

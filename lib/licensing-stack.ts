@@ -34,7 +34,7 @@ export class LicensingStack extends Stack {
 
     const context: ServiceContext = {
       codeRoot: props.codeRoot ?? repositoryRoot,
-      resources: { table: data.table, queues: queues.queues, mailFrom: settings.mailFrom },
+      resources: { table: data.table, queues: queues.queues, mailFrom: settings.mailFrom, sealingKey: data.sealingKey },
       environment: {
         TABLE_NAME: data.table.tableName,
         PUBLIC_URL: settings.publicUrl ?? api.endpoint,
@@ -48,6 +48,7 @@ export class LicensingStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.endpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName, description: 'The service table' });
+    new CfnOutput(this, 'SealingKeyArn', { value: data.sealingKey.keyArn, description: 'The KMS key that seals secrets at rest' });
     for (const name of Object.keys(queues.queues) as QueueName[]) {
       const id = constructIdOf(name);
       new CfnOutput(this, `${id}QueueUrl`, { value: queues.queues[name].queueUrl, description: `The ${name} queue` });

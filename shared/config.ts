@@ -50,6 +50,18 @@ export const config = {
     }
     return DEFAULT_WEBHOOK_RETRY_DELAYS;
   },
+  /**
+   * What wraps the data keys that seal secrets at rest: the KMS key named by SEALING_KMS_KEY (set
+   * by the stack on the functions that seal or unseal), else the master key file named by
+   * SEALING_MASTER_KEY_FILE (set by the local stack).
+   */
+  get sealingKey(): { kmsKeyId: string } | { masterKeyFile: string } {
+    const kmsKeyId = process.env.SEALING_KMS_KEY;
+    if (kmsKeyId) return { kmsKeyId };
+    const masterKeyFile = process.env.SEALING_MASTER_KEY_FILE;
+    if (masterKeyFile) return { masterKeyFile };
+    throw new Error('Neither SEALING_KMS_KEY nor SEALING_MASTER_KEY_FILE is set: secrets cannot be sealed or unsealed');
+  },
   queueUrl(variable: string) {
     return required(variable);
   },

@@ -15,7 +15,11 @@ export type Access =
   | 'queue:webhooks'
   | 'queue:purge'
   | 'queue:mail'
-  | 'mail:send';
+  | 'mail:send'
+  /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
+  | 'key:seal'
+  /** Unseal them (the data keys unwrapped by the sealing key). */
+  | 'key:unseal';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -174,8 +178,8 @@ export const workers: readonly Worker[] = [
     operation: 'workers.passwordReset',
     queue: 'mail',
     handler: 'functions/workers/password-reset.ts',
-    // Hands the reset token over by mail, or in a user.password-reset event.
-    access: [...EMIT, 'mail:send'],
+    // Hands the reset token over by mail, or in a user.password-reset event (which keeps it sealed).
+    access: [...EMIT, 'mail:send', 'key:seal'],
     batchSize: 10,
     // Well within SES's sending rate.
     maxConcurrency: 2,
@@ -185,8 +189,8 @@ export const workers: readonly Worker[] = [
     queue: 'webhooks',
     handler: 'functions/workers/deliver-webhook.ts',
     // Writes the event's outcome, disables an endpoint that answers 410 (an event of its own),
-    // and queues the next attempt.
-    access: EMIT,
+    // and queues the next attempt; unseals the secrets an event delivers.
+    access: [...EMIT, 'key:unseal'],
     batchSize: 10,
     // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 did
     // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a

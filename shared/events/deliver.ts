@@ -46,6 +46,7 @@ import { getItem, getItems, toRecord, type Item } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
+import { deliveredPayload } from './secret-meta.ts';
 import { signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
 import { postPinned } from './transport.ts';
@@ -228,7 +229,9 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
       answer = { code: null, body: 'The webhook endpoint is disabled' };
       stop = true;
     } else {
-      answer = await post(event, endpoint);
+      // Unsealing fails only when the keeper of the keys does, or the sealed value was altered:
+      // the message then comes back (the claim given back), and ends in the dead-letter queue.
+      answer = await post(event, endpoint, await deliveredPayload(event));
     }
 
     const delivered = answer.code !== null && answer.code >= 200 && answer.code < 300;
@@ -336,8 +339,8 @@ async function recordDisabling(item: Item, lease: number, attemptNumber: number,
   }
 }
 
-/** POSTs the event document, signed, to the event's endpoint URL; never throws. */
-export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointRecord): Promise<Answer> {
+/** POSTs the event document with `payload` (as delivered), signed, to the event's endpoint URL; never throws. */
+export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointRecord, payload: string): Promise<Answer> {
   let url: URL;
   try {
     url = new URL(event.endpoint);
@@ -346,7 +349,7 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
   }
   const target = await checkTarget(url, config.allowPrivateWebhookTargets);
   if (!target.allowed) return { code: null, body: target.reason };
-  const body = JSON.stringify({ data: webhookEventDocument(event) });
+  const body = JSON.stringify({ data: webhookEventDocument(event, payload) });
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
     // To the checked addresses only: the name is not resolved again (transport.ts). A redirect

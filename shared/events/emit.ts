@@ -14,7 +14,8 @@
  *   `token.generated`, `user.password-reset`).
  * - `document`: the resource object as the API shows it (for a delete: as it was). The
  *   payload is `{"data": document}` serialised, with `meta` when given
- *   (`user.password-reset` carries `{passwordResetToken}` there).
+ *   (`user.password-reset` carries `{passwordResetToken}` there). A meta value marked
+ *   `secret(...)` is delivered but stored sealed and shown as "[FILTERED]" (see secret-meta.ts).
  *
  * It reads the enabled endpoints of that environment subscribed to the kind (the environment's
  * subscriptions item, usually read ahead with the request: see subscriptions.ts),
@@ -25,6 +26,7 @@
  *
  * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
  */
+import { randomSecret } from '../auth/secrets.ts';
 import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
 import { subscriptionsOf, type Subscription } from '../domain/webhook-endpoints/subscriptions.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
@@ -33,6 +35,7 @@ import { logger } from '../logger.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { queueFirstAttempts } from './messages.ts';
+import { sealMeta, splitMeta, type EventMeta } from './secret-meta.ts';
 
 export interface EventOrigin {
   accountId: string;
@@ -53,21 +56,30 @@ export async function emitEvent(
   where: EventOrigin,
   event: string,
   document: ResourceObject,
-  meta?: Record<string, unknown>,
+  meta?: EventMeta,
 ): Promise<WebhookEventRecord[]> {
   const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
   if (endpoints.length === 0) return [];
-  const payload = JSON.stringify({ data: document, ...(meta ? { meta } : {}) });
-  const events = endpoints.map((endpoint) =>
-    addWebhookEvent(tx, {
-      accountId: where.accountId,
-      environmentId: where.environmentId,
-      endpointId: endpoint.id,
-      endpoint: endpoint.url,
-      payload,
-      event,
-    }),
-  );
+  const { shown, secrets } = meta ? splitMeta(meta) : { shown: undefined, secrets: undefined };
+  const payload = JSON.stringify({ data: document, ...(shown ? { meta: shown } : {}) });
+  const events: WebhookEventRecord[] = [];
+  for (const endpoint of endpoints) {
+    const idempotencyToken = randomSecret();
+    // Sealed per event: the seal is bound to the event (and its retries) it belongs to.
+    const sealedMeta = secrets && (await sealMeta(secrets, { accountId: where.accountId, event, idempotencyToken }));
+    events.push(
+      addWebhookEvent(tx, {
+        accountId: where.accountId,
+        environmentId: where.environmentId,
+        endpointId: endpoint.id,
+        endpoint: endpoint.url,
+        payload,
+        event,
+        idempotencyToken,
+        sealedMeta,
+      }),
+    );
+  }
   deliverAfterCommit(tx, events);
   return events;
 }

@@ -4,8 +4,11 @@
  * CDK stack uses. Handlers run in this process, so the environment they read on AWS is set
  * here, before any handler module is loaded.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createMasterKeyFile } from '#shared/auth/seal.ts';
 import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
 import { fallback, routes, workers, type QueueName, type Worker } from '#shared/routes.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
@@ -32,7 +35,7 @@ export interface LocalStackOptions {
   dynamodbPort?: number;
   sqsPort?: number;
   sesPort?: number;
-  /** Where DynamoDB keeps its file; omitted = in memory. */
+  /** Where DynamoDB keeps its file and the master key lives; omitted = in memory. */
   dataDir?: string;
   /** Repository root: handler paths in the route table are relative to it. */
   root?: string;
@@ -55,7 +58,7 @@ function setDefault(name: string, value: string): void {
 }
 
 /** The variables the functions read on AWS, pointed at the local services. */
-function applyHandlerEnvironment(endpoints: LocalStackEndpoints): void {
+function applyHandlerEnvironment(endpoints: LocalStackEndpoints, masterKeyFile: string): void {
   setDefault('AWS_REGION', endpoints.region);
   setDefault('AWS_ACCESS_KEY_ID', 'local');
   setDefault('AWS_SECRET_ACCESS_KEY', 'local');
@@ -68,6 +71,20 @@ function applyHandlerEnvironment(endpoints: LocalStackEndpoints): void {
   process.env.PUBLIC_URL = endpoints.api;
   // Local webhook targets are usually on this machine; on AWS private targets stay refused.
   setDefault('ALLOW_PRIVATE_WEBHOOK_TARGETS', 'true');
+  // The master key plays the part the stack's KMS key plays on AWS.
+  process.env.SEALING_MASTER_KEY_FILE = masterKeyFile;
+}
+
+/**
+ * The master key that seals secrets at rest: `master.key` in the data directory, created on the
+ * first start (mode 0600) and kept, as the data sealed with it is. In memory, a key of this run
+ * only, in a directory removed when the stack stops.
+ */
+function masterKey(dataDir: string | undefined): { file: string; stop(): Promise<void> } {
+  const directory = dataDir ? resolve(dataDir) : mkdtempSync(join(tmpdir(), 'licensing-keys-'));
+  const file = join(directory, 'master.key');
+  createMasterKeyFile(file);
+  return { file, stop: async () => (dataDir ? undefined : rmSync(directory, { recursive: true, force: true })) };
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -100,6 +117,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const apiServer = await startHttpServer({ routes, fallback, root, port: options.apiPort ?? 3000, region, log: options.log });
     started.push(apiServer);
 
+    const key = masterKey(options.dataDir);
+    started.push(key);
     const endpoints: LocalStackEndpoints = {
       api: apiServer.url,
       dynamodb: dynamodbProcess.endpoint,
@@ -111,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     // Handler modules load on their first request or message; the API's port is only known
     // now (PUBLIC_URL), and no request can be served before this synchronous step completes.
-    applyHandlerEnvironment(endpoints);
+    applyHandlerEnvironment(endpoints, key.file);
 
     const poller: Poller = startPoller({
       workers: options.workers ?? workers,

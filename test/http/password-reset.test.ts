@@ -235,6 +235,61 @@ describe('deliver: false', () => {
     }
   });
 
+  it('keeps the token sealed at rest: the API shows "[FILTERED]", the POST and its retry carry the real token', async () => {
+    const target = await newAccount();
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await call('POST', `${target.path}/webhook-endpoints`, {
+        token: target.adminToken,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+      });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+      const secret = endpoint.body.data.attributes.signingSecret as string;
+      const user = await newUser(target, { email: email('sealed') });
+      expect((await request(target, { email: user.email, deliver: false })).status).toBe(202);
+      const [first] = await receiver.waitFor((all) => all.length >= 1);
+      verify(secret, first!);
+      const eventId = first!.json.data.id as string;
+      const token = JSON.parse(first!.json.data.attributes.payload).meta.passwordResetToken as string;
+      expect(token).toMatch(/^[0-9a-f]{64}$/);
+
+      // Read back through the API: filtered, in the event and in the list, with nothing sealed shown.
+      const shown = await call('GET', `${target.path}/webhook-events/${eventId}`, { token: target.adminToken });
+      expect(shown.status).toBe(200);
+      expect(JSON.parse(shown.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+      expect(JSON.parse(shown.body.data.attributes.payload).data).toEqual(JSON.parse(first!.json.data.attributes.payload).data);
+      const listed = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
+      expect(listed.body.data.map((event: any) => event.id)).toEqual([eventId]);
+      for (const reply of [shown, listed]) expect(JSON.stringify(reply.body)).not.toContain(token);
+
+      // The retry delivers the real token again, signed over what is sent.
+      const retry = await call('POST', `${target.path}/webhook-events/${eventId}/actions/retry`, { token: target.adminToken });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+      expect(JSON.parse(retry.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+      const [, second] = await receiver.waitFor((all) => all.length >= 2);
+      verify(secret, second!);
+      expect(second!.json.data.id).toBe(retry.body.data.id);
+      expect(JSON.parse(second!.json.data.attributes.payload).meta).toEqual({ passwordResetToken: token });
+
+      // At rest: no clear token in any item, the events' sealed values included.
+      const { Items } = await documents.send(new ScanCommand({ TableName: process.env.TABLE_NAME }));
+      expect(JSON.stringify(Items)).not.toContain(token);
+      const stored = Items!.filter((item) => item.type === 'webhook-events' && item.accountId === target.id);
+      expect(stored).toHaveLength(2);
+      for (const item of stored) {
+        expect(JSON.parse(item.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+        expect(item.sealedMeta).toMatch(/^v1\./);
+        // Sealed, and shown by no document.
+        for (const reply of [shown, listed, retry]) expect(JSON.stringify(reply.body)).not.toContain(item.sealedMeta);
+      }
+
+      expect((await fulfil(target, user.id, token, 'set from a sealed webhook')).status).toBe(200);
+      expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a sealed webhook') })).status).toBe(201);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('emits nothing for an unknown address', async () => {
     const target = await newAccount();
     const receiver = await startReceiver();

@@ -1,8 +1,9 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { constructIdOf } from '../../lib/construct-id.ts';
+import type { ServiceFunction } from '../../lib/service-function.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
-import { fallback, routes, workers, type QueueName, type Route, type Worker } from '../../shared/routes.ts';
+import { fallback, routes, workers, type Access, type QueueName, type Route, type Worker } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   actionsOf,
@@ -40,13 +41,21 @@ const testWebhook: Route = {
   handler: 'functions/fabricated/queue.ts',
   access: ['table:read', 'queue:webhooks'],
 };
+const sealSecrets: Route = {
+  operation: 'fabricated.seal',
+  method: 'POST',
+  path: '/v1/accounts/{account}/fabricated/seal',
+  handler: 'functions/fabricated/seal.ts',
+  access: ['table:read', 'key:seal', 'key:unseal'],
+};
 
 // Synthesised once each: synthesis is the slow part.
 const live = synthesize({ validate: true });
-const extended = synthesize({ routes: [...routes, resetPassword, testWebhook], workers: [deliverWebhooks] });
+const extended = synthesize({ routes: [...routes, resetPassword, testWebhook, sealSecrets], workers: [deliverWebhooks] });
 
 const queueNames = Object.keys(queueDefinitions) as QueueName[];
 const tableId = logicalIdOf(live.stack, live.stack.node.findChild('Data').node.findChild('Table'));
+const sealingKeyId = logicalIdOf(live.stack, live.stack.node.findChild('Data').node.findChild('SealingKey'));
 const apiId = logicalIdOf(live.stack, live.stack.node.findChild('Api').node.findChild('HttpApi'));
 const queueIdOf = ({ stack }: Synthesis, name: QueueName, kind: 'Queue' | 'DeadLetterQueue') =>
   logicalIdOf(stack, stack.node.findChild('Queues').node.findChild(`${constructIdOf(name)}${kind}`));
@@ -94,6 +103,17 @@ describe('the table', () => {
     expect(new Set(table.AttributeDefinitions.map((attribute: { AttributeType: string }) => attribute.AttributeType))).toEqual(
       new Set(['S']),
     );
+  });
+});
+
+describe('the sealing key', () => {
+  it('is one KMS key, rotated yearly, retained on stack deletion as the table is', () => {
+    live.template.resourceCountIs('AWS::KMS::Key', 1);
+    live.template.hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ EnableKeyRotation: true }),
+    });
   });
 });
 
@@ -153,7 +173,7 @@ describe('the queues', () => {
 describe('the functions', () => {
   it('are one per route plus the fallback, and one per worker', () => {
     live.template.resourceCountIs('AWS::Lambda::Function', routes.length + 1 + workers.length);
-    extended.template.resourceCountIs('AWS::Lambda::Function', routes.length + 2 + 1 + 1);
+    extended.template.resourceCountIs('AWS::Lambda::Function', routes.length + 3 + 1 + 1);
   });
 
   it('all run the same way: Node.js 22 on arm64, ESM handler, Powertools, source maps, own log group', () => {
@@ -259,7 +279,7 @@ describe('the workers', () => {
 
 describe('grants follow the declared access and nothing more', () => {
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-  const allRoutes = [...routes, resetPassword, testWebhook];
+  const allRoutes = [...routes, resetPassword, testWebhook, sealSecrets];
   const functionOf = (route: Pick<Route, 'operation'>) => functionFor(extended.stack, 'Api', route.operation);
 
   it.each(allRoutes.filter((route) => route.access.includes('table:read') && !route.access.includes('table:write')).map((route) => route.operation))(
@@ -315,6 +335,33 @@ describe('grants follow the declared access and nothing more', () => {
     }
   });
 
+  it('lets only functions declaring key:seal or key:unseal use the sealing key, each for exactly that, and tells them the key', () => {
+    const keyArn = { 'Fn::GetAtt': [sealingKeyId, 'Arn'] };
+    const kmsActions = {
+      'key:seal': ['kms:GenerateDataKey'],
+      'key:unseal': ['kms:Decrypt'],
+    } as const;
+    const all: { entry: Route | Worker; fn: ServiceFunction; synthesis: Synthesis }[] = [
+      ...allRoutes.map((route) => ({ entry: route, fn: functionOf(route), synthesis: extended })),
+      ...workers.map((worker) => ({ entry: worker, fn: functionFor(live.stack, 'Workers', worker.operation), synthesis: live })),
+    ];
+    expect(all.filter(({ entry }) => entry.access.includes('key:seal') && entry.access.includes('key:unseal')).map(({ entry }) => entry.operation)).toEqual([sealSecrets.operation]);
+    for (const { entry, fn, synthesis } of all) {
+      const expected = (Object.keys(kmsActions) as (keyof typeof kmsActions)[]).filter((access) => entry.access.includes(access)).flatMap((access) => kmsActions[access]);
+      const statements = statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('kms:')));
+      expect(statements.flatMap((statement) => statement.Action).sort(), entry.operation).toEqual([...expected].sort());
+      for (const statement of statements) expect(statement.Resource, entry.operation).toEqual(keyArn);
+      if (expected.length > 0) expect(environmentOf(synthesis, fn), entry.operation).toMatchObject({ SEALING_KMS_KEY: keyArn });
+      else expect(environmentOf(synthesis, fn), entry.operation).not.toHaveProperty('SEALING_KMS_KEY');
+    }
+  });
+
+  it('grants the sealing key where secrets are sealed (the reset worker) and unsealed (the delivery worker), nowhere else', () => {
+    const holders = (access: Access) => [...routes, fallback, ...workers].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
+    expect(holders('key:seal')).toEqual(['workers.passwordReset']);
+    expect(holders('key:unseal')).toEqual(['workers.deliverWebhook']);
+  });
+
   it('lets a worker consume its own queue', () => {
     const worker = functionFor(extended.stack, 'Workers', deliverWebhooks.operation);
     const consume = statementsOf(extended, worker).find((statement) => statement.Action.includes('sqs:ReceiveMessage'));
@@ -324,9 +371,10 @@ describe('grants follow the declared access and nothing more', () => {
 });
 
 describe('the outputs', () => {
-  it('name the API URL, the table and every queue with its dead-letter queue', () => {
+  it('name the API URL, the table, the sealing key and every queue with its dead-letter queue', () => {
     live.template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
     live.template.hasOutput('TableName', { Value: { Ref: tableId } });
+    live.template.hasOutput('SealingKeyArn', { Value: { 'Fn::GetAtt': [sealingKeyId, 'Arn'] } });
     for (const name of queueNames) {
       live.template.hasOutput(`${constructIdOf(name)}QueueUrl`, { Value: { Ref: queueIdOf(live, name, 'Queue') } });
       live.template.hasOutput(`${constructIdOf(name)}DeadLetterQueueUrl`, { Value: { Ref: queueIdOf(live, name, 'DeadLetterQueue') } });

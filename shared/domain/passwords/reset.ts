@@ -2,11 +2,13 @@
  * The reset worker's part of a password-reset request: find the user by address within the
  * request's environment, give them a new reset token (replacing any earlier one; only its
  * digest is kept, valid 24 hours) and hand the token over — by e-mail, or, when the request
- * said `deliver: false`, in a `user.password-reset` webhook event. An address that belongs to
- * no user (or to a banned one) ends here with nothing done.
+ * said `deliver: false`, in a `user.password-reset` webhook event (which delivers it and
+ * stores it sealed, showing "[FILTERED]"). An address that belongs to no user (or to a banned
+ * one) ends here with nothing done.
  */
 import { digest, randomSecret } from '../../auth/secrets.ts';
 import { emitEvent } from '../../events/emit.ts';
+import { secret } from '../../events/secret-meta.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
 import { toRecord, type Item } from '../../store/records.ts';
@@ -56,7 +58,7 @@ export async function processResetRequest(message: ResetMessage): Promise<void> 
     { missing: new RecordNotFound('users', user.id) },
   );
   if (!message.deliver) {
-    await emitEvent(tx, user, 'user.password-reset', userDocument(user), { passwordResetToken: token });
+    await emitEvent(tx, user, 'user.password-reset', userDocument(user), { passwordResetToken: secret(token) });
     await tx.commit();
     logger.info('password reset handed to webhooks', { resetId: message.resetId, userId: user.id });
     return;

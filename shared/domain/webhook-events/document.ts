@@ -1,15 +1,19 @@
 import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
 import type { WebhookEventRecord } from './event.ts';
 
-/** The webhook-event document, exactly SPEC's fields: the same in the API and in a delivery's body. */
-export function webhookEventDocument(event: WebhookEventRecord): ResourceObject {
+/**
+ * The webhook-event document, exactly SPEC's fields: the same in the API and in a delivery's
+ * body, but for the payload, whose secret meta values only the delivery reveals (it passes the
+ * payload as delivered; the API shows the stored one, filtered).
+ */
+export function webhookEventDocument(event: WebhookEventRecord, payload = event.payload): ResourceObject {
   return {
     id: event.id,
     type: 'webhook-events',
     meta: { idempotencyToken: event.idempotencyToken },
     attributes: {
       endpoint: event.endpoint,
-      payload: event.payload,
+      payload,
       event: event.event,
       status: event.status,
       // A removed attribute (null written through an update) reads back as absent.

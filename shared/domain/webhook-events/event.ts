@@ -27,6 +27,11 @@ export interface WebhookEventRecord extends StoredRecord {
   lastResponseCode: number | null;
   lastResponseBody: string | null;
   idempotencyToken: string;
+  /**
+   * The payload's secret meta values, sealed (events/secret-meta.ts); the payload holds
+   * "[FILTERED]" in their place. Delivered, never shown.
+   */
+  sealedMeta?: string;
 }
 
 /** The event's parent collections: its endpoint (GSI2), its kind (GSI3). */
@@ -42,8 +47,9 @@ export interface NewWebhookEvent {
   endpoint: string;
   payload: string;
   event: string;
-  /** Given for a retry; a new event gets a new one. */
+  /** Given for a retry (and when sealed meta is bound to it); a new event gets a new one. */
   idempotencyToken?: string;
+  sealedMeta?: string;
 }
 
 /** Adds a DELIVERING webhook event to a transaction, in its three collections. */
@@ -64,6 +70,7 @@ export function addWebhookEvent(tx: Transaction, input: NewWebhookEvent): Webhoo
     lastResponseCode: null,
     lastResponseBody: null,
     idempotencyToken: input.idempotencyToken ?? randomSecret(),
+    ...(input.sealedMeta !== undefined && { sealedMeta: input.sealedMeta }),
   };
   tx.create(record, { parents: [{ type: 'webhook-endpoints', id: input.endpointId }, { type: 'webhook-kinds', id: input.event }] });
   return record;

@@ -1,7 +1,8 @@
 /**
  * Webhook events as a resource: listed (newest first, filter `events[]=<kind>` or
  * `endpoint=<id>`), read, removed, and retried. A retry is a new event with a new id and the
- * same idempotency token, endpoint, payload and kind; the original stays as it was.
+ * same idempotency token, endpoint, payload (with its sealed meta) and kind; the original stays
+ * as it was.
  */
 import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
 import { deliverAfterCommit } from '../../events/emit.ts';
@@ -65,6 +66,8 @@ export async function retryWebhookEvent(ctx: BearerContext, id: string): Promise
     payload: original.payload,
     event: original.event,
     idempotencyToken: original.idempotencyToken,
+    // As sealed: its context is what the original and its retries share.
+    sealedMeta: original.sealedMeta,
   });
   tx.requireExists(endpointKey, notFound);
   deliverAfterCommit(tx, [retry]);
