@@ -22,7 +22,7 @@ import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, getItems, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { reachableItem, relatedItem, relationshipId, requirePermission, SLOTS, type BearerContext } from '../licensing/access.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import { bearerRestriction, fingerprintRule, refuseProtected } from '../machines/service.ts';
@@ -30,7 +30,7 @@ import type { MachineRecord } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, UNIQUENESS_SCOPES, type ComponentRecord } from './component.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 
 const createBody = resourceDocument(
   'components',

@@ -4,7 +4,7 @@
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
 import * as z from 'zod/mini';
-import { unknownPermissions } from '../../auth/permissions.ts';
+import { MAX_REQUESTED_PERMISSIONS, normalisePermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -22,7 +22,7 @@ const tokenBody = z.union([
   resourceDocument('tokens', {
     name: z.nullish(z.string()),
     expiry: z.nullish(z.string()),
-    permissions: z.optional(z.array(z.string())),
+    permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
   }),
 ]);
 
@@ -39,11 +39,7 @@ export async function generateTokenFor(
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
   const attributes = body?.data.attributes ?? {};
   maxLength('name', attributes.name, 255);
-  const permissions = attributes.permissions ?? ['*'];
-  const unknown = unknownPermissions(permissions);
-  if (unknown.length > 0) {
-    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, attributePointer('permissions'));
-  }
+  const permissions = normalisePermissions(attributes.permissions ?? ['*']);
   let expiry: string | null = null;
   if (attributes.expiry != null) {
     const at = Date.parse(attributes.expiry);
