@@ -74,7 +74,7 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
 function tooLarge(requestId: string): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: 413,
-    headers: { 'content-type': 'application/vnd.api+json', connection: 'close' },
+    headers: { 'content-type': 'application/vnd.api+json', 'x-request-id': requestId, connection: 'close' },
     body: JSON.stringify({ meta: { id: requestId }, errors: bodyTooLarge().errors }),
   };
 }

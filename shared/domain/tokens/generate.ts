@@ -17,14 +17,12 @@ import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';
 
-const tokenBody = z.union([
-  z.undefined(),
-  resourceDocument('tokens', {
-    name: z.nullish(z.string()),
-    expiry: z.nullish(z.string()),
-    permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
-  }),
-]);
+// A request without a body is told apart before parsing, so a body's faults point at their key.
+const tokenBody = resourceDocument('tokens', {
+  name: z.nullish(z.string()),
+  expiry: z.nullish(z.string()),
+  permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
+});
 
 /**
  * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
