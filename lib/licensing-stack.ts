@@ -40,6 +40,7 @@ export class LicensingStack extends Stack {
         PUBLIC_URL: settings.publicUrl ?? api.endpoint,
         ALLOW_PRIVATE_WEBHOOK_TARGETS: String(settings.allowPrivateWebhookTargets),
         ...(settings.webhookRetryDelays !== undefined && { WEBHOOK_RETRY_DELAYS: settings.webhookRetryDelays }),
+        ...(settings.rateLimitPerAddress !== undefined && { RATE_LIMIT_PER_ADDRESS: String(settings.rateLimitPerAddress) }),
       },
     };
 

@@ -10,6 +10,8 @@ export interface OperatorSettings {
   webhookRetryDelays?: string;
   /** Base URL the API is reached at (e.g. a custom domain); the API's own endpoint when absent. */
   publicUrl?: string;
+  /** Requests a minute per source address to each unauthenticated route; the service default (60) when absent. */
+  rateLimitPerAddress?: number;
 }
 
 export const defaultMailFrom = 'no-reply@example.com';
@@ -25,6 +27,7 @@ export function readOperatorSettings(node: Node): OperatorSettings {
     allowPrivateWebhookTargets: readBoolean('allowPrivateWebhookTargets', node.tryGetContext('allowPrivateWebhookTargets')),
     webhookRetryDelays: readDelays(node.tryGetContext('webhookRetryDelays')),
     publicUrl: readUrl(node.tryGetContext('publicUrl')),
+    rateLimitPerAddress: readPositiveWhole('rateLimitPerAddress', node.tryGetContext('rateLimitPerAddress')),
   };
 }
 
@@ -51,6 +54,13 @@ function readDelays(value: unknown): string | undefined {
     throw new Error(`webhookRetryDelays must be whole seconds separated by commas, e.g. 60,300,1800; got ${JSON.stringify(value)}`);
   }
   return delays.map(Number).join(',');
+}
+
+function readPositiveWhole(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const text = String(value).trim();
+  if (!/^[1-9]\d*$/.test(text)) throw new Error(`${name} must be a whole number above 0, got ${JSON.stringify(value)}`);
+  return Number(text);
 }
 
 /** Drops a trailing slash so that functions can append paths that start with `/`. */

@@ -11,6 +11,9 @@ function required(name: string): string {
 /** About 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (DECISIONS §5). */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS: readonly number[] = [30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400];
 
+/** Requests a minute one source address may make to each unauthenticated route (DECISIONS §9). */
+export const DEFAULT_RATE_LIMIT_PER_ADDRESS = 60;
+
 export const config = {
   get tableName() {
     return required('TABLE_NAME');
@@ -61,6 +64,15 @@ export const config = {
     const masterKeyFile = process.env.SEALING_MASTER_KEY_FILE;
     if (masterKeyFile) return { masterKeyFile };
     throw new Error('Neither SEALING_KMS_KEY nor SEALING_MASTER_KEY_FILE is set: secrets cannot be sealed or unsealed');
+  },
+  /**
+   * Requests a minute one source address may make to each route of ADDRESS_LIMITED
+   * (shared/routes.ts), from RATE_LIMIT_PER_ADDRESS; the default when unset or not a positive
+   * whole number.
+   */
+  get rateLimitPerAddress(): number {
+    const raw = process.env.RATE_LIMIT_PER_ADDRESS?.trim();
+    return raw && /^[1-9]\d*$/.test(raw) ? Number(raw) : DEFAULT_RATE_LIMIT_PER_ADDRESS;
   },
   queueUrl(variable: string) {
     return required(variable);

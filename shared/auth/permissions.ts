@@ -3,6 +3,8 @@
  * effective permissions are its own intersected with its bearer's; `*` means all of the
  * bearer's.
  */
+import { unprocessable } from '../http/errors.ts';
+
 export const PERMISSIONS = [
   'account.read',
   'account.update',
@@ -109,3 +111,18 @@ export function effectivePermissions(kind: BearerKind, home: string | null, gran
 
 /** Permissions strings a token may be given; `*` or known names only. */
 export const unknownPermissions = (requested: readonly string[]) => requested.filter((p) => p !== '*' && !isPermission(p));
+
+/**
+ * A token's permissions as stored: each once, in the order given, so a token holds at most
+ * PERMISSIONS.length + 1 (`*`) entries. 422 PERMISSIONS_NOT_ALLOWED names the unknown ones.
+ */
+export function normalisePermissions(requested: readonly string[]): string[] {
+  const unknown = [...new Set(unknownPermissions(requested))];
+  if (unknown.length > 0) {
+    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, '/data/attributes/permissions');
+  }
+  return [...new Set(requested)];
+}
+
+/** What a body may send: the known permissions and `*`, each a few times over, refused cheaply past that (400). */
+export const MAX_REQUESTED_PERMISSIONS = 200;

@@ -5,13 +5,23 @@
  */
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { ApiError, badRequest } from './errors.ts';
+import { ApiError, badRequest, payloadTooLarge } from './errors.ts';
 
 // zod's functional build keeps bundles small but ships without messages; the issues `describe`
 // does not word itself carry zod's English ones, as the full build sets them.
 z.config(en());
 
 export type Body = { json: unknown } | { malformed: true } | { absent: true };
+
+/** The largest request body the API reads, in bytes (1 MB); the local server stops reading past it too. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** 413 PAYLOAD_TOO_LARGE, worded once for the pipeline and the local server. */
+export const bodyTooLarge = () => payloadTooLarge(`The request body is larger than 1 MB (${MAX_BODY_BYTES} bytes)`);
+
+/** The body's size as sent (API Gateway hands binary bodies over in base64). */
+export const bodyBytes = (raw: string | undefined, isBase64Encoded: boolean | undefined) =>
+  raw === undefined ? 0 : Buffer.byteLength(raw, isBase64Encoded ? 'base64' : 'utf8');
 
 export function readBody(raw: string | undefined, isBase64Encoded: boolean | undefined): Body {
   if (raw === undefined || raw === '') return { absent: true };

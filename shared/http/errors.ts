@@ -22,6 +22,7 @@ const TITLES: Record<number, string> = {
   403: 'Access denied',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Payload too large',
   422: 'Unprocessable resource',
   429: 'Too many requests',
   500: 'Internal server error',
@@ -64,6 +65,9 @@ export const notFound = (type: string, id: string) =>
 /** A broken model rule: `<ATTRIBUTE>_<KIND>` with a pointer into the body. */
 export const unprocessable = (code: string, detail: string, pointer?: string) =>
   new ApiError(422, [{ detail, code, ...(pointer ? { source: { pointer } } : {}) }]);
+
+/** A request body over the limit (MAX_BODY_BYTES), or values too large for the table to store. */
+export const payloadTooLarge = (detail: string) => new ApiError(413, [{ detail, code: 'PAYLOAD_TOO_LARGE' }]);
 
 export const tooManyRequests = (detail: string, headers: Record<string, string>) =>
   new ApiError(429, [{ detail, code: 'TOO_MANY_REQUESTS' }], headers);

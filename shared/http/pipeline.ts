@@ -3,9 +3,11 @@
  *
  *   respond      request id and logging; renders replies and every error (registered first,
  *                so its onError sees all of them)
- *   negotiate    media types (400 MIME_TYPE_INVALID)
+ *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404)
+ *   by address   the routes of ADDRESS_LIMITED (no credential needed), per source address
+ *                and route (429); counted before any credential is checked, so failures count
  *   environment  Service-Environment header, else ?environment= (400 ENVIRONMENT_INVALID)
  *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
  *   handler      visibility (404), permission (403), body shape (400), model rules (422)
@@ -17,17 +19,21 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTokenKey } from '../auth/authenticate.ts';
 import type { Bearer } from '../auth/bearer.ts';
+import { digest } from '../auth/secrets.ts';
+import { config } from '../config.ts';
 import { findAccount, type Account } from '../domain/accounts/account.ts';
 import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
 import { logger } from '../logger.ts';
-import { RecordNotFound } from '../store/errors.ts';
+import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
+import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
+import { ADDRESS_LIMITED, routes } from '../routes.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { requestedEnvironment, requestKeys } from './request-keys.ts';
-import { readBody, type Body } from './body.ts';
+import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, readBody, type Body } from './body.ts';
 import type { Reply } from './documents.ts';
-import { ApiError, badRequest, environmentInvalid, notFound } from './errors.ts';
+import { ApiError, badRequest, environmentInvalid, notFound, payloadTooLarge, tooManyRequests, unprocessable } from './errors.ts';
 import { parseQuery, type Query } from './query.ts';
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
@@ -65,6 +71,7 @@ export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<
     .use(negotiate())
     .use(readAhead(auth))
     .use(resolveAccount())
+    .use(limitAddress())
     .use(selectEnvironment())
     .use(authenticate(auth))
     .use(readQuery())
@@ -131,12 +138,18 @@ function logKeys(context: PipelineContext) {
 /** The store's own faults, as the API reports them. */
 function fromStore(error: Error | null): Error | null {
   if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
+  // A limit of the table reached by the request's values (a read's key included): its fault, told plainly.
+  const limit = storageLimitOf(error);
+  if (limit?.limit === 'size') return payloadTooLarge(limit.message);
+  if (limit) return unprocessable('NUMBER_OUT_OF_RANGE', `${limit.message} (magnitudes from 1e-130 to 9.99e125, 38 digits)`);
   return error;
 }
 
 function negotiate(): Middleware {
   return {
     before: ({ event, context }) => {
+      // API Gateway passes bodies of up to 10 MB; the API reads 1 MB at most.
+      if (bodyBytes(event.body, event.isBase64Encoded) > MAX_BODY_BYTES) throw bodyTooLarge();
       const headers = event.headers ?? {};
       const hasBody = event.body !== undefined && event.body !== '';
       const contentType = headers['content-type'];
@@ -178,6 +191,35 @@ function resolveAccount(): Middleware {
       const account = await findAccount(given, context.request.readAhead);
       if (!account) throw notFound('account', given);
       context.request.account = account;
+    },
+  };
+}
+
+/** The ADDRESS_LIMITED operations by their API Gateway route key (`POST /v1/accounts/{account}/tokens`). */
+const ADDRESS_LIMITED_ROUTES = new Map(
+  routes.filter((route) => ADDRESS_LIMITED.has(route.operation)).map((route) => [`${route.method} ${route.path}`, route.operation]),
+);
+const ADDRESS_WINDOW_SECONDS = 60;
+
+/**
+ * Counts the request against its source address as API Gateway saw the connection
+ * (`requestContext.http.sourceIp`); headers such as X-Forwarded-For are the client's to write
+ * and never name the address. The address is kept as a digest.
+ */
+function limitAddress(): Middleware {
+  return {
+    before: async ({ event }) => {
+      const operation = ADDRESS_LIMITED_ROUTES.get(event.routeKey);
+      if (!operation) return;
+      const address = event.requestContext.http.sourceIp;
+      const limit = await hit(`ADDRESS#${operation}#${digest(address)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
+      if (limit.allowed) return;
+      throw tooManyRequests('Too many requests from this address; try again later', {
+        'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
+        'X-RateLimit-Limit': String(limit.limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(limit.resetAt),
+      });
     },
   };
 }

@@ -80,6 +80,7 @@ export function buildApiEvent({ request, body, routeKey, pathParameters, request
   const { headers, cookies } = collectHeaders(request.rawHeaders);
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
   const method = request.method ?? 'GET';
+  // The peer of the connection, as API Gateway reports it; never a header the client writes (X-Forwarded-For).
   const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const queryStringParameters = parseQueryString(rawQueryString);
 

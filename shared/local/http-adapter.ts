@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { bodyTooLarge, MAX_BODY_BYTES } from '../http/body.ts';
 import { buildApiEvent } from './api-event.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -30,10 +31,20 @@ export interface LocalHttpServer {
   stop(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+/** The body, or undefined once it passes MAX_BODY_BYTES: reading stops there, nothing more is kept. */
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolveBody, reject) => {
+    if (Number(request.headers['content-length']) > MAX_BODY_BYTES) return resolveBody(undefined);
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const take = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      request.off('data', take);
+      chunks.length = 0;
+      resolveBody(undefined);
+    };
+    request.on('data', take);
     request.on('end', () => resolveBody(Buffer.concat(chunks)));
     request.on('error', reject);
   });
@@ -59,6 +70,15 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
   response.end(body);
 }
 
+/** 413 in the API's error format; the connection closes rather than read the rest. */
+function tooLarge(requestId: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: 413,
+    headers: { 'content-type': 'application/vnd.api+json', 'x-request-id': requestId, connection: 'close' },
+    body: JSON.stringify({ meta: { id: requestId }, errors: bodyTooLarge().errors }),
+  };
+}
+
 function internalError(requestId: string): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: 500,
@@ -80,6 +100,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Local
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const body = await readBody(request);
+    if (!body) return writeResult(response, tooLarge(requestId), requestId);
     const method = request.method ?? 'GET';
     const rawPath = (request.url ?? '/').split('?')[0]!;
     const matched = match(method, rawPath);

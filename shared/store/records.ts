@@ -25,9 +25,31 @@ const LAYOUT = new Set([
 
 export type Item = Record<string, unknown> & Key;
 
+/**
+ * Attributes stored as JSON text rather than as DynamoDB maps. `metadata` is any JSON the
+ * client sends, and a map would refuse some of it (numbers below 1e-130 or above 9.99e125 in
+ * magnitude, more than 38 digits, nesting past 32 levels) or garble it in the SDK's
+ * marshaller (a `constructor` key); as text it comes back exactly as JSON.parse read it.
+ */
+const JSON_TEXT = new Set(['metadata']);
+
+/** Attributes as the table stores them: JSON_TEXT ones as text. Everything else as is. */
+export function toStored<T extends object>(attributes: T): T {
+  const stored = { ...attributes } as Record<string, unknown>;
+  for (const name of JSON_TEXT) {
+    const value = stored[name];
+    if (value !== null && value !== undefined && typeof value !== 'string') stored[name] = JSON.stringify(value);
+  }
+  return stored as T;
+}
+
 export function toRecord<T>(item: Record<string, unknown>): T {
   const record: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) if (!LAYOUT.has(name)) record[name] = value;
+  for (const [name, value] of Object.entries(item)) {
+    if (LAYOUT.has(name)) continue;
+    // Items written before metadata was text hold a map: given back as is.
+    record[name] = JSON_TEXT.has(name) && typeof value === 'string' ? JSON.parse(value) : value;
+  }
   return record as T;
 }
 

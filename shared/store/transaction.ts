@@ -3,6 +3,8 @@
  * releases, and the counters of the collections it joins or leaves are written together, so
  * a uniqueness rule or a count can never be broken by a crash or a race. Conditions carry the
  * error to raise when they fail; a lost race on a counter (TransactionConflict) is retried.
+ * Attributes kept as JSON text (see toStored) are written as text here, whatever the caller
+ * passes; a limit of the table that a request's values reach fails as ValueNotStorable.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -19,8 +21,9 @@ import {
   type Key,
   type RecordType,
 } from './keys.ts';
+import { storageLimitIn, storageLimitOf } from './errors.ts';
 import { logger } from '../logger.ts';
-import { backoff, type Item, type StoredRecord } from './records.ts';
+import { backoff, toStored, type Item, type StoredRecord } from './records.ts';
 
 /** A value a record holds exclusively within its account (an e-mail, a code, a key). */
 export interface UniqueClaim {
@@ -56,7 +59,7 @@ export class Transaction {
   create<T extends StoredRecord>(record: T, options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[] } = {}): Item {
     const { accountId, environmentId, type, id, created } = record;
     const key = recordKey(accountId, type, id);
-    const item = { ...record, ...key } as Item;
+    const item = { ...toStored(record), ...key } as Item;
     const sortKey = collectionSortKey(created, id);
     item.GSI1PK = collectionPartition(accountId, environmentId, collectionName(type));
     item.GSI1SK = sortKey;
@@ -104,13 +107,14 @@ export class Transaction {
     const claimed = (options.claim ?? []).map((c) => uniqueKey(accountId, c.kind, c.value).PK);
     const held = item.markers as string[] | undefined;
     const markers = held || claimed.length ? [...(held ?? []).filter((pk) => !released.includes(pk)), ...claimed] : undefined;
-    const next: Item = { ...item, ...changes, ...(markers ? { markers } : {}) };
+    const stored = toStored(changes);
+    const next: Item = { ...item, ...stored, ...(markers ? { markers } : {}) };
 
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
     const removes: string[] = [];
-    Object.entries({ ...changes, ...(markers ? { markers } : {}) }).forEach(([name, value], i) => {
+    Object.entries({ ...stored, ...(markers ? { markers } : {}) }).forEach(([name, value], i) => {
       names[`#a${i}`] = name;
       if (value === null || value === undefined) {
         removes.push(`#a${i}`);
@@ -179,7 +183,7 @@ export class Transaction {
       {
         Put: {
           TableName: table(),
-          Item: item,
+          Item: toStored(item),
           ...(options.ifAbsent ? { ConditionExpression: 'attribute_not_exists(PK)' } : {}),
         },
       },
@@ -282,10 +286,12 @@ export class Transaction {
         await db().send(new TransactWriteCommand({ TransactItems: operations }));
         return;
       } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
+        if (!(error instanceof TransactionCanceledException)) throw storageLimitOf(error) ?? error;
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
         if (failed >= 0) throw failures[failed] ?? error;
+        const invalid = reasons.find((reason) => reason.Code === 'ValidationError');
+        if (invalid) throw storageLimitIn(invalid.Message) ?? error;
         const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
         if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
         await backoff(attempt);

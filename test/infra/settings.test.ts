@@ -11,6 +11,7 @@ describe('operator settings', () => {
       allowPrivateWebhookTargets: false,
       webhookRetryDelays: undefined,
       publicUrl: undefined,
+      rateLimitPerAddress: undefined,
     });
   });
 
@@ -21,12 +22,14 @@ describe('operator settings', () => {
         allowPrivateWebhookTargets: 'true',
         webhookRetryDelays: ' 30, 120 ,600',
         publicUrl: 'https://api.vendor.example/',
+        rateLimitPerAddress: ' 120',
       }),
     ).toEqual({
       mailFrom: 'licensing@vendor.example',
       allowPrivateWebhookTargets: true,
       webhookRetryDelays: '30,120,600',
       publicUrl: 'https://api.vendor.example',
+      rateLimitPerAddress: 120,
     });
   });
 
@@ -36,6 +39,7 @@ describe('operator settings', () => {
       webhookRetryDelays: '60,300',
     });
     expect(settingsFrom({ allowPrivateWebhookTargets: 'false' }).allowPrivateWebhookTargets).toBe(false);
+    expect(settingsFrom({ rateLimitPerAddress: 30 }).rateLimitPerAddress).toBe(30);
   });
 
   it.each([
@@ -46,6 +50,8 @@ describe('operator settings', () => {
     [{ webhookRetryDelays: '-1' }, /webhookRetryDelays/],
     [{ publicUrl: 'api.vendor.example' }, /publicUrl/],
     [{ publicUrl: 'ftp://api.vendor.example' }, /publicUrl/],
+    [{ rateLimitPerAddress: '0' }, /rateLimitPerAddress/],
+    [{ rateLimitPerAddress: 'sixty' }, /rateLimitPerAddress/],
   ])('stop the synth on %o', (context, message) => {
     expect(() => settingsFrom(context)).toThrow(message);
   });

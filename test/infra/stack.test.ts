@@ -207,7 +207,7 @@ describe('the functions', () => {
 
   it('carry the operator settings', () => {
     const configured = synthesize({
-      settings: { publicUrl: 'https://licensing.example', allowPrivateWebhookTargets: true, webhookRetryDelays: '60,300' },
+      settings: { publicUrl: 'https://licensing.example', allowPrivateWebhookTargets: true, webhookRetryDelays: '60,300', rateLimitPerAddress: 120 },
     });
     configured.template.allResourcesProperties('AWS::Lambda::Function', {
       Environment: {
@@ -215,10 +215,12 @@ describe('the functions', () => {
           PUBLIC_URL: 'https://licensing.example',
           ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
           WEBHOOK_RETRY_DELAYS: '60,300',
+          RATE_LIMIT_PER_ADDRESS: '120',
         }),
       },
     });
     expect(environmentOf(live, functionFor(live.stack, 'Api', 'users.list'))).not.toHaveProperty('WEBHOOK_RETRY_DELAYS');
+    expect(environmentOf(live, functionFor(live.stack, 'Api', 'users.list'))).not.toHaveProperty('RATE_LIMIT_PER_ADDRESS');
   });
 });
 

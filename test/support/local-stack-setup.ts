@@ -18,7 +18,7 @@ const READY_PREFIX = 'LOCAL_STACK_READY ';
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 15_000;
 
-/** Short timings so retries and redeliveries happen within a test's patience. */
+/** Short timings so retries and redeliveries happen within a test's patience; limits out of reach. */
 const TEST_ENVIRONMENT = {
   PORT: '0',
   DYNAMODB_PORT: '0',
@@ -26,6 +26,9 @@ const TEST_ENVIRONMENT = {
   SES_PORT: '0',
   WEBHOOK_RETRY_DELAYS: '1,1,1',
   LOCAL_RETRY_VISIBILITY_SECONDS: '1',
+  // Every test calls the unauthenticated routes from 127.0.0.1, in parallel files: out of reach.
+  // address-limits.test.ts starts a server of its own with a small limit.
+  RATE_LIMIT_PER_ADDRESS: '1000000',
 };
 
 function waitForReady(child: ChildProcess, output: () => string): Promise<LocalStackEndpoints> {

@@ -15,7 +15,7 @@ import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItems, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
 import { relatedItem, relationshipId, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
@@ -24,7 +24,7 @@ import type { MachineRecord } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, UNIQUENESS_SCOPES, type ComponentRecord } from './component.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 
 const createBody = resourceDocument(
   'components',

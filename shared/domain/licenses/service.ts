@@ -13,7 +13,7 @@ import type { Query } from '../../http/query.ts';
 import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
@@ -21,7 +21,7 @@ import { generateTokenFor } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 const KEY_MAX = 4096;
 
 const mutable = {

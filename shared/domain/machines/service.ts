@@ -15,14 +15,14 @@ import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 export const FINGERPRINT_MAX_BYTES = 4096;
 
 const mutable = {

@@ -13,14 +13,14 @@ import type { Query } from '../../http/query.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, metadataSchema, now, oneOf } from '../rules.ts';
 import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
 import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES, type PolicyRecord } from './policy.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 
 const attributes = {
   componentUniquenessStrategy: z.optional(z.string()),

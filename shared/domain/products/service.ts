@@ -13,13 +13,13 @@ import { childItems } from '../../store/cascade.ts';
 import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { maxLength, metadataRule, now } from '../rules.ts';
+import { maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { removeWithDescendants, SLOTS } from '../licensing/graph.ts';
 import { generateTokenFor } from '../tokens/generate.ts';
 import type { ProductRecord } from './product.ts';
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 
 const createBody = resourceDocument('products', {
   name: nonBlank(),

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { authorizeGrant, type BearerContext } from '../../auth/authorize.ts';
 import { kindOf } from '../../auth/bearer.ts';
-import { effectivePermissions, unknownPermissions } from '../../auth/permissions.ts';
+import { effectivePermissions, MAX_REQUESTED_PERMISSIONS, normalisePermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -18,14 +18,12 @@ import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';
 
-const tokenBody = z.union([
-  z.undefined(),
-  resourceDocument('tokens', {
-    name: z.nullish(z.string()),
-    expiry: z.nullish(z.string()),
-    permissions: z.optional(z.array(z.string())),
-  }),
-]);
+// A request without a body is told apart before parsing, so a body's faults point at their key.
+const tokenBody = resourceDocument('tokens', {
+  name: z.nullish(z.string()),
+  expiry: z.nullish(z.string()),
+  permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
+});
 
 /**
  * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
@@ -42,12 +40,9 @@ export async function generateTokenFor(
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
   const attributes = body?.data.attributes ?? {};
   maxLength('name', attributes.name, 255);
-  const permissions = attributes.permissions ?? ['*'];
-  authorizeGrant(ctx, effectivePermissions(kindOf(holder as never)!, home, permissions), 'The token');
-  const unknown = unknownPermissions(permissions);
-  if (unknown.length > 0) {
-    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, attributePointer('permissions'));
-  }
+  const requested = attributes.permissions ?? ['*'];
+  authorizeGrant(ctx, effectivePermissions(kindOf(holder as never)!, home, requested), 'The token');
+  const permissions = normalisePermissions(requested);
   let expiry: string | null = null;
   if (attributes.expiry != null) {
     const at = Date.parse(attributes.expiry);

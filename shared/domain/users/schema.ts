@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
+import { metadataSchema } from '../rules.ts';
 
 const name = z.nullish(z.string());
-const metadata = z.record(z.string(), z.unknown());
+const metadata = metadataSchema();
 
 export const createUserBody = resourceDocument('users', {
   email: nonBlank(),

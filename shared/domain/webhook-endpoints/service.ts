@@ -15,16 +15,16 @@ import { Transaction } from '../../store/transaction.ts';
 import { recordSubscription } from './subscriptions.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
-import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
+import { MAX_ENDPOINTS, MAX_REQUESTED_SUBSCRIPTIONS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
 
 const createBody = resourceDocument('webhook-endpoints', {
   url: nonBlank(),
-  subscriptions: z.optional(z.array(z.string())),
+  subscriptions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_SUBSCRIPTIONS))),
 });
 
 const updateBody = updateDocument('webhook-endpoints', {
   url: z.optional(nonBlank()),
-  subscriptions: z.optional(z.array(z.string())),
+  subscriptions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_SUBSCRIPTIONS))),
   enabled: z.optional(z.boolean()),
 });
 

@@ -97,6 +97,7 @@ const TITLES: Record<number, string> = {
   403: 'Access denied',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Payload too large',
   422: 'Unprocessable resource',
   429: 'Too many requests',
 };

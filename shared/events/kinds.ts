@@ -1,0 +1,27 @@
+/**
+ * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
+ * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
+ * type; three actions that are not plain changes have kinds of their own. Webhook events
+ * themselves emit nothing (their deliveries would feed on themselves).
+ */
+const TYPES = [
+  'account',
+  'user',
+  'token',
+  'environment',
+  'product',
+  'policy',
+  'license',
+  'machine',
+  'component',
+  'webhook-endpoint',
+] as const;
+
+export const EVENT_KINDS: readonly string[] = [
+  ...TYPES.flatMap((type) => ['created', 'updated', 'deleted'].map((action) => `${type}.${action}`)),
+  'license.validated',
+  'token.generated',
+  'user.password-reset',
+];
+
+export const isEventKind = (value: string) => EVENT_KINDS.includes(value);
