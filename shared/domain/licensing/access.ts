@@ -24,6 +24,7 @@ import { globalScope, type Scope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
+import { dropSeats, giveSeatBack } from '../machines/seats.ts';
 
 export type BearerContext = RequestContext & { bearer: Bearer };
 
@@ -195,6 +196,9 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
+    // A machine gives its seat back; a license's count goes with it (machines go first).
+    if (child.type === 'machines') giveSeatBack(tx, child);
+    if (child.type === 'licenses') dropSeats(tx, child);
   };
   const GROUP = 10;
   for (let i = 0; i + GROUP < items.length; i += GROUP) await deleteWithChildren(items.slice(i, i + GROUP), () => {}, alsoDelete);
@@ -203,7 +207,7 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
     rest,
     async (tx) => {
       tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
-      if (registers.has(item.PK)) guardRegister(tx, item, registers.get(item.PK), true);
+      alsoDelete(tx, item);
       await announce(tx);
     },
     alsoDelete,
