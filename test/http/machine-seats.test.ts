@@ -2,12 +2,14 @@
  * maxMachines counts every machine of a license, in whatever environment it was activated
  * (DECISIONS §9): a global license's machines activated globally and inside SHARED environments
  * share one bound, under concurrent activations too. Removing a machine anywhere gives its seat
- * back, and so does purging the SHARED environment its machines were activated in.
+ * back, and so does purging the SHARED environment its machines were activated in. The count's
+ * items are read from the table (the test stack's DynamoDB; TABLE_NAME is set).
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { licenseMachineCountKey, purgeMarkerKey, type Key } from '#shared/store/keys.ts';
 import { call, newAccount, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
@@ -41,22 +43,27 @@ async function globalLicense(maxMachines: number) {
   return l.license(policy.id);
 }
 
+const db = () => DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const TableName = () => process.env.TABLE_NAME!;
+
+async function tableItem(Key: Key) {
+  return (await db().send(new GetCommand({ TableName: TableName(), Key, ConsistentRead: true }))).Item;
+}
+
 /** Waits until the purge of a deleted environment has finished (both passes). */
 async function waitUntilPurged(environmentId: string, timeoutMs = 100_000) {
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-  const TableName = process.env.TABLE_NAME!;
   const started = Date.now();
   for (;;) {
     const [members, marker] = await Promise.all([
-      db.send(new QueryCommand({
-        TableName,
+      db().send(new QueryCommand({
+        TableName: TableName(),
         IndexName: 'ENV',
         KeyConditionExpression: 'ENVPK = :env',
         ExpressionAttributeValues: { ':env': `A#${account.id}#E#${environmentId}` },
       })),
-      db.send(new GetCommand({ TableName, Key: { PK: `A#${account.id}#PURGE#${environmentId}`, SK: '#' }, ConsistentRead: true })),
+      tableItem(purgeMarkerKey(account.id, environmentId)),
     ]);
-    if ((members.Items ?? []).length === 0 && !marker.Item) return;
+    if ((members.Items ?? []).length === 0 && !marker) return;
     if (Date.now() - started > timeoutMs) throw new Error(`purge of ${environmentId} unfinished after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
@@ -107,6 +114,28 @@ describe.concurrent('maxMachines across environments', () => {
     for (const reply of replies.filter((r) => r.status !== 201)) expectLimit(reply);
     const listed = await l.api('GET', `/licenses/${license.id}/machines`, { environment: shared.code });
     expect(listed.body.data).toHaveLength(2);
+  });
+
+  it('a license deleted with its machines, or with its policy or product, takes its count with it', async () => {
+    const shared = await sharedEnvironment();
+    for (const parent of ['licenses', 'policies', 'products'] as const) {
+      const product = await l.product();
+      const policy = await l.policy(product.id, { maxMachines: 5 });
+      const license = await l.license(policy.id);
+      const token = await l.licenseToken(license.id);
+      for (const environment of [undefined, undefined, shared.code, shared.code]) {
+        expect((await activate(license.id, { token, environment })).status).toBe(201);
+      }
+      const countKey = licenseMachineCountKey(account.id, license.id);
+      const shareKey = licenseMachineCountKey(account.id, license.id, shared.id);
+      expect(await tableItem(countKey), parent).toMatchObject({ n: 4 });
+      expect(await tableItem(shareKey), parent).toMatchObject({ n: 2 });
+      const id = { licenses: license.id, policies: policy.id, products: product.id }[parent];
+      expect((await l.api('DELETE', `/${parent}/${id}`)).status, parent).toBe(204);
+      expect(await tableItem(countKey), parent).toBeUndefined();
+      // The share stays at 0 until its environment goes: nothing counts on it.
+      expect(await tableItem(shareKey), parent).toMatchObject({ n: 0 });
+    }
   });
 
   it('purging a SHARED environment gives back the seats its machines held, once', async () => {
