@@ -87,6 +87,22 @@ export const subscriptionsKey = (accountId: string, environmentId: string | null
 /** The count of a collection, kept in the same transactions as its members. */
 export const counterKey = (collectionPartition: string): Key => ({ PK: `COUNT#${collectionPartition}`, SK: ITEM });
 
+/**
+ * The machines of a license in every environment together (SK `#`: `n`, what maxMachines
+ * bounds), and, with `environmentId`, the share of them activated in that environment when it is
+ * not the license's own (SK `E#<environmentId>`), which the environment's purge gives back.
+ */
+const licenseMachineCountPartition = (accountId: string, licenseId: string) => `A#${accountId}#${PREFIXES.licenses}#${licenseId}#MACHINE_COUNT`;
+
+export const licenseMachineCountKey = (accountId: string, licenseId: string, environmentId: string | null = null): Key => ({
+  PK: licenseMachineCountPartition(accountId, licenseId),
+  SK: environmentId === null ? ITEM : `E#${environmentId}`,
+});
+
+/** The whole count `key` is a share of, or undefined when `key` is no such share. */
+export const machineCountOfShare = (key: Key): Key | undefined =>
+  key.PK.endsWith('#MACHINE_COUNT') && key.SK.startsWith('E#') ? { PK: key.PK, SK: ITEM } : undefined;
+
 /** ENVPK: every item of an environment carries it, so a purge can find them all. */
 export const environmentMembership = (accountId: string, environmentId: string) => `A#${accountId}#E#${environmentId}`;
 

@@ -48,9 +48,12 @@ export class Transaction {
   private readonly operations: Operation[] = [];
   /** The error to raise when operation i's condition fails. */
   private readonly failures: (Error | undefined)[] = [];
-  /** Counter changes, summed per collection: one transaction may touch each counter only once. */
-  private readonly counts = new Map<string, { delta: number; membership?: string }>();
-  /** Upper bounds on collection counts (e.g. a policy's maxMachines), checked by the counter update itself. */
+  /**
+   * Changes of count items (collection counters and tallies), summed per item: one transaction
+   * may touch each item only once. Keyed by `countId`.
+   */
+  private readonly counts = new Map<string, Count>();
+  /** Upper bounds on counts (e.g. a webhook endpoint limit), checked by the count's update itself. */
   private readonly caps = new Map<string, { max: number; exceeded: Error }>();
   /** Run once the commit has succeeded: work that must follow the writes, never precede them. */
   private readonly afterCommitActions: (() => Promise<void> | void)[] = [];
@@ -174,7 +177,24 @@ export class Transaction {
    * the counter's own update, the bound holds under concurrent writes.
    */
   cap(accountId: string, environmentId: string | null, type: RecordType, parent: Parent | undefined, max: number, exceeded: Error): void {
-    this.caps.set(collectionPartition(accountId, environmentId, collectionName(type, parent)), { max, exceeded });
+    this.caps.set(countId(counterKey(collectionPartition(accountId, environmentId, collectionName(type, parent)))), { max, exceeded });
+  }
+
+  /**
+   * Adds `delta` to the count `n` of an item outside the collections (e.g. a license's machines
+   * in every environment), summed with this transaction's other changes to it; `membership` is
+   * the ENVPK it carries. `max` bounds the count in the update itself (else `exceeded`), so the
+   * bound holds under concurrent writes; `missing` makes the update fail with it rather than
+   * create an item that is not there.
+   */
+  tally(key: Key, delta: number, options: { membership?: string; max?: number; exceeded?: Error; missing?: Error } = {}): void {
+    this.change(key, delta, { membership: options.membership, missing: options.missing });
+    if (options.max !== undefined && options.exceeded) this.caps.set(countId(key), { max: options.max, exceeded: options.exceeded });
+  }
+
+  /** Deletes a tally item in this transaction, instead of any change it was given (what it counts goes). */
+  dropTally(key: Key): void {
+    this.change(key, 0, { dropped: true });
   }
 
   /** Writes an item outside the record model (a lookup pointer), optionally only if new. */
@@ -311,35 +331,60 @@ export class Transaction {
   }
 
   private count(accountId: string, environmentId: string | null, partition: string, delta: number) {
-    const membership = environmentId ? environmentMembership(accountId, environmentId) : undefined;
-    const current = this.counts.get(partition);
-    this.counts.set(partition, { delta: (current?.delta ?? 0) + delta, membership });
+    this.change(counterKey(partition), delta, { membership: environmentId ? environmentMembership(accountId, environmentId) : undefined });
+  }
+
+  private change(key: Key, delta: number, options: Pick<Count, 'membership' | 'missing' | 'dropped'>) {
+    const current = this.counts.get(countId(key));
+    this.counts.set(countId(key), {
+      key,
+      delta: (current?.delta ?? 0) + delta,
+      membership: options.membership ?? current?.membership,
+      missing: options.missing ?? current?.missing,
+      dropped: options.dropped ?? current?.dropped,
+    });
   }
 
   private counterOperations(): { operation: Operation; exceeded?: Error }[] {
     return [...this.counts]
-      .filter(([, { delta }]) => delta !== 0)
-      .map(([partition, { delta, membership }]) => {
-        const cap = delta > 0 ? this.caps.get(partition) : undefined;
+      .filter(([, { delta, dropped }]) => delta !== 0 || dropped)
+      .map(([id, { key, delta, membership, missing, dropped }]) => {
+        if (dropped) return { operation: { Delete: { TableName: table(), Key: key } } };
+        const cap = delta > 0 ? this.caps.get(id) : undefined;
         if (cap && cap.max < delta) throw cap.exceeded;
         const values: Record<string, unknown> = { ':delta': delta };
         if (membership) values[':env'] = membership;
         if (cap) values[':room'] = cap.max - delta;
+        const conditions = [missing ? 'attribute_exists(PK)' : '', cap ? '(attribute_not_exists(n) OR n <= :room)' : ''].filter(Boolean);
         return {
           operation: {
             Update: {
               TableName: table(),
-              Key: counterKey(partition),
+              Key: key,
               UpdateExpression: membership ? 'ADD n :delta SET ENVPK = :env' : 'ADD n :delta',
-              ...(cap ? { ConditionExpression: 'attribute_not_exists(n) OR n <= :room' } : {}),
+              ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
               ExpressionAttributeValues: values,
             },
           },
-          exceeded: cap?.exceeded,
+          exceeded: cap?.exceeded ?? missing,
         };
       });
   }
 }
+
+/** A count item's change, summed over the transaction. */
+interface Count {
+  key: Key;
+  delta: number;
+  /** The ENVPK the item carries. */
+  membership?: string;
+  /** Raised when the item is absent: the change never creates it. */
+  missing?: Error;
+  /** Deleted by the transaction, whatever its delta. */
+  dropped?: boolean;
+}
+
+const countId = (key: Key) => `${key.PK}|${key.SK}`;
 
 function collectionsOf(item: Item): string[] {
   return COLLECTION_ATTRIBUTES.map((name) => item[name]).filter((value): value is string => typeof value === 'string');

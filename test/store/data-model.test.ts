@@ -26,7 +26,8 @@ import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type Component
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
 import { SLOTS } from '#shared/domain/licensing/graph.ts';
-import { uniqueKey } from '#shared/store/keys.ts';
+import { licenseMachineCountKey, machineCountOfShare, uniqueKey } from '#shared/store/keys.ts';
+import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 
 let accountId: string;
 let slug: string;
@@ -363,14 +364,18 @@ async function addGraph(owner: string | null, maxMachines?: number) {
   return { product, policy, license, base };
 }
 
-async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: string, max?: number) {
-  const machine = { ...g.base('machines'), licenseId: g.license.id, policyId: g.policy.id, productId: g.product.id, ownerId: g.license.ownerId, fingerprint };
+/** A machine of the graph's (global) license, activated globally or inside `environmentId`, taking a seat. */
+async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: string, max?: number, environmentId: string | null = null) {
+  const machine = {
+    ...g.base('machines'), environmentId, licenseId: g.license.id, licenseEnvironmentId: null, policyId: g.policy.id, productId: g.product.id,
+    ownerId: g.license.ownerId, fingerprint,
+  };
   const tx = new Transaction();
   tx.create(machine as never, {
     parents: [{ type: 'licenses', id: g.license.id }, { type: 'products', id: g.product.id }, machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined],
     unique: [{ kind: MACHINE_FINGERPRINT_MARKER, value: machineFingerprintValue(g.license.id, fingerprint), taken: new Error('fingerprint taken') }],
   });
-  if (max !== undefined) tx.cap(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, max, new Error('limit'));
+  takeSeat(tx, machine, max, new Error('limit'));
   await tx.commit();
   return machine;
 }
@@ -403,14 +408,90 @@ describe('licensing access patterns', () => {
     expect(await findLicenseItemByKey(globalScope(accountId), 'unknown')).toBeUndefined();
   });
 
-  it('24, 25: machine by fingerprint within a license; maxMachines is a condition on the collection counter', async () => {
+  it('24, 25: machine by fingerprint within a license; maxMachines is a condition on the license\'s machine count', async () => {
     const g = await addGraph(null, 2);
     const m = await addMachine(g, 'fp-1', 2);
     expect((await findMachineItem(globalScope(accountId), g.license.id, 'fp-1'))?.id).toBe(m.id);
     await expect(addMachine(g, 'fp-1')).rejects.toThrow('fingerprint taken');
     await addMachine(g, 'fp-2', 2);
     await expect(addMachine(g, 'fp-3', 2)).rejects.toThrow('limit');
+    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toEqual({ ...licenseMachineCountKey(accountId, g.license.id), n: 2 });
+    // The license's collection counter (what its machine list counts) is a different item.
     expect(Number((await getItem(counterKey(collectionPartition(accountId, null, `LICENSE#${g.license.id}#MACHINE`))))?.n)).toBe(2);
+  });
+
+  it('25: one count bounds a license\'s machines in every environment; a SHARED environment\'s machines of a global license are also its share', async () => {
+    const g = await addGraph(null, 3);
+    const shared = await addEnvironment(`seats-${randomUUID().slice(0, 6)}`, 'SHARED');
+    await addMachine(g, 'g-1', 3);
+    const inShared = await addMachine(g, 's-1', 3, shared.id);
+    await addMachine(g, 's-2', 3, shared.id);
+    await expect(addMachine(g, 'g-2', 3)).rejects.toThrow('limit');
+    await expect(addMachine(g, 's-3', 3, shared.id)).rejects.toThrow('limit');
+    const shareKey = licenseMachineCountKey(accountId, g.license.id, shared.id);
+    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toMatchObject({ n: 3 });
+    expect(await getItem(shareKey)).toEqual({ ...shareKey, n: 2, ENVPK: environmentMembership(accountId, shared.id) });
+    expect(machineCountOfShare(shareKey)).toEqual(licenseMachineCountKey(accountId, g.license.id));
+    expect(machineCountOfShare(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
+
+    // A removal gives the seat back to both, and a license's count goes with the license.
+    let tx = new Transaction();
+    const item = (await getItem(recordKey(accountId, 'machines', inShared.id)))!;
+    tx.delete(item);
+    giveSeatBack(tx, item);
+    await tx.commit();
+    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toMatchObject({ n: 2 });
+    expect(await getItem(shareKey)).toMatchObject({ n: 1 });
+    tx = new Transaction();
+    const license = (await getItem(recordKey(accountId, 'licenses', g.license.id)))!;
+    giveSeatBack(tx, (await getItem(recordKey(accountId, 'machines', (await addMachine(g, 'g-3')).id)))!);
+    dropSeats(tx, license);
+    await tx.commit();
+    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
+  });
+
+  it('37: a purged environment\'s shares go back to their licenses\' counts, once, as they stand at the give-back', async () => {
+    const g = await addGraph(null);
+    const shared = await addEnvironment(`give-${randomUUID().slice(0, 6)}`, 'SHARED');
+    const machine = await addMachine(g, 's-1', undefined, shared.id);
+    await addMachine(g, 'g-1');
+    const countKey = licenseMachineCountKey(accountId, g.license.id);
+    const shareKey = licenseMachineCountKey(accountId, g.license.id, shared.id);
+    const machineKey = recordKey(accountId, 'machines', machine.id);
+
+    // A machine activated in the environment between the read of the share and the give-back.
+    let racing = true;
+    const spy = 'data-model-share-race';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && racing) {
+          racing = false;
+          await addMachine(g, 's-2', undefined, shared.id);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: spy },
+    );
+    try {
+      expect(await giveBackShares([machineKey, shareKey])).toEqual([machineKey]);
+    } finally {
+      db().middlewareStack.remove(spy);
+    }
+    expect(racing).toBe(false);
+    expect(await getItem(shareKey)).toBeUndefined();
+    expect(await getItem(countKey)).toMatchObject({ n: 1 });
+    // Again (a repeated purge step): nothing more is given back.
+    expect(await giveBackShares([shareKey])).toEqual([]);
+    expect(await getItem(countKey)).toMatchObject({ n: 1 });
+
+    // The share of a license whose count went with it is deleted, and no count is made.
+    await addMachine(g, 's-3', undefined, shared.id);
+    const tx = new Transaction();
+    dropSeats(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    await tx.commit();
+    expect(await giveBackShares([shareKey])).toEqual([]);
+    expect(await getItem(shareKey)).toBeUndefined();
+    expect(await getItem(countKey)).toBeUndefined();
   });
 
   it('26: a component fingerprint marker per strategy scope (SHA-256 of scope and fingerprint)', async () => {

@@ -10,6 +10,10 @@
  *
  * Two passes: the second, a little later, sweeps up records that requests already in flight
  * at the moment of the delete may have written after the first pass went by.
+ *
+ * Machines activated here on a global license hold seats of that license, counted across
+ * environments: before a page is deleted, the shares of those counts it holds are given back
+ * (machines/seats.ts), each once, whichever step or pass meets it.
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -18,6 +22,7 @@ import { enqueue } from '../../queue.ts';
 import { db, getTable } from '../../store/client.ts';
 import { environmentMembership, purgeMarkerKey, recordKey, type Key } from '../../store/keys.ts';
 import { backoff, getItem } from '../../store/records.ts';
+import { giveBackShares } from '../machines/seats.ts';
 import type { PurgeMessage } from './service.ts';
 
 export interface PurgeStep extends PurgeMessage {
@@ -77,7 +82,7 @@ export async function runPurgeStep(message: PurgeStep, remainingMs: () => number
       const keys = (page.Items ?? []).map(({ PK, SK }) => ({ PK, SK }) as Key);
       after = page.LastEvaluatedKey;
       const more = after && remainingMs() > RESERVE_MS;
-      const [next] = await Promise.all([more ? readPage(after) : undefined, deleteAll(keys)]);
+      const [next] = await Promise.all([more ? readPage(after) : undefined, giveBackShares(keys).then(deleteAll)]);
       removed += keys.length;
       if (!more || !next) break;
       page = next;

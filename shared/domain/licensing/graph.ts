@@ -16,6 +16,7 @@ import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
+import { dropSeats, giveSeatBack } from '../machines/seats.ts';
 
 /** The collections each type joins, by slot (slot i = GSI(i+2)). */
 export const SLOTS = {
@@ -131,6 +132,9 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
+    // A machine gives its seat back; a license's count goes with it (machines go first).
+    if (child.type === 'machines') giveSeatBack(tx, child);
+    if (child.type === 'licenses') dropSeats(tx, child);
   };
   const GROUP = 10;
   for (let i = 0; i + GROUP < items.length; i += GROUP) await deleteWithChildren(items.slice(i, i + GROUP), () => {}, alsoDelete);
@@ -139,7 +143,7 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
     rest,
     async (tx) => {
       tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
-      if (registers.has(item.PK)) guardRegister(tx, item, registers.get(item.PK), true);
+      alsoDelete(tx, item);
       await announce(tx);
     },
     alsoDelete,

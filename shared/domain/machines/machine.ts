@@ -10,6 +10,8 @@ import { findByUnique } from '../../store/unique.ts';
 export interface MachineRecord extends StoredRecord {
   type: 'machines';
   licenseId: string;
+  /** The license's environment (null: global), which may differ from the machine's (seats.ts). */
+  licenseEnvironmentId: string | null;
   policyId: string;
   productId: string;
   /** The machine's owner: given at activation, else the license's owner. */

@@ -21,6 +21,7 @@ import { relatedItem, relationshipId, removeWithDescendants, SLOTS } from '../li
 import { filteredList, type Filter } from '../licensing/lists.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
+import { takeSeat } from './seats.ts';
 
 const metadata = metadataSchema();
 export const FINGERPRINT_MAX_BYTES = 4096;
@@ -70,6 +71,7 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
     created: timestamp,
     updated: timestamp,
     licenseId: license.id,
+    licenseEnvironmentId: license.environmentId ?? null,
     policyId: license.policyId,
     productId: license.productId,
     ownerId: (owner?.id as string | undefined) ?? license.ownerId ?? null,
@@ -95,19 +97,9 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
       },
     ],
   });
+  // maxMachines counts the license's machines in every environment together (seats.ts).
   const max = policy?.maxMachines as number | null | undefined;
-  if (max != null) {
-    // Counted per environment partition: machines of a global license activated inside a
-    // SHARED environment are bounded separately from those activated globally.
-    tx.cap(
-      ctx.scope.accountId,
-      machine.environmentId,
-      'machines',
-      { type: 'licenses', id: license.id },
-      max,
-      unprocessable('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
-    );
-  }
+  takeSeat(tx, machine, max, unprocessable('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'));
   tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, unprocessable('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
   await emitEvent(tx, originOf(machine, ctx.scope), 'machine.created', machineDocument(machine));
   await tx.commit();
