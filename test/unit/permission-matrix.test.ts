@@ -1,188 +1,16 @@
 /**
- * The permission matrix: every route of shared/routes.ts × every kind of bearer × where the
- * record lives → the status the API must answer. The expectations are written out by hand from
- * SPEC.md's bearer table and DECISIONS.md (§2, §3, §9) — never computed from the policies — and
- * checked against the policies' judgement (shared/auth/policies), without a table or a server.
- * test/http/permission-matrix.test.ts runs a slice of the same table over HTTP.
- *
- * Every request is made inside a SHARED environment S. Bearers: the account's global admin, an
- * admin user living in S, S's environment token, an S token narrowed to read permissions only,
- * and the product, license (token and key), owning user and another user of the record's own
- * licensing graph. Homes: the record in S itself; a global record (seen read-only from S); a
- * record of another environment; a record of another account.
+ * The permission matrix (test/support/permission-matrix.ts), judged by the policies over
+ * in-memory records: no table, no server, milliseconds.
  */
 import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
-import { effectivePermissions, heldBy, PERMISSIONS, type BearerKind, type Permission } from '#shared/auth/permissions.ts';
-import { judge, type PolicyType } from '#shared/auth/policies/index.ts';
-import type { Actor } from '#shared/auth/policies/policy.ts';
+import { effectivePermissions, PERMISSIONS, type BearerKind } from '#shared/auth/permissions.ts';
+import { judge, POLICIES } from '#shared/auth/policies/index.ts';
+import type { Actor, Policy } from '#shared/auth/policies/policy.ts';
 import type { Item } from '#shared/store/records.ts';
 import { environmentScope } from '#shared/store/scope.ts';
 import { routes } from '#shared/routes.ts';
-
-export const BEARERS = ['globalAdmin', 'envAdmin', 'envToken', 'narrowToken', 'product', 'licenseToken', 'licenseKey', 'owner', 'otherUser'] as const;
-export type BearerName = (typeof BEARERS)[number];
-
-/** The records a route is about: the graph's product, policy, license, machine, component, owner, token, endpoint, event; S itself. */
-export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'U' | 'T' | 'W' | 'X' | 'S';
-
-/** One question a route asks of the policies, in the order it asks them. */
-export type Step =
-  | { type: PolicyType; action: string; record?: Ref }
-  /** A create body's relationship naming `record`: the bearer must reach it (else 422). */
-  | { relate: PolicyType; record: Ref }
-  /** What the request would grant (a role, a token): every permission held by the bearer (else 403). */
-  | { grant: (home: string | null) => readonly Permission[] };
-
-/**
- * Per route: the questions it asks, and the status for each bearer (columns in BEARERS order)
- * when the record is in S. Routes without a bearer (log-in, password reset, validate-key, the
- * reset form) are `public`: the credential in the request is the only authority.
- */
-export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> = {
-  //                                                                                          GA  EA  ET  NT  PR  LT  LK  OW  OU
-  'accounts.retrieve': { steps: [{ type: 'accounts', action: 'read' }], same: '200 403 403 403 403 403 403 403 403' },
-  'accounts.update': { steps: [{ type: 'accounts', action: 'update' }], same: '200 403 403 403 403 403 403 403 403' },
-
-  'users.create': { steps: [{ type: 'users', action: 'create' }, { grant: (home) => heldBy('user', home) }], same: '201 201 201 403 403 403 403 403 403' },
-  'users.list': { steps: [{ type: 'users', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
-  'users.retrieve': { steps: [{ type: 'users', action: 'read', record: 'U' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.update': { steps: [{ type: 'users', action: 'update', record: 'U' }], same: '200 200 200 403 404 404 404 200 404' },
-  'users.delete': { steps: [{ type: 'users', action: 'delete', record: 'U' }], same: '204 204 204 403 404 404 404 403 404' },
-  'users.ban': { steps: [{ type: 'users', action: 'ban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
-  'users.unban': { steps: [{ type: 'users', action: 'unban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
-  'users.resetPassword': 'public',
-  'users.tokens': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'tokens', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.licenses': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'licenses', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.machines': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'machines', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.products': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'products', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-
-  'tokens.generate': 'public',
-  'tokens.list': { steps: [{ type: 'tokens', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
-  'tokens.retrieve': { steps: [{ type: 'tokens', action: 'read', record: 'T' }], same: '200 200 200 200 404 404 404 200 404' },
-  'tokens.revoke': { steps: [{ type: 'tokens', action: 'revoke', record: 'T' }], same: '204 204 204 403 404 404 404 204 404' },
-
-  'passwords.request': 'public',
-  'passwords.form': 'public',
-
-  'environments.create': { steps: [{ type: 'environments', action: 'create' }], same: '201 403 403 403 403 403 403 403 403' },
-  'environments.list': { steps: [{ type: 'environments', action: 'list' }], same: '200 403 403 403 403 403 403 403 403' },
-  'environments.retrieve': { steps: [{ type: 'environments', action: 'read', record: 'S' }], same: '200 403 403 403 403 403 403 403 403' },
-  'environments.update': { steps: [{ type: 'environments', action: 'update', record: 'S' }], same: '200 403 403 403 403 403 403 403 403' },
-  'environments.delete': { steps: [{ type: 'environments', action: 'delete', record: 'S' }], same: '204 403 403 403 403 403 403 403 403' },
-  'environments.tokens.generate': {
-    steps: [{ type: 'environments', action: 'tokens.generate', record: 'S' }, { grant: (home) => heldBy('environment', home) }],
-    same: '200 403 403 403 403 403 403 403 403',
-  },
-  'environments.tokens.list': { steps: [{ type: 'environments', action: 'tokens.list', record: 'S' }], same: '200 403 403 403 403 403 403 403 403' },
-
-  'products.create': { steps: [{ type: 'products', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
-  'products.list': { steps: [{ type: 'products', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
-  'products.retrieve': { steps: [{ type: 'products', action: 'read', record: 'P' }], same: '200 200 200 200 200 200 200 200 404' },
-  'products.update': { steps: [{ type: 'products', action: 'update', record: 'P' }], same: '200 200 200 403 200 403 403 403 404' },
-  'products.delete': { steps: [{ type: 'products', action: 'delete', record: 'P' }], same: '204 204 204 403 403 403 403 403 404' },
-  'products.tokens.generate': {
-    steps: [{ type: 'products', action: 'tokens.generate', record: 'P' }, { grant: (home) => heldBy('product', home) }],
-    same: '200 200 200 403 403 403 403 403 404',
-  },
-
-  'policies.create': { steps: [{ type: 'policies', action: 'create' }, { relate: 'products', record: 'P' }], same: '201 201 201 403 201 403 403 403 403' },
-  'policies.list': { steps: [{ type: 'policies', action: 'list' }], same: '200 200 200 200 200 403 403 403 403' },
-  'policies.retrieve': { steps: [{ type: 'policies', action: 'read', record: 'Q' }], same: '200 200 200 200 200 200 200 200 404' },
-  'policies.update': { steps: [{ type: 'policies', action: 'update', record: 'Q' }], same: '200 200 200 403 200 403 403 403 404' },
-  'policies.delete': { steps: [{ type: 'policies', action: 'delete', record: 'Q' }], same: '204 204 204 403 204 403 403 403 404' },
-
-  'licenses.create': { steps: [{ type: 'licenses', action: 'create' }, { relate: 'policies', record: 'Q' }], same: '201 201 201 403 201 403 403 403 403' },
-  'licenses.list': { steps: [{ type: 'licenses', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
-  'licenses.retrieve': { steps: [{ type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.update': { steps: [{ type: 'licenses', action: 'update', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
-  'licenses.delete': { steps: [{ type: 'licenses', action: 'delete', record: 'L' }], same: '204 204 204 403 204 403 403 403 404' },
-  'licenses.tokens.generate': {
-    steps: [{ type: 'licenses', action: 'tokens.generate', record: 'L' }, { grant: (home) => heldBy('license', home) }],
-    same: '200 200 200 403 200 403 403 403 404',
-  },
-  'licenses.validate': { steps: [{ type: 'licenses', action: 'validate', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
-  'licenses.validateKey': 'public',
-  'licenses.machines': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'machines', action: 'list' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.policy': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'policies', action: 'read', record: 'Q' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.product': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'products', action: 'read', record: 'P' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.owner': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'users', action: 'read', record: 'U' }], same: '200 200 200 200 404 404 404 200 404' },
-
-  'machines.create': {
-    steps: [{ type: 'machines', action: 'create' }, { relate: 'licenses', record: 'L' }, { type: 'machines', action: 'create' }],
-    same: '201 201 201 403 201 201 201 201 422',
-  },
-  'machines.list': { steps: [{ type: 'machines', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
-  'machines.retrieve': { steps: [{ type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404' },
-  'machines.update': { steps: [{ type: 'machines', action: 'update', record: 'M' }], same: '200 200 200 403 200 403 403 403 404' },
-  'machines.delete': { steps: [{ type: 'machines', action: 'delete', record: 'M' }], same: '204 204 204 403 204 204 204 204 404' },
-  'machines.components': { steps: [{ type: 'machines', action: 'read', record: 'M' }, { type: 'components', action: 'list' }], same: '200 200 200 200 200 200 200 200 404' },
-  'machines.license': { steps: [{ type: 'machines', action: 'read', record: 'M' }, { type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
-
-  'components.create': {
-    steps: [{ type: 'components', action: 'create' }, { relate: 'machines', record: 'M' }, { type: 'components', action: 'create' }],
-    same: '201 201 201 403 201 201 201 201 422',
-  },
-  'components.list': { steps: [{ type: 'components', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
-  'components.retrieve': { steps: [{ type: 'components', action: 'read', record: 'C' }], same: '200 200 200 200 200 200 200 200 404' },
-  'components.update': { steps: [{ type: 'components', action: 'update', record: 'C' }], same: '200 200 200 403 200 403 403 403 404' },
-  'components.delete': { steps: [{ type: 'components', action: 'delete', record: 'C' }], same: '204 204 204 403 204 204 204 204 404' },
-  'components.machine': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404' },
-  'components.license': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
-  'components.product': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'products', action: 'read', record: 'P' }], same: '200 200 200 200 200 200 200 200 404' },
-
-  'webhookEndpoints.create': { steps: [{ type: 'webhook-endpoints', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
-  'webhookEndpoints.list': { steps: [{ type: 'webhook-endpoints', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
-  'webhookEndpoints.retrieve': { steps: [{ type: 'webhook-endpoints', action: 'read', record: 'W' }], same: '200 200 200 200 404 404 404 404 404' },
-  'webhookEndpoints.update': { steps: [{ type: 'webhook-endpoints', action: 'update', record: 'W' }], same: '200 200 200 403 404 404 404 404 404' },
-  'webhookEndpoints.delete': { steps: [{ type: 'webhook-endpoints', action: 'delete', record: 'W' }], same: '204 204 204 403 404 404 404 404 404' },
-
-  'webhookEvents.list': { steps: [{ type: 'webhook-events', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
-  'webhookEvents.retrieve': { steps: [{ type: 'webhook-events', action: 'read', record: 'X' }], same: '200 200 200 200 404 404 404 404 404' },
-  'webhookEvents.delete': { steps: [{ type: 'webhook-events', action: 'delete', record: 'X' }], same: '204 204 204 403 404 404 404 404 404' },
-  'webhookEvents.retry': { steps: [{ type: 'webhook-events', action: 'retry', record: 'X' }], same: '201 201 201 403 404 404 404 404 404' },
-};
-
-export type Home = 'same' | 'global' | 'otherEnvironment' | 'otherAccount';
-export const HOMES: readonly Home[] = ['same', 'global', 'otherEnvironment', 'otherAccount'];
-
-/** Records an environment keeps to itself even from a SHARED one (DECISIONS §9). */
-const PRIVATE_REFS: readonly Ref[] = ['T', 'W', 'X'];
-
-const isSuccess = (status: number) => status >= 200 && status < 300;
-
-/**
- * The status when the record lives elsewhere, from the status it gets in S (DECISIONS §3, §9):
- * - global, seen from SHARED: licensing records and users readable, never writable (a success
- *   of a change becomes 403); tokens, endpoints and events invisible (404);
- * - another environment or another account: nothing is visible (404), and a create naming a
- *   record there finds no such record (422).
- * Routes about the account or its environments, and lists and creates that name no record, do
- * not depend on a record's home.
- */
-export function expectedStatus(route: string, bearer: BearerName, home: Home): number | undefined {
-  const entry = MATRIX[route];
-  if (entry === undefined || entry === 'public') return undefined;
-  const same = Number(entry.same.split(/\s+/)[BEARERS.indexOf(bearer)]);
-  if (home === 'same') return same;
-  const refs = entry.steps.flatMap((step) => ('record' in step && step.record ? [step.record] : []));
-  if (refs.length === 0 || refs.includes('S')) return undefined;
-  const related = entry.steps.some((step) => 'relate' in step);
-  if (home === 'global') {
-    if (refs.some((ref) => PRIVATE_REFS.includes(ref))) return 404;
-    return isSuccess(same) && WRITES.has(route) ? 403 : same;
-  }
-  if (related) return isSuccess(same) ? 422 : same;
-  return 404;
-}
-
-/** Routes that change the record they name (not counting creates, which make a new one in S). */
-export const WRITES: ReadonlySet<string> = new Set(
-  routes.filter((route) => route.method !== 'GET' && route.path.includes('{id}') && !route.operation.endsWith('.validate')).map((route) => route.operation),
-);
-
-// ---------------------------------------------------------------------------------------------
-// The unit run: the policies' judgement of each route's questions, over in-memory records.
+import { BEARERS, expectedStatus, HOMES, MATRIX, type BearerName, type Home, type Ref, type Step } from '../support/permission-matrix.ts';
 
 const A = 'a0000000-0000-4000-8000-000000000001';
 const OTHER_ACCOUNT = 'a0000000-0000-4000-8000-000000000002';
@@ -268,11 +96,10 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
       continue;
     }
     if ('relate' in step) {
-      const { POLICIES } = await import('#shared/auth/policies/index.ts');
       const record = records[step.record];
-      const policy = POLICIES[step.relate] as { relatable?: Actor['ownsLicense'] } & (typeof POLICIES)[typeof step.relate];
+      const policy: Policy = POLICIES[step.relate];
       const visible = record.accountId === A && actor.scope.readable.includes((record.environmentId as string | null) ?? null);
-      if (!visible || !(await (policy.relatable ?? policy.reaches)(actor, record as never))) return 422;
+      if (!visible || !(await (policy.relatable ?? policy.reaches)(actor, record))) return 422;
       if (step.relate === 'licenses') license = record;
       if (step.relate === 'machines') license = records.L;
       continue;
