@@ -123,12 +123,7 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 async function limitLogins(accountId: string, email: string): Promise<void> {
   const limit = await hit(`LOGIN#${accountId}#${digest(normaliseEmail(email))}`, LOGINS_PER_WINDOW, LOGIN_WINDOW_SECONDS);
   if (limit.allowed) return;
-  throw tooManyRequests('Too many login attempts for this address; try again later', {
-    'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
-    'X-RateLimit-Limit': String(limit.limit),
-    'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Reset': String(limit.resetAt),
-  });
+  throw tooManyRequests('Too many login attempts for this address; try again later', limit);
 }
 
 /**

@@ -69,8 +69,19 @@ export const unprocessable = (code: string, detail: string, pointer?: string) =>
 /** A request body over the limit (MAX_BODY_BYTES), or values too large for the table to store. */
 export const payloadTooLarge = (detail: string) => new ApiError(413, [{ detail, code: 'PAYLOAD_TOO_LARGE' }]);
 
-export const tooManyRequests = (detail: string, headers: Record<string, string>) =>
-  new ApiError(429, [{ detail, code: 'TOO_MANY_REQUESTS' }], headers);
+/** Where a rate limit stands, as the `X-RateLimit-*` headers tell it. */
+export const rateLimitHeaders = (limit: { limit: number; remaining: number; resetAt: number }) => ({
+  'X-RateLimit-Limit': String(limit.limit),
+  'X-RateLimit-Remaining': String(limit.remaining),
+  'X-RateLimit-Reset': String(limit.resetAt),
+});
+
+/** 429 for a limit reached: when to try again, and the limit's headers. */
+export const tooManyRequests = (detail: string, limit: { limit: number; resetAt: number }) =>
+  new ApiError(429, [{ detail, code: 'TOO_MANY_REQUESTS' }], {
+    'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
+    ...rateLimitHeaders({ ...limit, remaining: 0 }),
+  });
 
 /** The record changed between reading and writing it (a concurrent request won): retry. */
 export const conflict = (detail: string) => new ApiError(409, [{ detail, code: 'CONFLICT' }]);

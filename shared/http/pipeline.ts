@@ -214,12 +214,7 @@ function limitAddress(): Middleware {
       const address = event.requestContext.http.sourceIp;
       const limit = await hit(`ADDRESS#${operation}#${digest(address)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
       if (limit.allowed) return;
-      throw tooManyRequests('Too many requests from this address; try again later', {
-        'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
-        'X-RateLimit-Limit': String(limit.limit),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(limit.resetAt),
-      });
+      throw tooManyRequests('Too many requests from this address; try again later', limit);
     },
   };
 }

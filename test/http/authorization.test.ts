@@ -6,7 +6,7 @@
  * test/unit/webhook-pinning.test.ts; unstorable numbers and oversized arrays: inputs.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { basic, call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
 import { licensing } from './support/licensing.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
@@ -14,24 +14,9 @@ let account: TestAccount;
 let receiver: Receiver;
 let shared: { id: string; code: string; token: string };
 
-async function environmentToken(code: string, permissions?: string[]): Promise<string> {
-  const reply = await call('POST', `${account.path}/environments/${code}/tokens`, {
-    token: account.adminToken,
-    environment: code,
-    ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
-  });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return reply.body.data.attributes.token as string;
-}
-
 async function environment(isolationStrategy: 'SHARED' | 'ISOLATED') {
-  const code = `${isolationStrategy.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}`;
-  const reply = await call('POST', `${account.path}/environments`, {
-    token: account.adminToken,
-    body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy } } },
-  });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { id: reply.body.data.id as string, code, token: await environmentToken(code) };
+  const made = await newEnvironment(account, isolationStrategy);
+  return { ...made, token: await environmentToken(account, made.code) };
 }
 
 const passwordResets = (deliveries: Receiver['deliveries']) => deliveries.filter((d) => d.json.data.attributes.event === 'user.password-reset');
@@ -101,7 +86,7 @@ describe('a SHARED environment cannot take over a global admin', () => {
 
 describe('no bearer grants more than it holds', () => {
   it('a token narrowed to user.create cannot make an admin, nor any user whose role carries more', async () => {
-    const narrowed = await environmentToken(shared.code, ['user.create']);
+    const narrowed = await environmentToken(account, shared.code, ['user.create']);
     const create = (role: string) =>
       call('POST', `${account.path}/users`, {
         token: narrowed,
@@ -123,7 +108,7 @@ describe('no bearer grants more than it holds', () => {
   });
 
   it('nor give an existing user a role, a password or an e-mail it could not give at creation', async () => {
-    const narrowed = await environmentToken(shared.code, ['user.read', 'user.update']);
+    const narrowed = await environmentToken(account, shared.code, ['user.read', 'user.update']);
     const admin = await newUser(account, { role: 'admin' }, { environment: shared.code, token: shared.token });
     const user = await newUser(account, {}, { environment: shared.code, token: shared.token });
     const patch = (id: string, attributes: Record<string, unknown>) =>
@@ -138,7 +123,7 @@ describe('no bearer grants more than it holds', () => {
   it('a narrowed token mints no license token carrying permissions it lacks', async () => {
     const l = licensing(account);
     const { license } = await l.graph({ token: shared.token, environment: shared.code });
-    const narrowed = await environmentToken(shared.code, ['license.read', 'license.tokens.generate']);
+    const narrowed = await environmentToken(account, shared.code, ['license.read', 'license.tokens.generate']);
     const mint = (permissions?: string[]) =>
       call('POST', `${account.path}/licenses/${license.id}/tokens`, {
         token: narrowed,
@@ -172,7 +157,7 @@ describe('a license key is a credential', () => {
     expect(listed.body.data.find((d: any) => d.id === license.id).attributes.key).toBeNull();
     expect(JSON.stringify(listed.body)).not.toContain(key);
     // A reader without license.update sees no key either.
-    const reader = await environmentToken(shared.code, ['license.read']);
+    const reader = await environmentToken(account, shared.code, ['license.read']);
     const own = await l.graph({ token: shared.token, environment: shared.code });
     expect((await call('GET', `${account.path}/licenses/${own.license.id}`, { token: reader, environment: shared.code })).body.data.attributes.key).toBeNull();
     expect((await call('GET', `${account.path}/licenses/${own.license.id}`, { token: shared.token, environment: shared.code })).body.data.attributes.key).toBe(own.license.attributes.key);

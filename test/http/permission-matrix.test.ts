@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
 import { routes } from '#shared/routes.ts';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { call, environmentToken, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
 import { licensing } from './support/licensing.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { BEARERS, expectedStatus, MATRIX, type BearerName, type Home, type Ref } from '../support/permission-matrix.ts';
@@ -68,23 +68,9 @@ async function graphIn(home: 'same' | 'global') {
 beforeAll(async () => {
   account = await newAccount();
   receiver = await startReceiver();
-  const code = `s-${account.slug}`;
-  const env = await call('POST', `${account.path}/environments`, {
-    token: account.adminToken,
-    body: { data: { type: 'environments', attributes: { name: 'Shared', code, isolationStrategy: 'SHARED' } } },
-  });
-  expect(env.status, JSON.stringify(env.body)).toBe(201);
-  S = { id: env.body.data.id, code };
-  const envToken = async (permissions?: string[]) => {
-    const reply = await call('POST', `${account.path}/environments/${code}/tokens`, {
-      token: account.adminToken,
-      environment: code,
-      ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
-    });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    return reply.body.data.attributes.token as string;
-  };
-  const envAdmin = await newUser(account, { role: 'admin' }, { environment: code, token: account.adminToken });
+  S = await newEnvironment(account, 'SHARED');
+  const envToken = (permissions?: string[]) => environmentToken(account, S.code, permissions);
+  const envAdmin = await newUser(account, { role: 'admin' }, { environment: S.code, token: account.adminToken });
   const shared = {
     globalAdmin: account.adminToken,
     envAdmin: envAdmin.token,

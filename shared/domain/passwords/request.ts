@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { digest } from '../../auth/secrets.ts';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
-import { tooManyRequests } from '../../http/errors.ts';
+import { rateLimitHeaders, tooManyRequests } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { enqueue } from '../../queue.ts';
 import { hit } from '../../store/rate-limit.ts';
@@ -32,18 +32,8 @@ export async function requestPasswordReset(ctx: RequestContext): Promise<Record<
   const { meta } = parseBody(ctx.body, requestBody);
   const email = normaliseEmail(meta.email);
   const limit = await hit(`PASSWORD_RESET#${ctx.account.id}#${digest(email)}`, RESETS_PER_HOUR, 3600);
-  const headers = {
-    'X-RateLimit-Limit': String(limit.limit),
-    'X-RateLimit-Remaining': String(limit.remaining),
-    'X-RateLimit-Reset': String(limit.resetAt),
-  };
-  if (!limit.allowed) {
-    const retryAfter = Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000));
-    throw tooManyRequests('Too many password reset requests for this address; try again later', {
-      ...headers,
-      'Retry-After': String(retryAfter),
-    });
-  }
+  if (!limit.allowed) throw tooManyRequests('Too many password reset requests for this address; try again later', limit);
+  const headers = rateLimitHeaders(limit);
   // No user can hold such an address: nothing to queue, and the answer stays the same.
   if (email.length > 255 || !/^[^\s@]+@[^\s@]+$/.test(email)) return headers;
   const message: ResetMessage = {

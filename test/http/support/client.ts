@@ -84,6 +84,27 @@ export async function newUser(
   return { user: created.body.data, id: created.body.data.id as string, email, password, token: login.body.data.attributes.token as string, tokenId: login.body.data.id as string };
 }
 
+/** An environment made by the account's admin, with its id and code. */
+export async function newEnvironment(account: TestAccount, isolationStrategy: 'SHARED' | 'ISOLATED', code = `${isolationStrategy.toLowerCase()}-${randomUUID().slice(0, 8)}`) {
+  const reply = await call('POST', `${account.path}/environments`, {
+    token: account.adminToken,
+    body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy } } },
+  });
+  if (reply.status !== 201) throw new Error(`environment not created: ${JSON.stringify(reply.body)}`);
+  return { id: reply.body.data.id as string, code };
+}
+
+/** A token of the environment `code`, generated from inside it by the account's admin; `permissions` narrows it. */
+export async function environmentToken(account: TestAccount, code: string, permissions?: string[]): Promise<string> {
+  const reply = await call('POST', `${account.path}/environments/${code}/tokens`, {
+    token: account.adminToken,
+    environment: code,
+    ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
+  });
+  if (reply.status !== 200) throw new Error(`environment token not generated: ${JSON.stringify(reply.body)}`);
+  return reply.body.data.attributes.token as string;
+}
+
 /** The single error of an error document, with the shape every error must have. */
 export function onlyError(reply: Reply) {
   if (!reply.body || !Array.isArray(reply.body.errors)) throw new Error(`not an error document: ${JSON.stringify(reply.body)}`);
