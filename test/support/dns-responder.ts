@@ -2,6 +2,9 @@
  * A tiny authoritative DNS server on loopback UDP, for the delivery worker's resolver setting
  * (WEBHOOK_DNS_SERVERS): it answers A and AAAA questions from a script that may change its answer
  * from one question to the next, and records every question it gets.
+ *
+ * `rebindingNames` is the script of the test run's local stack: its answers follow from the name
+ * alone, so tests sharing that stack cannot disturb each other.
  */
 import { createSocket } from 'node:dgram';
 import { isIPv4, isIPv6 } from 'node:net';
@@ -72,6 +75,34 @@ function answer(query: Buffer, script: Script, counts: Map<string, number>, ques
   header.writeUInt16BE(records.length, 6);
   return Buffer.concat([header, question, ...records]);
 }
+
+/** `127-0-0-2` to `127.0.0.2`, when it is an IPv4 address. */
+const dashedIpv4 = (text: string) => {
+  const address = text.replaceAll('-', '.');
+  return isIPv4(address) ? address : undefined;
+};
+
+const REBINDING = /^rebind-(\d+-\d+-\d+-\d+)-(\d+-\d+-\d+-\d+)\.(?:[a-z0-9-]+\.)+test$/;
+
+/**
+ * `rebind-<first>-<later>.<anything>.test` (addresses dashed: 127-0-0-2) answers A=first to the
+ * first question for that exact name and A=later to every other one, and has no AAAA; so a name
+ * unique to a test is checked at its first question. `localhost` is this machine, as the hosts
+ * file has it. Any other name does not exist.
+ */
+export const rebindingNames: Script = (name, type, n) => {
+  if (name === 'localhost') return type === 'A' ? ['127.0.0.1'] : ['::1'];
+  const match = REBINDING.exec(name);
+  const first = match && dashedIpv4(match[1]!);
+  const later = match && dashedIpv4(match[2]!);
+  if (!first || !later) return undefined;
+  if (type === 'AAAA') return [];
+  return n === 1 ? [first] : [later];
+};
+
+/** A name that `rebindingNames` answers with `first`, then `later`; `unique` makes it the test's own. */
+export const rebindingName = (first: string, later: string, unique: string) =>
+  `rebind-${first.replaceAll('.', '-')}-${later.replaceAll('.', '-')}.${unique}.test`;
 
 export async function startDnsResponder(script: Script): Promise<DnsResponder> {
   const socket = createSocket('udp4');

@@ -2,6 +2,11 @@
  * Global setup: starts one in-memory local stack for the whole test run, exactly as
  * `npm start` would, and hands its endpoints to the tests (`inject('localStack')`).
  *
+ * The stack's webhook worker resolves host names with a DNS responder started here on loopback
+ * (WEBHOOK_DNS_SERVERS), whose answers are `rebindingNames` (dns-responder.ts): a test can name a
+ * host that answers one address to the delivery's check and another to any later question.
+ * Receivers named by IP address ask nothing.
+ *
  * The stack's output goes to a log file (LOCAL_STACK_LOG, default .data/test-stack.log):
  * handler errors land there rather than in the test report.
  */
@@ -12,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import { rebindingNames, startDnsResponder } from './dns-responder.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_PREFIX = 'LOCAL_STACK_READY ';
@@ -70,9 +76,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     recent = (recent + chunk.toString()).slice(-20_000);
   };
 
+  const dns = await startDnsResponder(rebindingNames);
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts', '--in-memory', '--no-seed', '--ready-json'], {
     cwd: ROOT,
-    env: { ...process.env, ...TEST_ENVIRONMENT },
+    env: { ...process.env, ...TEST_ENVIRONMENT, WEBHOOK_DNS_SERVERS: dns.server },
     // If this process dies without tearing down, the stack notices its parent is gone and stops.
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,6 +87,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   child.stderr!.on('data', remember);
   const stopChild = async () => {
     await stop(child);
+    await dns.close();
     log.end();
   };
 

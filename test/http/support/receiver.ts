@@ -1,6 +1,6 @@
 /**
- * A real HTTP receiver for webhook deliveries: a node:http server on 127.0.0.1 that records
- * every request and answers as the test tells it to.
+ * A real HTTP receiver for webhook deliveries: a node:http server on loopback (127.0.0.1 unless
+ * told another address and port) that records every request and answers as the test tells it to.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +33,15 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+/** Where a receiver listens: an IPv4 loopback address (127.0.0.2...) and a port (0: any free one). */
+export interface Listen {
+  address?: string;
+  port?: number;
+}
+
+/** Rejects when the port is taken on that address. */
+export async function startReceiver(path = '/hooks', listen: Listen = {}): Promise<Receiver> {
+  const { address = '127.0.0.1', port = 0 } = listen;
   const receiver: Receiver = {
     url: '',
     deliveries: [],
@@ -72,8 +80,11 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       }, answer.delayMs ?? 0);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => resolve());
+  });
+  receiver.url = `http://${address}:${(server.address() as AddressInfo).port}${path}`;
   return receiver;
 }
 
