@@ -46,7 +46,7 @@ import { getItem, getItems, toRecord, type Item } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
 import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
-import { deliveredPayload } from './secret-meta.ts';
+import { deliveredPayload } from './sealed-meta.ts';
 import { signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
 import { postPinned } from './transport.ts';

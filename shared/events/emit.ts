@@ -35,7 +35,7 @@ import { logger } from '../logger.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { queueFirstAttempts } from './messages.ts';
-import { sealMeta, splitMeta, type EventMeta } from './secret-meta.ts';
+import { splitMeta, type EventMeta } from './secret-meta.ts';
 
 export interface EventOrigin {
   accountId: string;
@@ -60,13 +60,13 @@ export async function emitEvent(
 ): Promise<WebhookEventRecord[]> {
   const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
   if (endpoints.length === 0) return [];
-  const { shown, secrets } = meta ? splitMeta(meta) : { shown: undefined, secrets: undefined };
+  const { shown, sealFor } = meta ? splitMeta(meta) : { shown: undefined, sealFor: undefined };
   const payload = JSON.stringify({ data: document, ...(shown ? { meta: shown } : {}) });
   const events: WebhookEventRecord[] = [];
   for (const endpoint of endpoints) {
     const idempotencyToken = randomSecret();
     // Sealed per event: the seal is bound to the event (and its retries) it belongs to.
-    const sealedMeta = secrets && (await sealMeta(secrets, { accountId: where.accountId, event, idempotencyToken }));
+    const sealedMeta = sealFor && (await sealFor({ accountId: where.accountId, event, idempotencyToken }));
     events.push(
       addWebhookEvent(tx, {
         accountId: where.accountId,

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMasterKeyFile, UnsealError } from '#shared/auth/seal.ts';
-import { deliveredPayload, sealMeta, secret, splitMeta } from '#shared/events/secret-meta.ts';
+import { deliveredPayload, sealMeta, secret } from '#shared/events/sealed-meta.ts';
+import { splitMeta } from '#shared/events/secret-meta.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'secret-meta-test-'));
 const saved = { file: process.env.SEALING_MASTER_KEY_FILE, kms: process.env.SEALING_KMS_KEY };
@@ -23,12 +24,17 @@ const identity = { accountId: 'account-1', event: 'user.password-reset', idempot
 
 describe('secret meta', () => {
   it('splits what is shown (secrets filtered) from the secrets, and never serialises a secret', () => {
-    expect(splitMeta({ plain: 1, passwordResetToken: secret('abc') })).toEqual({
-      shown: { plain: 1, passwordResetToken: '[FILTERED]' },
-      secrets: { passwordResetToken: 'abc' },
-    });
+    const split = splitMeta({ plain: 1, passwordResetToken: secret('abc') });
+    expect(split.shown).toEqual({ plain: 1, passwordResetToken: '[FILTERED]' });
     expect(splitMeta({ plain: 1 })).toEqual({ shown: { plain: 1 } });
     expect(JSON.stringify({ leaked: secret('abc') })).toBe('{"leaked":"[FILTERED]"}');
+  });
+
+  it('seals the secrets for one event: they unseal for it and its retries alone', async () => {
+    const sealedMeta = await splitMeta({ plain: 1, passwordResetToken: secret('abc') }).sealFor!(identity);
+    const payload = '{"data":{},"meta":{"plain":1,"passwordResetToken":"[FILTERED]"}}';
+    expect(await deliveredPayload({ ...identity, payload, sealedMeta })).toBe('{"data":{},"meta":{"plain":1,"passwordResetToken":"abc"}}');
+    await expect(deliveredPayload({ ...identity, idempotencyToken: 'token-2', payload, sealedMeta })).rejects.toThrow();
   });
 
   it('delivers the stored payload byte for byte, but for the secrets put back into its meta', async () => {

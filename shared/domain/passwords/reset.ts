@@ -8,7 +8,7 @@
  */
 import { digest, randomSecret } from '../../auth/secrets.ts';
 import { emitEvent } from '../../events/emit.ts';
-import { secret } from '../../events/secret-meta.ts';
+import { secret } from '../../events/sealed-meta.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
 import { toRecord, type Item } from '../../store/records.ts';
