@@ -31,6 +31,7 @@ import { ReadAhead } from '../store/read-ahead.ts';
 import { ADDRESS_LIMITED, routes } from '../routes.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { requestedEnvironment, requestKeys } from './request-keys.ts';
+import { clientOf } from './source-address.ts';
 import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, readBody, type Body } from './body.ts';
 import type { Reply } from './documents.ts';
 import { ApiError, badRequest, environmentInvalid, notFound, payloadTooLarge, tooManyRequests, unprocessable } from './errors.ts';
@@ -203,16 +204,17 @@ const ADDRESS_WINDOW_SECONDS = 60;
 
 /**
  * Counts the request against its source address as API Gateway saw the connection
- * (`requestContext.http.sourceIp`); headers such as X-Forwarded-For are the client's to write
- * and never name the address. The address is kept as a digest.
+ * (`requestContext.http.sourceIp`; an IPv6 address by its /64, see source-address.ts); headers
+ * such as X-Forwarded-For are the client's to write and never name the address. The address is
+ * kept as a digest.
  */
 function limitAddress(): Middleware {
   return {
     before: async ({ event }) => {
       const operation = ADDRESS_LIMITED_ROUTES.get(event.routeKey);
       if (!operation) return;
-      const address = event.requestContext.http.sourceIp;
-      const limit = await hit(`ADDRESS#${operation}#${digest(address)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
+      const client = clientOf(event.requestContext.http.sourceIp);
+      const limit = await hit(`ADDRESS#${operation}#${digest(client)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
       if (limit.allowed) return;
       throw tooManyRequests('Too many requests from this address; try again later', limit);
     },

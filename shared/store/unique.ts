@@ -6,8 +6,9 @@
  */
 import { uniqueKey, type RecordType } from './keys.ts';
 import { readItem } from './read-ahead.ts';
-import { getItem, type Item } from './records.ts';
+import { getItem, getItems, type Item } from './records.ts';
 import { canRead, type Scope } from './scope.ts';
+import type { UniqueClaim } from './transaction.ts';
 
 /** The record holding `value` for `kind` (the marker's value as stored) that the scope may read, if any. */
 export async function findByUnique(scope: Scope, kind: string, value: string): Promise<Item | undefined> {
@@ -16,4 +17,16 @@ export async function findByUnique(scope: Scope, kind: string, value: string): P
   const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
   if (!item || item.accountId !== scope.accountId) return undefined;
   return canRead(scope, item.type as RecordType, (item.environmentId as string | null) ?? null) ? item : undefined;
+}
+
+/**
+ * Raises the `taken` error of the first claim whose value some record holds already. For a
+ * change that must do something irreversible before its own transaction (revoke tokens), so a
+ * value taken is refused before anything is done; the transaction still claims it atomically.
+ */
+export async function requireUnclaimed(accountId: string, claims: readonly UniqueClaim[]): Promise<void> {
+  if (claims.length === 0) return;
+  const held = new Set((await getItems(claims.map((claim) => uniqueKey(accountId, claim.kind, claim.value)))).map((marker) => marker.PK));
+  const taken = claims.find((claim) => held.has(uniqueKey(accountId, claim.kind, claim.value).PK));
+  if (taken) throw taken.taken;
 }

@@ -136,6 +136,59 @@ describe('no bearer grants more than it holds', () => {
   });
 });
 
+describe('what hears or holds secrets takes a credential holding everything they give', () => {
+  it('a narrowed token points no webhook endpoint anywhere, and reads no event', async () => {
+    const creator = await environmentToken(account, shared.code, ['webhook-endpoint.create']);
+    const create = await call('POST', `${account.path}/webhook-endpoints`, {
+      token: creator,
+      environment: shared.code,
+      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+    });
+    expectError(create, 403);
+    const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
+      token: shared.token,
+      environment: shared.code,
+      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['license.created'] } } },
+    });
+    expect(endpoint.status).toBe(201);
+    const updater = await environmentToken(account, shared.code, ['webhook-endpoint.read', 'webhook-endpoint.update']);
+    expectError(
+      await call('PATCH', `${account.path}/webhook-endpoints/${endpoint.body.data.id}`, {
+        token: updater,
+        environment: shared.code,
+        body: { data: { type: 'webhook-endpoints', attributes: { subscriptions: ['*'] } } },
+      }),
+      403,
+    );
+    expect((await call('GET', `${account.path}/webhook-endpoints/${endpoint.body.data.id}`, { token: updater, environment: shared.code })).status).toBe(200);
+    // Events carry license keys: a token that may not see a key may not read them.
+    const l = licensing(account);
+    await l.graph({ token: shared.token, environment: shared.code });
+    const reader = await environmentToken(account, shared.code, ['webhook-event.read', 'license.read']);
+    expectError(await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: reader, environment: shared.code }), 403);
+    const events = await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: shared.token, environment: shared.code });
+    expect(events.body.data.length).toBeGreaterThan(0);
+    expectError(await call('GET', `${account.path}/webhook-events/${events.body.data[0].id}`, { token: reader, environment: shared.code }), 403);
+  });
+
+  it('a narrowed license token does not see its own key, which would give it all a license may do', async () => {
+    const l = licensing(account);
+    const { license } = await l.graph({ token: shared.token, environment: shared.code });
+    const mint = async (permissions?: string[]) => {
+      const reply = await call('POST', `${account.path}/licenses/${license.id}/tokens`, {
+        token: shared.token,
+        environment: shared.code,
+        ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      return reply.body.data.attributes.token as string;
+    };
+    const read = async (token: string) => (await call('GET', `${account.path}/licenses/${license.id}`, { token, environment: shared.code })).body.data.attributes.key;
+    expect(await read(await mint(['license.read']))).toBeNull();
+    expect(await read(await mint())).toBe(license.attributes.key);
+  });
+});
+
 describe('a license key is a credential', () => {
   it('is shown to who may change the license in its own environment, the license and its owner; null to other readers', async () => {
     const l = licensing(account);
@@ -174,6 +227,21 @@ describe('a license key is a credential', () => {
 });
 
 describe('any password change revokes the user\'s tokens', () => {
+  it('a change refused (its e-mail taken) revokes nothing', async () => {
+    const user = await newUser(account);
+    const taken = await newUser(account);
+    expectError(
+      await call('PATCH', `${account.path}/users/${user.id}`, {
+        token: account.adminToken,
+        body: { data: { type: 'users', attributes: { password: 'never applied', email: taken.email } } },
+      }),
+      422,
+      { code: 'EMAIL_TAKEN' },
+    );
+    expect((await call('GET', `${account.path}/users/${user.id}`, { token: user.token })).status).toBe(200);
+    expect((await call('POST', `${account.path}/tokens`, { authorization: basic(user.email, user.password) })).status).toBe(201);
+  });
+
   it('an admin setting a password with PATCH ends every token the user had', async () => {
     const user = await newUser(account);
     expect((await call('GET', `${account.path}/users/${user.id}`, { token: user.token })).status).toBe(200);
@@ -184,6 +252,26 @@ describe('any password change revokes the user\'s tokens', () => {
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expectError(await call('GET', `${account.path}/users/${user.id}`, { token: user.token }), 401, { code: 'TOKEN_INVALID' });
     expect((await call('POST', `${account.path}/tokens`, { authorization: basic(user.email, 'set by the admin') })).status).toBe(201);
+    // A reset asked for before the change no longer works after it.
+    const other = await newUser(account);
+    const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
+      token: account.adminToken,
+      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+    });
+    expect(endpoint.status).toBe(201);
+    expect((await call('POST', `${account.path}/passwords`, { body: { meta: { email: other.email, deliver: false } } })).status).toBe(202);
+    const delivered = await receiver.waitFor((all) => passwordResets(all).some((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id));
+    const resetToken = JSON.parse(passwordResets(delivered).find((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id)!.json.data.attributes.payload)
+      .meta.passwordResetToken as string;
+    const changed = await call('PATCH', `${account.path}/users/${other.id}`, {
+      token: account.adminToken,
+      body: { data: { type: 'users', attributes: { email: `moved-${account.slug}@x.example`, password: 'changed by the admin' } } },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expectError(
+      await call('POST', `${account.path}/users/${other.id}/actions/reset-password`, { body: { meta: { passwordResetToken: resetToken, newPassword: 'taken back by the old mailbox' } } }),
+      404,
+    );
     // A change of name alone leaves tokens as they are.
     const again = await newUser(account);
     await call('PATCH', `${account.path}/users/${again.id}`, { token: account.adminToken, body: { data: { type: 'users', attributes: { firstName: 'New' } } } });

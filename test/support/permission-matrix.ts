@@ -132,8 +132,9 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'webhookEndpoints.update': { steps: [{ type: 'webhook-endpoints', action: 'update', record: 'W' }], same: '200 200 200 403 404 404 404 404 404' },
   'webhookEndpoints.delete': { steps: [{ type: 'webhook-endpoints', action: 'delete', record: 'W' }], same: '204 204 204 403 404 404 404 404 404' },
 
-  'webhookEvents.list': { steps: [{ type: 'webhook-events', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
-  'webhookEvents.retrieve': { steps: [{ type: 'webhook-events', action: 'read', record: 'X' }], same: '200 200 200 200 404 404 404 404 404' },
+  // Events carry every change, secrets included: a read-only credential is refused them (403).
+  'webhookEvents.list': { steps: [{ type: 'webhook-events', action: 'list' }], same: '200 200 200 403 403 403 403 403 403' },
+  'webhookEvents.retrieve': { steps: [{ type: 'webhook-events', action: 'read', record: 'X' }], same: '200 200 200 403 404 404 404 404 404' },
   'webhookEvents.delete': { steps: [{ type: 'webhook-events', action: 'delete', record: 'X' }], same: '204 204 204 403 404 404 404 404 404' },
   'webhookEvents.retry': { steps: [{ type: 'webhook-events', action: 'retry', record: 'X' }], same: '201 201 201 403 404 404 404 404 404' },
 };

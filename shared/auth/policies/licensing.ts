@@ -11,19 +11,20 @@
  * Licensees (users and licenses) act on machines and components within the permissions they
  * hold; a user never activates or deactivates on a protected license. A license's key is
  * shown to those who may change the license in its own environment, to the license itself
- * and to its owner: a key is a credential.
+ * and to its owner — and only to a credential holding every permission the key would give it:
+ * a key is a credential.
  */
 import { canWrite } from '../../store/scope.ts';
-import type { Permission } from '../permissions.ts';
+import { heldBy, type Permission } from '../permissions.ts';
 import type { Item } from '../../store/records.ts';
-import { administratorsOnly, isAdministrator, type Actor, type Policy } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Actor, type Policy } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
-    create: `${singular}.create`,
-    list: `${singular}.read`,
-    read: `${singular}.read`,
-    update: `${singular}.update`,
-    delete: `${singular}.delete`,
+  create: `${singular}.create`,
+  list: `${singular}.read`,
+  read: `${singular}.read`,
+  update: `${singular}.update`,
+  delete: `${singular}.delete`,
 });
 
 const CHANGES = new Set(['update', 'delete']);
@@ -112,11 +113,12 @@ export const licenses: Policy = {
   present(actor, record) {
     const { bearer } = actor;
     const environmentId = (record.environmentId as string | null) ?? null;
-    const shown =
+    const entitled =
       (bearer.kind === 'license' && bearer.id === record.id) ||
       (bearer.kind === 'user' && bearer.id === record.ownerId) ||
       (canWrite(actor.scope, environmentId) && reachesLicense(actor, record) && bearer.permissions.has('license.update'));
-    return shown ? record : { ...record, key: null };
+    // The key is a credential: shown only to a credential that already holds all it would give.
+    return entitled && holdsAll(bearer, heldBy('license', environmentId)) ? record : { ...record, key: null };
   },
 };
 

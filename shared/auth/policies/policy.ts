@@ -63,3 +63,6 @@ export const isSelf = (bearer: Bearer, record: Item) => bearer.type === record.t
 
 export const administratorsOnly = (actor: Actor, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;
+
+/** Whether the credential holds every one of `permissions` (what a thing it would get carries). */
+export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]) => permissions.every((permission) => bearer.permissions.has(permission));

@@ -1,7 +1,7 @@
 /**
  * Users: administrators manage the users within their reach; a user sees and edits their own
  * name, nothing else, and no one else. An administrator never deletes or bans themselves.
- * Which role a user may be given is the grants' rule (shared/auth/grants.ts).
+ * Which role a user may be given is the grants' rule (`authorizeGrant`, shared/auth/authorize.ts).
  */
 import { administratorsOnly, isAdministrator, isSelf, type Policy } from './policy.ts';
 

@@ -1,5 +1,18 @@
-/** Webhook endpoints and their events: administrators only; to every other bearer they do not exist. */
-import { administratorsOnly, isAdministrator, type Policy } from './policy.ts';
+/**
+ * Webhook endpoints and their events: administrators only; to every other bearer they do not
+ * exist. An endpoint hears every change of its environment, secrets included (license keys,
+ * reset tokens), and an event is one of them: pointing an endpoint somewhere or reading the
+ * events is seeing all an administrator sees, so it takes a credential holding all an
+ * administrator holds there (a narrowed token may still read endpoints, which hold no secret).
+ */
+import { heldBy } from '../permissions.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Actor, type Policy, type Verdict } from './policy.ts';
+
+function seesEverything(actor: Actor, what: string): Verdict {
+  const verdict = administratorsOnly(actor, what);
+  if (verdict !== true) return verdict;
+  return holdsAll(actor.bearer, heldBy('admin', actor.scope.environmentId)) || `Only a credential holding every administrator permission may ${what}`;
+}
 
 export const webhookEndpoints: Policy = {
   permissions: {
@@ -11,12 +24,13 @@ export const webhookEndpoints: Policy = {
   },
   writes: new Set(['update', 'delete']),
   reaches: (actor) => isAdministrator(actor.bearer),
-  may: (actor, action) => administratorsOnly(actor, `${action} webhook endpoints`),
+  may: (actor, action) =>
+    ['create', 'update'].includes(action) ? seesEverything(actor, `${action} webhook endpoints`) : administratorsOnly(actor, `${action} webhook endpoints`),
 };
 
 export const webhookEvents: Policy = {
   permissions: { list: 'webhook-event.read', read: 'webhook-event.read', delete: 'webhook-event.delete', retry: 'webhook-event.retry' },
   writes: new Set(['delete', 'retry']),
   reaches: (actor) => isAdministrator(actor.bearer),
-  may: (actor, action) => administratorsOnly(actor, `${action} webhook events`),
+  may: (actor, action) => (action === 'delete' ? administratorsOnly(actor, 'delete webhook events') : seesEverything(actor, `${action} webhook events`)),
 };

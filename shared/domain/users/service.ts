@@ -13,6 +13,7 @@ import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { requireUnclaimed } from '../../store/unique.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
@@ -158,15 +159,23 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     passwordRules(attributes.password);
     changes.passwordHash = await hashPassword(attributes.password);
   }
+  if (changes.passwordHash !== undefined || changes.email !== undefined) {
+    // A reset asked for before the change must not undo it (nor reach a mailbox the user left).
+    changes.passwordResetDigest = null;
+    changes.passwordResetExpiry = null;
+  }
   changes.updated = now();
   // A token acts as the role its user had when it was generated, and was won with the password
-  // they had: a new role or a new password takes new tokens.
+  // they had: a new role or a new password takes new tokens — revoked before the change, so a
+  // change refused for its e-mail must be refused before that.
+  const revoking = changes.role !== undefined || changes.passwordHash !== undefined;
+  if (revoking) await requireUnclaimed(user.accountId, claim);
   return changeUser(ctx, item, changes, {
     missing: new RecordNotFound('users', id),
     conflict: conflict('The user changed while this request was made; retry it'),
     claim,
     release,
-  }, changes.role !== undefined || changes.passwordHash !== undefined);
+  }, revoking);
 }
 
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
