@@ -45,6 +45,7 @@ export async function createComponent(ctx: BearerContext): Promise<ComponentReco
   const found = await getItems([licenseKey, recordKey(ctx.scope.accountId, 'policies', machine.policyId)]);
   const license = found.find((item) => item.PK === licenseKey.PK);
   const policy = found.find((item) => item.PK !== licenseKey.PK);
+  // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(ctx, 'components', 'create', { license });
   const timestamp = now();
   const component: ComponentRecord = {

@@ -57,6 +57,7 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
   fingerprintRule(data.attributes.fingerprint);
   rules(data.attributes);
   const licenseItem = await relatedItem(ctx, 'licenses', relationshipId(data, 'license')!, 'license');
+  // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(ctx, 'machines', 'create', { license: licenseItem });
   const license = toRecord<LicenseRecord>(licenseItem);
   const ownerId = relationshipId(data, 'owner');

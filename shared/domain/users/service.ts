@@ -159,8 +159,8 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
     passwordRules(attributes.password);
     changes.passwordHash = await hashPassword(attributes.password);
   }
-  if (changes.passwordHash !== undefined || changes.email !== undefined) {
-    // A reset asked for before the change must not undo it (nor reach a mailbox the user left).
+  if (changes.email !== undefined && normaliseEmail(attributes.email!) !== normaliseEmail(user.email)) {
+    // A reset token went to the old address: whoever keeps that mailbox must not take the user back.
     changes.passwordResetDigest = null;
     changes.passwordResetExpiry = null;
   }
