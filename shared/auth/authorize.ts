@@ -9,7 +9,7 @@ import type { RequestContext } from '../http/pipeline.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { SLOTS } from '../domain/licensing/graph.ts';
 import { listCollection } from '../store/paging.ts';
-import { recordKey } from '../store/keys.ts';
+import { recordKey, type RecordType } from '../store/keys.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';
 import type { Bearer } from './bearer.ts';
 import type { Permission } from './permissions.ts';
@@ -41,7 +41,7 @@ export function actorOf(ctx: BearerContext): Actor {
  * (environments are found by code as well as by id).
  */
 export async function authorize(ctx: BearerContext, type: PolicyType, id: string | Item, action: string, context?: ActionContext): Promise<Item> {
-  const item = typeof id === 'string' ? await getVisibleItem(ctx.scope, type as never, id) : id;
+  const item = typeof id === 'string' ? await getVisibleItem(ctx.scope, type as RecordType, id) : id;
   const name = typeof id === 'string' ? id : (id.id as string);
   if (!item) throw new RecordNotFound(type, name);
   const judgement = await judge(actorOf(ctx), type, action, item, context);

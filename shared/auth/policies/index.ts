@@ -6,6 +6,7 @@
  */
 import { RecordReadOnly } from '../../store/errors.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
+import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { accounts } from './accounts.ts';
 import { environments } from './environments.ts';
@@ -44,7 +45,7 @@ export async function judge(actor: Actor, type: PolicyType, action: string, reco
     const environmentId = (record.environmentId as string | null | undefined) ?? null;
     const notFound = { allowed: false, status: 404, detail: `The requested ${type} '${record.id}' was not found` } as const;
     if (record.accountId !== actor.scope.accountId) return notFound;
-    if (!policy.accountLevel && !canRead(actor.scope, type as never, environmentId)) return notFound;
+    if (!policy.accountLevel && !canRead(actor.scope, type as RecordType, environmentId)) return notFound;
     if (!(await policy.reaches(actor, record))) return notFound;
     if (!policy.accountLevel && policy.writes.has(action) && !canWrite(actor.scope, environmentId)) {
       return { allowed: false, status: 403, detail: new RecordReadOnly(type, record.id as string).message };
