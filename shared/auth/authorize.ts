@@ -7,7 +7,7 @@
 import { forbidden } from '../http/errors.ts';
 import type { RequestContext } from '../http/pipeline.ts';
 import { RecordNotFound } from '../store/errors.ts';
-import { SLOTS } from '../domain/licensing/graph.ts';
+import { SLOTS } from '../domain/licensing/slots.ts';
 import { listCollection } from '../store/paging.ts';
 import { recordKey, type RecordType } from '../store/keys.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';

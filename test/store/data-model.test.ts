@@ -25,7 +25,7 @@ import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/
 import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
-import { SLOTS } from '#shared/domain/licensing/graph.ts';
+import { SLOTS } from '#shared/domain/licensing/slots.ts';
 import { licenseMachineCountKey, machineCountOfShare, uniqueKey } from '#shared/store/keys.ts';
 import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 

@@ -27,7 +27,7 @@ import { listCollection } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { authorize, present, type BearerContext } from '../../auth/authorize.ts';
-import { SLOTS } from '../licensing/graph.ts';
+import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
 import { findLicenseItemByKey, licenseStatus, type LicenseRecord } from './license.ts';

@@ -16,15 +16,8 @@ import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
+import { SLOTS } from './slots.ts';
 import { dropSeats, giveSeatBack } from '../machines/seats.ts';
-
-/** The collections each type joins, by slot (slot i = GSI(i+2)). */
-export const SLOTS = {
-  policies: { product: 0 },
-  licenses: { policy: 0, product: 1, owner: 2 },
-  machines: { license: 0, product: 1, owner: 2 },
-  components: { machine: 0, license: 1, product: 2, owner: 3 },
-} as const;
 
 /**
  * A record named by a relationship of a create body. Missing, out of the scope or out of the

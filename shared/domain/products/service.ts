@@ -15,7 +15,8 @@ import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import { removeWithDescendants, SLOTS } from '../licensing/graph.ts';
+import { removeWithDescendants } from '../licensing/graph.ts';
+import { SLOTS } from '../licensing/slots.ts';
 import { generateTokenFor } from '../tokens/generate.ts';
 import type { ProductRecord } from './product.ts';
 
