@@ -7,7 +7,7 @@ import { updateAndAnnounce } from '../changes.ts';
 import { componentDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -32,7 +32,7 @@ const createBody = resourceDocument(
   { fingerprint: nonBlank(), name: nonBlank(), metadata: z.optional(metadata) },
   { machine: relationship('machines') },
 );
-const updateBody = resourceDocument('components', { name: z.optional(nonBlank()), metadata: z.optional(metadata) });
+const updateBody = updateDocument('components', { name: z.optional(nonBlank()), metadata: z.optional(metadata) });
 
 export async function createComponent(ctx: BearerContext): Promise<ComponentRecord> {
   await authorizeAction(ctx, 'components', 'create');
@@ -100,7 +100,7 @@ export async function retrieveComponent(ctx: BearerContext, id: string): Promise
 
 export async function updateComponent(ctx: BearerContext, id: string): Promise<ComponentRecord> {
   const item = await authorize(ctx, 'components', id, 'update');
-  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
   return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument, ctx.scope);

@@ -7,7 +7,7 @@ import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { authorize, authorizeAction, present, restriction, type BearerContext } from '../../auth/authorize.ts';
-import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
@@ -38,9 +38,9 @@ const createBody = resourceDocument(
   { key: z.optional(nonBlank()), ...mutable },
   { policy: relationship('policies'), owner: z.optional(relationship('users')) },
 );
-const updateBody = resourceDocument('licenses', mutable);
+const updateBody = updateDocument('licenses', mutable);
 
-type Mutable = z.infer<typeof updateBody>['data']['attributes'];
+type Mutable = NonNullable<z.infer<typeof updateBody>['data']['attributes']>;
 
 function rules(input: Mutable): Record<string, unknown> {
   maxLength('name', input.name, 255);
@@ -107,7 +107,7 @@ export async function retrieveLicense(ctx: BearerContext, id: string): Promise<L
 
 export async function updateLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
   const item = await authorize(ctx, 'licenses', id, 'update');
-  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   const changes = { ...rules(attributes), updated: now() };
   return present(ctx, 'licenses', await updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope));
 }

@@ -8,7 +8,7 @@ import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
-import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -39,9 +39,9 @@ const createBody = resourceDocument(
   { fingerprint: nonBlank(), ...mutable },
   { license: relationship('licenses'), owner: z.optional(relationship('users')) },
 );
-const updateBody = resourceDocument('machines', mutable);
+const updateBody = updateDocument('machines', mutable);
 
-function rules(input: z.infer<typeof updateBody>['data']['attributes']) {
+function rules(input: NonNullable<z.infer<typeof updateBody>['data']['attributes']>) {
   for (const name of ['name', 'hostname', 'platform'] as const) maxLength(name, input[name], 255);
   metadataRule(input.metadata);
 }
@@ -114,7 +114,7 @@ export async function retrieveMachine(ctx: BearerContext, id: string): Promise<M
 
 export async function updateMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
   const item = await authorize(ctx, 'machines', id, 'update');
-  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument, ctx.scope);
 }

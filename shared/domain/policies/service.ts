@@ -7,7 +7,7 @@ import { updateAndAnnounce } from '../changes.ts';
 import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { nonBlank, parseBody, relationship, resourceDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { unprocessable } from '../../http/errors.ts';
 import type { Query } from '../../http/query.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
@@ -33,9 +33,9 @@ const attributes = {
 };
 
 const createBody = resourceDocument('policies', { name: nonBlank(), ...attributes }, { product: relationship('products') });
-const updateBody = resourceDocument('policies', { name: z.optional(nonBlank()), ...attributes });
+const updateBody = updateDocument('policies', { name: z.optional(nonBlank()), ...attributes });
 
-type Attributes = z.infer<typeof updateBody>['data']['attributes'];
+type Attributes = NonNullable<z.infer<typeof updateBody>['data']['attributes']>;
 
 function rules(input: Attributes): Partial<PolicyRecord> {
   maxLength('name', input.name, 255);
@@ -88,7 +88,7 @@ export async function retrievePolicy(ctx: BearerContext, id: string): Promise<Po
 
 export async function updatePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
   const item = await authorize(ctx, 'policies', id, 'update');
-  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
   return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument, ctx.scope);
 }

@@ -8,7 +8,7 @@ import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
-import { nonBlank, parseBody, resourceDocument } from '../../http/body.ts';
+import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';
 import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
@@ -28,7 +28,7 @@ const createBody = resourceDocument('products', {
   metadata: z.optional(metadata),
 });
 
-const updateBody = resourceDocument('products', {
+const updateBody = updateDocument('products', {
   name: z.optional(nonBlank()),
   url: z.nullish(z.string()),
   metadata: z.optional(metadata),
@@ -69,7 +69,7 @@ export async function retrieveProduct(ctx: BearerContext, id: string): Promise<P
 
 export async function updateProduct(ctx: BearerContext, id: string): Promise<ProductRecord> {
   const item = await authorize(ctx, 'products', id, 'update');
-  const { attributes } = parseBody(ctx.body, updateBody, id).data;
+  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   const changes: Record<string, unknown> = { ...attributes, updated: now() };
   return updateAndAnnounce<ProductRecord>(item, changes, 'product.updated', productDocument, ctx.scope);
