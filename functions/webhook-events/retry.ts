@@ -3,5 +3,5 @@ import { retryWebhookEvent } from '#shared/domain/webhook-events/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-/** 201 with the new event (DECISIONS §5); the original is left as it was. */
+/** 201 with the new event (docs/rules.md §5); the original is left as it was. */
 export const handler = operation('bearer', async (ctx) => created(webhookEventDocument(await retryWebhookEvent(ctx, ctx.params.id!))));

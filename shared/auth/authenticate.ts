@@ -1,5 +1,5 @@
 /**
- * Turns the Authorization header into a Bearer (DECISIONS §1–2): the checks, their order
+ * Turns the Authorization header into a Bearer (docs/rules.md §1–2): the checks, their order
  * and their error codes live here once, for every route.
  */
 import { config } from '../config.ts';
@@ -64,7 +64,7 @@ export async function authenticateToken(
 }
 
 /**
- * The license behind `Authorization: License <key>` (DECISIONS §2), found through the marker
+ * The license behind `Authorization: License <key>` (docs/rules.md §2), found through the marker
  * of its key and admitted into the requested environment like any bearer of its home.
  */
 export async function authenticateLicenseKey(header: string, scope: Scope): Promise<Bearer> {

@@ -1,6 +1,6 @@
 /**
  * Applies the resource policies (shared/auth/policies/) to a request: the one way a service
- * asks whether its bearer may act. The order is the API's (DECISIONS §1): after the account,
+ * asks whether its bearer may act. The order is the API's (docs/rules.md §1): after the account,
  * the environment and authentication come visibility (404), then permission (403); the
  * service checks the body (400) and the model's rules (422) after.
  */
@@ -71,7 +71,7 @@ export function present<T>(ctx: BearerContext, type: PolicyType, record: T): T {
 }
 
 /**
- * No bearer grants more than it holds (DECISIONS §9): a role or a token is given only if every
+ * No bearer grants more than it holds (docs/rules.md §9): a role or a token is given only if every
  * permission it carries is held by the credential giving it.
  */
 export function authorizeGrant(ctx: BearerContext, carried: Iterable<Permission>, what: string): void {

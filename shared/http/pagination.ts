@@ -1,5 +1,5 @@
 /**
- * The one pagination of every list (DECISIONS §4): reading `page[...]`/`limit` into a page
+ * The one pagination of every list (docs/rules.md §4): reading `page[...]`/`limit` into a page
  * request, and building the top-level `links` with `links.meta.{pages,count}`.
  */
 import { isCursor, type Page, type PageRequest } from '../store/paging.ts';

@@ -1,5 +1,5 @@
 /**
- * The request pipeline every operation runs through, in this order (DECISIONS §1):
+ * The request pipeline every operation runs through, in this order (docs/rules.md §1):
  *
  *   respond      request id and logging; renders replies and every error (registered first,
  *                so its onError sees all of them)

@@ -1,5 +1,5 @@
 /**
- * Accounts (DECISIONS §2): `/v1/accounts/<account>` by UUID or slug, read and changed by
+ * Accounts (docs/rules.md §2): `/v1/accounts/<account>` by UUID or slug, read and changed by
  * admins only; an unknown account is 404 before anything else is looked at (§1).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,7 +22,6 @@ const readAccount = async () => {
   return reply.body.data;
 };
 
-/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
 describe('GET /v1/accounts/{account}', () => {
   it('shows the account to an admin by UUID', async () => {
     const reply = await call('GET', account.path, { token: account.adminToken });

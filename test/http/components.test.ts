@@ -1,5 +1,5 @@
 /**
- * Components (SPEC.md "Component", the Components endpoints and list parameters; DECISIONS §7, §8).
+ * Components (docs/rules.md §7, §8): the resource, its endpoints and its list parameters.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The cross-cutting rules of DECISIONS §1: unknown routes, media types, JSON, the environment
+ * The cross-cutting rules of docs/rules.md §1: unknown routes, media types, JSON, the environment
  * header, the error document, the order in which checks are made, and that a failed request
  * changes nothing.
  */
@@ -39,7 +39,6 @@ const count = async (target: TestAccount) => {
   return reply.body.links.meta.count as number;
 };
 
-/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
 describe.concurrent('unknown routes (404 NOT_FOUND)', () => {
   it('answers an unknown path under an account', async () => {
     for (const path of [`${account.path}/nothing`, `${account.path}/users/${user.id}/nothing`, `${account.path}/users/${user.id}/actions/explode`]) {

@@ -1,5 +1,5 @@
 /**
- * Pagination (SPEC.md "Pagination", DECISIONS §4), on GET /users of an account with 26 users:
+ * Pagination (docs/rules.md §4), on GET /users of an account with 26 users:
  * page[number]/page[size], limit, the top-level links and links.meta, the bounds, and the
  * keyset page[cursor] extension.
  */
@@ -91,7 +91,6 @@ function expectNewestFirstWithoutGapsOrDuplicates(seen: any[]) {
   }
 }
 
-/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
 describe.concurrent('page-number pagination', () => {
   it('gives 10 records by default with exact links and links.meta', async () => {
     const reply = await list();

@@ -1,5 +1,5 @@
 /**
- * Tokens (DECISIONS §2): logging in with HTTP Basic, reading, listing and revoking tokens, and
+ * Tokens (docs/rules.md §2): logging in with HTTP Basic, reading, listing and revoking tokens, and
  * every way a bearer token can be refused (§1: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED,
  * TOKEN_FORMAT_INVALID).
  */
@@ -23,7 +23,6 @@ const login = (email: string, password: string, body?: unknown) =>
 const expiryBody = (expiry: string) => ({ data: { type: 'tokens', attributes: { expiry } } });
 const asUser = (token: string) => call('GET', `${account.path}/tokens`, { token });
 
-/** The update body as SPEC.md shows it: {data: {type, attributes}}. */
 describe.concurrent('POST /tokens (log in with HTTP Basic)', () => {
   it('gives an admin a 201 admin-token whose value is shown once and expires in 14 days', async () => {
     const before = Date.now();

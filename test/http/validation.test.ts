@@ -1,5 +1,5 @@
 /**
- * License validation with components (DECISIONS §7; SPEC.md "Purpose of components"):
+ * License validation with components (docs/rules.md §7):
  * POST /licenses/actions/validate-key (no bearer) and POST /licenses/<id>/actions/validate.
  */
 import { randomUUID } from 'node:crypto';

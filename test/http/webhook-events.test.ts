@@ -1,5 +1,5 @@
 /**
- * Webhook events as a resource (SPEC "Webhook event"; DECISIONS §5): exactly SPEC's fields,
+ * Webhook events as a resource (docs/rules.md §5): exactly the documented fields,
  * list newest first with the `events[]` filter (one kind or several, merged newest first) and
  * the `endpoint` filter, retrieve, delete, who may see them, environment isolation.
  */
@@ -50,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 describe.concurrent('the resource', () => {
-  it('has exactly SPEC\'s fields: meta.idempotencyToken, links.self, the attributes, account relationship', async () => {
+  it('has exactly the documented fields: meta.idempotencyToken, links.self, the attributes, account relationship', async () => {
     const reply = await admin('GET', `/webhook-events/${made['user.deleted']![0]}`);
     expect(reply.status).toBe(200);
     const event = reply.body.data;

@@ -1,6 +1,6 @@
 /**
  * Environments: managed by the account's own admins alone. A token for an environment is made
- * from inside it (SPEC: the request names the environment).
+ * from inside it: the request names the environment (docs/rules.md §2).
  */
 import { isAccountAdmin, type Policy } from './policy.ts';
 

@@ -1,6 +1,6 @@
 /**
- * Components (SPEC.md "Component", DECISIONS §7): hardware fingerprints of a machine. Who may
- * add, read, change and remove them (SPEC.md's bearer table) is shared/auth/policies/licensing.ts.
+ * Components (docs/rules.md §7): hardware fingerprints of a machine. Who may add, read, change
+ * and remove them (docs/authorization.md) is shared/auth/policies/licensing.ts.
  */
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';

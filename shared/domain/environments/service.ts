@@ -159,7 +159,7 @@ export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): P
   }
 }
 
-/** POST /environments/<id>/tokens, made from inside that environment (SPEC rule 1). */
+/** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
 export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: string) {
   const item = await environmentItem(ctx, idOrCode, 'tokens.generate');
   return generateTokenFor(ctx, item, 'environment-token', item.id as string);

@@ -1,5 +1,5 @@
 /**
- * License validation (DECISIONS §7): `POST /licenses/actions/validate-key` (no bearer: the key
+ * License validation (docs/rules.md §7): `POST /licenses/actions/validate-key` (no bearer: the key
  * is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
  * license). Both answer 200 with the license and `meta: {valid, detail, code}`; an unknown key,
  * or a key of a license the request's environment cannot see, is `NOT_FOUND` with `data: null`.

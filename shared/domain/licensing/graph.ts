@@ -23,7 +23,7 @@ import { dropSeats, giveSeatBack } from '../machines/seats.ts';
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
  * bearer's reach: 422 `<RELATIONSHIP>_NOT_FOUND` pointing at the relationship. What the scope
  * shows is exactly what a new record may hang on (its own environment, or global from a
- * SHARED one), so compatibility (DECISIONS §3) holds by construction.
+ * SHARED one), so compatibility (docs/rules.md §3) holds by construction.
  */
 export async function relatedItem(ctx: BearerContext, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
   const item = isUuid(id) ? await getVisibleItem(ctx.scope, type, id) : undefined;
@@ -113,7 +113,7 @@ async function descendants(item: Item, environments: (string | null)[], register
 }
 
 /**
- * Removing a record removes what hangs on it (DECISIONS §7), deepest first, with their
+ * Removing a record removes what hangs on it (docs/rules.md §7), deepest first, with their
  * uniqueness markers, counters and token lookups; the record itself goes in the last
  * transaction, with the event `announce` adds for it. Children are handed to the store a few at a time: each child leaves up to five
  * collections, and the counters of one transaction must stay within DynamoDB's 100 operations.

@@ -1,6 +1,6 @@
 /**
  * A license's seats: its policy's maxMachines counts every machine of the license, in whatever
- * environment it was activated (DECISIONS §9). A global license's machines may be activated
+ * environment it was activated (docs/rules.md §9). A global license's machines may be activated
  * globally and inside any SHARED environment; the per-environment collection counters (what
  * lists count) cannot bound them together, so each license has one count of its own.
  *

@@ -2,7 +2,7 @@ import { accountRelationship, resourcePath, toOne, type ResourceObject } from '.
 import type { WebhookEventRecord } from './event.ts';
 
 /**
- * The webhook-event document, exactly SPEC's fields: the same in the API and in a delivery's
+ * The webhook-event document (docs/rules.md §5): the same in the API and in a delivery's
  * body, but for the payload, whose secret meta values only the delivery reveals (it passes the
  * payload as delivered; the API shows the stored one, filtered).
  */
