@@ -8,7 +8,8 @@
  *   account      <account> by UUID or slug (404)
  *   by address   the routes of ADDRESS_LIMITED (no credential needed), per source address
  *                and route (429); counted before any credential is checked, so failures count
- *   environment  Service-Environment header, else ?environment= (400 ENVIRONMENT_INVALID)
+ *   environment  Service-Environment (or its alias Keygen-Environment) header, else ?environment=
+ *                (400 ENVIRONMENT_INVALID; 400 ENVIRONMENT_HEADER_CONFLICT when the two headers differ)
  *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
  *   handler      visibility (404), permission (403), body shape (400), model rules (422)
  *
@@ -30,7 +31,7 @@ import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { ADDRESS_LIMITED, routes } from '../routes.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
-import { requestedEnvironment, requestKeys } from './request-keys.ts';
+import { environmentHeadersConflict, requestedEnvironment, requestKeys } from './request-keys.ts';
 import { clientOf } from './source-address.ts';
 import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, readBody, type Body } from './body.ts';
 import type { Reply } from './documents.ts';
@@ -225,6 +226,12 @@ function selectEnvironment(): Middleware {
   return {
     before: async ({ event, context }) => {
       const request = context.request;
+      if (environmentHeadersConflict(event)) {
+        throw badRequest('Service-Environment and Keygen-Environment name different environments: send one', {
+          code: 'ENVIRONMENT_HEADER_CONFLICT',
+          source: { header: 'Keygen-Environment' },
+        });
+      }
       const given = requestedEnvironment(event);
       if (given === undefined) {
         request.environment = null;

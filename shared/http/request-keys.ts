@@ -32,8 +32,20 @@ import { isUuid } from '../store/records.ts';
 
 /** The Service-Environment header, else the `environment` query parameter. */
 export function requestedEnvironment(event: APIGatewayProxyEventV2): string | undefined {
+  const headers = event.headers ?? {};
   // Only `environment` is read here; the rest of the query is parsed after authentication.
-  return event.headers?.['service-environment'] ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
+  return headers['service-environment'] ?? headers['keygen-environment'] ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
+}
+
+/**
+ * Whether the request names two different environments in its two headers: `Keygen-Environment`
+ * is accepted as an alias of `Service-Environment`, so that Keygen's SDKs work unchanged, but
+ * never as a second opinion.
+ */
+export function environmentHeadersConflict(event: APIGatewayProxyEventV2): boolean {
+  const ours = event.headers?.['service-environment'];
+  const alias = event.headers?.['keygen-environment'];
+  return ours !== undefined && alias !== undefined && ours.trim().toLowerCase() !== alias.trim().toLowerCase();
 }
 
 /** At most this many relationships of a body are read ahead (a create names one to three). */

@@ -467,6 +467,24 @@ describe.concurrent('environment selection', () => {
     }
   });
 
+  it('Keygen-Environment is an alias of Service-Environment; the two naming different environments → 400', async () => {
+    const a = await createEnv();
+    const b = await createEnv();
+    const ta = await envToken(a.attributes.code);
+    const ua = await newUser(account, {}, { environment: a.attributes.code, token: ta });
+    const alias = await admin('GET', '/users', { headers: { 'keygen-environment': a.attributes.code } });
+    expect(alias.status, JSON.stringify(alias.body)).toBe(200);
+    expect(alias.body.data.map((u: any) => u.id)).toEqual([ua.id]);
+    expect(alias.headers.get('service-environment')).toBe(a.attributes.code);
+    // The same environment named both ways (id and code, any case) is no conflict.
+    const both = await admin('GET', '/users', { environment: a.attributes.code.toUpperCase(), headers: { 'keygen-environment': a.attributes.code } });
+    expect(both.status).toBe(200);
+    expectError(await admin('GET', '/users', { environment: a.attributes.code, headers: { 'keygen-environment': b.attributes.code } }), 400, {
+      code: 'ENVIRONMENT_HEADER_CONFLICT',
+      header: 'Keygen-Environment',
+    });
+  });
+
   it('no Service-Environment in responses to global requests', async () => {
     const reply = await admin('GET', '/users');
     expect(reply.status).toBe(200);
