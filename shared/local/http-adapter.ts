@@ -23,7 +23,15 @@ export interface HttpServerOptions {
   /** API Gateway gives up on an integration after 30 s. */
   timeoutSeconds?: number;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * Answers for paths under LOCAL_PATH_PREFIX, which only the local stack has (no route of the
+   * API starts so); undefined leaves the request to the route table.
+   */
+  localEndpoints?: (path: string, query: URLSearchParams) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
 }
+
+/** Where the local stack's own endpoints live, outside the API's `/v1`. */
+export const LOCAL_PATH_PREFIX = '/_local/';
 
 export interface LocalHttpServer {
   url: string;
@@ -102,7 +110,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Local
     const body = await readBody(request);
     if (!body) return writeResult(response, tooLarge(requestId), requestId);
     const method = request.method ?? 'GET';
-    const rawPath = (request.url ?? '/').split('?')[0]!;
+    const [rawPath = '/', rawQuery = ''] = (request.url ?? '/').split('?');
+    if (method === 'GET' && rawPath.startsWith(LOCAL_PATH_PREFIX) && options.localEndpoints) {
+      const local = await options.localEndpoints(rawPath, new URLSearchParams(rawQuery));
+      if (local) return writeResult(response, local, requestId);
+    }
     const matched = match(method, rawPath);
     const event = buildApiEvent({
       request,

@@ -61,7 +61,18 @@ export interface PollerOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
+/** What the poller is doing: batches running now, and how many have started since it began. */
+export interface PollerActivity {
+  running: number;
+  started: number;
+}
+
 export interface Poller {
+  /**
+   * `started` grows with every batch, so two readings that agree (and show none running) prove
+   * that no batch ran in between, not only that none runs at either moment.
+   */
+  activity(): PollerActivity;
   stop(): Promise<void>;
 }
 
@@ -286,6 +297,8 @@ export function startPoller(options: PollerOptions): Poller {
     await deleteSucceeded(queueUrl, messages, failedIds);
   }
 
+  const activity: PollerActivity = { running: 0, started: 0 };
+
   const stopped = new Promise<void>((resolveStop) => stopping.signal.addEventListener('abort', () => resolveStop(), { once: true }));
 
   /** One of a worker's `maxConcurrency` slots: receives a batch, runs it, and again. */
@@ -314,11 +327,14 @@ export function startPoller(options: PollerOptions): Poller {
       }
       inFlight.received(batch, messages, sentAt, full);
       if (messages.length === 0) continue;
+      activity.started += 1;
+      activity.running += 1;
       try {
         await invoke(worker, queueUrl, messages);
       } catch (error) {
         log(`Deleting the handled messages of ${worker.operation} failed`, error);
       } finally {
+        activity.running -= 1;
         inFlight.end(batch, messages);
       }
     }
@@ -335,6 +351,7 @@ export function startPoller(options: PollerOptions): Poller {
   const loops = options.workers.map((worker) => pollLoop(worker));
 
   return {
+    activity: () => ({ ...activity }),
     async stop() {
       stopping.abort();
       await Promise.allSettled(loops);

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequestHandler, type ISqsServerOptions } from 'local-aws-sqs';
 import { queues, type QueueDefinition } from '#shared/queues.ts';
 import type { QueueName } from '#shared/routes.ts';
+import { DUE_SOON_SECONDS, type QueueState } from './idle.ts';
 import { closeServer, listeningPort } from './servers.ts';
 
 export const LOCAL_ACCOUNT_ID = '123456789012';
@@ -28,10 +29,44 @@ export interface LocalSqs {
   queueUrls: Record<QueueName, string>;
   /** URL of a queue by its full name, e.g. for the dead-letter queues. */
   queueUrl(queueName: string): string;
+  /** What each of the stack's queues holds now (idle.ts), read in this process. */
+  queueStates(): Record<QueueName, QueueState>;
   stop(): Promise<void>;
 }
 
 type InitialQueue = NonNullable<ISqsServerOptions['queues']>[number];
+type ServiceQueue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
+
+/**
+ * When each delayed message of a queue is due, which SQS does not tell: local-aws-sqs makes
+ * every message sent through `newRecord` (with its DelaySeconds, the queue's own when none),
+ * so that is where it is noted. An entry leaves when its delay ends.
+ */
+function watchDelays(queue: ServiceQueue): () => { dueSoon: number; later: number } {
+  const dueTimes = new Set<{ dueAt: number }>();
+  const newRecord = queue.newRecord;
+  queue.newRecord = (message, delay) => {
+    const seconds = delay === undefined || Number.isNaN(Number(delay)) ? queue.DelaySeconds : Number(delay);
+    const entry = { dueAt: Date.now() + seconds * 1000 };
+    dueTimes.add(entry);
+    setTimeout(() => dueTimes.delete(entry), seconds * 1000).unref();
+    return newRecord(message, delay);
+  };
+  return () => {
+    const soon = Date.now() + DUE_SOON_SECONDS * 1000;
+    let dueSoon = 0;
+    for (const { dueAt } of dueTimes) if (dueAt <= soon) dueSoon += 1;
+    return { dueSoon, later: dueTimes.size - dueSoon };
+  };
+}
+
+/** Messages ready or in flight, from the queue's own attributes, with its delayed ones by when they are due. */
+function queueState(queue: ServiceQueue, delays: () => { dueSoon: number; later: number }): QueueState {
+  const attributes = queue.getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible']) as Record<string, string>;
+  // ApproximateNumberOfMessages counts every message past its delay, in flight or not.
+  const inFlight = Number(attributes.ApproximateNumberOfMessagesNotVisible);
+  return { waiting: Number(attributes.ApproximateNumberOfMessages) - inFlight, inFlight, ...delays() };
+}
 
 function queuePair(region: string, name: QueueName, definition: QueueDefinition): InitialQueue[] {
   const deadLetter = deadLetterQueueName(name);
@@ -72,5 +107,12 @@ export async function startSqs(options: { port: number; region: string }): Promi
   const endpoint = `http://127.0.0.1:${port}`;
   const queueUrl = (queueName: string) => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
   const queueUrls = Object.fromEntries(names.map((name) => [name, queueUrl(localQueueName(name))])) as Record<QueueName, string>;
-  return { endpoint, port, queueUrls, queueUrl, stop: () => closeServer(server) };
+  const watched = names.map((name) => {
+    const queue = service.Queues.find((candidate) => candidate.QueueName === localQueueName(name));
+    if (!queue) throw new Error(`The SQS server has no queue ${localQueueName(name)}`);
+    return { name, queue, delays: watchDelays(queue) };
+  });
+  const queueStates = () =>
+    Object.fromEntries(watched.map(({ name, queue, delays }) => [name, queueState(queue, delays)])) as Record<QueueName, QueueState>;
+  return { endpoint, port, queueUrls, queueUrl, queueStates, stop: () => closeServer(server) };
 }

@@ -12,7 +12,8 @@ import { createMasterKeyFile } from '#shared/auth/seal.ts';
 import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
 import { fallback, routes, workers, type QueueName, type Worker } from '#shared/routes.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
-import { startHttpServer, type LocalHttpServer } from './http-adapter.ts';
+import { LOCAL_PATH_PREFIX, startHttpServer, type LocalHttpServer } from './http-adapter.ts';
+import { idleResponse, waitUntilIdle, type IdleReport, type IdleSources } from './idle.ts';
 import { startPoller, type Poller } from './poller.ts';
 import { startSes, type LocalSes } from './ses.ts';
 import { startSqs, type LocalSqs } from './sqs.ts';
@@ -48,6 +49,8 @@ export interface LocalStack extends LocalStackEndpoints {
   sqsServer: LocalSqs;
   sesServer: LocalSes;
   apiServer: LocalHttpServer;
+  /** Waits until the queues are empty and no batch runs (idle.ts); also `GET /_local/idle` on the API. */
+  waitUntilIdle(timeoutMs: number): Promise<IdleReport>;
   stop(): Promise<void>;
 }
 
@@ -114,7 +117,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     started.unshift(dynamodbProcess);
     await ensureTable(dynamodbProcess.endpoint, LOCAL_TABLE_NAME);
 
-    const apiServer = await startHttpServer({ routes, fallback, root, port: options.apiPort ?? 3000, region, log: options.log });
+    // The poller starts below; no request is served before then (no await in between).
+    let poller: Poller | undefined;
+    const idleSources: IdleSources = {
+      queues: async () => sqsServer.queueStates(),
+      activity: () => poller?.activity() ?? { running: 1, started: 0 },
+    };
+    const apiServer = await startHttpServer({
+      routes,
+      fallback,
+      root,
+      port: options.apiPort ?? 3000,
+      region,
+      log: options.log,
+      localEndpoints: async (path, query) => (path === `${LOCAL_PATH_PREFIX}idle` ? idleResponse(idleSources, query) : undefined),
+    });
     started.push(apiServer);
 
     const key = masterKey(options.dataDir);
@@ -132,7 +149,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // now (PUBLIC_URL), and no request can be served before this synchronous step completes.
     applyHandlerEnvironment(endpoints, key.file);
 
-    const poller: Poller = startPoller({
+    poller = startPoller({
       workers: options.workers ?? workers,
       queueUrls: sqsServer.queueUrls,
       timeoutSeconds: workerTimeoutSeconds,
@@ -144,7 +161,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Stopped first: no handler should start while the services it needs go away.
     started.push(poller);
 
-    return { ...endpoints, dynamodbProcess, sqsServer, sesServer, apiServer, stop: stopAll };
+    return {
+      ...endpoints,
+      dynamodbProcess,
+      sqsServer,
+      sesServer,
+      apiServer,
+      waitUntilIdle: (timeoutMs) => waitUntilIdle(idleSources, timeoutMs),
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     await dynamodbStarting.then((dynamodb) => dynamodb.stop()).catch(() => undefined);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from './support/client.ts';
+import { localStackIdle } from './support/idle.ts';
 import { doc, licensing } from './support/licensing.ts';
 import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
 
@@ -63,6 +64,6 @@ it('emits nothing for a refused change', async () => {
   });
   expect(refused.status).toBe(422);
   expect((await l.api('PATCH', `/machines/${g.machine.id}`, { body: doc('machines', { fingerprint: 'changed' }) })).status).toBe(400);
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await localStackIdle();
   expect(receiver.deliveries.length).toBe(before);
 });

@@ -17,6 +17,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { startHttpServer, type LocalHttpServer } from '#shared/local/http-adapter.ts';
+import { DUE_SOON_SECONDS, queueStatesOverApi, waitUntilIdle, type IdleReport } from '#shared/local/idle.ts';
 import { startPoller, type PolledWorker } from '#shared/local/poller.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { queues } from '#shared/queues.ts';
@@ -284,7 +285,9 @@ describe('queue poller', () => {
       waitTimeSeconds: 1,
       log: () => undefined,
     });
-    return { queueUrl, deadLetterUrl, stop: () => poller.stop() };
+    /** Resolves once the queue is empty and its poller runs no batch (or after 10 s, not idle). */
+    const idle = () => waitUntilIdle({ queues: queueStatesOverApi(sqs, { fixture: queueUrl }), activity: () => poller.activity() }, 10_000);
+    return { queueUrl, deadLetterUrl, idle, activity: () => poller.activity(), stop: () => poller.stop() };
   }
 
   const message = (test: string, outcome: 'ok' | 'fail' | 'throw' | 'hold') => JSON.stringify({ test, outcome });
@@ -326,8 +329,9 @@ describe('queue poller', () => {
       expect(Number(record!.attributes.SentTimestamp)).toBeGreaterThan(0);
       expect(Number(record!.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThan(0);
 
-      // Deleted: still delivered exactly once after the retry visibility has passed.
-      await sleep(2000);
+      // Deleted: the queue empties with no second delivery (a message left behind would come
+      // back after the retry visibility, and keep the queue from being idle until then).
+      expect((await queue.idle()).idle).toBe(true);
       expect(invocationsFor(test)).toHaveLength(1);
     } finally {
       await queue.stop();
@@ -379,6 +383,27 @@ describe('queue poller', () => {
     }
   });
 
+  it('is idle only once no message is queued or in flight and no batch runs', async () => {
+    const test = randomUUID();
+    const queue = await pollFreshQueue(5, { batchSize: 1, visibilitySeconds: 30 });
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'hold') }));
+      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(1);
+      // Each alone keeps it busy: the message in flight, and the batch running.
+      const inFlight = await waitUntilIdle({ queues: queueStatesOverApi(sqs, { fixture: queue.queueUrl }), activity: () => ({ running: 0, started: 0 }) }, 300);
+      expect(inFlight).toMatchObject({ idle: false, queues: { fixture: { inFlight: 1 } } });
+      const running = await waitUntilIdle({ queues: async () => ({}), activity: queue.activity }, 300);
+      expect(running).toMatchObject({ idle: false, batchesRunning: 1 });
+      releaseHeld(test);
+      const report = await queue.idle();
+      expect(report).toMatchObject({ idle: true, batchesRunning: 0, queues: { fixture: { waiting: 0, inFlight: 0, dueSoon: 0 } } });
+      expect(invocationsFor(test)).toHaveLength(1);
+    } finally {
+      releaseHeld(test);
+      await queue.stop();
+    }
+  });
+
   it('keeps up to maxConcurrency batches in flight at once, never more', async () => {
     const test = randomUUID();
     const queue = await pollFreshQueue(5, { batchSize: 1, maxConcurrency: 3, visibilitySeconds: 30 });
@@ -414,7 +439,7 @@ describe('queue poller', () => {
       await sleep(2500);
       releaseHeld(test);
       await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(0);
-      await sleep(1500);
+      expect((await queue.idle()).idle).toBe(true);
       expect(invocationsFor(test)).toHaveLength(1);
       const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
       expect(dead.Messages ?? []).toEqual([]);
@@ -426,5 +451,50 @@ describe('queue poller', () => {
       releaseHeld(test);
       await queue.stop();
     }
+  });
+});
+
+describe('GET /_local/idle', () => {
+  const sqs = new SQSClient({});
+  afterAll(() => sqs.destroy());
+  const idle = async (timeoutSeconds: number) => {
+    const response = await api(`/_local/idle?timeout=${timeoutSeconds}`);
+    return { status: response.status, report: (await response.json()) as IdleReport };
+  };
+  /** A delivery message for an event that does not exist: the worker drops it, changing nothing. */
+  const stray = (delaySeconds: number) =>
+    sqs.send(
+      new SendMessageCommand({
+        QueueUrl: stack().queueUrls.webhooks,
+        MessageBody: JSON.stringify({ accountId: randomUUID(), webhookEventId: randomUUID(), attempt: 1 }),
+        DelaySeconds: delaySeconds,
+      }),
+    );
+
+  it('waits for a message delayed to within a few seconds, and answers 503 with the report when the time runs out first', async () => {
+    const due = Date.now() + 2000;
+    await stray(2);
+    const early = await idle(0);
+    expect(early.status).toBe(503);
+    expect(early.report.idle).toBe(false);
+    expect(early.report.queues.webhooks!.dueSoon).toBeGreaterThanOrEqual(1);
+    const { status, report } = await idle(20);
+    expect(status, JSON.stringify(report)).toBe(200);
+    expect(report).toMatchObject({ idle: true, batchesRunning: 0, queues: { webhooks: { waiting: 0, inFlight: 0, dueSoon: 0 } } });
+    // Not before the message was due, and so handled.
+    expect(Date.now()).toBeGreaterThanOrEqual(due);
+  });
+
+  it('does not wait for a message delayed further, and reports it', async () => {
+    await stray(DUE_SOON_SECONDS + 25);
+    const { status, report } = await idle(20);
+    expect(status, JSON.stringify(report)).toBe(200);
+    expect(report.queues.webhooks!.later).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is no route of the API: /v1/_local/idle is not found, and only GET is answered', async () => {
+    expect((await api('/v1/_local/idle')).status).toBe(404);
+    expect((await api('/_local/idle', { method: 'POST' })).status).toBe(404);
+    expect((await api('/_local/nothing')).status).toBe(404);
   });
 });

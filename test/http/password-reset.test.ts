@@ -4,7 +4,9 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { recordKey } from '#shared/store/keys.ts';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { localStackIdle } from './support/idle.ts';
 import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
 import { ofKind, startReceiver, verify } from './support/receiver.ts';
 
@@ -124,7 +126,7 @@ describe('POST /users/<id>/actions/reset-password', () => {
     await documents.send(
       new UpdateCommand({
         TableName: process.env.TABLE_NAME,
-        Key: { PK: `A#${account.id}#USER#${user.id}`, SK: '#' },
+        Key: recordKey(account.id, 'users', user.id),
         UpdateExpression: 'SET passwordResetExpiry = :past',
         ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
       }),
@@ -210,7 +212,7 @@ describe('inside an environment', () => {
     expect((await request(account, { email: user.email }, code)).status).toBe(202);
     const link = resetLinkOf(await waitForMail(user.email));
     expect(link.environment).toBe(env.body.data.id);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await localStackIdle();
     expect(await inbox(user.email)).toHaveLength(1);
     expectError(await fulfil(account, user.id, link.token, 'a brand new password'), 404);
     expect((await fulfil(account, user.id, link.token, 'a brand new password', code)).status).toBe(200);
@@ -310,7 +312,7 @@ describe('deliver: false', () => {
         body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
       });
       expect((await request(target, { email: email('nobody'), deliver: false })).status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await localStackIdle();
       expect(ofKind(receiver.deliveries, 'user.password-reset')).toHaveLength(0);
       const events = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
       expect(events.body.links.meta.count).toBe(0);

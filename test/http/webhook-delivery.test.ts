@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { localStackIdle } from './support/idle.ts';
 import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
 
 const receivers: Receiver[] = [];
@@ -86,7 +87,7 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     };
     const total = Object.values(expected).reduce((a, b) => a + b, 0);
     const deliveries = await receiver.waitFor((d) => d.length >= total);
-    await sleep(500);
+    await localStackIdle();
     expect(receiver.deliveries).toHaveLength(total);
     for (const [kind, count] of Object.entries(expected)) expect(ofKind(deliveries, kind), kind).toHaveLength(count);
 
@@ -129,7 +130,7 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     const user = await newUser(account);
     await call('DELETE', `${account.path}/users/${user.id}`, { token: account.adminToken });
     await receiver.waitFor((d) => d.length >= 1);
-    await sleep(1000);
+    await localStackIdle();
     expect(receiver.deliveries.map((d) => d.json.data.attributes.event)).toEqual(['user.deleted']);
     expect(off.receiver.deliveries).toHaveLength(0);
   });
@@ -147,7 +148,7 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     const outside = await newUser(account);
     await local.receiver.waitFor((d) => ofKind(d, 'user.created').length >= 1 && ofKind(d, 'token.generated').length >= 1);
     await global.receiver.waitFor((d) => ofKind(d, 'user.created').length >= 1 && ofKind(d, 'token.generated').length >= 1);
-    await sleep(1000);
+    await localStackIdle();
     const ids = (r: Receiver, kind: string) => ofKind(r.deliveries, kind).map((d) => JSON.parse(d.json.data.attributes.payload).data.id);
     expect(ids(local.receiver, 'user.created')).toEqual([inside.id]);
     expect(ids(global.receiver, 'user.created')).toEqual([outside.id]);
@@ -198,7 +199,7 @@ describe.concurrent('attempts and statuses', () => {
     expect(final.attributes.lastResponseCode).toBe(503);
     expect(final.attributes.lastResponseBody).toBe('x'.repeat(2048));
     // 1 attempt + 3 retries, then no more.
-    await sleep(2500);
+    await localStackIdle();
     expect(ofKind(receiver.deliveries, 'user.created')).toHaveLength(4);
   });
 
@@ -213,7 +214,7 @@ describe.concurrent('attempts and statuses', () => {
     expect(after.body.data.attributes.enabled).toBe(false);
     const before = receiver.deliveries.length;
     await newUser(account);
-    await sleep(1500);
+    await localStackIdle();
     expect(receiver.deliveries).toHaveLength(before);
   });
 
@@ -293,7 +294,7 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, MessageBody: message }));
     await sqs.send(new SendMessageCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, MessageBody: message }));
     await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
-    await sleep(3000);
+    await localStackIdle();
     // Attempt 1 once, attempt 2 once: the duplicates of attempt 1 POSTed nothing.
     expect(receiver.deliveries).toHaveLength(2);
     sqs.destroy();
@@ -316,7 +317,7 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     answer();
     await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
     // Copies that found the attempt running come back after the visibility timeout, and are declined.
-    await sleep(3000);
+    await localStackIdle();
     expect(receiver.deliveries).toHaveLength(1);
     sqs.destroy();
   });
@@ -351,7 +352,7 @@ describe.concurrent('a failed request emits nothing', () => {
     // Then one change that succeeds: its event is the only one.
     const user = await newUser(account, {}, {});
     await receiver.waitFor((d) => ofKind(d, 'token.generated').length >= 1);
-    await sleep(1000);
+    await localStackIdle();
     const kinds = receiver.deliveries.map((d) => d.json.data.attributes.event).sort();
     expect(kinds).toEqual(['token.generated', 'user.created']);
     const all = await call('GET', `${account.path}/webhook-events?page[size]=100`, { token: account.adminToken });

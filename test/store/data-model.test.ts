@@ -11,10 +11,10 @@ import { findEnvironment, type Environment } from '#shared/domain/environments/e
 import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
 import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
 import { addUser } from '#shared/domain/users/service.ts';
-import type { UserRecord } from '#shared/domain/users/user.ts';
+import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { childItems } from '#shared/store/cascade.ts';
-import { collectionIndex, collectionPartition, counterKey, environmentMembership, keysOnlyIndex, PARENT_INDEXES, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
+import { collectionIndex, collectionName, collectionPartition, counterKey, environmentMembership, keysOnlyIndex, PARENT_INDEXES, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { listCollection } from '#shared/store/paging.ts';
 import { getItem, getRecord, type Item } from '#shared/store/records.ts';
@@ -79,8 +79,8 @@ describe('access patterns', () => {
 
   it('4, 12: holds an e-mail through a marker that points at the user, and refuses a second holder', async () => {
     const [user] = await addUsers(1);
-    const marker = await getItem({ PK: `A#${accountId}#UNIQUE#EMAIL#${user!.email.toLowerCase()}`, SK: '#' });
-    expect(marker?.ref).toBe(`A#${accountId}#USER#${user!.id}`);
+    const marker = await getItem(uniqueKey(accountId, EMAIL_MARKER, user!.email.toLowerCase()));
+    expect(marker?.ref).toBe(recordKey(accountId, 'users', user!.id).PK);
     const tx = new Transaction();
     await addUser(tx, globalScope(accountId), { email: user!.email.toUpperCase() });
     await expect(tx.commit()).rejects.toMatchObject({ status: 422 });
@@ -182,7 +182,7 @@ describe('access patterns', () => {
         ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environment.id, 'USER') },
       }),
     );
-    expect(Items).toEqual([{ PK: `A#${accountId}#USER#${user!.id}`, SK: '#', GSI1PK: collectionPartition(accountId, environment.id, 'USER'), GSI1SK: `${user!.created}#${user!.id}` }]);
+    expect(Items).toEqual([{ ...recordKey(accountId, 'users', user!.id), GSI1PK: collectionPartition(accountId, environment.id, 'USER'), GSI1SK: `${user!.created}#${user!.id}` }]);
   });
 
   it('11: page[number] skips over the keys-only twin and reads the page from the full index; a filtered skip needs the full index', async () => {
@@ -226,9 +226,9 @@ describe('access patterns', () => {
     const keys = (Items ?? []).map((item) => item.PK as string).sort();
     expect(keys).toEqual(
       [
-        `A#${accountId}#USER#${user!.id}`,
-        `A#${accountId}#UNIQUE#EMAIL#${user!.email.toLowerCase()}`,
-        `COUNT#A#${accountId}#E#${environment.id}#USER`,
+        recordKey(accountId, 'users', user!.id).PK,
+        uniqueKey(accountId, EMAIL_MARKER, user!.email.toLowerCase()).PK,
+        counterKey(collectionPartition(accountId, environment.id, 'USER')).PK,
       ].sort(),
     );
     expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id }, 0)).toEqual([]);
@@ -417,7 +417,7 @@ describe('licensing access patterns', () => {
     await expect(addMachine(g, 'fp-3', 2)).rejects.toThrow('limit');
     expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toEqual({ ...licenseMachineCountKey(accountId, g.license.id), n: 2 });
     // The license's collection counter (what its machine list counts) is a different item.
-    expect(Number((await getItem(counterKey(collectionPartition(accountId, null, `LICENSE#${g.license.id}#MACHINE`))))?.n)).toBe(2);
+    expect(Number((await getItem(counterKey(collectionPartition(accountId, null, collectionName('machines', { type: 'licenses', id: g.license.id })))))?.n)).toBe(2);
   });
 
   it('25: one count bounds a license\'s machines in every environment; a SHARED environment\'s machines of a global license are also its share', async () => {

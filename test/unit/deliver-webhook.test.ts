@@ -20,14 +20,15 @@ import { urlRules } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { attempt, AttemptInProgress, processDelivery, retryDelaySeconds, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
 import { parseDeliveryMessage, PoisonMessage, scheduleAttempt, type DeliveryMessage } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
+import { recordKey } from '#shared/store/keys.ts';
 import type { PinnedAnswer, PinnedPost, postPinned } from '#shared/events/transport.ts';
 import { applyUpdate, conditionHolds } from '../support/expressions.ts';
 
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
 const EVENT = '22222222-2222-4222-8222-222222222222';
 const ENDPOINT = '33333333-3333-4333-8333-333333333333';
-const EVENT_PK = `A#${ACCOUNT}#WEBHOOK_EVENT#${EVENT}`;
-const ENDPOINT_PK = `A#${ACCOUNT}#WEBHOOK_ENDPOINT#${ENDPOINT}`;
+const EVENT_PK = recordKey(ACCOUNT, 'webhook-events', EVENT).PK;
+const ENDPOINT_PK = recordKey(ACCOUNT, 'webhook-endpoints', ENDPOINT).PK;
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const TOKEN = 'a'.repeat(64);
 
@@ -150,13 +151,13 @@ beforeEach(() => {
   model = {
     items: new Map([
       [EVENT_PK, {
-        PK: EVENT_PK, SK: '#', type: 'webhook-events', id: EVENT, accountId: ACCOUNT, environmentId: null,
+        ...recordKey(ACCOUNT, 'webhook-events', EVENT), type: 'webhook-events', id: EVENT, accountId: ACCOUNT, environmentId: null,
         created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', endpointId: ENDPOINT,
         endpoint: 'http://127.0.0.1:9/hook', payload: '{"data":{"type":"users","id":"x"}}', event: 'user.created',
         status: 'DELIVERING', lastResponseCode: null, lastResponseBody: null, idempotencyToken: TOKEN, markers: [],
       }],
       [ENDPOINT_PK, {
-        PK: ENDPOINT_PK, SK: '#', type: 'webhook-endpoints', id: ENDPOINT, accountId: ACCOUNT, environmentId: null,
+        ...recordKey(ACCOUNT, 'webhook-endpoints', ENDPOINT), type: 'webhook-endpoints', id: ENDPOINT, accountId: ACCOUNT, environmentId: null,
         created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', url: 'http://127.0.0.1:9/hook',
         subscriptions: ['*'], enabled: true, signingSecret: SECRET, markers: [],
       }],
@@ -184,7 +185,7 @@ const batch = (...records: ReturnType<typeof sqsRecord>[]) => ({ Records: record
 
 /** Another event of the account, to the endpoint given (a copy of the first one otherwise). */
 function addEvent(id: string, endpointId = ENDPOINT) {
-  const pk = `A#${ACCOUNT}#WEBHOOK_EVENT#${id}`;
+  const pk = recordKey(ACCOUNT, 'webhook-events', id).PK;
   model.items.set(pk, { ...structuredClone(model.items.get(EVENT_PK)!), PK: pk, id, endpointId });
   return { accountId: ACCOUNT, webhookEventId: id, endpointId, attempt: 1 };
 }
@@ -258,7 +259,7 @@ describe('one attempt', () => {
 
   it('a batch reads the endpoints its messages name in one request: two more per attempt', async () => {
     const OTHER = '44444444-4444-4444-8444-444444444444';
-    const OTHER_PK = `A#${ACCOUNT}#WEBHOOK_ENDPOINT#${OTHER}`;
+    const OTHER_PK = recordKey(ACCOUNT, 'webhook-endpoints', OTHER).PK;
     model.items.set(OTHER_PK, { ...structuredClone(model.items.get(ENDPOINT_PK)!), PK: OTHER_PK, id: OTHER, url: 'http://127.0.0.1:9/other' });
     const second = addEvent('55555555-5555-4555-8555-555555555555');
     const third = addEvent('66666666-6666-4666-8666-666666666666', OTHER);

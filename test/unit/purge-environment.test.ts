@@ -12,14 +12,15 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
+import { environmentMembership, purgeMarkerKey, recordKey } from '#shared/store/keys.ts';
 
 const TABLE = 'unit-purge-table';
 const QUEUE = 'https://sqs.unit.test/000000000000/purge';
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
 const ENV = '22222222-2222-4222-8222-222222222222';
-const MEMBERSHIP = `A#${ACCOUNT}#E#${ENV}`;
-const MARKER_PK = `A#${ACCOUNT}#PURGE#${ENV}`;
-const ENV_RECORD_PK = `A#${ACCOUNT}#ENVIRONMENT#${ENV}`;
+const MEMBERSHIP = environmentMembership(ACCOUNT, ENV);
+const MARKER_PK = purgeMarkerKey(ACCOUNT, ENV).PK;
+const ENV_RECORD_PK = recordKey(ACCOUNT, 'environments', ENV).PK;
 
 const saved = { table: process.env.TABLE_NAME, queue: process.env.PURGE_QUEUE_URL };
 beforeAll(() => {
@@ -56,7 +57,7 @@ let model: Model;
 
 function newModel(count: number, overrides: Partial<Model> = {}): Model {
   return {
-    items: Array.from({ length: count }, (_, i) => ({ PK: `A#${ACCOUNT}#USER#u${String(i).padStart(5, '0')}`, SK: '#' })),
+    items: Array.from({ length: count }, (_, i) => recordKey(ACCOUNT, 'users', `u${String(i).padStart(5, '0')}`)),
     deleted: new Set(),
     marker: { completed: 0 },
     environmentExists: false,
