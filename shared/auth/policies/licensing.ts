@@ -17,6 +17,7 @@
 import { canWrite } from '../../store/scope.ts';
 import { heldBy, type Permission } from '../permissions.ts';
 import type { Item } from '../../store/records.ts';
+import type { Bearer } from '../bearer.ts';
 import { administratorsOnly, holdsAll, isAdministrator, type Actor, type Policy } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
@@ -29,22 +30,24 @@ const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'componen
 
 const CHANGES = new Set(['update', 'delete']);
 
+type Reach = (bearer: Bearer, record: Item, actor: Actor) => boolean | Promise<boolean>;
+
+/** Reach in the graph, by kind of bearer; administrators reach everything the scope shows. */
+const reachedBy =
+  (rules: Record<'product' | 'license' | 'user', Reach>) =>
+  (actor: Actor, record: Item): boolean | Promise<boolean> => {
+    const kind = actor.bearer.kind;
+    return kind === 'product' || kind === 'license' || kind === 'user' ? rules[kind](actor.bearer, record, actor) : true;
+  };
+
 export const products: Policy = {
   permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
   writes: new Set([...CHANGES, 'tokens.generate']),
-  reaches(actor, record) {
-    const { bearer } = actor;
-    switch (bearer.kind) {
-      case 'product':
-        return record.id === bearer.id;
-      case 'license':
-        return record.id === bearer.productId;
-      case 'user':
-        return actor.ownsLicense({ productId: record.id as string });
-      default:
-        return true;
-    }
-  },
+  reaches: reachedBy({
+    product: (bearer, record) => record.id === bearer.id,
+    license: (bearer, record) => record.id === bearer.productId,
+    user: (_bearer, record, actor) => actor.ownsLicense({ productId: record.id as string }),
+  }),
   may(actor, action) {
     if (['create', 'delete', 'tokens.generate'].includes(action)) {
       return administratorsOnly(actor, action === 'tokens.generate' ? 'generate product tokens' : `${action} products`);
@@ -64,19 +67,11 @@ export const products: Policy = {
 export const policies: Policy = {
   permissions: crud('policy'),
   writes: CHANGES,
-  reaches(actor, record) {
-    const { bearer } = actor;
-    switch (bearer.kind) {
-      case 'product':
-        return record.productId === bearer.id;
-      case 'license':
-        return record.id === bearer.policyId;
-      case 'user':
-        return actor.ownsLicense({ policyId: record.id as string });
-      default:
-        return true;
-    }
-  },
+  reaches: reachedBy({
+    product: (bearer, record) => record.productId === bearer.id,
+    license: (bearer, record) => record.id === bearer.policyId,
+    user: (_bearer, record, actor) => actor.ownsLicense({ policyId: record.id as string }),
+  }),
   may(actor, action) {
     const { kind } = actor.bearer;
     if (action === 'list' && (kind === 'user' || kind === 'license')) return 'This bearer may read its policy by id only';
@@ -85,19 +80,11 @@ export const policies: Policy = {
   restrict: (actor): Record<string, string> => (actor.bearer.kind === 'product' ? { productId: actor.bearer.id } : {}),
 };
 
-function reachesLicense(actor: Actor, record: Item): boolean {
-  const { bearer } = actor;
-  switch (bearer.kind) {
-    case 'product':
-      return record.productId === bearer.id;
-    case 'license':
-      return record.id === bearer.id;
-    case 'user':
-      return record.ownerId === bearer.id;
-    default:
-      return true;
-  }
-}
+const reachesLicense = reachedBy({
+  product: (bearer, record) => record.productId === bearer.id,
+  license: (bearer, record) => record.id === bearer.id,
+  user: (bearer, record) => record.ownerId === bearer.id,
+}) as (actor: Actor, record: Item) => boolean; // every rule above answers at once
 
 export const licenses: Policy = {
   permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate' },
@@ -127,19 +114,11 @@ function activations(singular: 'machine' | 'component', licenseeActions: readonl
   return {
     permissions: crud(singular),
     writes: CHANGES,
-    reaches(actor, record) {
-      const { bearer } = actor;
-      switch (bearer.kind) {
-        case 'product':
-          return record.productId === bearer.id;
-        case 'license':
-          return record.licenseId === bearer.id;
-        case 'user':
-          return record.ownerId === bearer.id || record.licenseOwnerId === bearer.id;
-        default:
-          return true;
-      }
-    },
+    reaches: reachedBy({
+      product: (bearer, record) => record.productId === bearer.id,
+      license: (bearer, record) => record.licenseId === bearer.id,
+      user: (bearer, record) => record.ownerId === bearer.id || record.licenseOwnerId === bearer.id,
+    }),
     async may(actor, action, record, context) {
       if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;
       const license = context.license ?? (record && (await actor.licenseOf(record)));
