@@ -140,3 +140,6 @@ export const purgeMarkerKey = (accountId: string, environmentId: string): Key =>
 
 /** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
 export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });
+
+/** A queue consumer's claim on one message's work (see once.ts): `consumer` names the work, `id` the message's own id. */
+export const onceKey = (consumer: string, id: string): Key => ({ PK: `ONCE#${consumer}`, SK: id });

@@ -152,7 +152,7 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       rows,
       notes: [
         'Sizes: an API bundle is about 380–445 KB: the SDK clients the minimal handler also carries are about 360 KB, zod about 23 KB and the service\'s own code about 25–30 KB. The schemas are built with `zod/mini`, whose functions let esbuild keep only the schemas and checks in use, plus zod\'s English messages (about 3 KB) for the error details the API takes from zod; zod (classic) kept about 90 KB of its API in every bundle. Read-only handlers carry zod too, because their service module declares the create and update bodies at load.',
-        'The workers are the largest: the password-reset worker adds the SES client and Powertools idempotency (it carries no zod: the delivery-message schema is built on first use, by the delivery worker only); the delivery worker adds Powertools batch and idempotency, with its JMESPath.',
+        'The workers are the largest: the password-reset worker adds the SES client and the KMS client that seals the reset token (it carries no zod: the delivery-message schema is built on first use, by the delivery worker only); the delivery worker adds Powertools batch and the KMS client that unseals secret event meta.',
         'Time: import and first answer grow with the JavaScript a bundle parses. On a loaded machine single runs vary by ±50 ms or more (see the minimal handler\'s own runs), which is why a handler over budget is measured three times; the load average in the heading says how far a run can be trusted.',
       ].join('\n'),
     };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '#shared/store/keys.ts';
@@ -135,6 +136,20 @@ describe('POST /users/<id>/actions/reset-password', () => {
     expectError(await call('POST', `${account.path}/users/${user.id}/actions/reset-password`, { body: { meta: { newPassword: 'x' } } }), 400, {
       source: { pointer: '/meta/passwordResetToken' },
     });
+  });
+
+  it('one request delivered several times (SQS duplicates, together or apart) sends one mail', async () => {
+    const user = await newUser(account, { email: email('twice') });
+    const message = JSON.stringify({ resetId: randomUUID(), accountId: account.id, environmentId: null, email: user.email, deliver: true });
+    const sqs = new SQSClient({});
+    const send = () => sqs.send(new SendMessageCommand({ QueueUrl: process.env.MAIL_QUEUE_URL, MessageBody: message }));
+    await Promise.all([send(), send()]);
+    await waitForMail(user.email);
+    await localStackIdle();
+    await send();
+    await localStackIdle();
+    expect(await inbox(user.email)).toHaveLength(1);
+    sqs.destroy();
   });
 
   it('keeps the token, the password and the digest out of the table and the logs', async () => {

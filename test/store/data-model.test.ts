@@ -2,7 +2,7 @@
  * Every access pattern of docs/data-model.md, run against DynamoDB Local through the store.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { findAccount } from '#shared/domain/accounts/account.ts';
@@ -26,7 +26,7 @@ import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type Component
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
 import { SLOTS } from '#shared/domain/licensing/slots.ts';
-import { licenseMachineCountKey, machineCountOfShare, uniqueKey } from '#shared/store/keys.ts';
+import { licenseMachineCountKey, machineCountOfShare, onceKey, uniqueKey } from '#shared/store/keys.ts';
 import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 
 let accountId: string;
@@ -343,6 +343,34 @@ describe('rate limits', () => {
     expect(results.map((r) => [r.allowed, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
     expect(results[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 11) / 1000);
     expect((await hit(subject, 3, 3600, at + 3600 * 1000)).allowed).toBe(true);
+  });
+});
+
+describe('acting once per message', () => {
+  it('22: works once, refuses a copy while the work runs, gives the claim back when the work fails, and lets a dead holder\'s claim be taken over', async () => {
+    const { once, ClaimInProgress } = await import('#shared/store/once.ts');
+    const id = randomUUID();
+    let runs = 0;
+    const options = { leaseSeconds: 60 };
+    // A failure gives the claim back: the retry acts.
+    await expect(once('test', id, async () => { runs++; throw new Error('failed'); }, options)).rejects.toThrow('failed');
+    expect(await getItem(onceKey('test', id))).toBeUndefined();
+    // A copy arriving while the work runs is refused, not skipped.
+    let finish!: () => void;
+    const first = once('test', id, () => new Promise<void>((resolve) => { runs++; finish = resolve; }), options);
+    await expect.poll(() => runs).toBe(2);
+    await expect(once('test', id, async () => { runs++; }, options)).rejects.toBeInstanceOf(ClaimInProgress);
+    finish();
+    expect(await first).toBe(true);
+    // Done: later copies are skipped.
+    expect(await once('test', id, async () => { runs++; }, options)).toBe(false);
+    expect(runs).toBe(2);
+    expect(await getItem(onceKey('test', id))).toMatchObject({ status: 'DONE', expiresAt: expect.any(Number) });
+    // A claim whose holder died (its lease over) is taken over.
+    const orphan = randomUUID();
+    await db().send(new PutCommand({ TableName: getTable(), Item: { ...onceKey('test', orphan), status: 'IN_PROGRESS', lease: 'dead', leaseUntil: 1 } }));
+    expect(await once('test', orphan, async () => { runs++; }, options)).toBe(true);
+    expect(runs).toBe(3);
   });
 });
 

@@ -1,0 +1,79 @@
+/**
+ * Acting once per message, for a queue consumer (a message may arrive twice, and SQS retries
+ * what failed). Before the work, a claim item is written, conditional on there being none or
+ * only one whose holder's lease ran out (a crashed holder); the work runs; the claim is then
+ * marked done and kept a few days, so a copy arriving later is skipped. If the work fails,
+ * the claim is removed, so the message's retry acts. A copy arriving while the work runs is not
+ * skipped — the first may still fail — but refused with ClaimInProgress, so its message comes
+ * back later.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable } from './client.ts';
+import { onceKey } from './keys.ts';
+import { getItem } from './records.ts';
+
+export class ClaimInProgress extends Error {
+  override name = 'ClaimInProgress';
+}
+
+export interface OnceOptions {
+  /** How long a claim holds without its holder finishing: longer than the consumer's timeout. */
+  leaseSeconds: number;
+  /** How long a finished claim is kept, so that later copies are skipped (TTL). */
+  keepSeconds?: number;
+}
+
+const KEEP_SECONDS = 3 * 24 * 3600;
+
+const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+/** Runs `work` unless the message `id` of `consumer` was worked already; true when it ran. */
+export async function once(consumer: string, id: string, work: () => Promise<void>, options: OnceOptions): Promise<boolean> {
+  const key = onceKey(consumer, id);
+  const lease = randomUUID();
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: getTable(),
+        Item: { ...key, status: 'IN_PROGRESS', lease, leaseUntil: now + options.leaseSeconds, expiresAt: now + (options.keepSeconds ?? KEEP_SECONDS) },
+        ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now },
+      }),
+    );
+  } catch (error) {
+    if (!conditionFailed(error)) throw error;
+    if ((await getItem(key))?.status === 'DONE') return false;
+    throw new ClaimInProgress(`${consumer} ${id} is being worked on`);
+  }
+
+  const ours = { ConditionExpression: 'lease = :lease', ExpressionAttributeValues: { ':lease': lease } };
+  try {
+    await work();
+  } catch (error) {
+    // Given back, unless a holder that took it over after our lease ran out holds it now.
+    await db().send(new DeleteCommand({ TableName: getTable(), Key: key, ...ours })).catch((release) => {
+      if (!conditionFailed(release)) throw release;
+    });
+    throw error;
+  }
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: key,
+        UpdateExpression: 'SET #status = :done REMOVE leaseUntil',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ...ours,
+        ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':done': 'DONE' },
+      }),
+    )
+    .catch((error) => {
+      // Our lease ran out and another holder took the claim over: it will mark it done.
+      if (!conditionFailed(error)) throw error;
+    });
+  return true;
+}
