@@ -13,7 +13,7 @@ import { hit } from '../store/rate-limit.ts';
 import { tokenLookupKey, type Key, type RecordType } from '../store/keys.ts';
 import { readItem, type ReadAhead } from '../store/read-ahead.ts';
 import { toRecord, type Item } from '../store/records.ts';
-import { globalScope, type Scope } from '../store/scope.ts';
+import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
 import { admits, kindOf, type Bearer } from './bearer.ts';
 import { effectivePermissions, type BearerKind } from './permissions.ts';
@@ -127,16 +127,15 @@ async function limitLogins(accountId: string, email: string): Promise<void> {
 }
 
 /**
- * The user an address names among those the request could admit: the environment's own, and
- * from inside an environment also global ones (whether one is admitted is `admits`'s call:
- * global admins everywhere, other global users in SHARED environments only).
+ * The user an address names among those the request could admit: the environment's own and,
+ * from inside an environment, global ones too, whatever the environment's strategy (whether one
+ * is admitted is `admits`'s call: global admins everywhere, other global users in SHARED
+ * environments only). One marker, one record.
  */
 async function findLoginUser(scope: Scope, email: string): Promise<UserRecord | undefined> {
   if (email.length > 255) return undefined;
-  const value = normaliseEmail(email);
-  const item =
-    (await findByUnique(scope, EMAIL_MARKER, value)) ??
-    (scope.environmentId !== null ? await findByUnique(globalScope(scope.accountId), EMAIL_MARKER, value) : undefined);
+  const candidates: Scope = { ...scope, readable: scope.environmentId === null ? [null] : [scope.environmentId, null] };
+  const item = await findByUnique(candidates, EMAIL_MARKER, normaliseEmail(email));
   return item && toRecord<UserRecord>(item);
 }
 

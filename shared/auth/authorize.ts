@@ -8,7 +8,7 @@ import { forbidden } from '../http/errors.ts';
 import type { RequestContext } from '../http/pipeline.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { SLOTS } from '../domain/licensing/slots.ts';
-import { listCollection } from '../store/paging.ts';
+import { anyInCollection } from '../store/paging.ts';
 import { recordKey, type RecordType } from '../store/keys.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';
 import type { Bearer } from './bearer.ts';
@@ -22,15 +22,13 @@ export function actorOf(ctx: BearerContext): Actor {
   return {
     bearer: ctx.bearer,
     scope: ctx.scope,
-    // One read of the user's own licenses (their owner collection), at most one record.
-    ownsLicense: async (where) => {
-      const page = await listCollection(
-        ctx.scope,
-        { type: 'licenses', parent: { type: 'users', id: ctx.bearer.id, slot: SLOTS.licenses.owner }, where: where as Record<string, string> },
-        { mode: 'cursor', cursor: null, size: 1 },
-      );
-      return page.records.length > 0;
-    },
+    // The user's own licenses (their owner collection), read until one matches.
+    ownsLicense: (where) =>
+      anyInCollection(ctx.scope, {
+        type: 'licenses',
+        parent: { type: 'users', id: ctx.bearer.id, slot: SLOTS.licenses.owner },
+        where: where as Record<string, string>,
+      }),
     licenseOf: (record) => getItem(recordKey(ctx.scope.accountId, 'licenses', record.licenseId as string)),
   };
 }

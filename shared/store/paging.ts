@@ -51,13 +51,25 @@ export interface CollectionRef {
 }
 
 
-export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
-  const slot = ref.anyParent?.slot ?? ref.parent?.slot;
-  const index = collectionIndex(slot);
+/** The index and the partitions (one per readable environment and parent) a collection is read from. */
+function partitionsOf(scope: Scope, ref: CollectionRef): { index: string; partitions: string[] } {
+  const index = collectionIndex(ref.anyParent?.slot ?? ref.parent?.slot);
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
   const partitions = readableOf(scope, ref.type).flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
+  return { index, partitions };
+}
+
+/** Whether the collection holds any record meeting `where`: reads until it finds one, counts nothing. */
+export async function anyInCollection(scope: Scope, ref: CollectionRef): Promise<boolean> {
+  const { index, partitions } = partitionsOf(scope, ref);
+  const filter = conditions(ref.where);
+  return (await take(merge(partitions.map((p) => read(index, p, undefined, 1, false, filter))), 1)).length > 0;
+}
+
+export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
+  const { index, partitions } = partitionsOf(scope, ref);
   const filter = conditions(ref.where);
   const counting = filter ? countMatching(index, partitions, filter) : countOf(scope, partitions);
   // Read alongside the page; if the page read fails first, this must not become an unhandled rejection.
