@@ -66,8 +66,8 @@ export const config = {
     throw new Error('Neither SEALING_KMS_KEY nor SEALING_MASTER_KEY_FILE is set: secrets cannot be sealed or unsealed');
   },
   /**
-   * Requests a minute one source address may make to each route of ADDRESS_LIMITED
-   * (shared/routes.ts), from RATE_LIMIT_PER_ADDRESS; the default when unset or not a positive
+   * Requests a minute one source address may make to each route limited per address (the
+   * pipeline's `limitPerAddress`), from RATE_LIMIT_PER_ADDRESS; the default when unset or not a positive
    * whole number.
    */
   get rateLimitPerAddress(): number {

@@ -157,13 +157,6 @@ export const routes: readonly Route[] = [
   { operation: 'webhookEvents.retry', method: 'POST', path: `${ACCOUNT}/webhook-events/{id}/actions/retry`, handler: 'functions/webhook-events/retry.ts', access: EMIT },
 ];
 
-/**
- * Operations anyone may call without a credential, each limited per source address as well as
- * per target (RATE_LIMIT_PER_ADDRESS requests a minute per address and operation; see the
- * pipeline's `limit address` step).
- */
-export const ADDRESS_LIMITED: ReadonlySet<string> = new Set(['licenses.validateKey', 'tokens.generate', 'passwords.request']);
-
 /** Answers every request no route matches: 404 in the API's error format. */
 export const fallback = {
   operation: 'notFound',

@@ -4,7 +4,11 @@ import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** POST /tokens with HTTP Basic e-mail and password: log in. */
-export const handler = operation('basic', async (ctx) => {
-  const { token, value } = await generateUserToken(ctx);
-  return created(tokenDocument(token, value));
-});
+export const handler = operation(
+  'basic',
+  async (ctx) => {
+    const { token, value } = await generateUserToken(ctx);
+    return created(tokenDocument(token, value));
+  },
+  { limitPerAddress: 'tokens.generate' },
+);

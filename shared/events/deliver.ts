@@ -229,9 +229,7 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
       answer = { code: null, body: 'The webhook endpoint is disabled' };
       stop = true;
     } else {
-      // Unsealing fails only when the keeper of the keys does, or the sealed value was altered:
-      // the message then comes back (the claim given back), and ends in the dead-letter queue.
-      answer = await post(event, endpoint, await deliveredPayload(event));
+      answer = await post(event, endpoint);
     }
 
     const delivered = answer.code !== null && answer.code >= 200 && answer.code < 300;
@@ -340,7 +338,7 @@ async function recordDisabling(item: Item, lease: number, attemptNumber: number,
 }
 
 /** POSTs the event document with `payload` (as delivered), signed, to the event's endpoint URL; never throws. */
-export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointRecord, payload: string): Promise<Answer> {
+export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointRecord): Promise<Answer> {
   let url: URL;
   try {
     url = new URL(event.endpoint);
@@ -349,7 +347,10 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
   }
   const target = await checkTarget(url, config.allowPrivateWebhookTargets);
   if (!target.allowed) return { code: null, body: target.reason };
-  const body = JSON.stringify({ data: webhookEventDocument(event, payload) });
+  // Secrets are unsealed only for a target that may have them. Unsealing fails only when the
+  // keeper of the keys does, or the sealed value was altered: the message then comes back (the
+  // claim given back), and ends in the dead-letter queue.
+  const body = JSON.stringify({ data: webhookEventDocument(event, await deliveredPayload(event)) });
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
     // To the checked addresses only: the name is not resolved again (transport.ts). A redirect

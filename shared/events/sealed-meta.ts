@@ -9,9 +9,6 @@ import { contextOf, Secret, type EventIdentity, type EventMeta } from './secret-
 /** Marks a meta value as secret: delivered, never stored or shown in clear. */
 export const secret = (value: unknown): unknown => new Secret(value, seal);
 
-/** The secrets of one event, sealed for it. */
-export const sealMeta = (secrets: EventMeta, event: EventIdentity): Promise<string> => seal(JSON.stringify(secrets), contextOf(event));
-
 /**
  * The payload as delivered: the stored one with its filtered meta values replaced by the
  * sealed ones. Only the trailing `"meta"` member is rewritten (the payload is `{data, meta}`

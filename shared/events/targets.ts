@@ -9,8 +9,33 @@
  * a name that points inside the network is refused however it is spelt; the POST then connects
  * to those addresses only (transport.ts), so a second answer cannot lead it elsewhere.
  */
+import { lookup, Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { resolveHost } from './transport.ts';
+import { config } from '../config.ts';
+
+/** Errors that mean "no address of this type", not "could not ask". */
+const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
+
+/**
+ * Every address of a host: from the DNS servers WEBHOOK_DNS_SERVERS names (A and AAAA), or,
+ * when it is unset, from the system's resolver (which also reads the hosts file).
+ */
+export async function resolveHost(host: string): Promise<{ address: string }[]> {
+  const servers = config.webhookDnsServers;
+  if (servers.length === 0) return lookup(host, { all: true, verbatim: true });
+  const resolver = new Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers(servers);
+  const families = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  const failure = families.find(
+    (family): family is PromiseRejectedResult => family.status === 'rejected' && !NO_ADDRESS.has((family.reason as { code?: string }).code ?? ''),
+  );
+  if (failure) throw failure.reason;
+  const addresses = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));
+  // No address of either type: the first refusal tells why (no such name, or no address).
+  const refusal = families.find((family): family is PromiseRejectedResult => family.status === 'rejected');
+  if (addresses.length === 0 && refusal) throw refusal.reason;
+  return addresses.map((address) => ({ address }));
+}
 
 /** Address ranges no webhook may reach unless the operator allows private targets. */
 export const REFUSED_RANGES: readonly { network: string; prefix: number; family: 'ipv4' | 'ipv6'; why: string }[] = [

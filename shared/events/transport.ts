@@ -1,6 +1,6 @@
 /**
- * How a webhook POST reaches its endpoint (docs/rules.md §9): the host is resolved once, every
- * address is judged (targets.ts), and the connection goes to those addresses and no others.
+ * How a webhook POST reaches its endpoint (docs/rules.md §9): the host is resolved once and every
+ * address judged (targets.ts), and the connection goes to those addresses and no others.
  * Letting the HTTP client resolve the name again would let a name that answers a public address
  * to the check and a private one to the connection (DNS rebinding) reach inside the network.
  *
@@ -11,35 +11,9 @@
  * Node's own http/https client does the request: it never follows a redirect, verifies the
  * certificate by default, and takes the lookup to use in place of the system's.
  */
-import { lookup, Resolver } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type TcpNetConnectOpts } from 'node:net';
-import { config } from '../config.ts';
-
-/** Errors that mean "no address of this type", not "could not ask". */
-const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
-
-/**
- * Every address of a host: from the DNS servers WEBHOOK_DNS_SERVERS names (A and AAAA), or,
- * when it is unset, from the system's resolver (which also reads the hosts file).
- */
-export async function resolveHost(host: string): Promise<{ address: string }[]> {
-  const servers = config.webhookDnsServers;
-  if (servers.length === 0) return lookup(host, { all: true, verbatim: true });
-  const resolver = new Resolver({ timeout: 2000, tries: 2 });
-  resolver.setServers(servers);
-  const families = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-  const failure = families.find(
-    (family): family is PromiseRejectedResult => family.status === 'rejected' && !NO_ADDRESS.has((family.reason as { code?: string }).code ?? ''),
-  );
-  if (failure) throw failure.reason;
-  const addresses = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));
-  // No address of either type: the first refusal tells why (no such name, or no address).
-  const refusal = families.find((family): family is PromiseRejectedResult => family.status === 'rejected');
-  if (addresses.length === 0 && refusal) throw refusal.reason;
-  return addresses.map((address) => ({ address }));
-}
 
 /** What a POST answered: the status and the start of the body (at most the bytes asked for). */
 export interface PinnedAnswer {

@@ -83,6 +83,20 @@ export const tooManyRequests = (detail: string, limit: { limit: number; resetAt:
     ...rateLimitHeaders({ ...limit, remaining: 0 }),
   });
 
+export const MEDIA_TYPE = 'application/vnd.api+json';
+
+/**
+ * An error as the API answers it: `{meta: {id}, errors}` and no data, in the API's media type,
+ * with the request id (and whatever headers the caller adds, e.g. the environment's code).
+ */
+export function errorResult(error: ApiError, requestId: string, headers: Record<string, string> = {}) {
+  return {
+    statusCode: error.status,
+    headers: { 'Content-Type': MEDIA_TYPE, 'X-Request-Id': requestId, ...headers, ...error.headers },
+    body: JSON.stringify({ meta: { id: requestId }, errors: error.errors }),
+  };
+}
+
 /** The record changed between reading and writing it (a concurrent request won): retry. */
 export const conflict = (detail: string) => new ApiError(409, [{ detail, code: 'CONFLICT' }]);
 

@@ -6,8 +6,8 @@
  *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404)
- *   by address   the routes of ADDRESS_LIMITED (no credential needed), per source address
- *                and route (429); counted before any credential is checked, so failures count
+ *   by address   routes anyone may call (`limitPerAddress`), per source address and route
+ *                (429); counted before any credential is checked, so failures count
  *   environment  Service-Environment (or its alias Keygen-Environment) header, else ?environment=
  *                (400 ENVIRONMENT_INVALID; 400 ENVIRONMENT_HEADER_CONFLICT when the two headers differ)
  *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
@@ -29,16 +29,13 @@ import { logger } from '../logger.ts';
 import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
 import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
-import { ADDRESS_LIMITED, routes } from '../routes.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
-import { environmentHeadersConflict, requestedEnvironment, requestKeys } from './request-keys.ts';
+import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
 import { clientOf } from './source-address.ts';
 import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, readBody, type Body } from './body.ts';
 import type { Reply } from './documents.ts';
-import { ApiError, badRequest, environmentInvalid, notFound, payloadTooLarge, tooManyRequests, unprocessable } from './errors.ts';
+import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, notFound, payloadTooLarge, tooManyRequests, unprocessable } from './errors.ts';
 import { parseQuery, type Query } from './query.ts';
-
-export const MEDIA_TYPE = 'application/vnd.api+json';
 
 /** How a route authenticates: a token, HTTP Basic (login), or not at all. */
 export type AuthMode = 'bearer' | 'basic' | 'none';
@@ -66,14 +63,23 @@ type Result = APIGatewayProxyStructuredResultV2;
 type PipelineContext = Context & { request: Partial<RequestContext> & { bearer?: Bearer; user?: UserRecord } };
 type Middleware = MiddlewareObj<Event, Result, Error, PipelineContext>;
 
+export interface OperationOptions {
+  /**
+   * For routes anyone may call without a credential (log-in, validate-key, password requests):
+   * the operation's name, under which its requests are counted per source address.
+   */
+  limitPerAddress?: string;
+}
+
 /** Builds the Lambda handler of one API operation. */
-export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<M>) => Promise<Reply>) {
-  return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
+export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<M>) => Promise<Reply>, options: OperationOptions = {}) {
+  const pipeline = middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
     .use(respond())
     .use(negotiate())
     .use(readAhead(auth))
-    .use(resolveAccount())
-    .use(limitAddress())
+    .use(resolveAccount());
+  if (options.limitPerAddress) pipeline.use(limitAddress(options.limitPerAddress));
+  return pipeline
     .use(selectEnvironment())
     .use(authenticate(auth))
     .use(readQuery())
@@ -197,10 +203,6 @@ function resolveAccount(): Middleware {
   };
 }
 
-/** The ADDRESS_LIMITED operations by their API Gateway route key (`POST /v1/accounts/{account}/tokens`). */
-const ADDRESS_LIMITED_ROUTES = new Map(
-  routes.filter((route) => ADDRESS_LIMITED.has(route.operation)).map((route) => [`${route.method} ${route.path}`, route.operation]),
-);
 const ADDRESS_WINDOW_SECONDS = 60;
 
 /**
@@ -209,11 +211,9 @@ const ADDRESS_WINDOW_SECONDS = 60;
  * such as X-Forwarded-For are the client's to write and never name the address. The address is
  * kept as a digest.
  */
-function limitAddress(): Middleware {
+function limitAddress(operation: string): Middleware {
   return {
     before: async ({ event }) => {
-      const operation = ADDRESS_LIMITED_ROUTES.get(event.routeKey);
-      if (!operation) return;
       const client = clientOf(event.requestContext.http.sourceIp);
       const limit = await hit(`ADDRESS#${operation}#${digest(client)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
       if (limit.allowed) return;
@@ -226,12 +226,6 @@ function selectEnvironment(): Middleware {
   return {
     before: async ({ event, context }) => {
       const request = context.request;
-      if (environmentHeadersConflict(event)) {
-        throw badRequest('Service-Environment and Keygen-Environment name different environments: send one', {
-          code: 'ENVIRONMENT_HEADER_CONFLICT',
-          source: { header: 'Keygen-Environment' },
-        });
-      }
       const given = requestedEnvironment(event);
       if (given === undefined) {
         request.environment = null;
@@ -240,6 +234,13 @@ function selectEnvironment(): Middleware {
       }
       if (typeof given !== 'string' || given.trim() === '') throw environmentInvalid('The environment cannot be blank');
       const environment = await findEnvironment(request.account!.id, given.trim(), request.readAhead);
+      const alias = secondEnvironmentHeader(event);
+      if (alias !== undefined && (await findEnvironment(request.account!.id, alias))?.id !== environment?.id) {
+        throw badRequest('Service-Environment and Keygen-Environment name different environments: send one', {
+          code: 'ENVIRONMENT_HEADER_CONFLICT',
+          source: { header: 'Keygen-Environment' },
+        });
+      }
       if (!environment) throw environmentInvalid(`The environment '${given}' is not valid`);
       request.environment = environment;
       request.scope = environmentScope(request.account!.id, environment, request.readAhead);
@@ -288,11 +289,7 @@ function render(context: PipelineContext, reply: Reply): Result {
 }
 
 function renderError(context: PipelineContext, error: ApiError, requestId: string): Result {
-  return {
-    statusCode: error.status,
-    headers: { ...baseHeaders(context, requestId), ...error.headers },
-    body: JSON.stringify({ meta: { id: requestId }, errors: error.errors }),
-  };
+  return errorResult(error, requestId, baseHeaders(context, requestId));
 }
 
 function isJsonMediaType(value: string): boolean {

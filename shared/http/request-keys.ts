@@ -38,14 +38,14 @@ export function requestedEnvironment(event: APIGatewayProxyEventV2): string | un
 }
 
 /**
- * Whether the request names two different environments in its two headers: `Keygen-Environment`
- * is accepted as an alias of `Service-Environment`, so that Keygen's SDKs work unchanged, but
- * never as a second opinion.
+ * The alias `Keygen-Environment` (accepted so that Keygen's SDKs work unchanged) when the request
+ * also sends `Service-Environment` spelt otherwise: the two must then name the same environment
+ * (one by id, the other by code, say), never two.
  */
-export function environmentHeadersConflict(event: APIGatewayProxyEventV2): boolean {
+export function secondEnvironmentHeader(event: APIGatewayProxyEventV2): string | undefined {
   const ours = event.headers?.['service-environment'];
   const alias = event.headers?.['keygen-environment'];
-  return ours !== undefined && alias !== undefined && ours.trim().toLowerCase() !== alias.trim().toLowerCase();
+  return ours !== undefined && alias !== undefined && ours.trim().toLowerCase() !== alias.trim().toLowerCase() ? alias.trim() : undefined;
 }
 
 /** At most this many relationships of a body are read ahead (a create names one to three). */

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bodyTooLarge, MAX_BODY_BYTES } from '../http/body.ts';
+import { ApiError, errorResult } from '../http/errors.ts';
 import { buildApiEvent } from './api-event.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -79,24 +80,10 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
 }
 
 /** 413 in the API's error format; the connection closes rather than read the rest. */
-function tooLarge(requestId: string): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode: 413,
-    headers: { 'content-type': 'application/vnd.api+json', 'x-request-id': requestId, connection: 'close' },
-    body: JSON.stringify({ meta: { id: requestId }, errors: bodyTooLarge().errors }),
-  };
-}
+const tooLarge = (requestId: string): APIGatewayProxyStructuredResultV2 => errorResult(bodyTooLarge(), requestId, { Connection: 'close' });
 
-function internalError(requestId: string): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode: 500,
-    headers: { 'content-type': 'application/vnd.api+json' },
-    body: JSON.stringify({
-      meta: { id: requestId },
-      errors: [{ title: 'Internal server error', detail: 'The server could not complete the request.', code: 'INTERNAL_ERROR' }],
-    }),
-  };
-}
+const internalError = (requestId: string): APIGatewayProxyStructuredResultV2 =>
+  errorResult(new ApiError(500, [{ detail: 'The server could not complete the request.', code: 'INTERNAL_ERROR' }]), requestId);
 
 export async function startHttpServer(options: HttpServerOptions): Promise<LocalHttpServer> {
   const match = createRouter(options.routes, options.fallback);

@@ -12,7 +12,6 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import { onceKey } from './keys.ts';
-import { getItem } from './records.ts';
 
 export class ClaimInProgress extends Error {
   override name = 'ClaimInProgress';
@@ -21,10 +20,9 @@ export class ClaimInProgress extends Error {
 export interface OnceOptions {
   /** How long a claim holds without its holder finishing: longer than the consumer's timeout. */
   leaseSeconds: number;
-  /** How long a finished claim is kept, so that later copies are skipped (TTL). */
-  keepSeconds?: number;
 }
 
+/** How long a finished claim is kept, so that later copies are skipped (TTL). */
 const KEEP_SECONDS = 3 * 24 * 3600;
 
 const conditionFailed = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -38,15 +36,17 @@ export async function once(consumer: string, id: string, work: () => Promise<voi
     await db().send(
       new PutCommand({
         TableName: getTable(),
-        Item: { ...key, status: 'IN_PROGRESS', lease, leaseUntil: now + options.leaseSeconds, expiresAt: now + (options.keepSeconds ?? KEEP_SECONDS) },
+        Item: { ...key, status: 'IN_PROGRESS', lease, leaseUntil: now + options.leaseSeconds, expiresAt: now + KEEP_SECONDS },
         ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now },
+        // The claim in the way comes back with the refusal: no second read to see what it is.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
     if (!conditionFailed(error)) throw error;
-    if ((await getItem(key))?.status === 'DONE') return false;
+    if ((error as ConditionalCheckFailedException).Item?.status?.S === 'DONE') return false;
     throw new ClaimInProgress(`${consumer} ${id} is being worked on`);
   }
 

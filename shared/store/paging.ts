@@ -190,7 +190,9 @@ async function* read(
         ...(keysOnly ? { ProjectionExpression: '#sk' } : {}),
         ScanIndexForward: false,
         ExclusiveStartKey: start,
-        Limit: Math.min(remaining, keysOnly ? 5000 : 101),
+        // DynamoDB limits the items it examines, before the filter: a filtered read asks a whole
+        // page at a time, or finding one match among many would take one request per item.
+        Limit: filter ? 101 : Math.min(remaining, keysOnly ? 5000 : 101),
       }),
     );
     for (const item of response.Items ?? []) {

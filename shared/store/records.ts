@@ -70,7 +70,7 @@ export async function getVisibleItem(scope: Scope, type: RecordType, id: string)
   if (!isUuid(id)) return undefined;
   const key = recordKey(scope.accountId, type, id.toLowerCase());
   const item = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
-  if (!item || item.accountId !== scope.accountId || !canRead(scope, type, (item.environmentId as string | null) ?? null)) return undefined;
+  if (!item || !canRead(scope, type, (item.environmentId as string | null) ?? null)) return undefined;
   return item;
 }
 

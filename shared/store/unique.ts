@@ -15,7 +15,7 @@ export async function findByUnique(scope: Scope, kind: string, value: string): P
   const marker = await readItem(scope.readAhead, uniqueKey(scope.accountId, kind, value));
   if (!marker) return undefined;
   const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
-  if (!item || item.accountId !== scope.accountId) return undefined;
+  if (!item) return undefined;
   return canRead(scope, item.type as RecordType, (item.environmentId as string | null) ?? null) ? item : undefined;
 }
 

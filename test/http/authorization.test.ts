@@ -135,6 +135,20 @@ describe('no bearer grants more than it holds', () => {
     expectError(await mint(['machine.create']), 403);
     expect((await mint(['license.read'])).status).toBe(200);
   });
+
+  it('nor a product token carrying permissions it lacks', async () => {
+    const product = await licensing(account).product({}, { token: shared.token, environment: shared.code });
+    const narrowed = await environmentToken(account, shared.code, ['product.read', 'product.tokens.generate']);
+    const mint = (permissions?: string[]) =>
+      call('POST', `${account.path}/products/${product.id}/tokens`, {
+        token: narrowed,
+        environment: shared.code,
+        ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
+      });
+    expectError(await mint(), 403);
+    expectError(await mint(['license.create']), 403);
+    expect((await mint(['product.read'])).status).toBe(200);
+  });
 });
 
 describe('what hears or holds secrets takes a credential holding everything they give', () => {
@@ -170,6 +184,9 @@ describe('what hears or holds secrets takes a credential holding everything they
     const events = await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: shared.token, environment: shared.code });
     expect(events.body.data.length).toBeGreaterThan(0);
     expectError(await call('GET', `${account.path}/webhook-events/${events.body.data[0].id}`, { token: reader, environment: shared.code }), 403);
+    // Nor has a retry delivered again to the endpoint the event was born with.
+    const retrier = await environmentToken(account, shared.code, ['webhook-event.read', 'webhook-event.retry']);
+    expectError(await call('POST', `${account.path}/webhook-events/${events.body.data[0].id}/actions/retry`, { token: retrier, environment: shared.code }), 403);
   });
 
   it('a narrowed license token does not see its own key, which would give it all a license may do', async () => {
@@ -187,6 +204,11 @@ describe('what hears or holds secrets takes a credential holding everything they
     const read = async (token: string) => (await call('GET', `${account.path}/licenses/${license.id}`, { token, environment: shared.code })).body.data.attributes.key;
     expect(await read(await mint(['license.read']))).toBeNull();
     expect(await read(await mint())).toBe(license.attributes.key);
+    // Entitled to change the license, yet narrowed short of what the key gives: no key either.
+    const updater = await environmentToken(account, shared.code, ['license.read', 'license.update']);
+    expect(await read(updater)).toBeNull();
+    const listed = await call('GET', `${account.path}/licenses?page[size]=100`, { token: updater, environment: shared.code });
+    expect(listed.body.data.find((d: { id: string }) => d.id === license.id).attributes.key).toBeNull();
   });
 });
 

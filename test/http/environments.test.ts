@@ -477,8 +477,12 @@ describe.concurrent('environment selection', () => {
     expect(alias.body.data.map((u: any) => u.id)).toEqual([ua.id]);
     expect(alias.headers.get('service-environment')).toBe(a.attributes.code);
     // The same environment named both ways (id and code, any case) is no conflict.
-    const both = await admin('GET', '/users', { environment: a.attributes.code.toUpperCase(), headers: { 'keygen-environment': a.attributes.code } });
-    expect(both.status).toBe(200);
+    for (const [ours, alias] of [[a.attributes.code.toUpperCase(), a.attributes.code], [a.id, a.attributes.code], [a.attributes.code, a.id.toUpperCase()]]) {
+      const both = await admin('GET', '/users', { environment: ours, headers: { 'keygen-environment': alias } });
+      expect(both.status, `${ours} / ${alias}: ${JSON.stringify(both.body)}`).toBe(200);
+    }
+    // An environment's token does not get into another through the alias.
+    expectError(await call('GET', `${account.path}/users`, { token: ta, headers: { 'keygen-environment': b.attributes.code } }), 401);
     expectError(await admin('GET', '/users', { environment: a.attributes.code, headers: { 'keygen-environment': b.attributes.code } }), 400, {
       code: 'ENVIRONMENT_HEADER_CONFLICT',
       header: 'Keygen-Environment',

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMasterKeyFile, UnsealError } from '#shared/auth/seal.ts';
-import { deliveredPayload, sealMeta, secret } from '#shared/events/sealed-meta.ts';
+import { deliveredPayload, secret } from '#shared/events/sealed-meta.ts';
 import { splitMeta } from '#shared/events/secret-meta.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'secret-meta-test-'));
@@ -40,7 +40,7 @@ describe('secret meta', () => {
   it('delivers the stored payload byte for byte, but for the secrets put back into its meta', async () => {
     const data = '{"type":"users","attributes":{"metadata":{"big":12345678901234567890,"price":1.50,"nested":{"meta":"x"}}}}';
     const payload = `{"data":${data},"meta":{"passwordResetToken":"[FILTERED]","plain":2}}`;
-    const sealedMeta = await sealMeta({ passwordResetToken: 'abc' }, identity);
+    const sealedMeta = await splitMeta({ passwordResetToken: secret('abc') }).sealFor!(identity);
     expect(sealedMeta).not.toContain('abc');
     expect(await deliveredPayload({ ...identity, payload, sealedMeta })).toBe(`{"data":${data},"meta":{"passwordResetToken":"abc","plain":2}}`);
     expect(await deliveredPayload({ ...identity, payload })).toBe(payload);
@@ -48,7 +48,7 @@ describe('secret meta', () => {
 
   it('unseals for the event and its retries only (same account, kind and idempotency token)', async () => {
     const payload = '{"data":{"type":"users"},"meta":{"passwordResetToken":"[FILTERED]"}}';
-    const sealedMeta = await sealMeta({ passwordResetToken: 'abc' }, identity);
+    const sealedMeta = await splitMeta({ passwordResetToken: secret('abc') }).sealFor!(identity);
     for (const other of [{ idempotencyToken: 'token-2' }, { accountId: 'account-2' }, { event: 'user.updated' }]) {
       await expect(deliveredPayload({ ...identity, ...other, payload, sealedMeta })).rejects.toThrow(UnsealError);
     }

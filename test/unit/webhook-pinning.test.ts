@@ -98,7 +98,7 @@ beforeEach(async () => {
 
 const deliver = (url: string) => {
   const { event, endpoint } = webhookFixtures(url);
-  return post(event, endpoint, event.payload);
+  return post(event, endpoint);
 };
 
 /** A name that answers `first` to the first question of a type, and `later` to every other one. */
