@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
 import { licensing } from './support/licensing.ts';
-import { startReceiver, type Receiver } from './support/receiver.ts';
+import { ofKind, startReceiver, type Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -20,7 +20,7 @@ async function environment(isolationStrategy: 'SHARED' | 'ISOLATED') {
   return { ...made, token: await environmentToken(account, made.code) };
 }
 
-const passwordResets = (deliveries: Receiver['deliveries']) => deliveries.filter((d) => d.json.data.attributes.event === 'user.password-reset');
+const passwordResets = (deliveries: Receiver['deliveries']) => ofKind(deliveries, 'user.password-reset');
 
 beforeAll(async () => {
   account = await newAccount();

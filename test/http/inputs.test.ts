@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, type Reply, type TestAccount } from './support/client.ts';
+import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
@@ -94,21 +94,23 @@ describe('token permissions', () => {
 
   it('refuses 40,000 permissions on environment, product and license tokens with 400, generating nothing', async () => {
     const g = await l.graph();
-    const code = `perm-${randomUUID().slice(0, 8)}`;
-    const env = await l.api('POST', '/environments', { body: doc('environments', { name: 'Perm', code }) });
-    expect(env.status).toBe(201);
+    const env = await newEnvironment(account, 'ISOLATED');
     const paths: [string, string | undefined][] = [
-      [`/environments/${env.body.data.id}/tokens`, code],
+      [`/environments/${env.id}/tokens`, env.code],
       [`/products/${g.product.id}/tokens`, undefined],
       [`/licenses/${g.license.id}/tokens`, undefined],
     ];
+    const globalTokens = async () => (await l.api('GET', '/tokens?page[size]=1')).body.links.meta.count as number;
+    const before = await globalTokens();
     for (const [path, environment] of paths) {
       expectError(await l.api('POST', path, { environment, body: doc('tokens', { permissions: many }) }), 400, {
         code: 'PARAMETER_INVALID',
         source: { pointer: '/data/attributes/permissions' },
       });
     }
-    expect((await l.api('GET', `/environments/${env.body.data.id}/tokens`)).body.data).toEqual([]);
+    expect((await l.api('GET', `/environments/${env.id}/tokens`)).body.data).toEqual([]);
+    // The product and license tokens are global: none was made either.
+    expect(await globalTokens()).toBe(before);
   });
 
   it('keeps each permission once', async () => {

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { environmentMembership, licenseMachineCountKey, purgeMarkerKey, type Key } from '#shared/store/keys.ts';
-import { call, newAccount, type TestAccount } from './support/client.ts';
+import { call, newAccount, newEnvironment, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
@@ -26,15 +26,7 @@ function expectLimit(reply: Awaited<ReturnType<typeof activate>>) {
   expect(error.source).toEqual({ pointer: '/data/relationships/license' });
 }
 
-async function sharedEnvironment() {
-  const code = `seats-${randomUUID().slice(0, 8)}`;
-  const reply = await call('POST', `${account.path}/environments`, {
-    token: account.adminToken,
-    body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy: 'SHARED' } } },
-  });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { id: reply.body.data.id as string, code };
-}
+const sharedEnvironment = () => newEnvironment(account, 'SHARED');
 
 /** A global policy with this maxMachines and a global license on it, without machines. */
 async function globalLicense(maxMachines: number) {

@@ -4,12 +4,12 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '#shared/store/keys.ts';
 import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
 import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
-import { ofKind, startReceiver, verify } from './support/receiver.ts';
+import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
 
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 
@@ -235,104 +235,92 @@ describe('inside an environment', () => {
 });
 
 describe('deliver: false', () => {
-  it('sends no mail and hands the token to a user.password-reset webhook event, which fulfils the reset', async () => {
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+
+  /** An account of its own whose webhook endpoint hears its password resets at a receiver. */
+  async function hooked() {
     const target = await newAccount();
     const receiver = await startReceiver();
-    try {
-      const endpoint = await call('POST', `${target.path}/webhook-endpoints`, {
-        token: target.adminToken,
-        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
-      });
-      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-      const user = await newUser(target, { email: email('hook') });
-      const reply = await request(target, { email: user.email, deliver: false });
-      expect(reply.status).toBe(202);
-      expect(reply.body).toBeUndefined();
-      const [delivery] = ofKind(await receiver.waitFor((all) => ofKind(all, 'user.password-reset').length > 0), 'user.password-reset');
-      verify(endpoint.body.data.attributes.signingSecret, delivery!);
-      const payload = JSON.parse(delivery!.json.data.attributes.payload);
-      expect(payload.data).toMatchObject({ type: 'users', id: user.id, attributes: { email: user.email } });
-      expect(payload.data.attributes).not.toHaveProperty('passwordResetDigest');
-      const token = payload.meta.passwordResetToken as string;
-      expect(token).toMatch(/^[0-9a-f]{64}$/);
-      expect(await inbox(user.email)).toHaveLength(0);
-      expect((await fulfil(target, user.id, token, 'set from a webhook')).status).toBe(200);
-      expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a webhook') })).status).toBe(201);
-    } finally {
-      await receiver.close();
-    }
+    receivers.push(receiver);
+    const endpoint = await call('POST', `${target.path}/webhook-endpoints`, {
+      token: target.adminToken,
+      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    return { target, receiver, secret: endpoint.body.data.attributes.signingSecret as string };
+  }
+
+  it('sends no mail and hands the token to a user.password-reset webhook event, which fulfils the reset', async () => {
+    const { target, receiver, secret } = await hooked();
+    const user = await newUser(target, { email: email('hook') });
+    const reply = await request(target, { email: user.email, deliver: false });
+    expect(reply.status).toBe(202);
+    expect(reply.body).toBeUndefined();
+    const [delivery] = ofKind(await receiver.waitFor((all) => ofKind(all, 'user.password-reset').length > 0), 'user.password-reset');
+    verify(secret, delivery!);
+    const payload = JSON.parse(delivery!.json.data.attributes.payload);
+    expect(payload.data).toMatchObject({ type: 'users', id: user.id, attributes: { email: user.email } });
+    expect(payload.data.attributes).not.toHaveProperty('passwordResetDigest');
+    const token = payload.meta.passwordResetToken as string;
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(await inbox(user.email)).toHaveLength(0);
+    expect((await fulfil(target, user.id, token, 'set from a webhook')).status).toBe(200);
+    expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a webhook') })).status).toBe(201);
   });
 
   it('keeps the token sealed at rest: the API shows "[FILTERED]", the POST and its retry carry the real token', async () => {
-    const target = await newAccount();
-    const receiver = await startReceiver();
-    try {
-      const endpoint = await call('POST', `${target.path}/webhook-endpoints`, {
-        token: target.adminToken,
-        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
-      });
-      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-      const secret = endpoint.body.data.attributes.signingSecret as string;
-      const user = await newUser(target, { email: email('sealed') });
-      expect((await request(target, { email: user.email, deliver: false })).status).toBe(202);
-      const [first] = await receiver.waitFor((all) => all.length >= 1);
-      verify(secret, first!);
-      const eventId = first!.json.data.id as string;
-      const token = JSON.parse(first!.json.data.attributes.payload).meta.passwordResetToken as string;
-      expect(token).toMatch(/^[0-9a-f]{64}$/);
+    const { target, receiver, secret } = await hooked();
+    const user = await newUser(target, { email: email('sealed') });
+    expect((await request(target, { email: user.email, deliver: false })).status).toBe(202);
+    const [first] = await receiver.waitFor((all) => all.length >= 1);
+    verify(secret, first!);
+    const eventId = first!.json.data.id as string;
+    const token = JSON.parse(first!.json.data.attributes.payload).meta.passwordResetToken as string;
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
 
-      // Read back through the API: filtered, in the event and in the list, with nothing sealed shown.
-      const shown = await call('GET', `${target.path}/webhook-events/${eventId}`, { token: target.adminToken });
-      expect(shown.status).toBe(200);
-      expect(JSON.parse(shown.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
-      expect(JSON.parse(shown.body.data.attributes.payload).data).toEqual(JSON.parse(first!.json.data.attributes.payload).data);
-      const listed = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
-      expect(listed.body.data.map((event: any) => event.id)).toEqual([eventId]);
-      for (const reply of [shown, listed]) expect(JSON.stringify(reply.body)).not.toContain(token);
+    // Read back through the API: filtered, in the event and in the list, with nothing sealed shown.
+    const shown = await call('GET', `${target.path}/webhook-events/${eventId}`, { token: target.adminToken });
+    expect(shown.status).toBe(200);
+    expect(JSON.parse(shown.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+    expect(JSON.parse(shown.body.data.attributes.payload).data).toEqual(JSON.parse(first!.json.data.attributes.payload).data);
+    const listed = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
+    expect(listed.body.data.map((event: any) => event.id)).toEqual([eventId]);
+    for (const reply of [shown, listed]) expect(JSON.stringify(reply.body)).not.toContain(token);
 
-      // The retry delivers the real token again, signed over what is sent.
-      const retry = await call('POST', `${target.path}/webhook-events/${eventId}/actions/retry`, { token: target.adminToken });
-      expect(retry.status, JSON.stringify(retry.body)).toBe(201);
-      expect(JSON.parse(retry.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
-      const [, second] = await receiver.waitFor((all) => all.length >= 2);
-      verify(secret, second!);
-      expect(second!.json.data.id).toBe(retry.body.data.id);
-      expect(JSON.parse(second!.json.data.attributes.payload).meta).toEqual({ passwordResetToken: token });
+    // The retry delivers the real token again, signed over what is sent.
+    const retry = await call('POST', `${target.path}/webhook-events/${eventId}/actions/retry`, { token: target.adminToken });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(JSON.parse(retry.body.data.attributes.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+    const [, second] = await receiver.waitFor((all) => all.length >= 2);
+    verify(secret, second!);
+    expect(second!.json.data.id).toBe(retry.body.data.id);
+    expect(JSON.parse(second!.json.data.attributes.payload).meta).toEqual({ passwordResetToken: token });
 
-      // At rest: no clear token in any item, the events' sealed values included.
-      const items = await allItems();
-      expect(JSON.stringify(items)).not.toContain(token);
-      const stored = items.filter((item) => item.type === 'webhook-events' && item.accountId === target.id);
-      expect(stored).toHaveLength(2);
-      for (const item of stored) {
-        expect(JSON.parse(item.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
-        expect(item.sealedMeta).toMatch(/^v1\./);
-        // Sealed, and shown by no document.
-        for (const reply of [shown, listed, retry]) expect(JSON.stringify(reply.body)).not.toContain(item.sealedMeta);
-      }
-
-      expect((await fulfil(target, user.id, token, 'set from a sealed webhook')).status).toBe(200);
-      expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a sealed webhook') })).status).toBe(201);
-    } finally {
-      await receiver.close();
+    // At rest: no clear token in any item, the events' sealed values included.
+    const items = await allItems();
+    expect(JSON.stringify(items)).not.toContain(token);
+    const stored = items.filter((item) => item.type === 'webhook-events' && item.accountId === target.id);
+    expect(stored).toHaveLength(2);
+    for (const item of stored) {
+      expect(JSON.parse(item.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+      expect(item.sealedMeta).toMatch(/^v1\./);
+      // Sealed, and shown by no document.
+      for (const reply of [shown, listed, retry]) expect(JSON.stringify(reply.body)).not.toContain(item.sealedMeta);
     }
+
+    expect((await fulfil(target, user.id, token, 'set from a sealed webhook')).status).toBe(200);
+    expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a sealed webhook') })).status).toBe(201);
   });
 
   it('emits nothing for an unknown address', async () => {
-    const target = await newAccount();
-    const receiver = await startReceiver();
-    try {
-      await call('POST', `${target.path}/webhook-endpoints`, {
-        token: target.adminToken,
-        body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset'] } } },
-      });
-      expect((await request(target, { email: email('nobody'), deliver: false })).status).toBe(202);
-      await localStackIdle();
-      expect(ofKind(receiver.deliveries, 'user.password-reset')).toHaveLength(0);
-      const events = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
-      expect(events.body.links.meta.count).toBe(0);
-    } finally {
-      await receiver.close();
-    }
+    const { target, receiver } = await hooked();
+    expect((await request(target, { email: email('nobody'), deliver: false })).status).toBe(202);
+    await localStackIdle();
+    expect(ofKind(receiver.deliveries, 'user.password-reset')).toHaveLength(0);
+    const events = await call('GET', `${target.path}/webhook-events`, { token: target.adminToken });
+    expect(events.body.links.meta.count).toBe(0);
   });
 });
