@@ -20,6 +20,14 @@ async function environment(isolationStrategy: 'SHARED' | 'ISOLATED') {
   return { ...made, token: await environmentToken(account, made.code) };
 }
 
+/** POST <path> (a product's or license's tokens) inside the SHARED environment, narrowed to `permissions` when given. */
+const generateToken = (token: string, path: string, permissions?: string[]) =>
+  call('POST', `${account.path}${path}`, {
+    token,
+    environment: shared.code,
+    ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
+  });
+
 const passwordResets = (deliveries: Receiver['deliveries']) => ofKind(deliveries, 'user.password-reset');
 
 beforeAll(async () => {
@@ -125,12 +133,7 @@ describe('no bearer grants more than it holds', () => {
     const l = licensing(account);
     const { license } = await l.graph({ token: shared.token, environment: shared.code });
     const narrowed = await environmentToken(account, shared.code, ['license.read', 'license.tokens.generate']);
-    const mint = (permissions?: string[]) =>
-      call('POST', `${account.path}/licenses/${license.id}/tokens`, {
-        token: narrowed,
-        environment: shared.code,
-        ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
-      });
+    const mint = (permissions?: string[]) => generateToken(narrowed, `/licenses/${license.id}/tokens`, permissions);
     expectError(await mint(), 403);
     expectError(await mint(['machine.create']), 403);
     expect((await mint(['license.read'])).status).toBe(200);
@@ -139,12 +142,7 @@ describe('no bearer grants more than it holds', () => {
   it('nor a product token carrying permissions it lacks', async () => {
     const product = await licensing(account).product({}, { token: shared.token, environment: shared.code });
     const narrowed = await environmentToken(account, shared.code, ['product.read', 'product.tokens.generate']);
-    const mint = (permissions?: string[]) =>
-      call('POST', `${account.path}/products/${product.id}/tokens`, {
-        token: narrowed,
-        environment: shared.code,
-        ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
-      });
+    const mint = (permissions?: string[]) => generateToken(narrowed, `/products/${product.id}/tokens`, permissions);
     expectError(await mint(), 403);
     expectError(await mint(['license.create']), 403);
     expect((await mint(['product.read'])).status).toBe(200);
@@ -193,11 +191,7 @@ describe('what hears or holds secrets takes a credential holding everything they
     const l = licensing(account);
     const { license } = await l.graph({ token: shared.token, environment: shared.code });
     const mint = async (permissions?: string[]) => {
-      const reply = await call('POST', `${account.path}/licenses/${license.id}/tokens`, {
-        token: shared.token,
-        environment: shared.code,
-        ...(permissions ? { body: { data: { type: 'tokens', attributes: { permissions } } } } : {}),
-      });
+      const reply = await generateToken(shared.token, `/licenses/${license.id}/tokens`, permissions);
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
       return reply.body.data.attributes.token as string;
     };
