@@ -1,9 +1,9 @@
+import { components } from '#shared/api/components.ts';
 import { componentDocument } from '#shared/domain/components/document.ts';
 import { listComponents } from '#shared/domain/components/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listComponents(ctx, request), componentDocument);
-});
+export const handler = operation(components.list, async (call) =>
+  listReply(call, await listComponents(call.actor, call.query, call.page), componentDocument),
+);

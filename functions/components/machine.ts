@@ -1,3 +1,4 @@
+import { components } from '#shared/api/components.ts';
 import { retrieveComponent } from '#shared/domain/components/service.ts';
 import { machineDocument } from '#shared/domain/machines/document.ts';
 import { relatedMachine } from '#shared/domain/machines/service.ts';
@@ -5,4 +6,6 @@ import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** GET /components/<id>/machine */
-export const handler = operation('bearer', async (ctx) => ok(machineDocument(await relatedMachine(ctx, await retrieveComponent(ctx, ctx.params.id!)))));
+export const handler = operation(components.machine, async ({ actor, params }) =>
+  ok(machineDocument(await relatedMachine(actor, await retrieveComponent(actor, params.id)))),
+);

@@ -2,13 +2,12 @@
  * Turns the Authorization header into a Bearer (docs/rules.md §1–2): the checks, their order
  * and their error codes live here once, for every route.
  */
-import { config } from '../config.ts';
 import type { Account } from '../domain/accounts/account.ts';
 import type { Environment } from '../domain/environments/environment.ts';
 import type { TokenRecord } from '../domain/tokens/token.ts';
 import { findLicenseItemByKey } from '../domain/licenses/license.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
-import { tooManyRequests, unauthorized } from '../http/errors.ts';
+import { LimitReached, NotAuthenticated } from '../errors.ts';
 import { hit } from '../store/rate-limit.ts';
 import { tokenLookupKey, type Key, type RecordType } from '../store/keys.ts';
 import { readItem, type ReadAhead } from '../store/read-ahead.ts';
@@ -19,9 +18,8 @@ import { admits, kindOf, type Bearer } from './bearer.ts';
 import { effectivePermissions, type BearerKind } from './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
 
-const challenge = (scheme: 'Bearer' | 'Basic') => ({ 'WWW-Authenticate': `${scheme} realm="${config.serviceName}"` });
 
-const invalid = () => unauthorized('TOKEN_INVALID', 'Token is invalid');
+const invalid = () => new NotAuthenticated('TOKEN_INVALID', 'Token is invalid');
 
 /** The value of `Authorization: Bearer <value>`, if the header has that form. */
 const bearerValue = (header: string | undefined) => (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
@@ -43,14 +41,14 @@ export async function authenticateToken(
   ahead?: ReadAhead,
 ): Promise<Bearer> {
   const value = bearerValue(header);
-  if (!value) throw unauthorized('TOKEN_MISSING', 'An authentication token is required', challenge('Bearer'));
+  if (!value) throw new NotAuthenticated('TOKEN_MISSING', 'An authentication token is required', 'Bearer');
   if (looksLikeUuid(value)) {
-    throw unauthorized('TOKEN_FORMAT_INVALID', 'Token format is invalid (a token id was sent instead of a token value)');
+    throw new NotAuthenticated('TOKEN_FORMAT_INVALID', 'Token format is invalid (a token id was sent instead of a token value)');
   }
   const lookup = await readItem(ahead, tokenLookupKey(digest(value)));
   if (!lookup || lookup.accountId !== account.id) throw invalid();
   const token = toRecord<TokenRecord & { bearerKind: BearerKind }>(lookup);
-  if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw unauthorized('TOKEN_EXPIRED', 'Token is expired');
+  if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   return {
     kind: token.bearerKind,
@@ -69,10 +67,10 @@ export async function authenticateToken(
  */
 export async function authenticateLicenseKey(header: string, scope: Scope): Promise<Bearer> {
   const match = /^License\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('TOKEN_MISSING', 'A license key is required', challenge('Bearer'));
+  if (!match) throw new NotAuthenticated('TOKEN_MISSING', 'A license key is required', 'Bearer');
   // The licenses a request's environment can read are exactly the ones it admits as bearers.
   const holder = await findLicenseItemByKey(scope, match[1]!);
-  if (!holder) throw unauthorized('TOKEN_INVALID', 'License key is invalid');
+  if (!holder) throw new NotAuthenticated('TOKEN_INVALID', 'License key is invalid');
   const environmentId = (holder.environmentId as string | null | undefined) ?? null;
   return {
     kind: 'license',
@@ -100,7 +98,7 @@ export async function authenticateBasic(
   scope: Scope,
 ): Promise<UserRecord> {
   const match = header && /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('TOKEN_MISSING', 'HTTP Basic credentials (email:password) are required', challenge('Basic'));
+  if (!match) throw new NotAuthenticated('TOKEN_MISSING', 'HTTP Basic credentials (email:password) are required', 'Basic');
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const email = colon < 0 ? '' : decoded.slice(0, colon);
@@ -111,7 +109,7 @@ export async function authenticateBasic(
   const verified = await verifyPassword(password, user?.passwordHash);
   const kind = user && kindOf(user);
   if (!verified || !user || !kind || !admits(environment, user.environmentId, kind)) {
-    throw unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid', challenge('Basic'));
+    throw new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid', 'Basic');
   }
   return user;
 }
@@ -123,7 +121,7 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 async function limitLogins(accountId: string, email: string): Promise<void> {
   const limit = await hit(`LOGIN#${accountId}#${digest(normaliseEmail(email))}`, LOGINS_PER_WINDOW, LOGIN_WINDOW_SECONDS);
   if (limit.allowed) return;
-  throw tooManyRequests('Too many login attempts for this address; try again later', limit);
+  throw new LimitReached('Too many login attempts for this address; try again later', limit);
 }
 
 /**

@@ -3,7 +3,7 @@
  * effective permissions are its own intersected with its bearer's; `*` means all of the
  * bearer's.
  */
-import { unprocessable } from '../http/errors.ts';
+import { ruleBroken } from '../errors.ts';
 
 export const PERMISSIONS = [
   'account.read',
@@ -119,7 +119,7 @@ export const unknownPermissions = (requested: readonly string[]) => requested.fi
 export function normalisePermissions(requested: readonly string[]): string[] {
   const unknown = [...new Set(unknownPermissions(requested))];
   if (unknown.length > 0) {
-    throw unprocessable('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, '/data/attributes/permissions');
+    throw ruleBroken('PERMISSIONS_NOT_ALLOWED', `unsupported permissions: ${unknown.join(', ')}`, '/data/attributes/permissions');
   }
   return [...new Set(requested)];
 }

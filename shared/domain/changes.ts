@@ -4,7 +4,7 @@
  */
 import { emitEvent, originOf } from '../events/emit.ts';
 import type { Scope } from '../store/scope.ts';
-import type { ResourceObject } from '../http/documents.ts';
+import { type ResourceObject } from '../jsonapi.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { toRecord, type Item, type StoredRecord } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';

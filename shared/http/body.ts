@@ -36,33 +36,32 @@ export function readBody(raw: string | undefined, isBase64Encoded: boolean | und
 /** A string that is not empty once trimmed. */
 export const nonBlank = () => z.string().check(z.refine((s) => s.trim().length > 0, { message: 'cannot be blank' }));
 
-/** The body of a create or update: `{data: {type, attributes, relationships?}}`, no client id. */
-export function resourceDocument<A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
-  type: string,
-  attributes: A,
-  relationships?: R,
-) {
+type Shape = z.core.$ZodLooseShape;
+type Strict<S extends Shape> = z.ZodMiniObject<S, z.core.$strict>;
+/** `data`'s members: relationships only where the resource takes some. */
+type DataShape<A extends Shape, R extends Shape> = { type: z.ZodMiniLiteral<string> } & A &
+  ([keyof R] extends [never] ? {} : { relationships: Strict<R> });
+type Document<D extends Shape> = Strict<{ data: Strict<D> }>;
+
+function document<D extends Shape>(type: string, attributes: z.ZodMiniType, relationships?: Shape): Document<D> {
   const data = {
     type: z.literal(type),
-    attributes: z.strictObject(attributes),
+    attributes,
     ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
   };
-  return z.strictObject({ data: z.strictObject(data) });
+  return z.strictObject({ data: z.strictObject(data) }) as unknown as Document<D>;
 }
 
-/** The body of an update: as resourceDocument, with every attribute optional (a PATCH may send none). */
-export function updateDocument<A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
-  type: string,
-  attributes: A,
-  relationships?: R,
-) {
-  const data = {
-    type: z.literal(type),
-    attributes: z.optional(z.strictObject(attributes)),
-    ...(relationships ? { relationships: z.strictObject(relationships) } : {}),
-  };
-  return z.strictObject({ data: z.strictObject(data) });
-}
+/** The body of a create: `{data: {type, attributes, relationships?}}`, no client id. */
+export const resourceDocument = <A extends Shape, R extends Shape = {}>(type: string, attributes: A, relationships?: R) =>
+  document<DataShape<{ attributes: Strict<A> }, R>>(type, z.strictObject(attributes), relationships);
+
+/**
+ * The body of an update: as resourceDocument, with every attribute optional and `attributes`
+ * itself optional (JSON:API: a PATCH may send only what it changes, or nothing).
+ */
+export const updateDocument = <A extends Shape, R extends Shape = {}>(type: string, attributes: A, relationships?: R) =>
+  document<DataShape<{ attributes: z.ZodMiniOptional<Strict<A>> }, R>>(type, z.optional(z.strictObject(attributes)), relationships);
 
 /** A relationship body: `{data: {type, id}}`. */
 export const relationship = (type: string) =>
@@ -78,6 +77,11 @@ export const metaDocument = <M extends z.core.$ZodLooseShape>(meta: M) => z.stri
 export function parseBody<T>(body: Body, schema: z.ZodMiniType<T>, pathId?: string): T {
   if ('malformed' in body) throw badRequest('The request body is not valid JSON', { code: 'JSON_INVALID' });
   let input = 'json' in body ? body.json : undefined;
+  if (input === undefined) {
+    // An action whose body is optional takes none.
+    const absent = schema.safeParse(undefined);
+    if (absent.success) return absent.data;
+  }
   if (input === undefined) throw new ApiError(400, [{ detail: 'is missing', code: 'PARAMETER_INVALID', source: { pointer: '/data' } }]);
   if (pathId !== undefined) input = withoutPathId(input, pathId);
   const result = schema.safeParse(input);

@@ -1,7 +1,11 @@
 /**
- * Every failure the API reports is an ApiError. The pipeline's error handler turns it into a
- * JSON:API error document; anything else becomes a 500 that shows no internals.
+ * Every failure the API reports is an ApiError: the pipeline's own (media types, body shape,
+ * environment) or a fault of the service mapped by `toApiError`. The pipeline's error handler
+ * turns it into a JSON:API error document; anything else becomes a 500 that shows no internals.
  */
+import { config } from '../config.ts';
+import { ActionRefused, Conflict, InputInvalid, LimitReached, NotAuthenticated, RuleBroken, type LimitState } from '../errors.ts';
+import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
 
 export interface ErrorSource {
   pointer?: string;
@@ -47,41 +51,48 @@ type Detail = { detail: string; code?: string; source?: ErrorSource };
 export const badRequest = (detail: string, extra: Omit<Detail, 'detail'> = {}) =>
   new ApiError(400, [{ detail, ...extra }]);
 
-/** A wrong body shape: missing key, unpermitted key, wrong type, blank string. */
-export const invalidParameter = (pointer: string, detail: string) =>
-  new ApiError(400, [{ detail, code: 'PARAMETER_INVALID', source: { pointer } }]);
-
-export const invalidQuery = (parameter: string, detail: string) =>
-  new ApiError(400, [{ detail, code: 'PARAMETERS_INVALID', source: { parameter } }]);
-
-export const unauthorized = (code: string, detail: string, headers: Record<string, string> = {}) =>
-  new ApiError(401, [{ detail, code }], headers);
-
-export const forbidden = (detail: string) => new ApiError(403, [{ detail }]);
-
 export const notFound = (type: string, id: string) =>
   new ApiError(404, [{ detail: `The requested ${type} '${id}' was not found`, code: 'NOT_FOUND' }]);
-
-/** A broken model rule: `<ATTRIBUTE>_<KIND>` with a pointer into the body. */
-export const unprocessable = (code: string, detail: string, pointer?: string) =>
-  new ApiError(422, [{ detail, code, ...(pointer ? { source: { pointer } } : {}) }]);
 
 /** A request body over the limit (MAX_BODY_BYTES), or values too large for the table to store. */
 export const payloadTooLarge = (detail: string) => new ApiError(413, [{ detail, code: 'PAYLOAD_TOO_LARGE' }]);
 
 /** Where a rate limit stands, as the `X-RateLimit-*` headers tell it. */
-export const rateLimitHeaders = (limit: { limit: number; remaining: number; resetAt: number }) => ({
+export const rateLimitHeaders = (limit: LimitState) => ({
   'X-RateLimit-Limit': String(limit.limit),
   'X-RateLimit-Remaining': String(limit.remaining),
   'X-RateLimit-Reset': String(limit.resetAt),
 });
 
-/** 429 for a limit reached: when to try again, and the limit's headers. */
-export const tooManyRequests = (detail: string, limit: { limit: number; resetAt: number }) =>
-  new ApiError(429, [{ detail, code: 'TOO_MANY_REQUESTS' }], {
-    'Retry-After': String(Math.max(1, limit.resetAt - Math.floor(Date.now() / 1000))),
-    ...rateLimitHeaders({ ...limit, remaining: 0 }),
-  });
+/**
+ * The one mapping of the service's faults (shared/errors.ts, the store's) to the API's errors;
+ * anything else is not the request's fault and stays as it is (a 500).
+ */
+export function toApiError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof RuleBroken) return new ApiError(422, [{ detail: error.message, code: error.code, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) }]);
+  if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
+  if (error instanceof ActionRefused) return new ApiError(403, [{ detail: error.message }]);
+  if (error instanceof Conflict) return new ApiError(409, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
+  if (error instanceof NotAuthenticated) {
+    const challenge: Record<string, string> = error.challenge ? { 'WWW-Authenticate': `${error.challenge} realm="${config.serviceName}"` } : {};
+    return new ApiError(401, [{ detail: error.message, code: error.code }], challenge);
+  }
+  if (error instanceof LimitReached) {
+    return new ApiError(429, [{ detail: error.message, code: 'TOO_MANY_REQUESTS' }], {
+      'Retry-After': String(Math.max(1, error.state.resetAt - Math.floor(Date.now() / 1000))),
+      ...rateLimitHeaders({ ...error.state, remaining: 0 }),
+    });
+  }
+  if (error instanceof InputInvalid) return new ApiError(400, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
+  // A limit of the table reached by the request's values (a read's key included): its fault, told plainly.
+  const limit = storageLimitOf(error);
+  if (limit?.limit === 'size') return payloadTooLarge(limit.message);
+  if (limit) {
+    return new ApiError(422, [{ detail: `${limit.message} (magnitudes from 1e-130 to 9.99e125, 38 digits)`, code: 'NUMBER_OUT_OF_RANGE' }]);
+  }
+  return error;
+}
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
 
@@ -96,9 +107,6 @@ export function errorResult(error: ApiError, requestId: string, headers: Record<
     body: JSON.stringify({ meta: { id: requestId }, errors: error.errors }),
   };
 }
-
-/** The record changed between reading and writing it (a concurrent request won): retry. */
-export const conflict = (detail: string) => new ApiError(409, [{ detail, code: 'CONFLICT' }]);
 
 export const environmentInvalid = (detail: string) =>
   new ApiError(400, [{ detail, code: 'ENVIRONMENT_INVALID', source: { header: 'Service-Environment' } }]);

@@ -3,9 +3,10 @@
  * request, and building the top-level `links` with `links.meta.{pages,count}`.
  */
 import { isCursor, type Page, type PageRequest } from '../store/paging.ts';
-import { invalidQuery } from './errors.ts';
+import { invalidQuery } from '../errors.ts';
 import { formatQuery, type Query } from './query.ts';
-import { list, type Reply, type ResourceObject } from './documents.ts';
+import type { ResourceObject } from '../jsonapi.ts';
+import { list, type Reply } from './documents.ts';
 
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;
@@ -79,10 +80,9 @@ export function listLinks(path: string, query: Query, request: PageRequest, page
 
 /** The reply of every list: the page's documents and the links of its collection. */
 export function listReply<T>(
-  ctx: { event: { rawPath: string }; query: Query },
-  request: PageRequest,
+  call: { page: PageRequest; request: { path: string; query: Query } },
   page: Page<T>,
   document: (record: T) => ResourceObject,
 ): Reply {
-  return list(page.records.map((record) => document(record)), listLinks(ctx.event.rawPath, ctx.query, request, page));
+  return list(page.records.map((record) => document(record)), listLinks(call.request.path, call.request.query, call.page, page));
 }

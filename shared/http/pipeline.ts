@@ -11,14 +11,18 @@
  *   environment  Service-Environment (or its alias Keygen-Environment) header, else ?environment=
  *                (400 ENVIRONMENT_INVALID; 400 ENVIRONMENT_HEADER_CONFLICT when the two headers differ)
  *   authenticate the bearer (a token, or `License <key>`), admitted into that environment (401)
- *   handler      visibility (404), permission (403), body shape (400), model rules (422)
+ *   parse        by the operation's declaration (shared/http/declaration.ts): path parameters,
+ *                body shape (400), query parameters (400), page
+ *   handler      visibility (404), permission (403), model rules (422)
  *
- * A handler receives a RequestContext and returns a Reply; it never builds an error
- * response or touches headers itself.
+ * A handler receives the parsed values with its Actor (shared/auth/actor.ts) and returns a Reply; it never builds an error response or touches headers itself. The service it
+ * calls throws the service's faults (shared/errors.ts), mapped to JSON:API errors in one place
+ * (`toApiError`).
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTokenKey } from '../auth/authenticate.ts';
+import type { Actor, LoggingIn, Requester } from '../auth/actor.ts';
 import type { Bearer } from '../auth/bearer.ts';
 import { digest } from '../auth/secrets.ts';
 import { config } from '../config.ts';
@@ -26,19 +30,19 @@ import { findAccount, type Account } from '../domain/accounts/account.ts';
 import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
 import { logger } from '../logger.ts';
-import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
+import { LimitReached } from '../errors.ts';
 import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
 import { clientOf } from './source-address.ts';
-import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, readBody, type Body } from './body.ts';
+import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody, type Body } from './body.ts';
+import type { AuthMode, Declaration } from './declaration.ts';
 import type { Reply } from './documents.ts';
-import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, notFound, payloadTooLarge, tooManyRequests, unprocessable } from './errors.ts';
-import { parseQuery, type Query } from './query.ts';
-
-/** How a route authenticates: a token, HTTP Basic (login), or not at all. */
-export type AuthMode = 'bearer' | 'basic' | 'none';
+import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, notFound, toApiError } from './errors.ts';
+import { pageRequest } from './pagination.ts';
+import { parseQuery, parseQueryWith, type Query } from './query.ts';
+import type { PageRequest } from '../store/paging.ts';
 
 export interface RequestContext {
   requestId: string;
@@ -53,37 +57,65 @@ export interface RequestContext {
   scope: Scope;
   /** Items read ahead of the handler (see shared/store/read-ahead.ts). */
   readAhead: ReadAhead;
+  bearer?: Bearer;
+  user?: UserRecord;
 }
 
-export type ContextFor<M extends AuthMode> = RequestContext &
-  (M extends 'bearer' ? { bearer: Bearer } : M extends 'basic' ? { user: UserRecord } : {});
+/** What a handler receives: the request parsed and validated by its declaration. */
+export interface Call<A extends AuthMode, P extends string, B, Q> {
+  actor: A extends 'bearer' ? Actor : A extends 'basic' ? LoggingIn : Requester;
+  params: Readonly<Record<P, string>>;
+  /** The body, as the declaration's schema outputs it. */
+  body: B;
+  /** The query parameters, as the declaration's schema outputs them. */
+  query: Q;
+  /** The page a list asks for (declarations that are `paged`). */
+  page: PageRequest;
+  /** The path and the whole query as sent, for a list's links. */
+  request: { path: string; query: Query };
+}
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
-type PipelineContext = Context & { request: Partial<RequestContext> & { bearer?: Bearer; user?: UserRecord } };
+type PipelineContext = Context & { request: Partial<RequestContext> };
 type Middleware = MiddlewareObj<Event, Result, Error, PipelineContext>;
 
-export interface OperationOptions {
-  /**
-   * For routes anyone may call without a credential (log-in, validate-key, password requests):
-   * the operation's name, under which its requests are counted per source address.
-   */
-  limitPerAddress?: string;
-}
-
-/** Builds the Lambda handler of one API operation. */
-export function operation<M extends AuthMode>(auth: M, handle: (ctx: ContextFor<M>) => Promise<Reply>, options: OperationOptions = {}) {
+/** Builds the Lambda handler of one API operation from its declaration. */
+export function operation<A extends AuthMode, P extends string, B, Q>(
+  declaration: Declaration<A, P, B, Q>,
+  handle: (call: Call<A, P, B, Q>) => Promise<Reply>,
+) {
   const pipeline = middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
     .use(respond())
     .use(negotiate())
-    .use(readAhead(auth))
+    .use(readAhead(declaration.auth))
     .use(resolveAccount());
-  if (options.limitPerAddress) pipeline.use(limitAddress(options.limitPerAddress));
+  if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation));
   return pipeline
     .use(selectEnvironment())
-    .use(authenticate(auth))
+    .use(authenticate(declaration.auth))
     .use(readQuery())
-    .handler(async (_event, context) => render(context, await handle(context.request as ContextFor<M>)));
+    .handler(async (_event, context) => render(context, await handle(parse(declaration, context.request as RequestContext))));
+}
+
+/**
+ * The handler's arguments, from what the earlier steps resolved and the declaration's schemas:
+ * 400 for a body or query the declaration refuses; a PATCH's `data.id` must be its path's id.
+ */
+function parse<A extends AuthMode, P extends string, B, Q>(declaration: Declaration<A, P, B, Q>, request: RequestContext): Call<A, P, B, Q> {
+  const params = {} as Record<P, string>;
+  for (const name of declaration.params) params[name] = request.params[name] ?? '';
+  const pathId = request.event.requestContext.http.method === 'PATCH' ? request.params.id : undefined;
+  const requester: Requester = { account: request.account, environment: request.environment, scope: request.scope };
+  const actor = request.bearer ? { ...requester, bearer: request.bearer } : request.user ? { ...requester, user: request.user } : requester;
+  return {
+    actor: actor as Call<A, P, B, Q>['actor'],
+    params,
+    body: (declaration.body ? parseBody(request.body, declaration.body, pathId) : undefined) as B,
+    query: (declaration.query ? parseQueryWith(request.query, declaration.query) : {}) as Q,
+    page: declaration.paged ? pageRequest(request.query) : { mode: 'number', number: 1, size: 1 },
+    request: { path: request.event.rawPath, query: request.query },
+  };
 }
 
 /** The handler of every request no route matches. */
@@ -113,7 +145,7 @@ function respond(): Middleware {
       logger.info('request', { ...logKeys(request.context), status: request.response?.statusCode });
     },
     onError: (request) => {
-      const error = fromStore(request.error);
+      const error = toApiError(request.error);
       const requestId = request.context.request?.requestId ?? request.context.awsRequestId;
       if (error instanceof ApiError) {
         logger.info('request', { ...logKeys(request.context), status: error.status, errors: error.errors.map((e) => e.code ?? e.detail) });
@@ -141,16 +173,6 @@ function logKeys(context: PipelineContext) {
     environmentId: request.environment?.id,
     bearer: request.bearer ? `${request.bearer.type}/${request.bearer.id}` : undefined,
   };
-}
-
-/** The store's own faults, as the API reports them. */
-function fromStore(error: Error | null): Error | null {
-  if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
-  // A limit of the table reached by the request's values (a read's key included): its fault, told plainly.
-  const limit = storageLimitOf(error);
-  if (limit?.limit === 'size') return payloadTooLarge(limit.message);
-  if (limit) return unprocessable('NUMBER_OUT_OF_RANGE', `${limit.message} (magnitudes from 1e-130 to 9.99e125, 38 digits)`);
-  return error;
 }
 
 function negotiate(): Middleware {
@@ -217,7 +239,7 @@ function limitAddress(operation: string): Middleware {
       const client = clientOf(event.requestContext.http.sourceIp);
       const limit = await hit(`ADDRESS#${operation}#${digest(client)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
       if (limit.allowed) return;
-      throw tooManyRequests('Too many requests from this address; try again later', limit);
+      throw new LimitReached('Too many requests from this address; try again later', limit);
     },
   };
 }

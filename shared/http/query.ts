@@ -3,7 +3,8 @@
  * `events[]=a&events[]=b` → {events: ['a', 'b']}. Parsed from the raw query string, not from
  * API Gateway's already-joined parameters, so repeated and nested names survive.
  */
-import { invalidQuery } from './errors.ts';
+import type * as z from 'zod/mini';
+import { invalidQuery } from '../errors.ts';
 
 export type QueryValue = string | string[] | { [key: string]: QueryValue };
 export type Query = Record<string, QueryValue>;
@@ -72,4 +73,17 @@ export function formatQuery(query: Query): string {
   };
   for (const [name, value] of Object.entries(query)) walk(name, value);
   return parts.join('&');
+}
+
+/**
+ * The query's values as a declaration's schema reads them (shared/http/declaration.ts); the first
+ * value it refuses is a 400 naming the parameter in bracket form (`filter[product]`).
+ */
+export function parseQueryWith<T>(query: Query, schema: z.ZodMiniType<T>): T {
+  const result = schema.safeParse(query);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const [head, ...rest] = issue.path.map(String);
+  const parameter = `${head ?? ''}${rest.map((key) => `[${key}]`).join('')}`;
+  throw invalidQuery(parameter, `${parameter} ${issue.message}`);
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
 import { effectivePermissions, PERMISSIONS, type BearerKind } from '#shared/auth/permissions.ts';
 import { judge, POLICIES } from '#shared/auth/policies/index.ts';
-import type { Actor, Policy } from '#shared/auth/policies/policy.ts';
+import type { Principal, Policy } from '#shared/auth/policies/policy.ts';
 import type { Item } from '#shared/store/records.ts';
 import { environmentScope } from '#shared/store/scope.ts';
 import { routes } from '#shared/routes.ts';
@@ -72,7 +72,7 @@ function bearerOf(name: BearerName, graph: Graph & { V?: Item }): Bearer {
   }
 }
 
-function actorOf(bearer: Bearer, graph: Graph): Actor {
+function principalOf(bearer: Bearer, graph: Graph): Principal {
   return {
     bearer,
     scope: environmentScope(A, { id: S, isolationStrategy: 'SHARED' }),
@@ -87,7 +87,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
   const records = graphIn(home);
   // Bearers tied to a licensing graph are the graph's own where they could authenticate into S at all (global ones); otherwise S's.
   const theirs = home === 'same' || home === 'global' ? records : graphIn('same');
-  const actor = actorOf(bearerOf(bearerName, theirs), records);
+  const actor = principalOf(bearerOf(bearerName, theirs), records);
   let license: Item | undefined;
   for (const step of steps) {
     if ('grant' in step) {

@@ -11,7 +11,7 @@ import type { Item } from '../../store/records.ts';
 import { accounts } from './accounts.ts';
 import { environments } from './environments.ts';
 import { components, licenses, machines, policies, products } from './licensing.ts';
-import type { ActionContext, Actor, Policy } from './policy.ts';
+import type { ActionContext, Principal, Policy } from './policy.ts';
 import { tokens } from './tokens.ts';
 import { users } from './users.ts';
 import { webhookEndpoints, webhookEvents } from './webhooks.ts';
@@ -37,7 +37,7 @@ export type Judgement = { allowed: true } | { allowed: false; status: 403 | 404;
 const ALLOWED: Judgement = { allowed: true };
 
 /** Whether `actor` may do `action` to `record` of `type` (or, without a record, to the type: create, list). */
-export async function judge(actor: Actor, type: PolicyType, action: string, record?: Item, context: ActionContext = {}): Promise<Judgement> {
+export async function judge(actor: Principal, type: PolicyType, action: string, record?: Item, context: ActionContext = {}): Promise<Judgement> {
   const policy: Policy = POLICIES[type];
   const permission = policy.permissions[action];
   if (!permission) throw new Error(`${type} has no action ${action}`);

@@ -18,7 +18,7 @@ import { canWrite } from '../../store/scope.ts';
 import { heldBy, type Permission } from '../permissions.ts';
 import type { Item } from '../../store/records.ts';
 import type { Bearer } from '../bearer.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Actor, type Policy } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Principal, type Policy } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
   create: `${singular}.create`,
@@ -30,12 +30,12 @@ const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'componen
 
 const CHANGES = new Set(['update', 'delete']);
 
-type Reach = (bearer: Bearer, record: Item, actor: Actor) => boolean | Promise<boolean>;
+type Reach = (bearer: Bearer, record: Item, actor: Principal) => boolean | Promise<boolean>;
 
 /** Reach in the graph, by kind of bearer; administrators reach everything the scope shows. */
 const reachedBy =
   (rules: Record<'product' | 'license' | 'user', Reach>) =>
-  (actor: Actor, record: Item): boolean | Promise<boolean> => {
+  (actor: Principal, record: Item): boolean | Promise<boolean> => {
     const kind = actor.bearer.kind;
     return kind === 'product' || kind === 'license' || kind === 'user' ? rules[kind](actor.bearer, record, actor) : true;
   };
@@ -84,7 +84,7 @@ const reachesLicense = reachedBy({
   product: (bearer, record) => record.productId === bearer.id,
   license: (bearer, record) => record.id === bearer.id,
   user: (bearer, record) => record.ownerId === bearer.id,
-}) as (actor: Actor, record: Item) => boolean; // every rule above answers at once
+}) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
 export const licenses: Policy = {
   permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate' },

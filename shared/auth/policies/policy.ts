@@ -17,7 +17,7 @@ import type { Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 
 /** Who acts, where, and the facts about them a decision may have to read. */
-export interface Actor {
+export interface Principal {
   bearer: Bearer;
   scope: Scope;
   /** Whether the bearer (a user) owns a license with these attribute values. */
@@ -44,14 +44,14 @@ export interface Policy {
   writes: ReadonlySet<string>;
   /** Account-level records (the account, its environments) belong to no environment: the scope does not judge them. */
   accountLevel?: boolean;
-  reaches(actor: Actor, record: Item): boolean | Promise<boolean>;
+  reaches(actor: Principal, record: Item): boolean | Promise<boolean>;
   /** Whether a record the bearer creates may name this one in a relationship; `reaches` when absent. */
-  relatable?(actor: Actor, record: Item): boolean | Promise<boolean>;
+  relatable?(actor: Principal, record: Item): boolean | Promise<boolean>;
   /** Beyond holding the action's permission; record is absent for create and list. */
-  may?(actor: Actor, action: string, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
+  may?(actor: Principal, action: string, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
   /** Equality conditions the records of a list must meet for this bearer ({} = all the scope shows). */
-  restrict?(actor: Actor): Record<string, string>;
-  present?(actor: Actor, record: Item): Item;
+  restrict?(actor: Principal): Record<string, string>;
+  present?(actor: Principal, record: Item): Item;
 }
 
 export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
@@ -61,7 +61,7 @@ export const isAccountAdmin = (bearer: Bearer) => bearer.kind === 'admin' && bea
 
 export const isSelf = (bearer: Bearer, record: Item) => bearer.type === record.type && bearer.id === record.id;
 
-export const administratorsOnly = (actor: Actor, action: string): Verdict =>
+export const administratorsOnly = (actor: Principal, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;
 
 /** Whether the credential holds every one of `permissions` (what a thing it would get carries). */

@@ -6,9 +6,9 @@
  * administrator holds there (a narrowed token may still read endpoints, which hold no secret).
  */
 import { heldBy } from '../permissions.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Actor, type Policy, type Verdict } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Principal, type Policy, type Verdict } from './policy.ts';
 
-function seesEverything(actor: Actor, what: string): Verdict {
+function seesEverything(actor: Principal, what: string): Verdict {
   const verdict = administratorsOnly(actor, what);
   if (verdict !== true) return verdict;
   return holdsAll(actor.bearer, heldBy('admin', actor.scope.environmentId)) || `Only a credential holding every administrator permission may ${what}`;

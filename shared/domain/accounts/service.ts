@@ -3,11 +3,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorizeAction, type BearerContext } from '../../auth/authorize.ts';
+import { authorizeAction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { isUuid } from '../../store/records.ts';
 import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';
-import { accountPath, type ResourceObject } from '../../http/documents.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { accountPath, type ResourceObject } from '../../jsonapi.ts';
+import { ruleBroken } from '../../errors.ts';
 import { accountKey } from '../../store/keys.ts';
 import { globalScope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -47,14 +48,14 @@ export interface NewAccount {
 export async function createAccount(input: NewAccount) {
   const slug = input.slug.trim().toLowerCase();
   if (!SLUG.test(slug) || isUuid(slug)) {
-    throw unprocessable('SLUG_INVALID', 'slug must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit', attributePointer('slug'));
+    throw ruleBroken('SLUG_INVALID', 'slug must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit', attributePointer('slug'));
   }
-  if (input.name.trim() === '') throw unprocessable('NAME_INVALID', 'name cannot be blank', attributePointer('name'));
+  if (input.name.trim() === '') throw ruleBroken('NAME_INVALID', 'name cannot be blank', attributePointer('name'));
   maxLength('name', input.name, 255);
   const timestamp = now();
   const account: Account = { id: randomUUID(), slug, name: input.name.trim(), protected: false, created: timestamp, updated: timestamp };
   const tx = new Transaction();
-  putNewAccount(tx, account, unprocessable('SLUG_TAKEN', `the slug '${slug}' has already been taken`, attributePointer('slug')));
+  putNewAccount(tx, account, ruleBroken('SLUG_TAKEN', `the slug '${slug}' has already been taken`, attributePointer('slug')));
   const user = await addUser(tx, globalScope(account.id), { email: input.email, password: input.password, role: 'admin' });
   const { value } = addToken(tx, {
     holder: user,
@@ -70,12 +71,12 @@ const updateAccountBody = updateDocument('accounts', {
   protected: z.optional(z.boolean()),
 });
 
-export async function retrieveAccount(ctx: BearerContext): Promise<Account> {
+export async function retrieveAccount(ctx: Actor): Promise<Account> {
   await authorizeAction(ctx, 'accounts', 'read');
   return ctx.account;
 }
 
-export async function updateAccount(ctx: BearerContext): Promise<Account> {
+export async function updateAccount(ctx: Actor): Promise<Account> {
   await authorizeAction(ctx, 'accounts', 'update');
   const { attributes = {} } = parseBody(ctx.body, updateAccountBody, ctx.account.id).data;
   maxLength('name', attributes.name, 255);

@@ -6,9 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
-import { conflict, unprocessable } from '../../http/errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -38,17 +39,17 @@ export interface PurgeMessage {
 function codeRules(code: string) {
   maxLength('code', code, 255);
   if (isUuid(code) || !CODE_ALPHABET.test(code)) {
-    throw unprocessable('CODE_INVALID', 'code must be letters, digits, ".", "_" or "-", and must not look like a UUID', attributePointer('code'));
+    throw ruleBroken('CODE_INVALID', 'code must be letters, digits, ".", "_" or "-", and must not look like a UUID', attributePointer('code'));
   }
   if (RESERVED_CODES.includes(code.toLowerCase())) {
-    throw unprocessable('CODE_NOT_ALLOWED', `code '${code}' is reserved`, attributePointer('code'));
+    throw ruleBroken('CODE_NOT_ALLOWED', `code '${code}' is reserved`, attributePointer('code'));
   }
 }
 
 const codeClaim = (code: string): UniqueClaim => ({
   kind: CODE_MARKER,
   value: code.toLowerCase(),
-  taken: unprocessable('CODE_TAKEN', 'code has already been taken', attributePointer('code')),
+  taken: ruleBroken('CODE_TAKEN', 'code has already been taken', attributePointer('code')),
 });
 
 const createBody = resourceDocument('environments', {
@@ -62,7 +63,7 @@ const updateBody = updateDocument('environments', {
   code: z.optional(nonBlank()),
 });
 
-export async function createEnvironment(ctx: BearerContext): Promise<Environment> {
+export async function createEnvironment(ctx: Actor): Promise<Environment> {
   await authorizeAction(ctx, 'environments', 'create');
   const { attributes } = parseBody(ctx.body, createBody).data;
   maxLength('name', attributes.name, 255);
@@ -91,23 +92,23 @@ export async function createEnvironment(ctx: BearerContext): Promise<Environment
  * the account, whatever the request's environment; a bearer who may not manage environments is
  * refused before the lookup, so a refusal tells nothing of which environments exist.
  */
-async function environmentItem(ctx: BearerContext, idOrCode: string, action: string): Promise<Item> {
+async function environmentItem(ctx: Actor, idOrCode: string, action: string): Promise<Item> {
   await authorizeAction(ctx, 'environments', action);
   const item = await findEnvironmentItem(ctx.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);
   return authorize(ctx, 'environments', item, action);
 }
 
-export async function retrieveEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
+export async function retrieveEnvironment(ctx: Actor, idOrCode: string): Promise<Environment> {
   return toRecord<Environment>(await environmentItem(ctx, idOrCode, 'read'));
 }
 
-export async function listEnvironments(ctx: BearerContext, page: PageRequest) {
+export async function listEnvironments(ctx: Actor, page: PageRequest) {
   await authorizeAction(ctx, 'environments', 'list');
   return listCollection<Environment>(globalScope(ctx.account.id), { type: 'environments' }, page);
 }
 
-export async function updateEnvironment(ctx: BearerContext, idOrCode: string): Promise<Environment> {
+export async function updateEnvironment(ctx: Actor, idOrCode: string): Promise<Environment> {
   const item = await environmentItem(ctx, idOrCode, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const current = toRecord<Environment>(item);
@@ -144,7 +145,7 @@ export async function updateEnvironment(ctx: BearerContext, idOrCode: string): P
  * its records are removed by the purge worker; a marker records the pending purge so an
  * operator can find it should the message ever be lost.
  */
-export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): Promise<void> {
+export async function deleteEnvironment(ctx: Actor, idOrCode: string): Promise<void> {
   const item = await environmentItem(ctx, idOrCode, 'delete');
   const message: PurgeMessage = { accountId: ctx.account.id, environmentId: item.id as string };
   const tx = new Transaction();
@@ -160,12 +161,12 @@ export async function deleteEnvironment(ctx: BearerContext, idOrCode: string): P
 }
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
-export async function generateEnvironmentToken(ctx: BearerContext, idOrCode: string) {
+export async function generateEnvironmentToken(ctx: Actor, idOrCode: string) {
   const item = await environmentItem(ctx, idOrCode, 'tokens.generate');
   return generateTokenFor(ctx, item, 'environment-token', item.id as string);
 }
 
-export async function listEnvironmentTokens(ctx: BearerContext, idOrCode: string, page: PageRequest) {
+export async function listEnvironmentTokens(ctx: Actor, idOrCode: string, page: PageRequest) {
   const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode, 'tokens.list'));
   const scope = environmentScope(ctx.account.id, environment);
   return listBearerTokens(scope, { type: 'environments', id: environment.id }, page);

@@ -1,4 +1,4 @@
-import { accountRelationship, nested, nestedOne, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import { accountRelationship, nested, nestedOne, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
 import { licenseStatus, type LicenseRecord } from './license.ts';
 
 export function licenseDocument(license: LicenseRecord): ResourceObject {

@@ -6,9 +6,10 @@ import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorize, authorizeAction, present, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import type { Query } from '../../http/query.ts';
 import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
@@ -48,7 +49,7 @@ function rules(input: Mutable): Record<string, unknown> {
   const checked: Record<string, unknown> = { ...input };
   if (input.expiry != null) {
     const at = Date.parse(input.expiry);
-    if (Number.isNaN(at)) throw unprocessable('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
+    if (Number.isNaN(at)) throw ruleBroken('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
     checked.expiry = new Date(at).toISOString();
   }
   return checked;
@@ -57,13 +58,13 @@ function rules(input: Mutable): Record<string, unknown> {
 const keyClaim = (key: string): UniqueClaim => ({
   kind: LICENSE_KEY_MARKER,
   value: licenseKeyValue(key),
-  taken: unprocessable('KEY_TAKEN', 'key has already been taken', attributePointer('key')),
+  taken: ruleBroken('KEY_TAKEN', 'key has already been taken', attributePointer('key')),
 });
 
 /** A generated key: 128 random bits as four dash-separated groups of hex. */
 const newKey = () => randomBytes(16).toString('hex').toUpperCase().match(/.{8}/g)!.join('-');
 
-export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> {
+export async function createLicense(ctx: Actor): Promise<LicenseRecord> {
   await authorizeAction(ctx, 'licenses', 'create');
   const { data } = parseBody(ctx.body, createBody);
   const checked = rules(data.attributes);
@@ -94,25 +95,25 @@ export async function createLicense(ctx: BearerContext): Promise<LicenseRecord> 
     parents: [{ type: 'policies', id: policy.id }, { type: 'products', id: policy.productId }, owner ? { type: 'users', id: owner.id as string } : undefined],
     unique: [keyClaim(license.key)],
   });
-  tx.requireExists(recordKeyOf(policy), unprocessable('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
-  if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, unprocessable('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  tx.requireExists(recordKeyOf(policy), ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
+  if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
   await emitEvent(tx, originOf(license, ctx.scope), 'license.created', licenseDocument(license));
   await tx.commit();
   return present(ctx, 'licenses', license);
 }
 
-export async function retrieveLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
+export async function retrieveLicense(ctx: Actor, id: string): Promise<LicenseRecord> {
   return present(ctx, 'licenses', toRecord<LicenseRecord>(await authorize(ctx, 'licenses', id, 'read')));
 }
 
-export async function updateLicense(ctx: BearerContext, id: string): Promise<LicenseRecord> {
+export async function updateLicense(ctx: Actor, id: string): Promise<LicenseRecord> {
   const item = await authorize(ctx, 'licenses', id, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   const changes = { ...rules(attributes), updated: now() };
   return present(ctx, 'licenses', await updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope));
 }
 
-export async function deleteLicense(ctx: BearerContext, id: string): Promise<void> {
+export async function deleteLicense(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'licenses', id, 'delete');
   const removed = toRecord<LicenseRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'license.deleted', licenseDocument(removed)));
@@ -125,7 +126,7 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.licenses.product },
 ];
 
-export async function listLicenses(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<LicenseRecord>> {
+export async function listLicenses(ctx: Actor, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<LicenseRecord>> {
   await authorizeAction(ctx, 'licenses', 'list');
   const { id, ...conditions } = restriction(ctx, 'licenses');
   const listed = id !== undefined ? await ownLicense(ctx, id, forced, page) : await filteredList<LicenseRecord>(ctx.scope, 'licenses', FILTERS, query, [conditions, forced], page);
@@ -133,29 +134,29 @@ export async function listLicenses(ctx: BearerContext, page: PageRequest, forced
 }
 
 /** A bearer restricted to one license (the license itself) lists just that one, if it meets the conditions. */
-async function ownLicense(ctx: BearerContext, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
+async function ownLicense(ctx: Actor, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
   const item = await getVisibleItem(ctx.scope, 'licenses', id);
   const own = item ? [toRecord<LicenseRecord>(item)] : [];
   return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
 }
 
 /** GET /users/<id>/licenses. */
-export async function listUserLicenses(ctx: BearerContext, userId: string, page: PageRequest) {
+export async function listUserLicenses(ctx: Actor, userId: string, page: PageRequest) {
   const user = await retrieveUser(ctx, userId);
   return listLicenses(ctx, page, { ownerId: user.id });
 }
 
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
-export async function generateLicenseToken(ctx: BearerContext, id: string) {
+export async function generateLicenseToken(ctx: Actor, id: string) {
   const item = await authorize(ctx, 'licenses', id, 'tokens.generate');
   return generateTokenFor(ctx, item, 'activation-token');
 }
 
 /** The license a record belongs to, seen by the rules of licenses. */
-export const relatedLicense = (ctx: BearerContext, record: { licenseId: string }) => retrieveLicense(ctx, record.licenseId);
+export const relatedLicense = (ctx: Actor, record: { licenseId: string }) => retrieveLicense(ctx, record.licenseId);
 
 /** GET /licenses/<id>/owner: the owner seen by the rules of users, or null when there is none. */
-export async function licenseOwner(ctx: BearerContext, id: string) {
+export async function licenseOwner(ctx: Actor, id: string) {
   const license = await retrieveLicense(ctx, id);
   return license.ownerId ? retrieveUser(ctx, license.ownerId) : null;
 }

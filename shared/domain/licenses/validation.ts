@@ -26,7 +26,8 @@ import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
-import { authorize, present, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, present } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
@@ -76,7 +77,7 @@ export async function validateKey(ctx: RequestContext): Promise<Validation> {
   return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}), ctx.scope);
 }
 
-export async function validateLicense(ctx: BearerContext, id: string): Promise<Validation> {
+export async function validateLicense(ctx: Actor, id: string): Promise<Validation> {
   const item = await authorize(ctx, 'licenses', id, 'validate');
   const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, validateBody);
   const validation = await announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}), ctx.scope);

@@ -4,9 +4,10 @@
  * removal of a record with everything that hangs on it. Who may reach what is the policies'
  * (shared/auth/policies/licensing.ts).
  */
-import { relatable, type BearerContext } from '../../auth/authorize.ts';
+import { relatable } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import type { PolicyType } from '../../auth/policies/index.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
@@ -25,10 +26,10 @@ import { dropSeats, giveSeatBack } from '../machines/seats.ts';
  * shows is exactly what a new record may hang on (its own environment, or global from a
  * SHARED one), so compatibility (docs/rules.md §3) holds by construction.
  */
-export async function relatedItem(ctx: BearerContext, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
+export async function relatedItem(ctx: Actor, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
   const item = isUuid(id) ? await getVisibleItem(ctx.scope, type, id) : undefined;
   if (!item || !(await relatable(ctx, type, item))) {
-    throw unprocessable(
+    throw ruleBroken(
       `${relationship.toUpperCase()}_NOT_FOUND`,
       `${relationship} '${id}' was not found`,
       `/data/relationships/${relationship}`,

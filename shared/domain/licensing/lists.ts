@@ -5,15 +5,13 @@
  * and a bearer's own restriction (a user's owner partition, a product's or a license's) is one
  * more such filter. Nothing ever reads the whole account to answer a filtered list.
  */
-import { invalidQuery } from '../../http/errors.ts';
-import type { Query } from '../../http/query.ts';
 import type { RecordType } from '../../store/keys.ts';
 import { emptyPage, listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { isUuid, type StoredRecord } from '../../store/records.ts';
+import type { StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 
 export interface Filter {
-  /** Query parameters that set it (e.g. `owner` and `user`). */
+  /** The names that set it (query parameters, e.g. `owner` and `user`). */
   params: readonly string[];
   /** The record attribute it compares. */
   attribute: string;
@@ -22,8 +20,11 @@ export interface Filter {
   slot: number;
 }
 
+/** The filters' values given, by name (ids, lower-cased); the query's, parsed at the edge. */
+export type FilterValues = Readonly<Record<string, string | undefined>>;
+
 /**
- * Lists `type` under the filters of the query and the `forced` conditions (bearer restrictions,
+ * Lists `type` under the filter values given and the `forced` conditions (bearer restrictions,
  * the record of a relationship route). `filters` are in order of selectivity, most selective
  * first. Contradicting values (owner=a&user=b, or a filter outside the bearer's reach) match
  * nothing.
@@ -32,7 +33,7 @@ export async function filteredList<T extends StoredRecord>(
   scope: Scope,
   type: RecordType,
   filters: readonly Filter[],
-  query: Query,
+  given: FilterValues,
   forced: readonly Record<string, string>[],
   page: PageRequest,
 ): Promise<Page<T>> {
@@ -44,10 +45,8 @@ export async function filteredList<T extends StoredRecord>(
   };
   for (const filter of filters) {
     for (const param of filter.params) {
-      const value = query[param];
-      if (value === undefined) continue;
-      if (typeof value !== 'string' || !isUuid(value)) throw invalidQuery(param, `${param} must be a UUID`);
-      set(filter.attribute, value.toLowerCase());
+      const value = given[param];
+      if (value !== undefined) set(filter.attribute, value);
     }
   }
   for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);

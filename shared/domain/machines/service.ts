@@ -7,9 +7,10 @@ import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import type { Query } from '../../http/query.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
@@ -48,11 +49,11 @@ function rules(input: NonNullable<z.infer<typeof updateBody>['data']['attributes
 
 export function fingerprintRule(fingerprint: string) {
   if (Buffer.byteLength(fingerprint) > FINGERPRINT_MAX_BYTES) {
-    throw unprocessable('FINGERPRINT_TOO_LONG', `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`, attributePointer('fingerprint'));
+    throw ruleBroken('FINGERPRINT_TOO_LONG', `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`, attributePointer('fingerprint'));
   }
 }
 
-export async function createMachine(ctx: BearerContext): Promise<MachineRecord> {
+export async function createMachine(ctx: Actor): Promise<MachineRecord> {
   await authorizeAction(ctx, 'machines', 'create');
   const { data } = parseBody(ctx.body, createBody);
   fingerprintRule(data.attributes.fingerprint);
@@ -95,31 +96,31 @@ export async function createMachine(ctx: BearerContext): Promise<MachineRecord> 
       {
         kind: MACHINE_FINGERPRINT_MARKER,
         value: machineFingerprintValue(license.id, machine.fingerprint),
-        taken: unprocessable('FINGERPRINT_TAKEN', 'fingerprint has already been taken for this license', attributePointer('fingerprint')),
+        taken: ruleBroken('FINGERPRINT_TAKEN', 'fingerprint has already been taken for this license', attributePointer('fingerprint')),
       },
     ],
   });
   // maxMachines counts the license's machines in every environment together (seats.ts).
   const max = policy?.maxMachines as number | null | undefined;
-  takeSeat(tx, machine, max, unprocessable('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'));
-  tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, unprocessable('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
+  takeSeat(tx, machine, max, ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'));
+  tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
   await emitEvent(tx, originOf(machine, ctx.scope), 'machine.created', machineDocument(machine));
   await tx.commit();
   return machine;
 }
 
-export async function retrieveMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
+export async function retrieveMachine(ctx: Actor, id: string): Promise<MachineRecord> {
   return toRecord<MachineRecord>(await authorize(ctx, 'machines', id, 'read'));
 }
 
-export async function updateMachine(ctx: BearerContext, id: string): Promise<MachineRecord> {
+export async function updateMachine(ctx: Actor, id: string): Promise<MachineRecord> {
   const item = await authorize(ctx, 'machines', id, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   rules(attributes);
   return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument, ctx.scope);
 }
 
-export async function deleteMachine(ctx: BearerContext, id: string): Promise<void> {
+export async function deleteMachine(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'machines', id, 'delete');
   const removed = toRecord<MachineRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'machine.deleted', machineDocument(removed)));
@@ -132,23 +133,23 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
 ];
 
-export async function listMachines(ctx: BearerContext, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<MachineRecord>> {
+export async function listMachines(ctx: Actor, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<MachineRecord>> {
   await authorizeAction(ctx, 'machines', 'list');
   return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, query, [restriction(ctx, 'machines'), forced], page);
 }
 
 /** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
-export async function listLicenseMachines(ctx: BearerContext, licenseId: string, page: PageRequest) {
+export async function listLicenseMachines(ctx: Actor, licenseId: string, page: PageRequest) {
   const license = await authorize(ctx, 'licenses', licenseId, 'read');
   await authorizeAction(ctx, 'machines', 'list');
   return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, ctx.query, [{ licenseId: license.id as string }], page);
 }
 
 /** GET /users/<id>/machines. */
-export async function listUserMachines(ctx: BearerContext, userId: string, page: PageRequest) {
+export async function listUserMachines(ctx: Actor, userId: string, page: PageRequest) {
   const user = await retrieveUser(ctx, userId);
   return listMachines(ctx, page, { ownerId: user.id });
 }
 
 /** The machine a record belongs to, seen by the rules of machines. */
-export const relatedMachine = (ctx: BearerContext, record: { machineId: string }) => retrieveMachine(ctx, record.machineId);
+export const relatedMachine = (ctx: Actor, record: { machineId: string }) => retrieveMachine(ctx, record.machineId);

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
 import { metaDocument, parseBody } from '../../http/body.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
-import { forbidden, unauthorized } from '../../http/errors.ts';
+import { NotAuthenticated, refused } from '../../errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
@@ -30,10 +30,10 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
     throw new RecordNotFound('users', id);
   }
   if (!user.passwordResetExpiry || Date.parse(user.passwordResetExpiry) <= Date.now()) {
-    throw unauthorized('TOKEN_EXPIRED', 'The password reset token is expired: request a new one');
+    throw new NotAuthenticated('TOKEN_EXPIRED', 'The password reset token is expired: request a new one');
   }
   if (ctx.account.protected && isManaged(user) && user.role === 'user') {
-    throw forbidden(
+    throw refused(
       'In a protected account a managed user cannot set an initial password: an admin can set a temporary one, or make the account unprotected',
     );
   }

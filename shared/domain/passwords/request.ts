@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { digest } from '../../auth/secrets.ts';
 import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
-import { rateLimitHeaders, tooManyRequests } from '../../http/errors.ts';
+import { LimitReached } from '../../errors.ts';
+import { rateLimitHeaders } from '../../http/errors.ts';
 import type { RequestContext } from '../../http/pipeline.ts';
 import { enqueue } from '../../queue.ts';
 import { hit } from '../../store/rate-limit.ts';
@@ -32,7 +33,7 @@ export async function requestPasswordReset(ctx: RequestContext): Promise<Record<
   const { meta } = parseBody(ctx.body, requestBody);
   const email = normaliseEmail(meta.email);
   const limit = await hit(`PASSWORD_RESET#${ctx.account.id}#${digest(email)}`, RESETS_PER_HOUR, 3600);
-  if (!limit.allowed) throw tooManyRequests('Too many password reset requests for this address; try again later', limit);
+  if (!limit.allowed) throw new LimitReached('Too many password reset requests for this address; try again later', limit);
   const headers = rateLimitHeaders(limit);
   // No user can hold such an address: nothing to queue, and the answer stays the same.
   if (email.length > 255 || !/^[^\s@]+@[^\s@]+$/.test(email)) return headers;

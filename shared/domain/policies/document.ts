@@ -1,4 +1,4 @@
-import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../http/documents.ts';
+import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
 import type { PolicyRecord } from './policy.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {

@@ -8,13 +8,14 @@ import { policyDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import type { Query } from '../../http/query.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, metadataRule, metadataSchema, now, oneOf } from '../rules.ts';
-import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { relatedItem, relationshipId, removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
@@ -41,7 +42,7 @@ function rules(input: Attributes): Partial<PolicyRecord> {
   maxLength('name', input.name, 255);
   metadataRule(input.metadata);
   if (input.maxMachines != null && input.maxMachines < 1) {
-    throw unprocessable('MAX_MACHINES_INVALID', 'maxMachines must be at least 1 (or null for no limit)', attributePointer('maxMachines'));
+    throw ruleBroken('MAX_MACHINES_INVALID', 'maxMachines must be at least 1 (or null for no limit)', attributePointer('maxMachines'));
   }
   const checked: Record<string, unknown> = {
     ...input,
@@ -52,7 +53,7 @@ function rules(input: Attributes): Partial<PolicyRecord> {
   return checked as Partial<PolicyRecord>;
 }
 
-export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
+export async function createPolicy(ctx: Actor): Promise<PolicyRecord> {
   await authorizeAction(ctx, 'policies', 'create');
   const { data } = parseBody(ctx.body, createBody);
   const checked = rules(data.attributes);
@@ -76,24 +77,24 @@ export async function createPolicy(ctx: BearerContext): Promise<PolicyRecord> {
   };
   const tx = new Transaction();
   tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
-  tx.requireExists(recordKeyOf(product), unprocessable('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
+  tx.requireExists(recordKeyOf(product), ruleBroken('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
   await emitEvent(tx, originOf(policy, ctx.scope), 'policy.created', policyDocument(policy));
   await tx.commit();
   return policy;
 }
 
-export async function retrievePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
+export async function retrievePolicy(ctx: Actor, id: string): Promise<PolicyRecord> {
   return toRecord<PolicyRecord>(await authorize(ctx, 'policies', id, 'read'));
 }
 
-export async function updatePolicy(ctx: BearerContext, id: string): Promise<PolicyRecord> {
+export async function updatePolicy(ctx: Actor, id: string): Promise<PolicyRecord> {
   const item = await authorize(ctx, 'policies', id, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
   const changes: Record<string, unknown> = { ...rules(attributes), updated: now() };
   return updateAndAnnounce<PolicyRecord>(item, changes, 'policy.updated', policyDocument, ctx.scope);
 }
 
-export async function deletePolicy(ctx: BearerContext, id: string): Promise<void> {
+export async function deletePolicy(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'policies', id, 'delete');
   const removed = toRecord<PolicyRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'policy.deleted', policyDocument(removed)));
@@ -101,10 +102,10 @@ export async function deletePolicy(ctx: BearerContext, id: string): Promise<void
 
 const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];
 
-export async function listPolicies(ctx: BearerContext, page: PageRequest, query: Query = ctx.query): Promise<Page<PolicyRecord>> {
+export async function listPolicies(ctx: Actor, page: PageRequest, query: Query = ctx.query): Promise<Page<PolicyRecord>> {
   await authorizeAction(ctx, 'policies', 'list');
   return filteredList<PolicyRecord>(ctx.scope, 'policies', FILTERS, query, [restriction(ctx, 'policies')], page);
 }
 
 /** The policy a record belongs to, seen by the rules of policies. */
-export const relatedPolicy = (ctx: BearerContext, record: { policyId: string }) => retrievePolicy(ctx, record.policyId);
+export const relatedPolicy = (ctx: Actor, record: { policyId: string }) => retrievePolicy(ctx, record.policyId);

@@ -4,11 +4,12 @@
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
 import * as z from 'zod/mini';
-import { authorizeGrant, type BearerContext } from '../../auth/authorize.ts';
+import { authorizeGrant } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { effectivePermissions, MAX_REQUESTED_PERMISSIONS, normalisePermissions } from '../../auth/permissions.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -32,7 +33,7 @@ const tokenBody = resourceDocument('tokens', {
  * holder, so a narrowed credential gives narrowed tokens only.
  */
 export async function generateTokenFor(
-  ctx: BearerContext,
+  ctx: Actor,
   holder: Item,
   kind: TokenKind,
   home: string | null = (holder.environmentId as string | null) ?? null,
@@ -47,7 +48,7 @@ export async function generateTokenFor(
   if (attributes.expiry != null) {
     const at = Date.parse(attributes.expiry);
     if (Number.isNaN(at) || at <= Date.now()) {
-      throw unprocessable('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time', attributePointer('expiry'));
+      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time', attributePointer('expiry'));
     }
     expiry = new Date(at).toISOString();
   }

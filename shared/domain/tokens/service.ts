@@ -3,11 +3,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorize, authorizeAction, restriction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
 import { parseBody, resourceDocument } from '../../http/body.ts';
-import { conflict, unauthorized, unprocessable } from '../../http/errors.ts';
+import { NotAuthenticated, conflict, ruleBroken } from '../../errors.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { bearerTokenEntryKey, bearerTokensHeadKey, environmentMembership, recordKey, tokenLookupKey, type RecordType } from '../../store/keys.ts';
 import { listCollection, partitionItems, type Page, type PageRequest } from '../../store/paging.ts';
@@ -138,7 +139,7 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
   if (requested !== undefined) {
     const at = Date.parse(requested);
     if (Number.isNaN(at) || at <= Date.now() || at > latest) {
-      throw unprocessable('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', '/data/attributes/expiry');
+      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', '/data/attributes/expiry');
     }
     expiry = new Date(at).toISOString();
   }
@@ -152,17 +153,17 @@ export async function generateUserToken(ctx: RequestContext & { user: import('..
     expiry,
   });
   // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
-  requireStanding(tx, user, unauthorized('CREDENTIALS_INVALID', 'Email and password must be valid'));
+  requireStanding(tx, user, new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid'));
   await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }
 
-export async function retrieveToken(ctx: BearerContext, id: string): Promise<TokenRecord> {
+export async function retrieveToken(ctx: Actor, id: string): Promise<TokenRecord> {
   return toRecord<TokenRecord>(await authorize(ctx, 'tokens', id, 'read'));
 }
 
-export async function revokeToken(ctx: BearerContext, id: string): Promise<void> {
+export async function revokeToken(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'tokens', id, 'revoke');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('tokens', id));
@@ -172,7 +173,7 @@ export async function revokeToken(ctx: BearerContext, id: string): Promise<void>
 }
 
 /** GET /tokens: every token the bearer reaches (administrators all within reach, other bearers their own). */
-export async function listTokens(ctx: BearerContext, page: PageRequest): Promise<Page<TokenRecord>> {
+export async function listTokens(ctx: Actor, page: PageRequest): Promise<Page<TokenRecord>> {
   await authorizeAction(ctx, 'tokens', 'list');
   const { bearerType, bearerId } = restriction(ctx, 'tokens');
   if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(ctx.scope, { type: 'tokens' }, page);

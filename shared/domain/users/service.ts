@@ -3,11 +3,12 @@
  * them: shared/auth/policies/users.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, authorizeGrant, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { heldBy } from '../../auth/permissions.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { parseBody } from '../../http/body.ts';
-import { conflict, unprocessable } from '../../http/errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { toRecord, type Item } from '../../store/records.ts';
@@ -28,22 +29,22 @@ const PASSWORD_MAX = 1024;
 export const emailClaim = (email: string): UniqueClaim => ({
   kind: EMAIL_MARKER,
   value: normaliseEmail(email),
-  taken: unprocessable('EMAIL_TAKEN', 'email has already been taken', attributePointer('email')),
+  taken: ruleBroken('EMAIL_TAKEN', 'email has already been taken', attributePointer('email')),
 });
 
 function emailRules(email: string) {
   maxLength('email', email, 255);
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) {
-    throw unprocessable('EMAIL_INVALID', 'email must be a valid e-mail address', attributePointer('email'));
+    throw ruleBroken('EMAIL_INVALID', 'email must be a valid e-mail address', attributePointer('email'));
   }
 }
 
 export function passwordRules(password: string, pointer = attributePointer('password')) {
   if ([...password].length < PASSWORD_MIN) {
-    throw unprocessable('PASSWORD_TOO_SHORT', `password is too short (minimum is ${PASSWORD_MIN} characters)`, pointer);
+    throw ruleBroken('PASSWORD_TOO_SHORT', `password is too short (minimum is ${PASSWORD_MIN} characters)`, pointer);
   }
   if ([...password].length > PASSWORD_MAX) {
-    throw unprocessable('PASSWORD_TOO_LONG', `password is too long (maximum is ${PASSWORD_MAX} characters)`, pointer);
+    throw ruleBroken('PASSWORD_TOO_LONG', `password is too long (maximum is ${PASSWORD_MAX} characters)`, pointer);
   }
 }
 
@@ -88,12 +89,12 @@ export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Pr
  * Giving a user a role, or the credentials to act in one (a password, an e-mail a reset can be
  * sent to), grants that role's permissions: only a bearer holding all of them may (403).
  */
-function authorizeRole(ctx: BearerContext, role: string, home: string | null, what: string) {
+function authorizeRole(ctx: Actor, role: string, home: string | null, what: string) {
   if (!(ROLES as readonly string[]).includes(role)) return; // an unknown role is the model's 422
   authorizeGrant(ctx, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
 }
 
-export async function createUser(ctx: BearerContext): Promise<UserRecord> {
+export async function createUser(ctx: Actor): Promise<UserRecord> {
   await authorizeAction(ctx, 'users', 'create');
   const { attributes } = parseBody(ctx.body, createUserBody).data;
   authorizeRole(ctx, attributes.role ?? 'user', ctx.scope.environmentId, `A user with the role ${attributes.role ?? 'user'}`);
@@ -104,23 +105,23 @@ export async function createUser(ctx: BearerContext): Promise<UserRecord> {
   return user;
 }
 
-export async function retrieveUser(ctx: BearerContext, id: string): Promise<UserRecord> {
+export async function retrieveUser(ctx: Actor, id: string): Promise<UserRecord> {
   return toRecord<UserRecord>(await authorize(ctx, 'users', id, 'read'));
 }
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
-export async function listUserTokens(ctx: BearerContext, id: string, page: PageRequest) {
+export async function listUserTokens(ctx: Actor, id: string, page: PageRequest) {
   const user = await retrieveUser(ctx, id);
   await authorizeAction(ctx, 'tokens', 'list');
   return listBearerTokens(ctx.scope, { type: 'users', id: user.id }, page);
 }
 
-export async function listUsers(ctx: BearerContext, page: PageRequest) {
+export async function listUsers(ctx: Actor, page: PageRequest) {
   await authorizeAction(ctx, 'users', 'list');
   return listCollection<UserRecord>(ctx.scope, { type: 'users' }, page);
 }
 
-export async function updateUser(ctx: BearerContext, id: string): Promise<UserRecord> {
+export async function updateUser(ctx: Actor, id: string): Promise<UserRecord> {
   const sent = (ctx.body as { json?: { data?: { attributes?: unknown } } }).json?.data?.attributes;
   const item = await authorize(ctx, 'users', id, 'update', { attributes: sent && typeof sent === 'object' ? Object.keys(sent) : [] });
   const { attributes = {} } = parseBody(ctx.body, updateUserBody, item.id as string).data;
@@ -180,7 +181,7 @@ export async function updateUser(ctx: BearerContext, id: string): Promise<UserRe
 
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
 async function changeUser(
-  ctx: BearerContext,
+  ctx: Actor,
   item: Item,
   changes: Record<string, unknown>,
   options: Parameters<Transaction['update']>[2],
@@ -205,13 +206,13 @@ async function changeUser(
  * Bans or lifts a ban. A ban revokes the user's tokens at once (and refuses their logins);
  * lifting it lets them log in again for new ones.
  */
-export async function setUserStatus(ctx: BearerContext, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
+export async function setUserStatus(ctx: Actor, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
   const item = await authorize(ctx, 'users', id, status === 'BANNED' ? 'ban' : 'unban');
   return changeUser(ctx, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
 }
 
 /** Deletes a user with all of their tokens, and frees their e-mail address. */
-export async function deleteUser(ctx: BearerContext, id: string): Promise<void> {
+export async function deleteUser(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'users', id, 'delete');
   const document = userDocument(toRecord<UserRecord>(item));
   await revokeTokensOf(

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { config } from '../../config.ts';
 import { EVENT_KINDS, isEventKind } from '../../events/kinds.ts';
 import { isPlainlyPrivate, hostOf } from '../../events/targets.ts';
-import { unprocessable } from '../../http/errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import type { StoredRecord } from '../../store/records.ts';
 import { attributePointer } from '../rules.ts';
 
@@ -43,16 +43,16 @@ export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64'
 export function urlRules(url: string): string {
   const pointer = attributePointer('url');
   const trimmed = url.trim();
-  if ([...trimmed].length > URL_MAX) throw unprocessable('URL_TOO_LONG', `url is too long (maximum is ${URL_MAX} characters)`, pointer);
+  if ([...trimmed].length > URL_MAX) throw ruleBroken('URL_TOO_LONG', `url is too long (maximum is ${URL_MAX} characters)`, pointer);
   const parsed = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
   if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !parsed.hostname) {
-    throw unprocessable('URL_INVALID', 'url must be an absolute http or https URL', pointer);
+    throw ruleBroken('URL_INVALID', 'url must be an absolute http or https URL', pointer);
   }
-  if (parsed.username || parsed.password) throw unprocessable('URL_INVALID', 'url must not carry credentials', pointer);
+  if (parsed.username || parsed.password) throw ruleBroken('URL_INVALID', 'url must not carry credentials', pointer);
   if (!config.allowPrivateWebhookTargets) {
-    if (parsed.protocol !== 'https:') throw unprocessable('URL_NOT_ALLOWED', 'url must use https', pointer);
+    if (parsed.protocol !== 'https:') throw ruleBroken('URL_NOT_ALLOWED', 'url must use https', pointer);
     if (isPlainlyPrivate(hostOf(parsed))) {
-      throw unprocessable('URL_NOT_ALLOWED', 'url must not point at a private, loopback or link-local address', pointer);
+      throw ruleBroken('URL_NOT_ALLOWED', 'url must not point at a private, loopback or link-local address', pointer);
     }
   }
   return trimmed;
@@ -63,7 +63,7 @@ export function subscriptionRules(subscriptions: string[]): string[] {
   subscriptions.forEach((subscription, i) => {
     if (subscription !== '*' && !isEventKind(subscription)) {
       const shown = subscription.length > 64 ? `${subscription.slice(0, 64)}…` : subscription;
-      throw unprocessable('SUBSCRIPTIONS_INVALID', `'${shown}' is not an event kind (${EVENT_KINDS.join(', ')}), nor *`, `${attributePointer('subscriptions')}/${i}`);
+      throw ruleBroken('SUBSCRIPTIONS_INVALID', `'${shown}' is not an event kind (${EVENT_KINDS.join(', ')}), nor *`, `${attributePointer('subscriptions')}/${i}`);
     }
   });
   return [...new Set(subscriptions)];

@@ -4,10 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
-import { conflict, unprocessable } from '../../http/errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { toRecord } from '../../store/records.ts';
@@ -28,7 +29,7 @@ const updateBody = updateDocument('webhook-endpoints', {
   enabled: z.optional(z.boolean()),
 });
 
-export async function createWebhookEndpoint(ctx: BearerContext): Promise<WebhookEndpointRecord> {
+export async function createWebhookEndpoint(ctx: Actor): Promise<WebhookEndpointRecord> {
   await authorizeAction(ctx, 'webhook-endpoints', 'create');
   const { attributes } = parseBody(ctx.body, createBody).data;
   const url = urlRules(attributes.url);
@@ -51,22 +52,22 @@ export async function createWebhookEndpoint(ctx: BearerContext): Promise<Webhook
   recordSubscription(tx, endpoint);
   // Part of the counter's own update, so concurrent creates cannot pass the limit together.
   tx.cap(endpoint.accountId, endpoint.environmentId, 'webhook-endpoints', undefined, MAX_ENDPOINTS,
-    unprocessable('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`));
+    ruleBroken('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`));
   await emitEvent(tx, ctx.scope, 'webhook-endpoint.created', webhookEndpointDocument(endpoint));
   await tx.commit();
   return endpoint;
 }
 
-export async function retrieveWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
+export async function retrieveWebhookEndpoint(ctx: Actor, id: string): Promise<WebhookEndpointRecord> {
   return toRecord<WebhookEndpointRecord>(await authorize(ctx, 'webhook-endpoints', id, 'read'));
 }
 
-export async function listWebhookEndpoints(ctx: BearerContext, page: PageRequest) {
+export async function listWebhookEndpoints(ctx: Actor, page: PageRequest) {
   await authorizeAction(ctx, 'webhook-endpoints', 'list');
   return listCollection<WebhookEndpointRecord>(ctx.scope, { type: 'webhook-endpoints' }, page);
 }
 
-export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Promise<WebhookEndpointRecord> {
+export async function updateWebhookEndpoint(ctx: Actor, id: string): Promise<WebhookEndpointRecord> {
   const item = await authorize(ctx, 'webhook-endpoints', id, 'update');
   const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
   const changes: Partial<WebhookEndpointRecord> = { updated: now() };
@@ -87,7 +88,7 @@ export async function updateWebhookEndpoint(ctx: BearerContext, id: string): Pro
 }
 
 /** Removes the endpoint; its webhook events stay (a retry of one then answers 422). */
-export async function deleteWebhookEndpoint(ctx: BearerContext, id: string): Promise<void> {
+export async function deleteWebhookEndpoint(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'webhook-endpoints', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-endpoints', id));

@@ -4,9 +4,10 @@
  * same idempotency token, endpoint, payload (with its sealed meta) and kind; the original stays
  * as it was.
  */
-import { authorize, authorizeAction, type BearerContext } from '../../auth/authorize.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
+import type { Actor } from '../../auth/actor.ts';
 import { deliverAfterCommit } from '../../events/emit.ts';
-import { invalidQuery, unprocessable } from '../../http/errors.ts';
+import { invalidQuery, ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection, type CollectionRef, type PageRequest } from '../../store/paging.ts';
@@ -14,14 +15,14 @@ import { getItem, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from './event.ts';
 
-export async function retrieveWebhookEvent(ctx: BearerContext, id: string): Promise<WebhookEventRecord> {
+export async function retrieveWebhookEvent(ctx: Actor, id: string): Promise<WebhookEventRecord> {
   return toRecord<WebhookEventRecord>(await authorize(ctx, 'webhook-events', id, 'read'));
 }
 
 const KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9.-]*$/;
 
 /** Which collection the filters name: `events[]` (any of the kinds), `endpoint`, or every event. */
-function collectionOf(ctx: BearerContext): CollectionRef {
+function collectionOf(ctx: Actor): CollectionRef {
   const { events, endpoint } = ctx.query;
   if (events !== undefined && endpoint !== undefined) throw invalidQuery('endpoint', 'endpoint cannot be combined with events[]');
   if (events !== undefined) {
@@ -38,12 +39,12 @@ function collectionOf(ctx: BearerContext): CollectionRef {
   return { type: 'webhook-events' };
 }
 
-export async function listWebhookEvents(ctx: BearerContext, page: PageRequest) {
+export async function listWebhookEvents(ctx: Actor, page: PageRequest) {
   await authorizeAction(ctx, 'webhook-events', 'list');
   return listCollection<WebhookEventRecord>(ctx.scope, collectionOf(ctx), page);
 }
 
-export async function deleteWebhookEvent(ctx: BearerContext, id: string): Promise<void> {
+export async function deleteWebhookEvent(ctx: Actor, id: string): Promise<void> {
   const item = await authorize(ctx, 'webhook-events', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-events', id));
@@ -51,11 +52,11 @@ export async function deleteWebhookEvent(ctx: BearerContext, id: string): Promis
 }
 
 /** POST /webhook-events/<id>/actions/retry: a new DELIVERING event, delivered from attempt 1. */
-export async function retryWebhookEvent(ctx: BearerContext, id: string): Promise<WebhookEventRecord> {
+export async function retryWebhookEvent(ctx: Actor, id: string): Promise<WebhookEventRecord> {
   const item = await authorize(ctx, 'webhook-events', id, 'retry');
   const original = toRecord<WebhookEventRecord>(item);
   const endpointKey = recordKey(original.accountId, 'webhook-endpoints', original.endpointId);
-  const notFound = unprocessable('ENDPOINT_NOT_FOUND', 'the webhook endpoint of this event no longer exists');
+  const notFound = ruleBroken('ENDPOINT_NOT_FOUND', 'the webhook endpoint of this event no longer exists');
   if (!(await getItem(endpointKey))) throw notFound;
   const tx = new Transaction();
   const retry = addWebhookEvent(tx, {

@@ -1,0 +1,28 @@
+/**
+ * Who is asking, and where: what a service needs to know of a request, and nothing of HTTP.
+ * The pipeline (shared/http/pipeline.ts) builds one from the account, the environment and the
+ * credential it has resolved; services take it with the typed input of their operation.
+ */
+import type { Account } from '../domain/accounts/account.ts';
+import type { Environment } from '../domain/environments/environment.ts';
+import type { UserRecord } from '../domain/users/user.ts';
+import type { Scope } from '../store/scope.ts';
+import type { Bearer } from './bearer.ts';
+
+/** A request's account and environment, before or without a credential. */
+export interface Requester {
+  account: Account;
+  environment: Environment | null;
+  /** What the request may read and where it writes: see shared/store/scope.ts. */
+  scope: Scope;
+}
+
+/** A request made with a credential: a token or a license key. */
+export interface Actor extends Requester {
+  bearer: Bearer;
+}
+
+/** A log-in: the user whose e-mail and password were checked (HTTP Basic). */
+export interface LoggingIn extends Requester {
+  user: UserRecord;
+}

@@ -1,0 +1,68 @@
+/**
+ * What an operation declares of its requests and answers, beside its handler: how it
+ * authenticates, its path parameters, its body and query schemas, the documents it answers with
+ * and the faults of its own. The pipeline parses and validates requests from the declaration
+ * (shared/http/pipeline.ts); the OpenAPI description is generated from the same declarations
+ * (shared/api/, docs/openapi.json). The route table (shared/routes.ts) gives each its method
+ * and path.
+ */
+import type * as z from 'zod/mini';
+
+/** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
+export type AuthMode = 'bearer' | 'basic' | 'none';
+
+/** The JSON:API resource types the API serves. */
+export type ResourceType =
+  | 'accounts'
+  | 'users'
+  | 'tokens'
+  | 'environments'
+  | 'products'
+  | 'policies'
+  | 'licenses'
+  | 'machines'
+  | 'components'
+  | 'webhook-endpoints'
+  | 'webhook-events';
+
+/** The document of one successful answer. */
+export type Answer =
+  /** `{data: <resource>}`; `nullable`: a to-one relationship that may be empty (`data: null`). */
+  | { resource: ResourceType; nullable?: boolean; meta?: z.ZodMiniType }
+  /** A page of a collection: `{data: [...], links}` (the declaration is `paged`). */
+  | { list: ResourceType }
+  /** `{meta: {...}}` alone. */
+  | { meta: z.ZodMiniType }
+  /** No body (204, 202). */
+  | { empty: true }
+  /** An HTML page (the hosted password-reset form). */
+  | { html: true };
+
+export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
+  /** The route table's name of the operation (shared/routes.ts). */
+  operation: string;
+  /** One line for a person reading the reference. */
+  summary: string;
+  auth: A;
+  /** Path parameters besides `account`, as the route's path names them. */
+  params: readonly P[];
+  /** The request document; its output is what the handler receives. Absent: any body is ignored. */
+  body?: z.ZodMiniType<B>;
+  /** Query parameters besides pagination and `environment`; unknown ones are ignored. */
+  query?: z.ZodMiniType<Q>;
+  /** A list: reads page[number], page[size], page[cursor] and limit, and answers with links. */
+  paged?: boolean;
+  /** Counted per source address (routes anyone may call: log-in, validate-key, password requests). */
+  limitPerAddress?: boolean;
+  /** The successful answers, by status. */
+  answers: Readonly<Record<number, Answer>>;
+  /** Statuses of this operation's own faults; the pipeline's own (400, 401, 404, 413, 429) are implied. */
+  faults?: readonly number[];
+}
+
+/** Fills the defaults and keeps the literal types the handler's arguments are inferred from. */
+export function declare<const A extends AuthMode, const P extends string = never, B = undefined, Q = Record<string, never>>(
+  declaration: Omit<Declaration<A, P, B, Q>, 'params'> & { params?: readonly P[] },
+): Declaration<A, P, B, Q> {
+  return { ...declaration, params: declaration.params ?? [] };
+}
