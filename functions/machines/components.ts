@@ -6,5 +6,5 @@ import { operation } from '#shared/http/pipeline.ts';
 /** GET /machines/<id>/components */
 export const handler = operation('bearer', async (ctx) => {
   const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listMachineComponents(ctx, ctx.params.id!, request), componentDocument);
+  return listReply(ctx, request, await listMachineComponents(ctx, ctx.params.id!, ctx.query, request), componentDocument);
 });
