@@ -21,7 +21,7 @@ import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
 import { environmentDocument } from './document.ts';
-import { generateTokenFor } from '../tokens/generate.ts';
+import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { listBearerTokens } from '../tokens/service.ts';
 import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
 
@@ -161,9 +161,9 @@ export async function deleteEnvironment(ctx: Actor, idOrCode: string): Promise<v
 }
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
-export async function generateEnvironmentToken(ctx: Actor, idOrCode: string) {
+export async function generateEnvironmentToken(ctx: Actor, idOrCode: string, request: TokenRequest) {
   const item = await environmentItem(ctx, idOrCode, 'tokens.generate');
-  return generateTokenFor(ctx, item, 'environment-token', item.id as string);
+  return generateTokenFor(ctx, item, 'environment-token', request, item.id as string);
 }
 
 export async function listEnvironmentTokens(ctx: Actor, idOrCode: string, page: PageRequest) {

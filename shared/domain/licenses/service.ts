@@ -19,7 +19,7 @@ import { retrieveUser } from '../users/service.ts';
 import { relatedItem, relationshipId, removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { filteredList, type Filter } from '../licensing/lists.ts';
-import { generateTokenFor } from '../tokens/generate.ts';
+import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
 
@@ -147,9 +147,9 @@ export async function listUserLicenses(ctx: Actor, userId: string, page: PageReq
 }
 
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
-export async function generateLicenseToken(ctx: Actor, id: string) {
+export async function generateLicenseToken(ctx: Actor, id: string, request: TokenRequest) {
   const item = await authorize(ctx, 'licenses', id, 'tokens.generate');
-  return generateTokenFor(ctx, item, 'activation-token');
+  return generateTokenFor(ctx, item, 'activation-token', request);
 }
 
 /** The license a record belongs to, seen by the rules of licenses. */

@@ -3,12 +3,10 @@
  * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
-import * as z from 'zod/mini';
 import { authorizeGrant } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
 import { kindOf } from '../../auth/bearer.ts';
-import { effectivePermissions, MAX_REQUESTED_PERMISSIONS, normalisePermissions } from '../../auth/permissions.ts';
-import { parseBody, resourceDocument } from '../../http/body.ts';
+import { effectivePermissions, normalisePermissions } from '../../auth/permissions.ts';
 import { ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
@@ -19,12 +17,13 @@ import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';
 
-// A request without a body is told apart before parsing, so a body's faults point at their key.
-const tokenBody = resourceDocument('tokens', {
-  name: z.nullish(z.string()),
-  expiry: z.nullish(z.string()),
-  permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
-});
+/** What the request asks of the token; all optional. */
+export interface TokenRequest {
+  name?: string | null;
+  expiry?: string | null;
+  /** Permissions to narrow the token to; every permission of the holder (`*`) when absent. */
+  permissions?: readonly string[];
+}
 
 /**
  * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
@@ -33,16 +32,15 @@ const tokenBody = resourceDocument('tokens', {
  * holder, so a narrowed credential gives narrowed tokens only.
  */
 export async function generateTokenFor(
-  ctx: Actor,
+  actor: Actor,
   holder: Item,
   kind: TokenKind,
+  attributes: TokenRequest,
   home: string | null = (holder.environmentId as string | null) ?? null,
 ) {
-  const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, tokenBody);
-  const attributes = body?.data.attributes ?? {};
   maxLength('name', attributes.name, 255);
   const requested = attributes.permissions ?? ['*'];
-  authorizeGrant(ctx, effectivePermissions(kindOf(holder as never)!, home, requested), 'The token');
+  authorizeGrant(actor, effectivePermissions(kindOf(holder as never)!, home, requested), 'The token');
   const permissions = normalisePermissions(requested);
   let expiry: string | null = null;
   if (attributes.expiry != null) {
@@ -63,7 +61,7 @@ export async function generateTokenFor(
     permissions,
   });
   requireStanding(tx, record, new RecordNotFound(holder.type as string, holder.id as string));
-  await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
+  await emitEvent(tx, originOf(result.token, actor.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }
