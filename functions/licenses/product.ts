@@ -1,3 +1,4 @@
+import { products } from '#shared/api/products.ts';
 import { retrieveLicense } from '#shared/domain/licenses/service.ts';
 import { productDocument } from '#shared/domain/products/document.ts';
 import { relatedProduct } from '#shared/domain/products/service.ts';
@@ -5,4 +6,6 @@ import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** GET /licenses/<id>/product */
-export const handler = operation('bearer', async (ctx) => ok(productDocument(await relatedProduct(ctx, await retrieveLicense(ctx, ctx.params.id!)))));
+export const handler = operation(products.ofLicense, async ({ actor, params }) =>
+  ok(productDocument(await relatedProduct(actor, await retrieveLicense(actor, params.id)))),
+);

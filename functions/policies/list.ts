@@ -1,9 +1,9 @@
+import { policies } from '#shared/api/policies.ts';
 import { policyDocument } from '#shared/domain/policies/document.ts';
 import { listPolicies } from '#shared/domain/policies/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listPolicies(ctx, request), policyDocument);
-});
+export const handler = operation(policies.list, async (call) =>
+  listReply(call, await listPolicies(call.actor, call.query, call.page), policyDocument),
+);

@@ -1,10 +1,10 @@
+import { products } from '#shared/api/products.ts';
 import { productDocument } from '#shared/domain/products/document.ts';
 import { listUserProducts } from '#shared/domain/products/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** GET /users/<id>/products */
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listUserProducts(ctx, ctx.params.id!, request), productDocument);
-});
+export const handler = operation(products.ofUser, async (call) =>
+  listReply(call, await listUserProducts(call.actor, call.params.id, call.page), productDocument),
+);

@@ -65,6 +65,9 @@ describe.concurrent('policies', () => {
     const token = await l.productToken(p.id);
     expect(ids(await l.api('GET', '/policies?page[size]=100', { token }))).toEqual([b.id, a.id]);
     expect(ids(await l.api('GET', `/policies?product=${q.id}`, { token }))).toEqual([]);
+    // The filter names a product by id: anything else is refused, not matched against nothing.
+    const malformed = await l.api('GET', '/policies?product=nope');
+    expect(expectCode(malformed, 400, 'PARAMETERS_INVALID').source).toEqual({ parameter: 'product' });
     expectCode(await l.api('GET', `/policies/${c.id}`, { token }), 404, 'NOT_FOUND');
     expect((await l.api('POST', '/policies', { token, body: doc('policies', { name: 'mine' }, { product: ref('products', p.id) }) })).status).toBe(201);
     expectCode(await l.api('POST', '/policies', { token, body: doc('policies', { name: 'theirs' }, { product: ref('products', q.id) }) }), 422, 'PRODUCT_NOT_FOUND');

@@ -6,89 +6,83 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { productDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { nonBlank, parseBody, resourceDocument, updateDocument } from '../../http/body.ts';
 import { childItems } from '../../store/cascade.ts';
 import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
+import { maxLength, metadataRule, now, type Metadata } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { ProductRecord } from './product.ts';
 
-const metadata = metadataSchema();
+export interface NewProduct {
+  name: string;
+  url?: string | null;
+  metadata?: Metadata;
+}
 
-const createBody = resourceDocument('products', {
-  name: nonBlank(),
-  url: z.nullish(z.string()),
-  metadata: z.optional(metadata),
-});
+export interface ProductChanges {
+  name?: string;
+  /** null removes the url. */
+  url?: string | null;
+  metadata?: Metadata;
+}
 
-const updateBody = updateDocument('products', {
-  name: z.optional(nonBlank()),
-  url: z.nullish(z.string()),
-  metadata: z.optional(metadata),
-});
-
-function rules(attributes: { name?: string; url?: string | null; metadata?: Record<string, unknown> }) {
+function rules(attributes: ProductChanges) {
   maxLength('name', attributes.name, 255);
   maxLength('url', attributes.url, 2048);
   metadataRule(attributes.metadata);
 }
 
-export async function createProduct(ctx: Actor): Promise<ProductRecord> {
-  await authorizeAction(ctx, 'products', 'create');
-  const { attributes } = parseBody(ctx.body, createBody).data;
-  rules(attributes);
+export async function createProduct(actor: Actor, input: NewProduct): Promise<ProductRecord> {
+  await authorizeAction(actor, 'products', 'create');
+  rules(input);
   const timestamp = now();
   const product: ProductRecord = {
     type: 'products',
     id: randomUUID(),
-    accountId: ctx.scope.accountId,
-    environmentId: ctx.scope.environmentId,
+    accountId: actor.scope.accountId,
+    environmentId: actor.scope.environmentId,
     created: timestamp,
     updated: timestamp,
-    name: attributes.name,
-    url: attributes.url ?? null,
-    metadata: attributes.metadata ?? {},
+    name: input.name,
+    url: input.url ?? null,
+    metadata: input.metadata ?? {},
   };
   const tx = new Transaction();
   tx.create(product);
-  await emitEvent(tx, originOf(product, ctx.scope), 'product.created', productDocument(product));
+  await emitEvent(tx, originOf(product, actor.scope), 'product.created', productDocument(product));
   await tx.commit();
   return product;
 }
 
-export async function retrieveProduct(ctx: Actor, id: string): Promise<ProductRecord> {
-  return toRecord<ProductRecord>(await authorize(ctx, 'products', id, 'read'));
+export async function retrieveProduct(actor: Actor, id: string): Promise<ProductRecord> {
+  return toRecord<ProductRecord>(await authorize(actor, 'products', id, 'read'));
 }
 
-export async function updateProduct(ctx: Actor, id: string): Promise<ProductRecord> {
-  const item = await authorize(ctx, 'products', id, 'update');
-  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
-  rules(attributes);
-  const changes: Record<string, unknown> = { ...attributes, updated: now() };
-  return updateAndAnnounce<ProductRecord>(item, changes, 'product.updated', productDocument, ctx.scope);
+export async function updateProduct(actor: Actor, id: string, changes: ProductChanges): Promise<ProductRecord> {
+  const item = await authorize(actor, 'products', id, 'update');
+  rules(changes);
+  return updateAndAnnounce<ProductRecord>(item, { ...changes, updated: now() }, 'product.updated', productDocument, actor.scope);
 }
 
-export async function deleteProduct(ctx: Actor, id: string): Promise<void> {
-  const item = await authorize(ctx, 'products', id, 'delete');
+export async function deleteProduct(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'products', id, 'delete');
   const removed = toRecord<ProductRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'product.deleted', productDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'product.deleted', productDocument(removed)));
 }
 
 /** The products the bearer reaches: every one, one (its own), or a user's (those of the licenses they own). */
-export async function listProducts(ctx: Actor, page: PageRequest): Promise<Page<ProductRecord>> {
-  await authorizeAction(ctx, 'products', 'list');
-  const { id, licenseOwnerId } = restriction(ctx, 'products');
-  if (licenseOwnerId !== undefined) return pageOf(await productsOfUser(ctx, licenseOwnerId), page);
-  if (id === undefined) return listCollection<ProductRecord>(ctx.scope, { type: 'products' }, page);
-  const item = await getVisibleItem(ctx.scope, 'products', id);
+export async function listProducts(actor: Actor, page: PageRequest): Promise<Page<ProductRecord>> {
+  await authorizeAction(actor, 'products', 'list');
+  const { id, licenseOwnerId } = restriction(actor, 'products');
+  if (licenseOwnerId !== undefined) return pageOf(await productsOfUser(actor, licenseOwnerId), page);
+  if (id === undefined) return listCollection<ProductRecord>(actor.scope, { type: 'products' }, page);
+  const item = await getVisibleItem(actor.scope, 'products', id);
   return pageOf(item ? [toRecord<ProductRecord>(item)] : [], page);
 }
 
@@ -96,31 +90,31 @@ export async function listProducts(ctx: Actor, page: PageRequest): Promise<Page<
  * The products of the licenses a user owns: read from the user's license collection (what the
  * user owns, not what the account holds), then the distinct products by key.
  */
-async function productsOfUser(ctx: Actor, userId: string): Promise<ProductRecord[]> {
+async function productsOfUser(actor: Actor, userId: string): Promise<ProductRecord[]> {
   const licenses = (
     await Promise.all(
-      ctx.scope.readable.map((environmentId) =>
-        childItems(ctx.scope.accountId, environmentId, 'licenses', { type: 'users', id: userId }, SLOTS.licenses.owner),
+      actor.scope.readable.map((environmentId) =>
+        childItems(actor.scope.accountId, environmentId, 'licenses', { type: 'users', id: userId }, SLOTS.licenses.owner),
       ),
     )
   ).flat();
   const ids = [...new Set(licenses.map((license) => license.productId as string))];
-  const items = await Promise.all(ids.map((id) => getVisibleItem(ctx.scope, 'products', id)));
+  const items = await Promise.all(ids.map((id) => getVisibleItem(actor.scope, 'products', id)));
   return items.filter((item): item is Item => item !== undefined).map((item) => toRecord<ProductRecord>(item));
 }
 
 /** GET /users/<id>/products: the products of that user's licenses, for bearers who may see the user. */
-export async function listUserProducts(ctx: Actor, userId: string, page: PageRequest): Promise<Page<ProductRecord>> {
-  const user = await retrieveUser(ctx, userId);
-  await authorizeAction(ctx, 'products', 'list');
-  return pageOf(await productsOfUser(ctx, user.id), page);
+export async function listUserProducts(actor: Actor, userId: string, page: PageRequest): Promise<Page<ProductRecord>> {
+  const user = await retrieveUser(actor, userId);
+  await authorizeAction(actor, 'products', 'list');
+  return pageOf(await productsOfUser(actor, user.id), page);
 }
 
 /** The product a record of the graph belongs to, seen by the rules of products. */
-export const relatedProduct = (ctx: Actor, record: { productId: string }) => retrieveProduct(ctx, record.productId);
+export const relatedProduct = (actor: Actor, record: { productId: string }) => retrieveProduct(actor, record.productId);
 
 /** POST /products/<id>/tokens: a product token, generated by administrators. */
-export async function generateProductToken(ctx: Actor, id: string, request: TokenRequest) {
-  const item = await authorize(ctx, 'products', id, 'tokens.generate');
-  return generateTokenFor(ctx, item, 'product-token', request);
+export async function generateProductToken(actor: Actor, id: string, request: TokenRequest) {
+  const item = await authorize(actor, 'products', id, 'tokens.generate');
+  return generateTokenFor(actor, item, 'product-token', request);
 }

@@ -1,0 +1,72 @@
+/** The policies' operations: what each reads of a request, and what it answers. */
+import * as z from 'zod/mini';
+import { nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { declare } from '../http/declaration.ts';
+import { metadataSchema } from '../domain/rules.ts';
+import { uuidFilter } from './common.ts';
+
+/**
+ * The attributes a create and an update share. Strategies are read as strings: one the model
+ * does not know is a broken rule (422 <ATTRIBUTE>_NOT_ALLOWED), not a malformed body.
+ */
+const attributes = {
+  componentUniquenessStrategy: z.optional(z.string()),
+  componentMatchingStrategy: z.optional(z.string()),
+  requireComponentsScope: z.optional(z.boolean()),
+  protected: z.optional(z.boolean()),
+  maxMachines: z.nullish(z.int()),
+  metadata: z.optional(metadataSchema()),
+};
+
+export const policies = {
+  create: declare({
+    operation: 'policies.create',
+    summary: 'Create a policy for a product',
+    auth: 'bearer',
+    body: resourceDocument('policies', { name: nonBlank(), ...attributes }, { product: relationship('products') }),
+    answers: { 201: { resource: 'policies' } },
+    faults: [403, 422],
+  }),
+  list: declare({
+    operation: 'policies.list',
+    summary: 'List policies',
+    auth: 'bearer',
+    paged: true,
+    query: z.object({ product: uuidFilter() }),
+    answers: { 200: { list: 'policies' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'policies.retrieve',
+    summary: 'Retrieve a policy',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'policies' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'policies.update',
+    summary: 'Update a policy',
+    auth: 'bearer',
+    params: ['id'],
+    body: updateDocument('policies', { name: z.optional(nonBlank()), ...attributes }),
+    answers: { 200: { resource: 'policies' } },
+    faults: [403, 409, 422],
+  }),
+  delete: declare({
+    operation: 'policies.delete',
+    summary: 'Delete a policy with its licenses, machines and components',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    faults: [403],
+  }),
+  ofLicense: declare({
+    operation: 'licenses.policy',
+    summary: "Retrieve a license's policy",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'policies' } },
+    faults: [403],
+  }),
+};
