@@ -1,9 +1,9 @@
+import { webhookEndpoints } from '#shared/api/webhooks.ts';
 import { webhookEndpointDocument } from '#shared/domain/webhook-endpoints/document.ts';
 import { listWebhookEndpoints } from '#shared/domain/webhook-endpoints/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listWebhookEndpoints(ctx, request), (endpoint) => webhookEndpointDocument(endpoint));
-});
+export const handler = operation(webhookEndpoints.list, async (call) =>
+  listReply(call, await listWebhookEndpoints(call.actor, call.page), (endpoint) => webhookEndpointDocument(endpoint)),
+);

@@ -48,6 +48,12 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   params: readonly P[];
   /** The request document; its output is what the handler receives. Absent: any body is ignored. */
   body?: z.ZodMiniType<B>;
+  /**
+   * The path's `{id}` may name the record by another key than its id (an environment by its
+   * code): an update's `data.id` is then the body schema's to read and the service's to compare
+   * with the record it finds, not the path's.
+   */
+  pathByAlias?: boolean;
   /** Query parameters besides pagination and `environment`; unknown ones are ignored. */
   query?: z.ZodMiniType<Q>;
   /** A list: reads page[number], page[size], page[cursor] and limit, and answers with links. */

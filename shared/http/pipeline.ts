@@ -112,12 +112,13 @@ function declared<A extends AuthMode, P extends string, B, Q>(
 
 /**
  * The handler's arguments, from what the earlier steps resolved and the declaration's schemas:
- * 400 for a body or query the declaration refuses; a PATCH's `data.id` must be its path's id.
+ * 400 for a body or query the declaration refuses; a PATCH's `data.id` must be its path's id
+ * (where the path may hold an alias, the service checks it against the record it finds).
  */
 function parse<A extends AuthMode, P extends string, B, Q>(declaration: Declaration<A, P, B, Q>, request: RequestContext): Call<A, P, B, Q> {
   const params = {} as Record<P, string>;
   for (const name of declaration.params) params[name] = request.params[name] ?? '';
-  const pathId = request.event.requestContext.http.method === 'PATCH' ? request.params.id : undefined;
+  const pathId = request.event.requestContext.http.method === 'PATCH' && !declaration.pathByAlias ? request.params.id : undefined;
   const requester: Requester = { account: request.account, environment: request.environment, scope: request.scope };
   const actor = request.bearer ? { ...requester, bearer: request.bearer } : request.user ? { ...requester, user: request.user } : requester;
   return {

@@ -124,6 +124,29 @@ describe.concurrent('create, retrieve, update, list, delete', () => {
     expect(recase.body.data.attributes.code).toBe(env.attributes.code.toUpperCase());
   });
 
+  it('a PATCH by code may repeat the environment id as data.id; any other id, the code included, is 409 ID_MISMATCH', async () => {
+    const env = await createEnv({ name: 'Named' });
+    const code = env.attributes.code;
+    const patch = (id: string, name: string) =>
+      admin('PATCH', `/environments/${code}`, { body: { data: { type: 'environments', id, attributes: { name } } } });
+
+    for (const id of [env.id, env.id.toUpperCase()]) {
+      const reply = await patch(id, `By id ${id}`);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      expect(reply.body.data.attributes.name).toBe(`By id ${id}`);
+    }
+    for (const id of [code, randomUUID()]) {
+      expectError(await patch(id, 'Refused'), 409, { code: 'ID_MISMATCH', pointer: '/data/id' });
+    }
+    expect((await admin('GET', `/environments/${env.id}`)).body.data.attributes.name).toBe(`By id ${env.id.toUpperCase()}`);
+    // By UUID just the same.
+    expectError(
+      await admin('PATCH', `/environments/${env.id}`, { body: { data: { type: 'environments', id: randomUUID(), attributes: {} } } }),
+      409,
+      { code: 'ID_MISMATCH', pointer: '/data/id' },
+    );
+  });
+
   it('refuses isolationStrategy on PATCH: 400 unpermitted parameter, nothing changes', async () => {
     const env = await createEnv();
     const error = expectError(

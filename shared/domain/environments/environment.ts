@@ -27,7 +27,10 @@ export function environmentKeyFor(accountId: string, idOrCode: string): Key | un
   return uniqueKey(accountId, CODE_MARKER, idOrCode.toLowerCase());
 }
 
-/** The stored item of an environment, by UUID or by code (case-insensitive). Environments are the account's, whatever the request's environment. */
+/**
+ * The stored item of an environment, by UUID or by code (case-insensitive). Environments are the
+ * account's, whatever the request's environment.
+ */
 export async function findEnvironmentItem(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Item | undefined> {
   const scope = globalScope(accountId, ahead);
   if (!isUuid(idOrCode)) return idOrCode.length > 255 ? undefined : findByUnique(scope, CODE_MARKER, idOrCode.toLowerCase());

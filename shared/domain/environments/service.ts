@@ -5,11 +5,9 @@
  * everything else it holds.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { parseBody, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
-import { conflict, ruleBroken } from '../../errors.ts';
+import { Conflict, conflict, ruleBroken } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -39,7 +37,8 @@ export interface PurgeMessage {
 function codeRules(code: string) {
   maxLength('code', code, 255);
   if (isUuid(code) || !CODE_ALPHABET.test(code)) {
-    throw ruleBroken('CODE_INVALID', 'code must be letters, digits, ".", "_" or "-", and must not look like a UUID', attributePointer('code'));
+    const detail = 'code must be letters, digits, ".", "_" or "-", and must not look like a UUID';
+    throw ruleBroken('CODE_INVALID', detail, attributePointer('code'));
   }
   if (RESERVED_CODES.includes(code.toLowerCase())) {
     throw ruleBroken('CODE_NOT_ALLOWED', `code '${code}' is reserved`, attributePointer('code'));
@@ -52,37 +51,38 @@ const codeClaim = (code: string): UniqueClaim => ({
   taken: ruleBroken('CODE_TAKEN', 'code has already been taken', attributePointer('code')),
 });
 
-const createBody = resourceDocument('environments', {
-  name: nonBlank(),
-  code: nonBlank(),
-  isolationStrategy: z.optional(z.string()),
-});
+export interface NewEnvironment {
+  name: string;
+  code: string;
+  /** ISOLATED (the default) or SHARED; anything else is 422. */
+  isolationStrategy?: string;
+}
 
-const updateBody = updateDocument('environments', {
-  name: z.optional(nonBlank()),
-  code: z.optional(nonBlank()),
-});
+/** An environment's isolation strategy is chosen once, at its creation. */
+export interface EnvironmentChanges {
+  name?: string;
+  code?: string;
+}
 
-export async function createEnvironment(ctx: Actor): Promise<Environment> {
-  await authorizeAction(ctx, 'environments', 'create');
-  const { attributes } = parseBody(ctx.body, createBody).data;
-  maxLength('name', attributes.name, 255);
-  codeRules(attributes.code);
+export async function createEnvironment(actor: Actor, input: NewEnvironment): Promise<Environment> {
+  await authorizeAction(actor, 'environments', 'create');
+  maxLength('name', input.name, 255);
+  codeRules(input.code);
   const timestamp = now();
   const environment: Environment = {
     type: 'environments',
     id: randomUUID(),
-    accountId: ctx.account.id,
+    accountId: actor.account.id,
     environmentId: null,
     created: timestamp,
     updated: timestamp,
-    name: attributes.name,
-    code: attributes.code,
-    isolationStrategy: oneOf('isolationStrategy', attributes.isolationStrategy, STRATEGIES) ?? 'ISOLATED',
+    name: input.name,
+    code: input.code,
+    isolationStrategy: oneOf('isolationStrategy', input.isolationStrategy, STRATEGIES) ?? 'ISOLATED',
   };
   const tx = new Transaction();
   tx.create(environment, { unique: [codeClaim(environment.code)] });
-  await emitEvent(tx, globalScope(ctx.account.id), 'environment.created', environmentDocument(environment));
+  await emitEvent(tx, globalScope(actor.account.id), 'environment.created', environmentDocument(environment));
   await tx.commit();
   return environment;
 }
@@ -92,49 +92,61 @@ export async function createEnvironment(ctx: Actor): Promise<Environment> {
  * the account, whatever the request's environment; a bearer who may not manage environments is
  * refused before the lookup, so a refusal tells nothing of which environments exist.
  */
-async function environmentItem(ctx: Actor, idOrCode: string, action: string): Promise<Item> {
-  await authorizeAction(ctx, 'environments', action);
-  const item = await findEnvironmentItem(ctx.account.id, idOrCode);
+async function environmentItem(actor: Actor, idOrCode: string, action: string): Promise<Item> {
+  await authorizeAction(actor, 'environments', action);
+  const item = await findEnvironmentItem(actor.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);
-  return authorize(ctx, 'environments', item, action);
+  return authorize(actor, 'environments', item, action);
 }
 
-export async function retrieveEnvironment(ctx: Actor, idOrCode: string): Promise<Environment> {
-  return toRecord<Environment>(await environmentItem(ctx, idOrCode, 'read'));
+export async function retrieveEnvironment(actor: Actor, idOrCode: string): Promise<Environment> {
+  return toRecord<Environment>(await environmentItem(actor, idOrCode, 'read'));
 }
 
-export async function listEnvironments(ctx: Actor, page: PageRequest) {
-  await authorizeAction(ctx, 'environments', 'list');
-  return listCollection<Environment>(globalScope(ctx.account.id), { type: 'environments' }, page);
+export async function listEnvironments(actor: Actor, page: PageRequest) {
+  await authorizeAction(actor, 'environments', 'list');
+  return listCollection<Environment>(globalScope(actor.account.id), { type: 'environments' }, page);
 }
 
-export async function updateEnvironment(ctx: Actor, idOrCode: string): Promise<Environment> {
-  const item = await environmentItem(ctx, idOrCode, 'update');
-  const { attributes = {} } = parseBody(ctx.body, updateBody, item.id as string).data;
+/**
+ * `namedId`: the id the update's document gives (`data.id`), if any. The path may name the
+ * environment by its code, so only the environment found tells whether that id is its own
+ * (docs/rules.md §1: any other is 409 ID_MISMATCH).
+ */
+export async function updateEnvironment(
+  actor: Actor,
+  idOrCode: string,
+  changes: EnvironmentChanges,
+  namedId?: string,
+): Promise<Environment> {
+  const item = await environmentItem(actor, idOrCode, 'update');
   const current = toRecord<Environment>(item);
-  const changes: Partial<Environment> = { updated: now() };
+  if (namedId !== undefined && namedId.toLowerCase() !== current.id) {
+    throw new Conflict(`data.id does not match the id of the environment (${current.id})`, 'ID_MISMATCH', { pointer: '/data/id' });
+  }
+  const written: Partial<Environment> = { updated: now() };
   const claim: UniqueClaim[] = [];
   const release: { kind: string; value: string }[] = [];
-  if (attributes.name !== undefined) {
-    maxLength('name', attributes.name, 255);
-    changes.name = attributes.name;
+  if (changes.name !== undefined) {
+    maxLength('name', changes.name, 255);
+    written.name = changes.name;
   }
-  if (attributes.code !== undefined) {
-    codeRules(attributes.code);
-    changes.code = attributes.code;
-    if (attributes.code.toLowerCase() !== current.code.toLowerCase()) {
-      claim.push(codeClaim(attributes.code));
+  if (changes.code !== undefined) {
+    codeRules(changes.code);
+    written.code = changes.code;
+    if (changes.code.toLowerCase() !== current.code.toLowerCase()) {
+      claim.push(codeClaim(changes.code));
       release.push({ kind: CODE_MARKER, value: current.code.toLowerCase() });
     }
   }
   const tx = new Transaction();
-  const next = toRecord<Environment>(tx.update(item, changes, {
-      missing: new RecordNotFound('environments', idOrCode),
-      conflict: conflict('The environment changed while this request was made; retry it'),
-      claim,
-      release,
-    }));
-  await emitEvent(tx, globalScope(ctx.account.id), 'environment.updated', environmentDocument(next));
+  const next = toRecord<Environment>(tx.update(item, written, {
+    missing: new RecordNotFound('environments', idOrCode),
+    conflict: conflict('The environment changed while this request was made; retry it'),
+    claim,
+    release,
+  }));
+  await emitEvent(tx, globalScope(actor.account.id), 'environment.updated', environmentDocument(next));
   await tx.commit();
   return next;
 }
@@ -145,13 +157,13 @@ export async function updateEnvironment(ctx: Actor, idOrCode: string): Promise<E
  * its records are removed by the purge worker; a marker records the pending purge so an
  * operator can find it should the message ever be lost.
  */
-export async function deleteEnvironment(ctx: Actor, idOrCode: string): Promise<void> {
-  const item = await environmentItem(ctx, idOrCode, 'delete');
-  const message: PurgeMessage = { accountId: ctx.account.id, environmentId: item.id as string };
+export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise<void> {
+  const item = await environmentItem(actor, idOrCode, 'delete');
+  const message: PurgeMessage = { accountId: actor.account.id, environmentId: item.id as string };
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('environments', idOrCode));
   tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });
-  await emitEvent(tx, globalScope(ctx.account.id), 'environment.deleted', environmentDocument(toRecord<Environment>(item)));
+  await emitEvent(tx, globalScope(actor.account.id), 'environment.deleted', environmentDocument(toRecord<Environment>(item)));
   await tx.commit();
   try {
     await enqueue('purge', message);
@@ -161,13 +173,13 @@ export async function deleteEnvironment(ctx: Actor, idOrCode: string): Promise<v
 }
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
-export async function generateEnvironmentToken(ctx: Actor, idOrCode: string, request: TokenRequest) {
-  const item = await environmentItem(ctx, idOrCode, 'tokens.generate');
-  return generateTokenFor(ctx, item, 'environment-token', request, item.id as string);
+export async function generateEnvironmentToken(actor: Actor, idOrCode: string, request: TokenRequest) {
+  const item = await environmentItem(actor, idOrCode, 'tokens.generate');
+  return generateTokenFor(actor, item, 'environment-token', request, item.id as string);
 }
 
-export async function listEnvironmentTokens(ctx: Actor, idOrCode: string, page: PageRequest) {
-  const environment = toRecord<Environment>(await environmentItem(ctx, idOrCode, 'tokens.list'));
-  const scope = environmentScope(ctx.account.id, environment);
+export async function listEnvironmentTokens(actor: Actor, idOrCode: string, page: PageRequest) {
+  const environment = toRecord<Environment>(await environmentItem(actor, idOrCode, 'tokens.list'));
+  const scope = environmentScope(actor.account.id, environment);
   return listBearerTokens(scope, { type: 'environments', id: environment.id }, page);
 }

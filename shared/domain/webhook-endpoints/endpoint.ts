@@ -63,7 +63,8 @@ export function subscriptionRules(subscriptions: string[]): string[] {
   subscriptions.forEach((subscription, i) => {
     if (subscription !== '*' && !isEventKind(subscription)) {
       const shown = subscription.length > 64 ? `${subscription.slice(0, 64)}…` : subscription;
-      throw ruleBroken('SUBSCRIPTIONS_INVALID', `'${shown}' is not an event kind (${EVENT_KINDS.join(', ')}), nor *`, `${attributePointer('subscriptions')}/${i}`);
+      const detail = `'${shown}' is not an event kind (${EVENT_KINDS.join(', ')}), nor *`;
+      throw ruleBroken('SUBSCRIPTIONS_INVALID', detail, `${attributePointer('subscriptions')}/${i}`);
     }
   });
   return [...new Set(subscriptions)];
