@@ -7,6 +7,6 @@ export function constructIdOf(name: string): string {
   return name
     .split(/[^A-Za-z0-9]+/)
     .filter((part) => part.length > 0)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }

@@ -125,6 +125,11 @@ export function createMasterKeyFile(path: string): void {
 
 const additionalData = (context: string) => Buffer.from(`${VERSION}\0${context}`, 'utf8');
 
+/** A sealed value's parts: version, wrapped data key, IV, ciphertext and tag (all but the version base64url). */
+type SealedParts = [version: string, wrapped: string, iv: string, ciphertext: string, tag: string];
+const isSealedParts = (parts: string[]): parts is SealedParts => parts.length === 5;
+const fromBase64url = (part: string) => Buffer.from(part, 'base64url');
+
 export class Sealer {
   private current?: Promise<DataKey>;
   private sealsLeft = 0;
@@ -142,10 +147,10 @@ export class Sealer {
 
   async unseal(sealed: string, context = ''): Promise<string> {
     const parts = sealed.split('.');
-    if (parts.length !== 5 || parts[0] !== VERSION) throw new UnsealError('The value is not sealed in a known format');
-    const [wrapped, iv, ciphertext, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
-    const key = await this.unwrap(parts[1]!, wrapped!);
-    return decrypt(key, iv!, ciphertext!, tag!, additionalData(context)).toString('utf8');
+    if (!isSealedParts(parts) || parts[0] !== VERSION) throw new UnsealError('The value is not sealed in a known format');
+    const [, wrapped, iv, ciphertext, tag] = parts;
+    const key = await this.unwrap(wrapped, fromBase64url(wrapped));
+    return decrypt(key, fromBase64url(iv), fromBase64url(ciphertext), fromBase64url(tag), additionalData(context)).toString('utf8');
   }
 
   /** The container's data key, asked for once (concurrent seals share the request) and renewed when used up. */
@@ -181,7 +186,9 @@ export class Sealer {
 
   private remember(id: string, key: Promise<Buffer>): void {
     this.unwrapped.set(id, key);
-    if (this.unwrapped.size > UNWRAPPED_KEPT) this.unwrapped.delete(this.unwrapped.keys().next().value!);
+    if (this.unwrapped.size <= UNWRAPPED_KEPT) return;
+    const oldest = this.unwrapped.keys().next();
+    if (!oldest.done) this.unwrapped.delete(oldest.value);
   }
 }
 

@@ -208,8 +208,12 @@ class EndpointGone extends Error {}
 export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpoints?: EndpointReads): Promise<AttemptOutcome> {
   const log = { accountId: key.accountId, webhookEventId: key.webhookEventId, attempt: key.attempt };
   const endpointKey = (id: string) => recordKey(key.accountId, 'webhook-endpoints', id);
-  const ref = key.endpointId && endpointRef(key.accountId, key.endpointId);
-  const endpointRead = !ref ? undefined : endpoints?.has(ref) ? Promise.resolve(endpoints.get(ref)) : getItem(endpointKey(key.endpointId!));
+  /** The endpoint the message names: read ahead with its batch, or read now. */
+  const readEndpoint = (id: string) => {
+    const ref = endpointRef(key.accountId, id);
+    return endpoints?.has(ref) ? Promise.resolve(endpoints.get(ref)) : getItem(endpointKey(id));
+  };
+  const endpointRead = key.endpointId ? readEndpoint(key.endpointId) : undefined;
   // Awaited below once the claim holds; a claim that fails first must not leave it unhandled.
   endpointRead?.catch(() => undefined);
   const claim = await claimAttempt(key, leaseMs);

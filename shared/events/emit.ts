@@ -30,7 +30,7 @@ import { randomSecret } from '../auth/secrets.ts';
 import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
 import { subscriptionsOf, type Subscription } from '../domain/webhook-endpoints/subscriptions.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
-import { type ResourceObject } from '../jsonapi.ts';
+import type { ResourceObject } from '../jsonapi.ts';
 import { logger } from '../logger.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';

@@ -46,7 +46,8 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   } catch {
     throw new PoisonMessage('The delivery message is not JSON');
   }
-  const result = (schema ??= deliveryMessageSchema()).safeParse(json);
+  schema ??= deliveryMessageSchema();
+  const result = schema.safeParse(json);
   if (!result.success) throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
   return result.data;
 }

@@ -77,10 +77,10 @@ SIX_TO_FOUR.addSubnet('2002::', 16, 'ipv6');
 /** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail becomes the last two). */
 function groupsOf(address: string): number[] {
   let text = address;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  const [dotted] = /\d+\.\d+\.\d+\.\d+$/.exec(text) ?? [];
+  if (dotted !== undefined) {
+    const [a, b, c, d] = dotted.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, text.length - dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
@@ -89,7 +89,12 @@ function groupsOf(address: string): number[] {
   return [...front, ...Array(8 - front.length - back.length).fill(0), ...back];
 }
 
-const ipv4Of = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The IPv4 address an IPv6 address carries in its groups `at` and `at + 1`. */
+function ipv4In(groups: readonly number[], at: number): string {
+  const [high, low] = groups.slice(at, at + 2);
+  if (high === undefined || low === undefined) throw new Error(`An IPv6 address has no groups ${at} and ${at + 1}`);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
 
 /** Whether an IP address (v4 or v6 text) is one a webhook must not reach. */
 export function isRefusedAddress(address: string): boolean {
@@ -98,8 +103,8 @@ export function isRefusedAddress(address: string): boolean {
   if (family === 4) return refused.check(address, 'ipv4');
   if (refused.check(address, 'ipv6')) return true;
   const groups = groupsOf(address);
-  if (NAT64.check(address, 'ipv6')) return refused.check(ipv4Of(groups[6]!, groups[7]!), 'ipv4');
-  if (SIX_TO_FOUR.check(address, 'ipv6')) return refused.check(ipv4Of(groups[1]!, groups[2]!), 'ipv4');
+  if (NAT64.check(address, 'ipv6')) return refused.check(ipv4In(groups, 6), 'ipv4');
+  if (SIX_TO_FOUR.check(address, 'ipv6')) return refused.check(ipv4In(groups, 1), 'ipv4');
   return false;
 }
 

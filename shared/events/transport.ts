@@ -91,12 +91,13 @@ function pinnedLookup(addresses: readonly string[]): LookupFunction {
   const pinned = addresses.map((address) => ({ address, family: isIP(address) }));
   return (hostname, options, callback) => {
     const usable = pinned.filter((entry) => !options.family || entry.family === options.family);
-    if (usable.length === 0) {
+    const [first] = usable;
+    if (first === undefined) {
       const error: NodeJS.ErrnoException = new Error(`No checked address of ${hostname} for IPv${options.family}`);
       error.code = 'ENOTFOUND';
       return callback(error, '', 0);
     }
     if (options.all) return callback(null, usable);
-    callback(null, usable[0]!.address, usable[0]!.family);
+    callback(null, first.address, first.family);
   };
 }

@@ -24,9 +24,11 @@ function decode(component: string): string {
 export function collectHeaders(rawHeaders: readonly string[]): { headers: Record<string, string>; cookies?: string[] } {
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    const value = rawHeaders[i + 1]!;
+  // Names and values alternate; a name without its value ends the list.
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const [rawName, value] = rawHeaders.slice(i, i + 2);
+    if (rawName === undefined || value === undefined) break;
+    const name = rawName.toLowerCase();
     if (name === 'cookie') {
       cookies.push(...value.split(';').map((cookie) => cookie.trim()).filter(Boolean));
       continue;
@@ -79,6 +81,7 @@ export function buildApiEvent({ request, body, routeKey, pathParameters, request
   const rawQueryString = queryStart === -1 ? '' : target.slice(queryStart + 1);
   const { headers, cookies } = collectHeaders(request.rawHeaders);
   const domainName = (headers.host ?? 'localhost').replace(/:\d+$/, '');
+  const [domainPrefix = domainName] = domainName.split('.');
   const method = request.method ?? 'GET';
   // The peer of the connection, as API Gateway reports it; never a header the client writes (X-Forwarded-For).
   const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
@@ -94,7 +97,7 @@ export function buildApiEvent({ request, body, routeKey, pathParameters, request
       accountId: LOCAL_ACCOUNT_ID,
       apiId: LOCAL_API_ID,
       domainName,
-      domainPrefix: domainName.split('.')[0]!,
+      domainPrefix,
       http: {
         method,
         path: rawPath,

@@ -287,7 +287,8 @@ export function startPoller(options: PollerOptions): Poller {
     let failedIds: Set<string>;
     try {
       const handler = await handlerFor(worker.handler);
-      const response = (await handler(event, context)) as SQSBatchResponse | undefined | void;
+      // A handler that returns nothing resolves to undefined: every message succeeded.
+      const response = (await handler(event, context)) as SQSBatchResponse | undefined;
       failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
       // As with Lambda, a thrown error fails the whole batch: every message comes back.

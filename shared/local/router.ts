@@ -34,8 +34,8 @@ function compile(route: RouteLike): CompiledRoute {
     .split('/')
     .slice(1)
     .map((part): Segment => {
-      const parameter = PARAMETER.exec(part);
-      return parameter ? { parameter: parameter[1]! } : { literal: part };
+      const [, parameter] = PARAMETER.exec(part) ?? [];
+      return parameter !== undefined ? { parameter } : { literal: part };
     });
   return { route, segments };
 }
@@ -44,9 +44,11 @@ function compile(route: RouteLike): CompiledRoute {
 function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
   // Routes of different lengths never compete; ordering by length keeps the sort consistent.
   if (a.segments.length !== b.segments.length) return a.segments.length - b.segments.length;
-  for (let i = 0; i < a.segments.length; i++) {
-    const aLiteral = 'literal' in a.segments[i]!;
-    const bLiteral = 'literal' in b.segments[i]!;
+  for (const [i, aSegment] of a.segments.entries()) {
+    const bSegment = b.segments[i];
+    if (bSegment === undefined) break; // not reached: the lengths are equal
+    const aLiteral = 'literal' in aSegment;
+    const bLiteral = 'literal' in bSegment;
     if (aLiteral !== bLiteral) return aLiteral ? -1 : 1;
   }
   return 0;
@@ -70,7 +72,8 @@ export function createRouter(routes: readonly RouteLike[], fallback: FallbackLik
       if (candidate.segments.length !== requestSegments.length) continue;
       const pathParameters: Record<string, string> = {};
       const matches = candidate.segments.every((segment, i) => {
-        const value = requestSegments[i]!;
+        const value = requestSegments[i];
+        if (value === undefined) return false;
         if ('literal' in segment) return segment.literal === value;
         if (value === '') return false;
         pathParameters[segment.parameter] = value;

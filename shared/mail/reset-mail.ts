@@ -23,8 +23,8 @@ export function resetLink(mail: Omit<ResetMail, 'to' | 'accountName'>): string {
   return `${config.publicUrl}/v1/accounts/${mail.accountId}/password-reset#${fragment}`;
 }
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const HTML_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
 
 export async function sendResetMail(mail: ResetMail): Promise<void> {
   const link = resetLink(mail);
@@ -37,8 +37,8 @@ export async function sendResetMail(mail: ResetMail): Promise<void> {
     '',
     'If it was not you, ignore this mail: your password stays as it is.',
   ].join('\n');
-  const html = `<p>Someone asked to set a new password for ${escape(mail.to)} at ${escape(mail.accountName)}.</p>
-<p><a href="${escape(link)}">Choose a new password</a> (the link works once, for 24 hours).</p>
+  const html = `<p>Someone asked to set a new password for ${escapeHtml(mail.to)} at ${escapeHtml(mail.accountName)}.</p>
+<p><a href="${escapeHtml(link)}">Choose a new password</a> (the link works once, for 24 hours).</p>
 <p>If it was not you, ignore this mail: your password stays as it is.</p>`;
   await ses().send(
     new SendEmailCommand({

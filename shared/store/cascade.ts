@@ -25,10 +25,15 @@ export async function deleteWithChildren(
   last: (tx: Transaction) => void | Promise<void>,
   alsoDelete: (tx: Transaction, item: Item) => void = () => {},
 ): Promise<void> {
-  const chunks: Item[][] = [[]];
+  // Always one chunk, however few the items: the last one runs `last`.
+  let filling: Item[] = [];
+  const chunks = [filling];
   for (const item of items) {
-    if (chunks.at(-1)!.length * OPERATIONS_PER_CHILD >= CHUNK_OPERATIONS) chunks.push([]);
-    chunks.at(-1)!.push(item);
+    if (filling.length * OPERATIONS_PER_CHILD >= CHUNK_OPERATIONS) {
+      filling = [];
+      chunks.push(filling);
+    }
+    filling.push(item);
   }
   for (const [i, chunk] of chunks.entries()) {
     await commitChunk(chunk, i === chunks.length - 1 ? last : () => {}, alsoDelete);

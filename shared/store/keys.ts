@@ -120,7 +120,12 @@ export const collectionName = (type: RecordType, parent?: { type: RecordType; id
 export const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 
 /** The index of a collection: GSI1 for every record of a type, else its parent slot's. */
-export const collectionIndex = (slot?: number): string => (slot === undefined ? 'GSI1' : PARENT_INDEXES[slot]!);
+export function collectionIndex(slot?: number): string {
+  if (slot === undefined) return 'GSI1';
+  const index = PARENT_INDEXES[slot];
+  if (index === undefined) throw new Error(`No parent collection index for slot ${slot}`);
+  return index;
+}
 
 /**
  * The keys-only twin of a collection index: the same partition and sort key attributes

@@ -86,9 +86,9 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
   const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
   const shown = rows.slice(0, page.size);
-  const records = shown.map((row) => toRecord<T>(row.item!));
+  const records = shown.map((row) => toRecord<T>(row.item));
   const result: Page<T> = { records, count: await counting };
-  if (page.mode === 'cursor') result.nextCursor = rows.length > page.size ? encodeCursor(shown.at(-1)!.sortKey) : null;
+  if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }
 
@@ -151,21 +151,46 @@ export function pageOf<T extends StoredRecord>(all: T[], page: PageRequest): Pag
   const before = page.cursor ? decodeCursor(page.cursor) : undefined;
   const rest = before ? sorted.filter((record) => sortKey(record) < before) : sorted;
   const records = rest.slice(0, page.size);
-  return { records, count: sorted.length, nextCursor: rest.length > page.size ? encodeCursor(sortKey(records.at(-1)!)) : null };
+  const last = records.at(-1);
+  return { records, count: sorted.length, nextCursor: nextCursorAfter(last && sortKey(last), rest.length > page.size) };
 }
+
+/** The cursor of the page after one whose last record has `lastShown`; null when nothing follows. */
+const nextCursorAfter = (lastShown: string | undefined, more: boolean): string | null =>
+  more && lastShown !== undefined ? encodeCursor(lastShown) : null;
 
 /** The empty page: a list whose filters cannot match anything. */
 export const emptyPage = <T>(page: PageRequest): Page<T> => ({ records: [], count: 0, ...(page.mode === 'cursor' ? { nextCursor: null } : {}) });
 
+/** A record's place in its collection; a keys-only read gives no more. */
 interface Row {
   sortKey: string;
-  item?: Record<string, unknown>;
+}
+
+interface ItemRow extends Row {
+  item: Record<string, unknown>;
 }
 
 /**
  * One partition of `index`, newest first, below `before`. keysOnly reads only what skipping
  * needs, from the index's keys-only twin when no filter needs the attributes it lacks.
  */
+function read(
+  index: string,
+  partition: string,
+  before: string | undefined,
+  wanted: number,
+  keysOnly: false,
+  filter?: Filter,
+): AsyncGenerator<ItemRow>;
+function read(
+  index: string,
+  partition: string,
+  before: string | undefined,
+  wanted: number,
+  keysOnly: true,
+  filter?: Filter,
+): AsyncGenerator<Row>;
 async function* read(
   index: string,
   partition: string,
@@ -173,7 +198,7 @@ async function* read(
   wanted: number,
   keysOnly: boolean,
   filter?: Filter,
-): AsyncGenerator<Row> {
+): AsyncGenerator<Row | ItemRow> {
   let remaining = wanted;
   let start: Record<string, unknown> | undefined;
   // The twin has the same key attributes (`<index>PK`, `<index>SK`), so only the name changes.
@@ -196,7 +221,8 @@ async function* read(
       }),
     );
     for (const item of response.Items ?? []) {
-      yield { sortKey: item[`${index}SK`] as string, item: keysOnly ? undefined : item };
+      const sortKey = item[`${index}SK`] as string;
+      yield keysOnly ? { sortKey } : { sortKey, item };
     }
     remaining -= response.Items?.length ?? 0;
     start = response.LastEvaluatedKey;
@@ -231,22 +257,25 @@ export async function partitionItems(index: string | undefined, partition: strin
 }
 
 /** Merges partitions that are each newest first into one stream, newest first. */
-async function* merge(streams: AsyncGenerator<Row>[]): AsyncGenerator<Row> {
-  if (streams.length === 1) return yield* streams[0]!;
-  const heads = await Promise.all(streams.map((stream) => stream.next()));
+async function* merge<R extends Row>(streams: AsyncGenerator<R>[]): AsyncGenerator<R> {
+  const [only, ...others] = streams;
+  if (only && others.length === 0) return yield* only;
+  // Each stream with the row it offers next (none once it is done).
+  const sources = await Promise.all(streams.map(async (stream) => ({ stream, head: await stream.next() })));
   for (;;) {
-    let newest = -1;
-    heads.forEach((head, i) => {
-      if (!head.done && (newest < 0 || head.value.sortKey > (heads[newest]!.value as Row).sortKey)) newest = i;
-    });
-    if (newest < 0) return;
-    yield heads[newest]!.value as Row;
-    heads[newest] = await streams[newest]!.next();
+    let newest: { source: (typeof sources)[number]; row: R } | undefined;
+    for (const source of sources) {
+      const { head } = source;
+      if (!head.done && (!newest || head.value.sortKey > newest.row.sortKey)) newest = { source, row: head.value };
+    }
+    if (!newest) return;
+    yield newest.row;
+    newest.source.head = await newest.source.stream.next();
   }
 }
 
-async function take(stream: AsyncGenerator<Row>, count: number): Promise<Row[]> {
-  const rows: Row[] = [];
+async function take<R extends Row>(stream: AsyncGenerator<R>, count: number): Promise<R[]> {
+  const rows: R[] = [];
   if (count <= 0) return rows;
   for await (const row of stream) {
     rows.push(row);

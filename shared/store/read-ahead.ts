@@ -41,7 +41,7 @@ export async function readItem(ahead: ReadAhead | undefined, key: Key): Promise<
 /** Reads items (those that exist): what was read ahead, the rest in one BatchGetItem. */
 export async function readItems(ahead: ReadAhead | undefined, keys: Key[]): Promise<Item[]> {
   const missing = keys.filter((key) => !ahead?.has(key));
-  const known = keys.filter((key) => ahead?.has(key)).map((key) => ahead!.take(key));
+  const known = ahead ? keys.filter((key) => ahead.has(key)).map((key) => ahead.take(key)) : [];
   const fetched = missing.length ? await getItems(missing) : [];
   return [...known.filter((item): item is Item => item !== undefined), ...fetched];
 }

@@ -30,6 +30,12 @@ const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'componen
 
 const CHANGES = new Set(['update', 'delete']);
 
+/** The product a license bearer belongs to: authentication always gives a license bearer its ancestry. */
+function productOfLicense(bearer: Bearer): string {
+  if (bearer.productId === undefined) throw new Error(`License bearer ${bearer.id} carries no product`);
+  return bearer.productId;
+}
+
 type Reach = (bearer: Bearer, record: Item, actor: Principal) => boolean | Promise<boolean>;
 
 /** Reach in the graph, by kind of bearer; administrators reach everything the scope shows. */
@@ -57,7 +63,7 @@ export const products: Policy = {
   restrict(actor): Record<string, string> {
     const { bearer } = actor;
     if (bearer.kind === 'product') return { id: bearer.id };
-    if (bearer.kind === 'license') return { id: bearer.productId! };
+    if (bearer.kind === 'license') return { id: productOfLicense(bearer) };
     // A user's products are those of the licenses they own (products/service.ts reads them so).
     if (bearer.kind === 'user') return { licenseOwnerId: bearer.id };
     return {};
