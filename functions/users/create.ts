@@ -4,4 +4,6 @@ import { createUser } from '#shared/domain/users/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation(users.create, async ({ actor, body }) => created(userDocument(await createUser(actor, body.data.attributes))));
+export const handler = operation(users.create, async ({ actor, body }) =>
+  created(userDocument(await createUser(actor, body.data.attributes))),
+);

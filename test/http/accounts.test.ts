@@ -96,7 +96,10 @@ describe('PATCH /v1/accounts/{account}', () => {
     const body = (id: string, name: string) => ({ data: { type: 'accounts', id, attributes: { name } } });
     const byId = await call('PATCH', account.path, { token: account.adminToken, body: body(account.id, 'Named with data.id') });
     expect(byId.status, JSON.stringify(byId.body)).toBe(200);
-    const bySlug = await call('PATCH', `/v1/accounts/${account.slug}`, { token: account.adminToken, body: body(account.id.toUpperCase(), 'By slug with data.id') });
+    const bySlug = await call('PATCH', `/v1/accounts/${account.slug}`, {
+      token: account.adminToken,
+      body: body(account.id.toUpperCase(), 'By slug with data.id'),
+    });
     expect(bySlug.status, JSON.stringify(bySlug.body)).toBe(200);
     expectError(await call('PATCH', account.path, { token: account.adminToken, body: body(randomUUID(), 'Not this one') }), 409, {
       code: 'ID_MISMATCH',
