@@ -11,6 +11,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ActionRefused, Conflict, InputInvalid, LimitReached, RuleBroken } from '../shared/errors.ts';
+import { RecordNotFound } from '../shared/store/errors.ts';
 
 const COMMANDS = ['create-account'] as const;
 
@@ -47,15 +49,19 @@ async function createAccountCommand(args: string[]) {
   if (missing.length) fail(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
   useLocalStackUnlessConfigured();
   const { createAccount } = await import('../shared/domain/accounts/service.ts');
-  const { ApiError } = await import('../shared/http/errors.ts');
   try {
     const { account, user, token } = await createAccount(values as Required<typeof values>);
     process.stdout.write(`${JSON.stringify({ account: { id: account.id, slug: account.slug }, user: { id: user.id, email: user.email }, token })}\n`);
   } catch (error) {
-    if (error instanceof ApiError) fail(error.errors.map((e) => e.detail).join('; '));
+    if (isServiceFault(error)) fail(error.message);
     throw error;
   }
 }
+
+/** The service's faults (shared/errors.ts, the store's): their messages say what to fix. */
+const SERVICE_FAULTS = [RuleBroken, ActionRefused, Conflict, InputInvalid, LimitReached, RecordNotFound];
+
+const isServiceFault = (error: unknown): error is Error => SERVICE_FAULTS.some((fault) => error instanceof fault);
 
 async function main() {
   const [command, ...rest] = process.argv.slice(2);

@@ -1,5 +1,7 @@
-import { accountDocument, retrieveAccount } from '#shared/domain/accounts/service.ts';
+import { accounts } from '#shared/api/accounts.ts';
+import { accountDocument } from '#shared/domain/accounts/document.ts';
+import { retrieveAccount } from '#shared/domain/accounts/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => ok(accountDocument(await retrieveAccount(ctx))));
+export const handler = operation(accounts.retrieve, async ({ actor }) => ok(accountDocument(await retrieveAccount(actor))));

@@ -1,5 +1,11 @@
+import { passwords } from '#shared/api/passwords.ts';
 import { requestPasswordReset } from '#shared/domain/passwords/request.ts';
+import { accepted } from '#shared/http/documents.ts';
+import { rateLimitHeaders } from '#shared/http/errors.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** POST /passwords: always 202 with no body for a well-formed request (no address enumeration). */
-export const handler = operation('none', async (ctx) => ({ status: 202, headers: await requestPasswordReset(ctx) }), { limitPerAddress: 'passwords.request' });
+export const handler = operation(passwords.request, async ({ actor, body: { meta } }) => ({
+  ...accepted(),
+  headers: rateLimitHeaders(await requestPasswordReset(actor, meta)),
+}));

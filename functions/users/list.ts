@@ -1,9 +1,7 @@
+import { users } from '#shared/api/users.ts';
 import { userDocument } from '#shared/domain/users/document.ts';
 import { listUsers } from '#shared/domain/users/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listUsers(ctx, request), userDocument);
-});
+export const handler = operation(users.list, async (call) => listReply(call, await listUsers(call.actor, call.page), userDocument));

@@ -1,10 +1,10 @@
+import { users } from '#shared/api/users.ts';
 import { tokenDocument } from '#shared/domain/tokens/document.ts';
 import { listUserTokens } from '#shared/domain/users/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listUserTokens(ctx, ctx.params.id!, request), tokenDocument);
-});
+export const handler = operation(users.tokens, async (call) =>
+  listReply(call, await listUserTokens(call.actor, call.params.id, call.page), tokenDocument),
+);

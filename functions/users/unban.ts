@@ -1,6 +1,7 @@
+import { users } from '#shared/api/users.ts';
 import { userDocument } from '#shared/domain/users/document.ts';
-import { setUserStatus } from '#shared/domain/users/service.ts';
+import { unbanUser } from '#shared/domain/users/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => ok(userDocument(await setUserStatus(ctx, ctx.params.id!, 'ACTIVE'))));
+export const handler = operation(users.unban, async ({ actor, params }) => ok(userDocument(await unbanUser(actor, params.id))));

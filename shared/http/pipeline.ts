@@ -118,7 +118,10 @@ function declared<A extends AuthMode, P extends string, B, Q>(
 function parse<A extends AuthMode, P extends string, B, Q>(declaration: Declaration<A, P, B, Q>, request: RequestContext): Call<A, P, B, Q> {
   const params = {} as Record<P, string>;
   for (const name of declaration.params) params[name] = request.params[name] ?? '';
-  const pathId = request.event.requestContext.http.method === 'PATCH' && !declaration.pathByAlias ? request.params.id : undefined;
+  // The record a PATCH's path names: its {id}, or the account itself (PATCH /accounts/<account>);
+  // a path naming its record by an alias (an environment's code) leaves the check to the service.
+  const patched = request.event.requestContext.http.method === 'PATCH' && !declaration.pathByAlias;
+  const pathId = patched ? (request.params.id ?? request.account.id) : undefined;
   const requester: Requester = { account: request.account, environment: request.environment, scope: request.scope };
   const actor = request.bearer ? { ...requester, bearer: request.bearer } : request.user ? { ...requester, user: request.user } : requester;
   return {

@@ -92,6 +92,22 @@ describe('PATCH /v1/accounts/{account}', () => {
     expectError(await patchAccount({ name: '  ' }), 400, { source: { pointer: '/data/attributes/name' }, detail: 'cannot be blank' });
   });
 
+  it("accepts the account's own id as data.id, by UUID and by slug; another id is 409 ID_MISMATCH", async () => {
+    const body = (id: string, name: string) => ({ data: { type: 'accounts', id, attributes: { name } } });
+    const byId = await call('PATCH', account.path, { token: account.adminToken, body: body(account.id, 'Named with data.id') });
+    expect(byId.status, JSON.stringify(byId.body)).toBe(200);
+    const bySlug = await call('PATCH', `/v1/accounts/${account.slug}`, {
+      token: account.adminToken,
+      body: body(account.id.toUpperCase(), 'By slug with data.id'),
+    });
+    expect(bySlug.status, JSON.stringify(bySlug.body)).toBe(200);
+    expectError(await call('PATCH', account.path, { token: account.adminToken, body: body(randomUUID(), 'Not this one') }), 409, {
+      code: 'ID_MISMATCH',
+      source: { pointer: '/data/id' },
+    });
+    expect((await readAccount()).attributes.name).toBe('By slug with data.id');
+  });
+
   it('refuses a slug change as an unpermitted parameter', async () => {
     expectError(await patchAccount({ slug: `x-${randomUUID().slice(0, 8)}` }), 400, {
       source: { pointer: '/data/attributes/slug' },

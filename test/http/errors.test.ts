@@ -154,7 +154,7 @@ describe.concurrent('environment selection (400 ENVIRONMENT_INVALID)', () => {
   });
 });
 
-describe.concurrent('order of checks: account, environment, authentication, visibility, permission, body shape, model rules', () => {
+describe.concurrent('order of checks: account, environment, authentication, body shape, visibility, permission, model rules', () => {
   const unknownAccount = `/v1/accounts/${randomUUID()}`;
 
   it('reports an unknown account before a bad environment', async () => {
@@ -182,10 +182,19 @@ describe.concurrent('order of checks: account, environment, authentication, visi
     expectError(await call('POST', `${account.path}/users/${other.id}/actions/ban`, { token: user.token }), 404, { code: 'NOT_FOUND' });
   });
 
-  it('reports a forbidden action (403) before a bad body (400)', async () => {
-    expectError(await call('POST', `${account.path}/users`, { token: user.token, raw: '{not json', headers: { 'content-type': 'application/vnd.api+json' } }), 403, { code: undefined });
-    expectError(await call('POST', `${account.path}/users`, { token: user.token, body: { data: { type: 'nope' } } }), 403, { code: undefined });
-    expectError(await call('PATCH', account.path, { token: user.token, body: { data: { type: 'accounts', attributes: { protected: 'yes' } } } }), 403, { code: undefined });
+  it('reports a bad body (400) before an unseen record (404) or a forbidden action (403): the request is parsed first', async () => {
+    const other = await newUser(account);
+    const malformed = { raw: '{not json', headers: { 'content-type': 'application/vnd.api+json' } };
+    expectError(await call('POST', `${account.path}/users`, { token: user.token, ...malformed }), 400, { code: 'JSON_INVALID' });
+    const wrongType = { data: { type: 'nope' } };
+    const create = await call('POST', `${account.path}/users`, { token: user.token, body: wrongType });
+    expectError(create, 400, { source: { pointer: '/data/type' } });
+    const notBoolean = { data: { type: 'accounts', attributes: { protected: 'yes' } } };
+    const update = await call('PATCH', account.path, { token: user.token, body: notBoolean });
+    expectError(update, 400, { source: { pointer: '/data/attributes/protected' } });
+    expectError(await call('PATCH', `${account.path}/users/${other.id}`, { token: user.token, body: userBody({ role: 5 }) }), 400, {
+      source: { pointer: '/data/attributes/role' },
+    });
   });
 
   it('reports a bad body shape (400) before a broken model rule (422)', async () => {

@@ -2,12 +2,9 @@
  * Creating accounts (operator CLI and the local demo), reading and changing them (admins).
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorizeAction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
 import { isUuid } from '../../store/records.ts';
-import { parseBody, nonBlank, updateDocument } from '../../http/body.ts';
-import { accountPath, type ResourceObject } from '../../jsonapi.ts';
 import { ruleBroken } from '../../errors.ts';
 import { accountKey } from '../../store/keys.ts';
 import { globalScope } from '../../store/scope.ts';
@@ -17,22 +14,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { addToken } from '../tokens/service.ts';
 import { addUser } from '../users/service.ts';
 import { putNewAccount, SLUG, type Account } from './account.ts';
-
-export function accountDocument(account: Account): ResourceObject {
-  return {
-    id: account.id,
-    type: 'accounts',
-    attributes: {
-      slug: account.slug,
-      name: account.name,
-      protected: account.protected,
-      created: account.created,
-      updated: account.updated,
-    },
-    relationships: {},
-    links: { self: accountPath(account.id) },
-  };
-}
+import { accountDocument } from './document.ts';
 
 export interface NewAccount {
   slug: string;
@@ -66,30 +48,30 @@ export async function createAccount(input: NewAccount) {
   return { account, user, token: value };
 }
 
-const updateAccountBody = updateDocument('accounts', {
-  name: z.optional(nonBlank()),
-  protected: z.optional(z.boolean()),
-});
-
-export async function retrieveAccount(ctx: Actor): Promise<Account> {
-  await authorizeAction(ctx, 'accounts', 'read');
-  return ctx.account;
+/** What an administrator may change of the account; only what is given changes. */
+export interface AccountChanges {
+  name?: string;
+  protected?: boolean;
 }
 
-export async function updateAccount(ctx: Actor): Promise<Account> {
-  await authorizeAction(ctx, 'accounts', 'update');
-  const { attributes = {} } = parseBody(ctx.body, updateAccountBody, ctx.account.id).data;
+export async function retrieveAccount(actor: Actor): Promise<Account> {
+  await authorizeAction(actor, 'accounts', 'read');
+  return actor.account;
+}
+
+export async function updateAccount(actor: Actor, attributes: AccountChanges): Promise<Account> {
+  await authorizeAction(actor, 'accounts', 'update');
   maxLength('name', attributes.name, 255);
   const changes: Partial<Account> = { updated: now() };
   if (attributes.name !== undefined) changes.name = attributes.name.trim();
   if (attributes.protected !== undefined) changes.protected = attributes.protected;
   // Only the attributes sent are set, so concurrent changes of different attributes both land.
   const tx = new Transaction();
-  tx.update({ ...accountKey(ctx.account.id), accountId: ctx.account.id, environmentId: null }, changes, {
+  tx.update({ ...accountKey(actor.account.id), accountId: actor.account.id, environmentId: null }, changes, {
     missing: new Error('The account was deleted during the update'),
   });
-  const next: Account = { ...ctx.account, ...changes };
-  await emitEvent(tx, globalScope(ctx.account.id), 'account.updated', accountDocument(next));
+  const next: Account = { ...actor.account, ...changes };
+  await emitEvent(tx, globalScope(actor.account.id), 'account.updated', accountDocument(next));
   await tx.commit();
   return next;
 }

@@ -2,12 +2,10 @@
  * POST /users/<id>/actions/reset-password: the reset token (from the mail's link or the
  * webhook event) sets a new password. Single use; success revokes every token of the user.
  */
-import * as z from 'zod/mini';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
-import { metaDocument, parseBody } from '../../http/body.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { NotAuthenticated, refused } from '../../errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import type { Requester } from '../../auth/actor.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
@@ -17,29 +15,33 @@ import { userDocument } from '../users/document.ts';
 import { passwordRules } from '../users/service.ts';
 import { isManaged, type UserRecord } from '../users/user.ts';
 
-const fulfilBody = metaDocument({ passwordResetToken: z.string(), newPassword: z.string() });
+/** What the reset form (or a client holding the webhook's token) sends. */
+export interface PasswordReset {
+  /** The reset token, from the mail's link or the `user.password-reset` event. */
+  token: string;
+  newPassword: string;
+}
 
-export async function resetPassword(ctx: RequestContext, id: string): Promise<UserRecord> {
-  const { meta } = parseBody(ctx.body, fulfilBody);
+export async function resetPassword(requester: Requester, id: string, input: PasswordReset): Promise<UserRecord> {
   // Only a user of the request's own environment: a reset is a change, and a SHARED environment never changes a global user.
-  const visible = await getVisibleItem(ctx.scope, 'users', id);
-  const item = visible && canWrite(ctx.scope, (visible.environmentId as string | null) ?? null) ? visible : undefined;
+  const visible = await getVisibleItem(requester.scope, 'users', id);
+  const item = visible && canWrite(requester.scope, (visible.environmentId as string | null) ?? null) ? visible : undefined;
   const user = item && toRecord<UserRecord & { passwordResetDigest?: string; passwordResetExpiry?: string }>(item);
   // A wrong token reads like an unknown user: neither tells a guesser anything.
-  if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(meta.passwordResetToken), user.passwordResetDigest)) {
+  if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(input.token), user.passwordResetDigest)) {
     throw new RecordNotFound('users', id);
   }
   if (!user.passwordResetExpiry || Date.parse(user.passwordResetExpiry) <= Date.now()) {
     throw new NotAuthenticated('TOKEN_EXPIRED', 'The password reset token is expired: request a new one');
   }
-  if (ctx.account.protected && isManaged(user) && user.role === 'user') {
+  if (requester.account.protected && isManaged(user) && user.role === 'user') {
     throw refused(
       'In a protected account a managed user cannot set an initial password: an admin can set a temporary one, or make the account unprotected',
     );
   }
-  passwordRules(meta.newPassword, '/meta/newPassword');
+  passwordRules(input.newPassword, '/meta/newPassword');
 
-  const passwordHash = await hashPassword(meta.newPassword);
+  const passwordHash = await hashPassword(input.newPassword);
   let updated = user;
   // The new password and the revocation of every token the user had land together.
   await revokeTokensOf(
@@ -51,7 +53,7 @@ export async function resetPassword(ctx: RequestContext, id: string): Promise<Us
         { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
       );
       updated = toRecord<UserRecord>(next);
-      await emitEvent(tx, originOf(updated, ctx.scope), 'user.updated', userDocument(updated));
+      await emitEvent(tx, originOf(updated, requester.scope), 'user.updated', userDocument(updated));
     },
     false,
   );

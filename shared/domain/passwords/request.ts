@@ -5,12 +5,9 @@
  * the address exists. The reset worker (reset.ts) does the rest.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { digest } from '../../auth/secrets.ts';
-import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
-import { LimitReached } from '../../errors.ts';
-import { rateLimitHeaders } from '../../http/errors.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
+import type { Requester } from '../../auth/actor.ts';
+import { LimitReached, type LimitState } from '../../errors.ts';
 import { enqueue } from '../../queue.ts';
 import { hit } from '../../store/rate-limit.ts';
 import { normaliseEmail } from '../users/user.ts';
@@ -27,23 +24,26 @@ export interface ResetMessage {
   deliver: boolean;
 }
 
-const requestBody = metaDocument({ email: nonBlank(), deliver: z.optional(z.boolean()) });
+export interface ResetRequest {
+  email: string;
+  /** false: hand the reset token to webhooks (`user.password-reset`) rather than mail it. */
+  deliver?: boolean;
+}
 
-export async function requestPasswordReset(ctx: RequestContext): Promise<Record<string, string>> {
-  const { meta } = parseBody(ctx.body, requestBody);
-  const email = normaliseEmail(meta.email);
-  const limit = await hit(`PASSWORD_RESET#${ctx.account.id}#${digest(email)}`, RESETS_PER_HOUR, 3600);
-  if (!limit.allowed) throw new LimitReached('Too many password reset requests for this address; try again later', limit);
-  const headers = rateLimitHeaders(limit);
+/** Queues the request and answers where the address's limit stands (the same whether or not a user has it). */
+export async function requestPasswordReset(requester: Requester, input: ResetRequest): Promise<LimitState> {
+  const email = normaliseEmail(input.email);
+  const { allowed, ...limit } = await hit(`PASSWORD_RESET#${requester.account.id}#${digest(email)}`, RESETS_PER_HOUR, 3600);
+  if (!allowed) throw new LimitReached('Too many password reset requests for this address; try again later', limit);
   // No user can hold such an address: nothing to queue, and the answer stays the same.
-  if (email.length > 255 || !/^[^\s@]+@[^\s@]+$/.test(email)) return headers;
+  if (email.length > 255 || !/^[^\s@]+@[^\s@]+$/.test(email)) return limit;
   const message: ResetMessage = {
     resetId: randomUUID(),
-    accountId: ctx.account.id,
-    environmentId: ctx.scope.environmentId,
+    accountId: requester.account.id,
+    environmentId: requester.scope.environmentId,
     email,
-    deliver: meta.deliver ?? true,
+    deliver: input.deliver ?? true,
   };
   await enqueue('mail', message);
-  return headers;
+  return limit;
 }

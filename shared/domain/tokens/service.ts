@@ -2,12 +2,10 @@
  * Generating, finding and revoking tokens, for every kind of bearer.
  */
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import type { Actor } from '../../auth/actor.ts';
+import type { Actor, LoggingIn } from '../../auth/actor.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
-import { parseBody, resourceDocument } from '../../http/body.ts';
 import { NotAuthenticated, conflict, ruleBroken } from '../../errors.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { bearerTokenEntryKey, bearerTokensHeadKey, environmentMembership, recordKey, tokenLookupKey, type RecordType } from '../../store/keys.ts';
@@ -16,9 +14,8 @@ import { getItems, toRecord, type Item, type StoredRecord } from '../../store/re
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
-import { now } from '../rules.ts';
+import { attributePointer, now } from '../rules.ts';
 import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, USER_TOKEN_LIFETIME_MS, type TokenKind, type TokenRecord } from './token.ts';
 
@@ -125,59 +122,59 @@ export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Pr
   await tx.commit();
 }
 
-const userTokenBody = z.union([
-  z.undefined(),
-  resourceDocument('tokens', { expiry: z.optional(z.string()), name: z.nullish(z.string()) }),
-]);
+/** What a log-in may ask of its token; both optional. */
+export interface UserTokenRequest {
+  name?: string | null;
+  /** No later than USER_TOKEN_LIFETIME_MS from now, which is also the default. */
+  expiry?: string;
+}
 
 /** POST /tokens: a new token for the user who logged in with HTTP Basic. */
-export async function generateUserToken(ctx: RequestContext & { user: import('../users/user.ts').UserRecord }) {
-  const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, userTokenBody);
+export async function generateUserToken(login: LoggingIn, request: UserTokenRequest) {
   const latest = Date.now() + USER_TOKEN_LIFETIME_MS;
   let expiry = new Date(latest).toISOString();
-  const requested = body?.data.attributes.expiry;
-  if (requested !== undefined) {
-    const at = Date.parse(requested);
+  if (request.expiry !== undefined) {
+    const at = Date.parse(request.expiry);
     if (Number.isNaN(at) || at <= Date.now() || at > latest) {
-      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', '/data/attributes/expiry');
+      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', attributePointer('expiry'));
     }
     expiry = new Date(at).toISOString();
   }
-  const user = ctx.user;
+  const { user } = login;
   const tx = new Transaction();
   const result = addToken(tx, {
     holder: user,
     environmentId: user.environmentId,
     kind: user.role === 'admin' ? 'admin-token' : 'user-token',
-    name: body?.data.attributes.name ?? null,
+    name: request.name ?? null,
     expiry,
   });
   // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
   requireStanding(tx, user, new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid'));
-  await emitEvent(tx, originOf(result.token, ctx.scope), 'token.generated', tokenDocument(result.token));
+  await emitEvent(tx, originOf(result.token, login.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;
 }
 
-export async function retrieveToken(ctx: Actor, id: string): Promise<TokenRecord> {
-  return toRecord<TokenRecord>(await authorize(ctx, 'tokens', id, 'read'));
+export async function retrieveToken(actor: Actor, id: string): Promise<TokenRecord> {
+  return toRecord<TokenRecord>(await authorize(actor, 'tokens', id, 'read'));
 }
 
-export async function revokeToken(ctx: Actor, id: string): Promise<void> {
-  const item = await authorize(ctx, 'tokens', id, 'revoke');
+export async function revokeToken(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'tokens', id, 'revoke');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('tokens', id));
   removeLookup(tx, item);
-  await emitEvent(tx, ctx.scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
+  await emitEvent(tx, actor.scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
   await tx.commit();
 }
 
 /** GET /tokens: every token the bearer reaches (administrators all within reach, other bearers their own). */
-export async function listTokens(ctx: Actor, page: PageRequest): Promise<Page<TokenRecord>> {
-  await authorizeAction(ctx, 'tokens', 'list');
-  const { bearerType, bearerId } = restriction(ctx, 'tokens');
-  if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(ctx.scope, { type: 'tokens' }, page);
-  return listBearerTokens(ctx.scope, { type: bearerType as RecordType, id: bearerId }, page);
+export async function listTokens(actor: Actor, page: PageRequest): Promise<Page<TokenRecord>> {
+  await authorizeAction(actor, 'tokens', 'list');
+  const { bearerType, bearerId } = restriction(actor, 'tokens');
+  if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(actor.scope, { type: 'tokens' }, page);
+  return listBearerTokens(actor.scope, { type: bearerType as RecordType, id: bearerId }, page);
 }
 
 export function listBearerTokens(scope: Scope, holder: { type: RecordType; id: string }, page: PageRequest) {

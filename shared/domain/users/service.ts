@@ -7,7 +7,6 @@ import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize
 import type { Actor } from '../../auth/actor.ts';
 import { heldBy } from '../../auth/permissions.ts';
 import { hashPassword } from '../../auth/secrets.ts';
-import { parseBody } from '../../http/body.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
@@ -19,7 +18,6 @@ import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
-import { createUserBody, updateUserBody } from './schema.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './user.ts';
 
 const ROLES: readonly UserRole[] = ['user', 'admin'];
@@ -89,55 +87,65 @@ export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Pr
  * Giving a user a role, or the credentials to act in one (a password, an e-mail a reset can be
  * sent to), grants that role's permissions: only a bearer holding all of them may (403).
  */
-function authorizeRole(ctx: Actor, role: string, home: string | null, what: string) {
+function authorizeRole(actor: Actor, role: string, home: string | null, what: string) {
   if (!(ROLES as readonly string[]).includes(role)) return; // an unknown role is the model's 422
-  authorizeGrant(ctx, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
+  authorizeGrant(actor, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
 }
 
-export async function createUser(ctx: Actor): Promise<UserRecord> {
-  await authorizeAction(ctx, 'users', 'create');
-  const { attributes } = parseBody(ctx.body, createUserBody).data;
-  authorizeRole(ctx, attributes.role ?? 'user', ctx.scope.environmentId, `A user with the role ${attributes.role ?? 'user'}`);
+export async function createUser(actor: Actor, input: NewUser): Promise<UserRecord> {
+  await authorizeAction(actor, 'users', 'create');
+  const role = input.role ?? 'user';
+  authorizeRole(actor, role, actor.scope.environmentId, `A user with the role ${role}`);
   const tx = new Transaction();
-  const user = await addUser(tx, ctx.scope, attributes);
-  await emitEvent(tx, ctx.scope, 'user.created', userDocument(user));
+  const user = await addUser(tx, actor.scope, input);
+  await emitEvent(tx, actor.scope, 'user.created', userDocument(user));
   await tx.commit();
   return user;
 }
 
-export async function retrieveUser(ctx: Actor, id: string): Promise<UserRecord> {
-  return toRecord<UserRecord>(await authorize(ctx, 'users', id, 'read'));
+export async function retrieveUser(actor: Actor, id: string): Promise<UserRecord> {
+  return toRecord<UserRecord>(await authorize(actor, 'users', id, 'read'));
 }
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
-export async function listUserTokens(ctx: Actor, id: string, page: PageRequest) {
-  const user = await retrieveUser(ctx, id);
-  await authorizeAction(ctx, 'tokens', 'list');
-  return listBearerTokens(ctx.scope, { type: 'users', id: user.id }, page);
+export async function listUserTokens(actor: Actor, id: string, page: PageRequest) {
+  const user = await retrieveUser(actor, id);
+  await authorizeAction(actor, 'tokens', 'list');
+  return listBearerTokens(actor.scope, { type: 'users', id: user.id }, page);
 }
 
-export async function listUsers(ctx: Actor, page: PageRequest) {
-  await authorizeAction(ctx, 'users', 'list');
-  return listCollection<UserRecord>(ctx.scope, { type: 'users' }, page);
+export async function listUsers(actor: Actor, page: PageRequest) {
+  await authorizeAction(actor, 'users', 'list');
+  return listCollection<UserRecord>(actor.scope, { type: 'users' }, page);
 }
 
-export async function updateUser(ctx: Actor, id: string): Promise<UserRecord> {
-  const sent = (ctx.body as { json?: { data?: { attributes?: unknown } } }).json?.data?.attributes;
-  const item = await authorize(ctx, 'users', id, 'update', { attributes: sent && typeof sent === 'object' ? Object.keys(sent) : [] });
-  const { attributes = {} } = parseBody(ctx.body, updateUserBody, item.id as string).data;
+/** The attributes an update may send; only those given change. */
+export interface UserChanges {
+  email?: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  password?: string;
+  role?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export async function updateUser(actor: Actor, id: string, attributes: UserChanges): Promise<UserRecord> {
+  // Which attributes are sent decides whether a user may make the change to themselves.
+  const item = await authorize(actor, 'users', id, 'update', { attributes: Object.keys(attributes) });
   const user = toRecord<UserRecord>(item);
-  if (attributes.role !== undefined) authorizeRole(ctx, attributes.role, user.environmentId, `The role ${attributes.role}`);
+  if (attributes.role !== undefined) authorizeRole(actor, attributes.role, user.environmentId, `The role ${attributes.role}`);
   if (attributes.password !== undefined || attributes.email !== undefined) {
-    authorizeRole(ctx, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
+    authorizeRole(actor, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
   }
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];
   const release: { kind: string; value: string }[] = [];
+  const newEmail = attributes.email !== undefined && normaliseEmail(attributes.email) !== normaliseEmail(user.email);
 
   if (attributes.email !== undefined) {
     emailRules(attributes.email);
     changes.email = attributes.email.trim();
-    if (normaliseEmail(attributes.email) !== normaliseEmail(user.email)) {
+    if (newEmail) {
       claim.push(emailClaim(attributes.email));
       release.push({ kind: EMAIL_MARKER, value: normaliseEmail(user.email) });
     }
@@ -160,7 +168,7 @@ export async function updateUser(ctx: Actor, id: string): Promise<UserRecord> {
     passwordRules(attributes.password);
     changes.passwordHash = await hashPassword(attributes.password);
   }
-  if (changes.email !== undefined && normaliseEmail(attributes.email!) !== normaliseEmail(user.email)) {
+  if (newEmail) {
     // A reset token went to the old address: whoever keeps that mailbox must not take the user back.
     changes.passwordResetDigest = null;
     changes.passwordResetExpiry = null;
@@ -171,7 +179,7 @@ export async function updateUser(ctx: Actor, id: string): Promise<UserRecord> {
   // change refused for its e-mail must be refused before that.
   const revoking = changes.role !== undefined || changes.passwordHash !== undefined;
   if (revoking) await requireUnclaimed(user.accountId, claim);
-  return changeUser(ctx, item, changes, {
+  return changeUser(actor, item, changes, {
     missing: new RecordNotFound('users', id),
     conflict: conflict('The user changed while this request was made; retry it'),
     claim,
@@ -181,7 +189,7 @@ export async function updateUser(ctx: Actor, id: string): Promise<UserRecord> {
 
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
 async function changeUser(
-  ctx: Actor,
+  actor: Actor,
   item: Item,
   changes: Record<string, unknown>,
   options: Parameters<Transaction['update']>[2],
@@ -190,7 +198,7 @@ async function changeUser(
   let next = toRecord<UserRecord>(item);
   const apply = async (tx: Transaction) => {
     next = toRecord<UserRecord>(tx.update(item, changes, options));
-    await emitEvent(tx, ctx.scope, 'user.updated', userDocument(next));
+    await emitEvent(tx, actor.scope, 'user.updated', userDocument(next));
   };
   if (revoking) {
     await revokeTokensOf(item, apply, false);
@@ -202,24 +210,26 @@ async function changeUser(
   return next;
 }
 
-/**
- * Bans or lifts a ban. A ban revokes the user's tokens at once (and refuses their logins);
- * lifting it lets them log in again for new ones.
- */
-export async function setUserStatus(ctx: Actor, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
-  const item = await authorize(ctx, 'users', id, status === 'BANNED' ? 'ban' : 'unban');
-  return changeUser(ctx, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
+/** Bans a user: their tokens are revoked at once, and their logins refused. */
+export const banUser = (actor: Actor, id: string) => setUserStatus(actor, id, 'BANNED');
+
+/** Lifts a ban: the user may log in again for new tokens. */
+export const unbanUser = (actor: Actor, id: string) => setUserStatus(actor, id, 'ACTIVE');
+
+async function setUserStatus(actor: Actor, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
+  const item = await authorize(actor, 'users', id, status === 'BANNED' ? 'ban' : 'unban');
+  return changeUser(actor, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
 }
 
 /** Deletes a user with all of their tokens, and frees their e-mail address. */
-export async function deleteUser(ctx: Actor, id: string): Promise<void> {
-  const item = await authorize(ctx, 'users', id, 'delete');
+export async function deleteUser(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'users', id, 'delete');
   const document = userDocument(toRecord<UserRecord>(item));
   await revokeTokensOf(
     item,
     async (tx) => {
       tx.delete(item, new RecordNotFound('users', id));
-      await emitEvent(tx, ctx.scope, 'user.deleted', document);
+      await emitEvent(tx, actor.scope, 'user.deleted', document);
     },
     true,
   );
