@@ -1,6 +1,10 @@
+import { machines } from '#shared/api/machines.ts';
 import { machineDocument } from '#shared/domain/machines/document.ts';
 import { createMachine } from '#shared/domain/machines/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => created(machineDocument(await createMachine(ctx))));
+export const handler = operation(machines.create, async ({ actor, body: { data } }) => {
+  const { license, owner } = data.relationships;
+  return created(machineDocument(await createMachine(actor, { ...data.attributes, licenseId: license.data.id, ownerId: owner?.data.id })));
+});

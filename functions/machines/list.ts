@@ -1,9 +1,9 @@
+import { machines } from '#shared/api/machines.ts';
 import { machineDocument } from '#shared/domain/machines/document.ts';
 import { listMachines } from '#shared/domain/machines/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listMachines(ctx, request), machineDocument);
-});
+export const handler = operation(machines.list, async (call) =>
+  listReply(call, await listMachines(call.actor, call.query, call.page), machineDocument),
+);

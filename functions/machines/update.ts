@@ -1,6 +1,9 @@
+import { machines } from '#shared/api/machines.ts';
 import { machineDocument } from '#shared/domain/machines/document.ts';
 import { updateMachine } from '#shared/domain/machines/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation('bearer', async (ctx) => ok(machineDocument(await updateMachine(ctx, ctx.params.id!))));
+export const handler = operation(machines.update, async ({ actor, params, body }) =>
+  ok(machineDocument(await updateMachine(actor, params.id, body.data.attributes ?? {}))),
+);

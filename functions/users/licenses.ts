@@ -1,10 +1,10 @@
+import { licenses } from '#shared/api/licenses.ts';
 import { licenseDocument } from '#shared/domain/licenses/document.ts';
 import { listUserLicenses } from '#shared/domain/licenses/service.ts';
-import { listReply, pageRequest } from '#shared/http/pagination.ts';
+import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** GET /users/<id>/licenses */
-export const handler = operation('bearer', async (ctx) => {
-  const request = pageRequest(ctx.query);
-  return listReply(ctx, request, await listUserLicenses(ctx, ctx.params.id!, request), licenseDocument);
-});
+export const handler = operation(licenses.ofUser, async (call) =>
+  listReply(call, await listUserLicenses(call.actor, call.params.id, call.query, call.page), licenseDocument),
+);

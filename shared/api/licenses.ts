@@ -1,8 +1,88 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
+import * as z from 'zod/mini';
+import { metaDocument, nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
+import type { Reply } from '../http/documents.ts';
+import { licenseDocument } from '../domain/licenses/document.ts';
+import { VALIDATION_CODES, type Validation } from '../domain/licenses/validation.ts';
+import { metadataSchema } from '../domain/rules.ts';
+import { uuidFilter } from './common.ts';
+import { machineFilters } from './machines.ts';
 import { tokenRequestBody } from './tokens.ts';
 
+const metadata = metadataSchema();
+
+/** The attributes a create sets and an update may change. */
+const mutable = {
+  name: z.nullish(z.string()),
+  protected: z.optional(z.boolean()),
+  suspended: z.optional(z.boolean()),
+  expiry: z.nullish(z.string()),
+  metadata: z.optional(metadata),
+};
+
+/** The filters of every list of licenses. */
+const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuidFilter(), product: uuidFilter() });
+
+/** What a validation is asked to check besides the license itself (docs/rules.md §7). */
+const validationScope = z.strictObject({
+  fingerprint: z.optional(nonBlank()),
+  components: z.optional(z.array(z.string())),
+  product: z.optional(z.string()),
+  policy: z.optional(z.string()),
+});
+
+/** The verdict both validations answer with, beside the license. */
+const validationMeta = z.strictObject({ valid: z.boolean(), detail: z.string(), code: z.enum(VALIDATION_CODES) });
+
 export const licenses = {
+  create: declare({
+    operation: 'licenses.create',
+    summary: 'Create a license under a policy',
+    auth: 'bearer',
+    body: resourceDocument(
+      'licenses',
+      { key: z.optional(nonBlank()), ...mutable },
+      { policy: relationship('policies'), owner: z.optional(relationship('users')) },
+    ),
+    answers: { 201: { resource: 'licenses' } },
+    faults: [403, 422],
+  }),
+  list: declare({
+    operation: 'licenses.list',
+    summary: 'List licenses',
+    auth: 'bearer',
+    paged: true,
+    query: filters,
+    answers: { 200: { list: 'licenses' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'licenses.retrieve',
+    summary: 'Retrieve a license',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'licenses.update',
+    summary: 'Update a license',
+    auth: 'bearer',
+    params: ['id'],
+    body: updateDocument('licenses', mutable),
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403, 409, 422],
+  }),
+  delete: declare({
+    operation: 'licenses.delete',
+    summary: 'Delete a license with its machines, components and tokens',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    // 409: a token was generated for the license while it was being deleted.
+    faults: [403, 409],
+  }),
   tokensGenerate: declare({
     operation: 'licenses.tokens.generate',
     summary: 'Generate a license token',
@@ -13,4 +93,57 @@ export const licenses = {
     answers: { 200: { resource: 'tokens' } },
     faults: [403, 422],
   }),
+  validate: declare({
+    operation: 'licenses.validate',
+    summary: 'Validate a license the bearer may see',
+    auth: 'bearer',
+    params: ['id'],
+    body: z.optional(metaDocument({ scope: z.optional(validationScope) })),
+    answers: { 200: { resource: 'licenses', meta: validationMeta } },
+    faults: [403],
+  }),
+  validateKey: declare({
+    operation: 'licenses.validateKey',
+    summary: 'Validate a license key (no bearer: the key is the credential)',
+    auth: 'none',
+    limitPerAddress: true,
+    body: metaDocument({ key: nonBlank(), scope: z.optional(validationScope) }),
+    // An unknown key is a verdict too (NOT_FOUND), with data null.
+    answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },
+  }),
+  machines: declare({
+    operation: 'licenses.machines',
+    summary: "List a license's machines",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: machineFilters,
+    answers: { 200: { list: 'machines' } },
+    faults: [403],
+  }),
+  owner: declare({
+    operation: 'licenses.owner',
+    summary: "Retrieve a license's owner (data null without one)",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'users', nullable: true } },
+    faults: [403],
+  }),
+  /** GET /users/<id>/licenses: served by the licenses, declared with them. */
+  ofUser: declare({
+    operation: 'users.licenses',
+    summary: "List a user's licenses",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: filters,
+    answers: { 200: { list: 'licenses' } },
+    faults: [403],
+  }),
 };
+
+/** The answer of both validations: 200 with the license (null for an unknown key) and the verdict as meta. */
+export const validationReply = ({ license, verdict }: Validation): Reply => ({
+  status: 200,
+  body: { data: license && licenseDocument(license), meta: verdict },
+});

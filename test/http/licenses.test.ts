@@ -1,7 +1,7 @@
 /** Licenses: create under a policy (key, owner), retrieve, update, delete, list, tokens, key authentication, relationships. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
@@ -98,6 +98,20 @@ describe.concurrent('licenses', () => {
     const both = await l.api('GET', `/licenses?user=${user.id}&policy=${second.id}`);
     expect(ids(both)).toEqual([a.id]);
     expect(both.body.links.meta.count).toBe(1);
+  });
+
+  it("filters are UUIDs in any case, on /licenses and a user's licenses alike; anything else is 400 naming the parameter", async () => {
+    const user = await newUser(account);
+    const g = await l.graph({ owner: user.id });
+    const second = await l.policy(g.product.id);
+    const other = await l.license(second.id, {}, { owner: user.id });
+    expect(ids(await l.api('GET', `/licenses?policy=${g.policy.id.toUpperCase()}`))).toEqual([g.license.id]);
+    expect(ids(await l.api('GET', `/users/${user.id}/licenses`))).toEqual([other.id, g.license.id]);
+    expect(ids(await l.api('GET', `/users/${user.id}/licenses?policy=${second.id}`))).toEqual([other.id]);
+    for (const path of ['/licenses?policy=nope', `/users/${user.id}/licenses?policy=nope`]) {
+      expectError(await l.api('GET', path), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'policy' } });
+    }
+    expectError(await l.api('GET', '/licenses?owner[]=a'), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'owner' } });
   });
 
   it('relationship links resolve: machines, policy, product, owner (null without one)', async () => {

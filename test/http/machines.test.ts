@@ -1,7 +1,7 @@
 /** Machines: activate on a license (fingerprint unique per license, maxMachines), retrieve, update, deactivate, list, relationships. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
@@ -106,6 +106,25 @@ describe.concurrent('machines', () => {
     expect(ids(await l.api('GET', '/machines', { token }))).toEqual([second.id, g.machine.id]);
     expect((await l.api('PATCH', `/machines/${second.id}`, { token, body: doc('machines', { name: 'p' }) })).status).toBe(200);
     expectCode(await l.api('GET', `/machines/${other.machine.id}`, { token }), 404);
+  });
+
+  it("a license's, a user's and a machine's lists take the filters of their type; a filter that is no UUID is 400 naming it", async () => {
+    const user = await newUser(account);
+    const g = await l.graph({ owner: user.id });
+    const elsewhere = await l.graph({ owner: user.id });
+    const c = await l.component(g.machine.id);
+    expect(ids(await l.api('GET', `/users/${user.id}/machines?license=${g.license.id}`))).toEqual([g.machine.id]);
+    expect(ids(await l.api('GET', `/licenses/${g.license.id}/machines?product=${elsewhere.product.id}`))).toEqual([]);
+    expect(ids(await l.api('GET', `/machines/${g.machine.id}/components?license=${g.license.id.toUpperCase()}`))).toEqual([c.id]);
+    const refused: [string, string][] = [
+      ['/machines?license=nope', 'license'],
+      [`/users/${user.id}/machines?product=nope`, 'product'],
+      [`/licenses/${g.license.id}/machines?owner=nope`, 'owner'],
+      [`/machines/${g.machine.id}/components?license=nope`, 'license'],
+    ];
+    for (const [path, parameter] of refused) {
+      expectError(await l.api('GET', path), 400, { code: 'PARAMETERS_INVALID', source: { parameter } });
+    }
   });
 
   it('relationship links resolve: license, product, owner, components, account', async () => {

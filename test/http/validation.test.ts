@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { expectCode, licensing } from './support/licensing.ts';
 
 let account: TestAccount;
@@ -143,5 +143,15 @@ describe.concurrent('POST /licenses/<id>/actions/validate', () => {
     expectCode(await validate(f.license.id, owner.token), 404, 'NOT_FOUND');
     expectCode(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`), 401, 'TOKEN_MISSING');
     expect(code(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`, { authorization: `License ${f.key}` }))).toBe('VALID');
+  });
+
+  it('the body is optional, and when sent it is {meta: {scope?}}: 400 for anything else', async () => {
+    const g = await l.graph();
+    const path = `${account.path}/licenses/${g.license.id}/actions/validate`;
+    const send = (body: unknown) => call('POST', path, { token: account.adminToken, body });
+    expect(code(await send({ meta: {} }))).toBe('VALID');
+    expectError(await send({ meta: { scope: { fingerprint: 'x', serial: 1 } } }), 400, { source: { pointer: '/meta/scope/serial' } });
+    expectError(await send({ meta: { key: g.license.attributes.key } }), 400, { source: { pointer: '/meta/key' } });
+    expectError(await send({ data: null }), 400);
   });
 });

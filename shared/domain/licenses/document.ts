@@ -28,9 +28,3 @@ export function licenseDocument(license: LicenseRecord): ResourceObject {
     links: { self },
   };
 }
-
-/** The answer of both validation actions: 200 with the license (or null) and the verdict. */
-export const validationReply = (validation: { license: LicenseRecord | null; meta: Record<string, unknown> }) => ({
-  status: 200,
-  body: { data: validation.license && licenseDocument(validation.license), meta: validation.meta },
-});

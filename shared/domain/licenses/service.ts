@@ -5,54 +5,48 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseDocument } from './document.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { ruleBroken } from '../../errors.ts';
-import type { Query } from '../../http/query.ts';
 import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
 import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, now, type Metadata } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import { relatedItem, relationshipId, removeWithDescendants } from '../licensing/graph.ts';
+import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter } from '../licensing/lists.ts';
+import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
 
-const metadata = metadataSchema();
 const KEY_MAX = 4096;
 
-const mutable = {
-  name: z.nullish(z.string()),
-  protected: z.optional(z.boolean()),
-  suspended: z.optional(z.boolean()),
-  expiry: z.nullish(z.string()),
-  metadata: z.optional(metadata),
-};
+/** What an update may change (null clears name and expiry). */
+export interface LicenseChanges {
+  name?: string | null;
+  protected?: boolean;
+  suspended?: boolean;
+  /** ISO 8601; stored in UTC. */
+  expiry?: string | null;
+  metadata?: Metadata;
+}
 
-const createBody = resourceDocument(
-  'licenses',
-  { key: z.optional(nonBlank()), ...mutable },
-  { policy: relationship('policies'), owner: z.optional(relationship('users')) },
-);
-const updateBody = updateDocument('licenses', mutable);
+export interface NewLicense extends LicenseChanges {
+  /** Generated when not given. */
+  key?: string;
+  policyId: string;
+  ownerId?: string;
+}
 
-type Mutable = NonNullable<z.infer<typeof updateBody>['data']['attributes']>;
-
-function rules(input: Mutable): Record<string, unknown> {
-  maxLength('name', input.name, 255);
-  metadataRule(input.metadata);
-  const checked: Record<string, unknown> = { ...input };
-  if (input.expiry != null) {
-    const at = Date.parse(input.expiry);
-    if (Number.isNaN(at)) throw ruleBroken('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
-    checked.expiry = new Date(at).toISOString();
-  }
-  return checked;
+/** The attributes checked by the model's rules, the expiry restated in UTC. */
+function checked<T extends LicenseChanges>(attributes: T): T {
+  maxLength('name', attributes.name, 255);
+  metadataRule(attributes.metadata);
+  if (attributes.expiry == null) return attributes;
+  const at = Date.parse(attributes.expiry);
+  if (Number.isNaN(at)) throw ruleBroken('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
+  return { ...attributes, expiry: new Date(at).toISOString() };
 }
 
 const keyClaim = (key: string): UniqueClaim => ({
@@ -64,31 +58,29 @@ const keyClaim = (key: string): UniqueClaim => ({
 /** A generated key: 128 random bits as four dash-separated groups of hex. */
 const newKey = () => randomBytes(16).toString('hex').toUpperCase().match(/.{8}/g)!.join('-');
 
-export async function createLicense(ctx: Actor): Promise<LicenseRecord> {
-  await authorizeAction(ctx, 'licenses', 'create');
-  const { data } = parseBody(ctx.body, createBody);
-  const checked = rules(data.attributes);
-  if (data.attributes.key !== undefined) maxLength('key', data.attributes.key, KEY_MAX);
-  const policy = toRecord<PolicyRecord>(await relatedItem(ctx, 'policies', relationshipId(data, 'policy')!, 'policy'));
-  const ownerId = relationshipId(data, 'owner');
-  const owner = ownerId ? await relatedItem(ctx, 'users', ownerId, 'owner') : undefined;
+export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseRecord> {
+  await authorizeAction(actor, 'licenses', 'create');
+  const attributes = checked(input);
+  if (attributes.key !== undefined) maxLength('key', attributes.key, KEY_MAX);
+  const policy = toRecord<PolicyRecord>(await relatedItem(actor, 'policies', attributes.policyId, 'policy'));
+  const owner = attributes.ownerId !== undefined ? await relatedItem(actor, 'users', attributes.ownerId, 'owner') : undefined;
   const timestamp = now();
   const license: LicenseRecord = {
     type: 'licenses',
     id: randomUUID(),
-    accountId: ctx.scope.accountId,
-    environmentId: ctx.scope.environmentId,
+    accountId: actor.scope.accountId,
+    environmentId: actor.scope.environmentId,
     created: timestamp,
     updated: timestamp,
     policyId: policy.id,
     productId: policy.productId,
     ownerId: (owner?.id as string | undefined) ?? null,
-    key: data.attributes.key ?? newKey(),
-    name: data.attributes.name ?? null,
-    protected: data.attributes.protected ?? policy.protected,
-    suspended: data.attributes.suspended ?? false,
-    expiry: (checked.expiry as string | null | undefined) ?? null,
-    metadata: data.attributes.metadata ?? {},
+    key: attributes.key ?? newKey(),
+    name: attributes.name ?? null,
+    protected: attributes.protected ?? policy.protected,
+    suspended: attributes.suspended ?? false,
+    expiry: attributes.expiry ?? null,
+    metadata: attributes.metadata ?? {},
   };
   const tx = new Transaction();
   tx.create(license, {
@@ -97,26 +89,25 @@ export async function createLicense(ctx: Actor): Promise<LicenseRecord> {
   });
   tx.requireExists(recordKeyOf(policy), ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
-  await emitEvent(tx, originOf(license, ctx.scope), 'license.created', licenseDocument(license));
+  await emitEvent(tx, originOf(license, actor.scope), 'license.created', licenseDocument(license));
   await tx.commit();
-  return present(ctx, 'licenses', license);
+  return present(actor, 'licenses', license);
 }
 
-export async function retrieveLicense(ctx: Actor, id: string): Promise<LicenseRecord> {
-  return present(ctx, 'licenses', toRecord<LicenseRecord>(await authorize(ctx, 'licenses', id, 'read')));
+export async function retrieveLicense(actor: Actor, id: string): Promise<LicenseRecord> {
+  return present(actor, 'licenses', toRecord<LicenseRecord>(await authorize(actor, 'licenses', id, 'read')));
 }
 
-export async function updateLicense(ctx: Actor, id: string): Promise<LicenseRecord> {
-  const item = await authorize(ctx, 'licenses', id, 'update');
-  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
-  const changes = { ...rules(attributes), updated: now() };
-  return present(ctx, 'licenses', await updateAndAnnounce<LicenseRecord>(item, changes, 'license.updated', licenseDocument, ctx.scope));
+export async function updateLicense(actor: Actor, id: string, changes: LicenseChanges): Promise<LicenseRecord> {
+  const item = await authorize(actor, 'licenses', id, 'update');
+  const written = { ...checked(changes), updated: now() };
+  return present(actor, 'licenses', await updateAndAnnounce<LicenseRecord>(item, written, 'license.updated', licenseDocument, actor.scope));
 }
 
-export async function deleteLicense(ctx: Actor, id: string): Promise<void> {
-  const item = await authorize(ctx, 'licenses', id, 'delete');
+export async function deleteLicense(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'licenses', id, 'delete');
   const removed = toRecord<LicenseRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'license.deleted', licenseDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'license.deleted', licenseDocument(removed)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
@@ -126,37 +117,45 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.licenses.product },
 ];
 
-export async function listLicenses(ctx: Actor, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<LicenseRecord>> {
-  await authorizeAction(ctx, 'licenses', 'list');
-  const { id, ...conditions } = restriction(ctx, 'licenses');
-  const listed = id !== undefined ? await ownLicense(ctx, id, forced, page) : await filteredList<LicenseRecord>(ctx.scope, 'licenses', FILTERS, query, [conditions, forced], page);
-  return { ...listed, records: listed.records.map((license) => present(ctx, 'licenses', license)) };
+export async function listLicenses(
+  actor: Actor,
+  filters: FilterValues,
+  page: PageRequest,
+  forced: Record<string, string> = {},
+): Promise<Page<LicenseRecord>> {
+  await authorizeAction(actor, 'licenses', 'list');
+  const { id, ...conditions } = restriction(actor, 'licenses');
+  const listed =
+    id !== undefined
+      ? await ownLicense(actor, id, forced, page)
+      : await filteredList<LicenseRecord>(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page);
+  return { ...listed, records: listed.records.map((license) => present(actor, 'licenses', license)) };
 }
 
 /** A bearer restricted to one license (the license itself) lists just that one, if it meets the conditions. */
-async function ownLicense(ctx: Actor, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
-  const item = await getVisibleItem(ctx.scope, 'licenses', id);
+async function ownLicense(actor: Actor, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
+  const item = await getVisibleItem(actor.scope, 'licenses', id);
   const own = item ? [toRecord<LicenseRecord>(item)] : [];
   return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
 }
 
-/** GET /users/<id>/licenses. */
-export async function listUserLicenses(ctx: Actor, userId: string, page: PageRequest) {
-  const user = await retrieveUser(ctx, userId);
-  return listLicenses(ctx, page, { ownerId: user.id });
+/** GET /users/<id>/licenses: the licenses a user owns, under the same filters as every list of licenses. */
+export async function listUserLicenses(actor: Actor, userId: string, filters: FilterValues, page: PageRequest) {
+  const user = await retrieveUser(actor, userId);
+  return listLicenses(actor, filters, page, { ownerId: user.id });
 }
 
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
-export async function generateLicenseToken(ctx: Actor, id: string, request: TokenRequest) {
-  const item = await authorize(ctx, 'licenses', id, 'tokens.generate');
-  return generateTokenFor(ctx, item, 'activation-token', request);
+export async function generateLicenseToken(actor: Actor, id: string, request: TokenRequest) {
+  const item = await authorize(actor, 'licenses', id, 'tokens.generate');
+  return generateTokenFor(actor, item, 'activation-token', request);
 }
 
 /** The license a record belongs to, seen by the rules of licenses. */
-export const relatedLicense = (ctx: Actor, record: { licenseId: string }) => retrieveLicense(ctx, record.licenseId);
+export const relatedLicense = (actor: Actor, record: { licenseId: string }) => retrieveLicense(actor, record.licenseId);
 
 /** GET /licenses/<id>/owner: the owner seen by the rules of users, or null when there is none. */
-export async function licenseOwner(ctx: Actor, id: string) {
-  const license = await retrieveLicense(ctx, id);
-  return license.ownerId ? retrieveUser(ctx, license.ownerId) : null;
+export async function licenseOwner(actor: Actor, id: string) {
+  const license = await retrieveLicense(actor, id);
+  return license.ownerId ? retrieveUser(actor, license.ownerId) : null;
 }

@@ -1,8 +1,9 @@
 /**
  * License validation (docs/rules.md §7): `POST /licenses/actions/validate-key` (no bearer: the key
  * is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
- * license). Both answer 200 with the license and `meta: {valid, detail, code}`; an unknown key,
- * or a key of a license the request's environment cannot see, is `NOT_FOUND` with `data: null`.
+ * license). Both reach a verdict `{valid, detail, code}` about the license (answered as the
+ * reply's meta: shared/api/licenses.ts); an unknown key, or a key of a license the request's
+ * environment cannot see, is `NOT_FOUND` without a license.
  *
  * Checks, in order: SUSPENDED, EXPIRED, PRODUCT_SCOPE_MISMATCH, POLICY_SCOPE_MISMATCH,
  * FINGERPRINT_SCOPE_REQUIRED (components without a fingerprint), COMPONENTS_SCOPE_REQUIRED
@@ -18,70 +19,95 @@
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseDocument } from './document.ts';
-import * as z from 'zod/mini';
-import { metaDocument, nonBlank, parseBody } from '../../http/body.ts';
-import type { RequestContext } from '../../http/pipeline.ts';
 import { childItems } from '../../store/cascade.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
 import { getItem, toRecord, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { authorize, present } from '../../auth/authorize.ts';
-import type { Actor } from '../../auth/actor.ts';
+import type { Actor, Requester } from '../../auth/actor.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
 import { findLicenseItemByKey, licenseStatus, type LicenseRecord } from './license.ts';
 
-const scopeSchema = z.strictObject({
-  fingerprint: z.optional(nonBlank()),
-  components: z.optional(z.array(z.string())),
-  product: z.optional(z.string()),
-  policy: z.optional(z.string()),
-});
-
-const validateKeyBody = metaDocument({ key: nonBlank(), scope: z.optional(scopeSchema) });
-const validateBody = z.union([z.undefined(), metaDocument({ scope: z.optional(scopeSchema) })]);
-
-type ValidationScope = z.infer<typeof scopeSchema>;
-
-export interface Validation {
-  license: LicenseRecord | null;
-  meta: { valid: boolean; detail: string; code: string };
+/** What a validation checks besides the license itself; ids of product and policy in any case. */
+export interface ValidationScope {
+  fingerprint?: string;
+  components?: string[];
+  product?: string;
+  policy?: string;
 }
 
-const result = (license: LicenseRecord | null, code: string, detail: string): Validation => ({
+/** A license key to validate, with its scope. */
+export interface KeyValidation {
+  key: string;
+  scope?: ValidationScope;
+}
+
+/** Every verdict a validation may reach, in the order of the checks (NOT_FOUND: no such key). */
+export const VALIDATION_CODES = [
+  'NOT_FOUND',
+  'SUSPENDED',
+  'EXPIRED',
+  'PRODUCT_SCOPE_MISMATCH',
+  'POLICY_SCOPE_MISMATCH',
+  'FINGERPRINT_SCOPE_REQUIRED',
+  'COMPONENTS_SCOPE_REQUIRED',
+  'NO_MACHINE',
+  'FINGERPRINT_SCOPE_MISMATCH',
+  'COMPONENTS_SCOPE_EMPTY',
+  'COMPONENTS_SCOPE_MISMATCH',
+  'VALID',
+] as const;
+
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+
+/** A type, not an interface: it is also the meta of the `license.validated` event. */
+export type Verdict = {
+  valid: boolean;
+  detail: string;
+  code: ValidationCode;
+};
+
+/** The license validated (null: no license has the key) and the verdict. */
+export interface Validation {
+  license: LicenseRecord | null;
+  verdict: Verdict;
+}
+
+const result = (license: LicenseRecord | null, code: ValidationCode, detail: string): Validation => ({
   license,
-  meta: { valid: code === 'VALID', detail, code },
+  verdict: { valid: code === 'VALID', detail, code },
 });
 
 /**
  * Every validation of a license that exists emits `license.validated` (to the license's own
- * environment), carrying the outcome in the event's meta, valid or not.
+ * environment), carrying the verdict in the event's meta, valid or not.
  */
 async function announced(validation: Validation, scope: Scope): Promise<Validation> {
   if (!validation.license) return validation;
   const tx = new Transaction();
-  await emitEvent(tx, originOf(validation.license, scope), 'license.validated', licenseDocument(validation.license), validation.meta);
+  await emitEvent(tx, originOf(validation.license, scope), 'license.validated', licenseDocument(validation.license), validation.verdict);
   await tx.commit();
   return validation;
 }
 
-export async function validateKey(ctx: RequestContext): Promise<Validation> {
-  const { meta } = parseBody(ctx.body, validateKeyBody);
+/** POST /licenses/actions/validate-key: no credential but the key, inside the request's environment. */
+export async function validateKey(requester: Requester, { key, scope }: KeyValidation): Promise<Validation> {
   // A license of an environment this request cannot see does not exist for it.
-  const item = await findLicenseItemByKey(ctx.scope, meta.key);
+  const item = await findLicenseItemByKey(requester.scope, key);
   if (!item) {
     return result(null, 'NOT_FOUND', 'license key was not found');
   }
-  return announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), meta.scope ?? {}), ctx.scope);
+  return announced(await evaluate(requester.scope, toRecord<LicenseRecord>(item), scope ?? {}), requester.scope);
 }
 
-export async function validateLicense(ctx: Actor, id: string): Promise<Validation> {
-  const item = await authorize(ctx, 'licenses', id, 'validate');
-  const body = 'absent' in ctx.body ? undefined : parseBody(ctx.body, validateBody);
-  const validation = await announced(await evaluate(ctx.scope, toRecord<LicenseRecord>(item), body?.meta.scope ?? {}), ctx.scope);
-  return { ...validation, license: validation.license && present(ctx, 'licenses', validation.license) };
+/** POST /licenses/<id>/actions/validate: a bearer validates a license it may see. */
+export async function validateLicense(actor: Actor, id: string, scope: ValidationScope = {}): Promise<Validation> {
+  const item = await authorize(actor, 'licenses', id, 'validate');
+  const validation = await announced(await evaluate(actor.scope, toRecord<LicenseRecord>(item), scope), actor.scope);
+  return { ...validation, license: validation.license && present(actor, 'licenses', validation.license) };
 }
 
 async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationScope): Promise<Validation> {

@@ -6,45 +6,42 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineDocument } from './document.ts';
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { nonBlank, parseBody, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { ruleBroken } from '../../errors.ts';
-import type { Query } from '../../http/query.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, metadataSchema, now } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, now, type Metadata } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
-import { relatedItem, relationshipId, removeWithDescendants } from '../licensing/graph.ts';
+import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter } from '../licensing/lists.ts';
+import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
 import { takeSeat } from './seats.ts';
 
-const metadata = metadataSchema();
 export const FINGERPRINT_MAX_BYTES = 4096;
 
-const mutable = {
-  name: z.nullish(z.string()),
-  hostname: z.nullish(z.string()),
-  platform: z.nullish(z.string()),
-  metadata: z.optional(metadata),
-};
+/** What an update may change (null clears it). */
+export interface MachineChanges {
+  name?: string | null;
+  hostname?: string | null;
+  platform?: string | null;
+  metadata?: Metadata;
+}
 
-const createBody = resourceDocument(
-  'machines',
-  { fingerprint: nonBlank(), ...mutable },
-  { license: relationship('licenses'), owner: z.optional(relationship('users')) },
-);
-const updateBody = updateDocument('machines', mutable);
+export interface NewMachine extends MachineChanges {
+  fingerprint: string;
+  licenseId: string;
+  /** The license's owner when not given. */
+  ownerId?: string;
+}
 
-function rules(input: NonNullable<z.infer<typeof updateBody>['data']['attributes']>) {
-  for (const name of ['name', 'hostname', 'platform'] as const) maxLength(name, input[name], 255);
-  metadataRule(input.metadata);
+function rules(attributes: MachineChanges) {
+  for (const name of ['name', 'hostname', 'platform'] as const) maxLength(name, attributes[name], 255);
+  metadataRule(attributes.metadata);
 }
 
 export function fingerprintRule(fingerprint: string) {
@@ -53,24 +50,22 @@ export function fingerprintRule(fingerprint: string) {
   }
 }
 
-export async function createMachine(ctx: Actor): Promise<MachineRecord> {
-  await authorizeAction(ctx, 'machines', 'create');
-  const { data } = parseBody(ctx.body, createBody);
-  fingerprintRule(data.attributes.fingerprint);
-  rules(data.attributes);
-  const licenseItem = await relatedItem(ctx, 'licenses', relationshipId(data, 'license')!, 'license');
+export async function createMachine(actor: Actor, input: NewMachine): Promise<MachineRecord> {
+  await authorizeAction(actor, 'machines', 'create');
+  fingerprintRule(input.fingerprint);
+  rules(input);
+  const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
   // Asked again now that the license is known: a user may not act on a protected one.
-  await authorizeAction(ctx, 'machines', 'create', { license: licenseItem });
+  await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
   const license = toRecord<LicenseRecord>(licenseItem);
-  const ownerId = relationshipId(data, 'owner');
-  const owner = ownerId ? await relatedItem(ctx, 'users', ownerId, 'owner') : undefined;
-  const policy = await getItem(recordKey(ctx.scope.accountId, 'policies', license.policyId));
+  const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
+  const policy = await getItem(recordKey(actor.scope.accountId, 'policies', license.policyId));
   const timestamp = now();
   const machine: MachineRecord = {
     type: 'machines',
     id: randomUUID(),
-    accountId: ctx.scope.accountId,
-    environmentId: ctx.scope.environmentId,
+    accountId: actor.scope.accountId,
+    environmentId: actor.scope.environmentId,
     created: timestamp,
     updated: timestamp,
     licenseId: license.id,
@@ -79,11 +74,11 @@ export async function createMachine(ctx: Actor): Promise<MachineRecord> {
     productId: license.productId,
     ownerId: (owner?.id as string | undefined) ?? license.ownerId ?? null,
     licenseOwnerId: license.ownerId ?? null,
-    fingerprint: data.attributes.fingerprint,
-    name: data.attributes.name ?? null,
-    hostname: data.attributes.hostname ?? null,
-    platform: data.attributes.platform ?? null,
-    metadata: data.attributes.metadata ?? {},
+    fingerprint: input.fingerprint,
+    name: input.name ?? null,
+    hostname: input.hostname ?? null,
+    platform: input.platform ?? null,
+    metadata: input.metadata ?? {},
   };
   const tx = new Transaction();
   tx.create(machine, {
@@ -104,26 +99,25 @@ export async function createMachine(ctx: Actor): Promise<MachineRecord> {
   const max = policy?.maxMachines as number | null | undefined;
   takeSeat(tx, machine, max, ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'));
   tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
-  await emitEvent(tx, originOf(machine, ctx.scope), 'machine.created', machineDocument(machine));
+  await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
   await tx.commit();
   return machine;
 }
 
-export async function retrieveMachine(ctx: Actor, id: string): Promise<MachineRecord> {
-  return toRecord<MachineRecord>(await authorize(ctx, 'machines', id, 'read'));
+export async function retrieveMachine(actor: Actor, id: string): Promise<MachineRecord> {
+  return toRecord<MachineRecord>(await authorize(actor, 'machines', id, 'read'));
 }
 
-export async function updateMachine(ctx: Actor, id: string): Promise<MachineRecord> {
-  const item = await authorize(ctx, 'machines', id, 'update');
-  const { attributes = {} } = parseBody(ctx.body, updateBody, id).data;
-  rules(attributes);
-  return updateAndAnnounce<MachineRecord>(item, { ...attributes, updated: now() }, 'machine.updated', machineDocument, ctx.scope);
+export async function updateMachine(actor: Actor, id: string, changes: MachineChanges): Promise<MachineRecord> {
+  const item = await authorize(actor, 'machines', id, 'update');
+  rules(changes);
+  return updateAndAnnounce<MachineRecord>(item, { ...changes, updated: now() }, 'machine.updated', machineDocument, actor.scope);
 }
 
-export async function deleteMachine(ctx: Actor, id: string): Promise<void> {
-  const item = await authorize(ctx, 'machines', id, 'delete');
+export async function deleteMachine(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'machines', id, 'delete');
   const removed = toRecord<MachineRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, ctx.scope), 'machine.deleted', machineDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed)));
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */
@@ -133,23 +127,28 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
 ];
 
-export async function listMachines(ctx: Actor, page: PageRequest, forced: Record<string, string> = {}, query: Query = ctx.query): Promise<Page<MachineRecord>> {
-  await authorizeAction(ctx, 'machines', 'list');
-  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, query, [restriction(ctx, 'machines'), forced], page);
+export async function listMachines(
+  actor: Actor,
+  filters: FilterValues,
+  page: PageRequest,
+  forced: Record<string, string> = {},
+): Promise<Page<MachineRecord>> {
+  await authorizeAction(actor, 'machines', 'list');
+  return filteredList<MachineRecord>(actor.scope, 'machines', FILTERS, filters, [restriction(actor, 'machines'), forced], page);
 }
 
 /** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
-export async function listLicenseMachines(ctx: Actor, licenseId: string, page: PageRequest) {
-  const license = await authorize(ctx, 'licenses', licenseId, 'read');
-  await authorizeAction(ctx, 'machines', 'list');
-  return filteredList<MachineRecord>(ctx.scope, 'machines', FILTERS, ctx.query, [{ licenseId: license.id as string }], page);
+export async function listLicenseMachines(actor: Actor, licenseId: string, filters: FilterValues, page: PageRequest) {
+  const license = await authorize(actor, 'licenses', licenseId, 'read');
+  await authorizeAction(actor, 'machines', 'list');
+  return filteredList<MachineRecord>(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id as string }], page);
 }
 
-/** GET /users/<id>/machines. */
-export async function listUserMachines(ctx: Actor, userId: string, page: PageRequest) {
-  const user = await retrieveUser(ctx, userId);
-  return listMachines(ctx, page, { ownerId: user.id });
+/** GET /users/<id>/machines: the machines a user owns, under the same filters as every list of machines. */
+export async function listUserMachines(actor: Actor, userId: string, filters: FilterValues, page: PageRequest) {
+  const user = await retrieveUser(actor, userId);
+  return listMachines(actor, filters, page, { ownerId: user.id });
 }
 
 /** The machine a record belongs to, seen by the rules of machines. */
-export const relatedMachine = (ctx: Actor, record: { machineId: string }) => retrieveMachine(ctx, record.machineId);
+export const relatedMachine = (actor: Actor, record: { machineId: string }) => retrieveMachine(actor, record.machineId);

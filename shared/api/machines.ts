@@ -1,0 +1,97 @@
+/** The machines' operations: what each reads of a request, and what it answers. */
+import * as z from 'zod/mini';
+import { nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { declare } from '../http/declaration.ts';
+import { metadataSchema } from '../domain/rules.ts';
+import { uuidFilter } from './common.ts';
+
+const metadata = metadataSchema();
+
+/** The attributes an activation sets and an update may change. */
+const mutable = {
+  name: z.nullish(z.string()),
+  hostname: z.nullish(z.string()),
+  platform: z.nullish(z.string()),
+  metadata: z.optional(metadata),
+};
+
+/** The filters of every list of machines (a license's and a user's too). */
+export const machineFilters = z.object({ license: uuidFilter(), owner: uuidFilter(), user: uuidFilter(), product: uuidFilter() });
+
+export const machines = {
+  create: declare({
+    operation: 'machines.create',
+    summary: 'Activate a machine on a license',
+    auth: 'bearer',
+    body: resourceDocument(
+      'machines',
+      { fingerprint: nonBlank(), ...mutable },
+      { license: relationship('licenses'), owner: z.optional(relationship('users')) },
+    ),
+    answers: { 201: { resource: 'machines' } },
+    faults: [403, 422],
+  }),
+  list: declare({
+    operation: 'machines.list',
+    summary: 'List machines',
+    auth: 'bearer',
+    paged: true,
+    query: machineFilters,
+    answers: { 200: { list: 'machines' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'machines.retrieve',
+    summary: 'Retrieve a machine',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'machines' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'machines.update',
+    summary: 'Update a machine',
+    auth: 'bearer',
+    params: ['id'],
+    body: updateDocument('machines', mutable),
+    answers: { 200: { resource: 'machines' } },
+    faults: [403, 409, 422],
+  }),
+  delete: declare({
+    operation: 'machines.delete',
+    summary: 'Deactivate a machine, with its components',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    faults: [403],
+  }),
+  components: declare({
+    operation: 'machines.components',
+    summary: "List a machine's components",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: z.object({ machine: uuidFilter(), license: uuidFilter(), owner: uuidFilter(), user: uuidFilter(), product: uuidFilter() }),
+    answers: { 200: { list: 'components' } },
+    faults: [403],
+  }),
+  license: declare({
+    operation: 'machines.license',
+    summary: "Retrieve a machine's license",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403],
+  }),
+  /** GET /users/<id>/machines: served by the machines, declared with them. */
+  ofUser: declare({
+    operation: 'users.machines',
+    summary: "List a user's machines",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: machineFilters,
+    answers: { 200: { list: 'machines' } },
+    faults: [403],
+  }),
+};
