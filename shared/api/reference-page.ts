@@ -32,13 +32,14 @@ a{color:var(--accent)}code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monos
 .layout{display:grid;grid-template-columns:18rem 1fr;min-height:100vh}
 .toc{position:sticky;top:0;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--line);background:var(--soft);font-size:14px}
 .toc ol{list-style:none;margin:0;padding-left:.75rem}.toc>ol{padding:0}.toc li{margin:.15rem 0}.toc a{text-decoration:none}
-.toc h2{font-size:1rem;margin:0 0 .5rem}main{padding:1.5rem 2rem 4rem;max-width:64rem;min-width:0}
+.toc h2{font-size:1rem;margin:0 0 .5rem}.toc .method{min-width:3.4rem;font-size:11px}main{padding:1.5rem 2rem 4rem;max-width:64rem;min-width:0}
 @media (max-width:60rem){.layout{display:block}.toc{position:static;height:auto;border-right:0;border-bottom:1px solid var(--line)}}
 h1{margin:0 0 .25rem;font-size:1.8rem}h2{margin:2.5rem 0 .75rem;padding-bottom:.3rem;border-bottom:1px solid var(--line);font-size:1.4rem}
 h4{margin:1.25rem 0 .4rem;font-size:.95rem}.version{color:var(--muted);margin:0}
 details.operation{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;background:#fff}
 details.operation>summary{cursor:pointer;padding:.5rem .75rem;list-style:none}details.operation>summary::-webkit-details-marker{display:none}
 details.operation[open]>summary{border-bottom:1px solid var(--line);background:var(--soft)}
+details.operation>summary .operation-title::before{content:"▸";color:var(--muted)}details.operation[open]>summary .operation-title::before{content:"▾"}
 .operation-title{display:flex;flex-wrap:wrap;gap:.6rem;align-items:baseline;margin:0;font-size:1rem;font-weight:600}
 .operation-body{padding:.25rem 1rem 1rem}.path{word-break:break-all}.summary{font-weight:400}
 .method{display:inline-block;min-width:4.2rem;text-align:center;border-radius:4px;padding:0 .4rem;color:#fff;font:600 12px/1.7 ui-monospace,monospace;text-transform:uppercase;background:#6e7781}
@@ -55,7 +56,7 @@ details.response{border-left:3px solid var(--line);margin:.4rem 0;padding-left:.
 .type{color:#8250df;font:13px ui-monospace,monospace}.value,.format,.constraint,.flag{font:12px ui-monospace,monospace;color:var(--muted);background:var(--soft);border-radius:3px;padding:0 .3rem}
 .property{font-weight:600}.required{color:#cf222e;font-size:12px;margin-left:.35rem}.deprecated{text-decoration:line-through}
 .label{color:var(--muted);font-size:13px;font-style:italic}.description p{margin:.2rem 0}.schema .description{color:var(--muted);font-size:14px}
-.title{font-weight:600;font-size:13px;margin-left:.3rem}.security{font-size:14px}.component{margin:1rem 0}.component h3{margin:0 0 .25rem}
+.title{font-weight:600;font-size:13px;margin-left:.3rem}.security{font-size:14px}.component{margin:1rem 0}.component h3{margin:0 0 .25rem}.component h3 code{font-size:1rem}
 dl.schemes dt{font-weight:600;margin-top:.75rem}dl.schemes dd{margin:.2rem 0 0 1rem}`;
 
 const digest = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;

@@ -40,6 +40,8 @@ function constraints(schema: SchemaObject): SafeHtml[] {
     ...BOUNDS.filter(([key]) => typeof schema[key] === 'number').map(([key, label]) => badge(`${label} ${String(schema[key])}`)),
     schema.pattern === undefined ? undefined : badge(`pattern ${schema.pattern}`),
     schema.uniqueItems ? badge('unique items') : undefined,
+    schema.additionalProperties === false ? badge('no other members') : undefined,
+    schema.additionalProperties === true ? badge('other members: any') : undefined,
     schema.readOnly ? badge('read-only', 'flag') : undefined,
     schema.writeOnly ? badge('write-only', 'flag') : undefined,
     schema.deprecated ? badge('deprecated', 'flag deprecated') : undefined,
@@ -58,6 +60,7 @@ function headline(schema: SchemaObject): SafeHtml {
     schema.const !== undefined && html`<span class="value">${literal(schema.const)}</span>`,
     schema.enum !== undefined && html`<span class="value">${schema.enum.map(literal).join(' | ')}</span>`,
     constraints(schema),
+    schema.title !== undefined && html`<span class="title">${schema.title}</span>`,
   ]}</span>`;
 }
 
@@ -74,26 +77,22 @@ function properties(schema: SchemaObject): SafeHtml | undefined {
   const required = new Set(schema.required ?? []);
   return html`<ul class="properties">${entries.map(
     ([name, property]) =>
-      html`<li><code class="property">${name}</code>${required.has(name) && html`<span class="required">required</span>`} ${schemaTree(property)}</li>`,
+      html`<li><code class="property">${name}</code>${required.has(name) && html`<span class="required">required</span>`} ${schemaLine(property)}${
+        typeof property === 'object' && details(property)
+      }</li>`,
   )}</ul>`;
 }
 
-/** Extra keys of an object: closed (`false`), any value (`true`), or values of a schema. */
+/** Values of members besides the named ones, when a schema says what they may be. */
 function additional(schema: SchemaObject): SafeHtml | undefined {
   const extra = schema.additionalProperties;
-  if (extra === undefined) return undefined;
-  if (extra === false) return html`<div class="members"><span class="label">no other members</span></div>`;
-  if (extra === true) return html`<div class="members"><span class="label">other members: any</span></div>`;
+  if (typeof extra === 'boolean' || extra === undefined) return undefined;
   return html`<div class="members"><span class="label">other members</span> ${schemaTree(extra)}</div>`;
 }
 
-/** A schema and everything nested in it (named schemas linked, not repeated). */
-export function schemaTree(schema: Schema): SafeHtml {
-  if (schema === true) return html`<span class="schema"><span class="type">any</span></span>`;
-  if (schema === false) return html`<span class="schema"><span class="type">nothing</span></span>`;
-  return html`<div class="schema">${[
-    headline(schema),
-    schema.title !== undefined && html`<span class="title">${schema.title}</span>`,
+/** Everything below a schema's headline: its description, members, items and alternatives. */
+function details(schema: SchemaObject): SafeHtml {
+  return html`${[
     paragraphs(schema.description),
     schema.examples !== undefined && schema.examples.length > 0 && html`<div class="examples">Example: <code>${schema.examples.map(literal).join(', ')}</code></div>`,
     properties(schema),
@@ -103,10 +102,15 @@ export function schemaTree(schema: Schema): SafeHtml {
     alternatives('any of', schema.anyOf),
     alternatives('all of', schema.allOf),
     schema.not !== undefined && html`<div class="members"><span class="label">not</span> ${schemaTree(schema.not)}</div>`,
-  ]}</div>`;
+  ]}`;
 }
 
-/** A schema's head only, for table cells (a parameter's or a header's type). */
+/** A schema and everything nested in it (named schemas linked, not repeated). */
+export function schemaTree(schema: Schema): SafeHtml {
+  return html`<div class="schema">${schemaLine(schema)}${typeof schema === 'object' && details(schema)}</div>`;
+}
+
+/** A schema's headline alone: for a property's line, and a parameter's or a header's type. */
 export function schemaLine(schema: Schema | undefined): SafeHtml {
   if (schema === undefined) return html``;
   if (typeof schema === 'boolean') return html`<span class="type">${schema ? 'any' : 'nothing'}</span>`;
