@@ -39,7 +39,8 @@ export function html(strings: TemplateStringsArray, ...values: readonly Interpol
 export function paragraphs(text: string | undefined, className = 'description'): SafeHtml {
   if (!text?.trim()) return html``;
   const blocks = text.trim().split(/\n\s*\n/);
-  return html`<div class="${className}">${blocks.map((block) => html`<p>${block.split('\n').map((line, i) => [i > 0 && html`<br>`, line])}</p>`)}</div>`;
+  const lines = (block: string) => block.split('\n').map((line, i) => [i > 0 && html`<br>`, line]);
+  return html`<div class="${className}">${blocks.map((block) => html`<p>${lines(block)}</p>`)}</div>`;
 }
 
 /** A fragment identifier made of letters, digits and `-_.` only, so it needs no encoding in a link. */

@@ -49,13 +49,17 @@ function constraints(schema: SchemaObject): SafeHtml[] {
   ].filter((item): item is SafeHtml => item !== undefined);
 }
 
+/** A reference: a link to the named schema's entry, or the reference as written when it names none. */
+function referenceTo(ref: string): SafeHtml {
+  const name = schemaName(ref);
+  return name === undefined ? html`<span class="type">${ref}</span>` : html`<a class="ref" href="#${anchor('schema', name)}">${name}</a>`;
+}
+
 /** The one-line head of a schema: its name or type, the values it allows, its constraints. */
 function headline(schema: SchemaObject): SafeHtml {
-  const name = schema.$ref === undefined ? undefined : schemaName(schema.$ref);
   const type = typeOf(schema);
   return html`<span class="headline">${[
-    schema.$ref !== undefined &&
-      (name === undefined ? html`<span class="type">${schema.$ref}</span>` : html`<a class="ref" href="#${anchor('schema', name)}">${name}</a>`),
+    schema.$ref !== undefined && referenceTo(schema.$ref),
     type !== undefined && html`<span class="type">${type}</span>`,
     schema.const !== undefined && html`<span class="value">${literal(schema.const)}</span>`,
     schema.enum !== undefined && html`<span class="value">${schema.enum.map(literal).join(' | ')}</span>`,
@@ -77,9 +81,10 @@ function properties(schema: SchemaObject): SafeHtml | undefined {
   const required = new Set(schema.required ?? []);
   return html`<ul class="properties">${entries.map(
     ([name, property]) =>
-      html`<li><code class="property">${name}</code>${required.has(name) && html`<span class="required">required</span>`} ${schemaLine(property)}${
-        typeof property === 'object' && details(property)
-      }</li>`,
+      html`<li><code class="property">${name}</code>${required.has(name) && html`<span class="required">required</span>`} ${[
+        schemaLine(property),
+        typeof property === 'object' && details(property),
+      ]}</li>`,
   )}</ul>`;
 }
 
@@ -94,7 +99,9 @@ function additional(schema: SchemaObject): SafeHtml | undefined {
 function details(schema: SchemaObject): SafeHtml {
   return html`${[
     paragraphs(schema.description),
-    schema.examples !== undefined && schema.examples.length > 0 && html`<div class="examples">Example: <code>${schema.examples.map(literal).join(', ')}</code></div>`,
+    schema.examples !== undefined &&
+      schema.examples.length > 0 &&
+      html`<div class="examples">Example: <code>${schema.examples.map(literal).join(', ')}</code></div>`,
     properties(schema),
     additional(schema),
     schema.items !== undefined && html`<div class="members"><span class="label">items</span> ${schemaTree(schema.items)}</div>`,

@@ -11,7 +11,9 @@ import { repositoryRoot } from '../../lib/service-function.ts';
 
 const LIMIT_BYTES = 500 * 1024;
 
-describe.each(routes.filter((route) => route.operation === 'openapi.retrieve' || route.operation === 'reference.page'))('$operation', (route) => {
+const referenceRoutes = routes.filter((route) => route.operation === 'openapi.retrieve' || route.operation === 'reference.page');
+
+describe.each(referenceRoutes)('$operation', (route) => {
   it(`bundles to less than ${LIMIT_BYTES / 1024} KB`, async () => {
     const result = await build({
       entryPoints: [path.join(repositoryRoot, route.handler)],
