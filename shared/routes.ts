@@ -58,6 +58,10 @@ const WRITE = ['table:read', 'table:write'] as const;
 const EMIT = [...WRITE, 'queue:webhooks'] as const;
 
 export const routes: readonly Route[] = [
+  // The API's description (outside any account; no credential): for tools, and as a page for people
+  { operation: 'openapi.retrieve', method: 'GET', path: '/v1/openapi.json', handler: 'functions/reference/openapi.ts', access: [] },
+  { operation: 'reference.page', method: 'GET', path: '/v1/docs', handler: 'functions/reference/page.ts', access: [] },
+
   // Accounts
   { operation: 'accounts.retrieve', method: 'GET', path: ACCOUNT, handler: 'functions/accounts/retrieve.ts', access: READ },
   { operation: 'accounts.update', method: 'PATCH', path: ACCOUNT, handler: 'functions/accounts/update.ts', access: EMIT },

@@ -35,8 +35,10 @@ export type Answer =
   | { meta: z.ZodMiniType }
   /** No body (204, 202). */
   | { empty: true }
-  /** An HTML page (the hosted password-reset form). */
-  | { html: true };
+  /** An HTML page (the hosted password-reset form, the API reference). */
+  | { html: true }
+  /** A JSON document that is not JSON:API (the API's own OpenAPI description). */
+  | { json: true };
 
 export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
   /** The route table's name of the operation (shared/routes.ts). */

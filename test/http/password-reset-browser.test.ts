@@ -3,10 +3,10 @@
  * password, and log in with it.
  */
 import { randomUUID } from 'node:crypto';
-import packagedChromium from '@sparticuz/chromium';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { basic, call, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { launchBrowser } from './support/browser.ts';
 import { resetLinkOf, waitForMail } from './support/mail.ts';
 
 let account: TestAccount;
@@ -14,24 +14,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   account = await newAccount();
-  // The form needs no WebGL: leave the software graphics stack off.
-  packagedChromium.setGraphicsMode = false;
-  browser = await chromium.launch({
-    // The headless Chromium shipped inside the npm package, unpacked into the temp directory on
-    // first use: the test needs no browser installed on the machine.
-    executablePath: await packagedChromium.executablePath(),
-    // The package's flags for serverless hosts, less --single-process: in one process, closing a
-    // page's context takes the whole browser down with it.
-    // A closed network: keep Chromium from reaching for the internet at start (Playwright already
-    // adds a fresh profile, --disable-background-networking, --disable-component-update, --no-first-run).
-    args: [
-      ...packagedChromium.args.filter((flag) => flag !== '--single-process'),
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-sync',
-    ],
-    headless: true,
-  });
+  browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {

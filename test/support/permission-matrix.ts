@@ -36,6 +36,9 @@ export type Step =
  */
 export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> = {
   //                                                                                          GA  EA  ET  NT  PR  LT  LK  OW  OU
+  'openapi.retrieve': 'public',
+  'reference.page': 'public',
+
   'accounts.retrieve': { steps: [{ type: 'accounts', action: 'read' }], same: '200 403 403 403 403 403 403 403 403' },
   'accounts.update': { steps: [{ type: 'accounts', action: 'update' }], same: '200 403 403 403 403 403 403 403 403' },
 

@@ -1,0 +1,33 @@
+/**
+ * The reference's two functions carry the whole OpenAPI description (docs/openapi.json, bundled
+ * as JSON): bundled as `cdk synth` bundles them, each stays well inside what a quick cold start
+ * can load.
+ */
+import path from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../shared/routes.ts';
+import { repositoryRoot } from '../../lib/service-function.ts';
+
+const LIMIT_BYTES = 500 * 1024;
+
+const referenceRoutes = routes.filter((route) => route.operation === 'openapi.retrieve' || route.operation === 'reference.page');
+
+describe.each(referenceRoutes)('$operation', (route) => {
+  it(`bundles to less than ${LIMIT_BYTES / 1024} KB`, async () => {
+    const result = await build({
+      entryPoints: [path.join(repositoryRoot, route.handler)],
+      bundle: true,
+      write: false,
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      mainFields: ['module', 'main'],
+      minify: true,
+      logLevel: 'silent',
+    });
+    const [bundle] = result.outputFiles;
+    expect(bundle?.contents.byteLength).toBeGreaterThan(0);
+    expect(bundle?.contents.byteLength).toBeLessThan(LIMIT_BYTES);
+  });
+});
