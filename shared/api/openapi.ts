@@ -171,14 +171,17 @@ function errorStatuses(route: Route, declaration: Declaration): number[] {
 }
 
 function describeAnswer(answer: Answer, operation: string, schemas: Record<string, Json>): Json {
-  if ('empty' in answer) return { description: 'No content', headers: SUCCESS_HEADERS };
-  if ('html' in answer) return { description: 'An HTML page', headers: SUCCESS_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } };
-  return { description: describeDocument(answer), headers: SUCCESS_HEADERS, content: { [MEDIA_TYPE]: { schema: documentSchema(answer, operation, schemas) } } };
+  if ('empty' in answer) return { description: 'No content', headers: ANSWER_HEADERS };
+  if ('html' in answer) {
+    return { description: 'An HTML page', headers: ANSWER_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } };
+  }
+  const schema = documentSchema(answer, operation, schemas);
+  return { description: describeDocument(answer), headers: ANSWER_HEADERS, content: { [MEDIA_TYPE]: { schema } } };
 }
 
 function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
-  if ('resource' in answer) return `A ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
+  if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
   return 'The outcome, in meta';
 }
 
@@ -260,7 +263,7 @@ function resourceObjectSchemas(): Record<string, Json> {
 
 /** The errors' and the lists' documents (docs/rules.md §1, §4). */
 function documentSchemas(): Record<string, Json> {
-  const source = (member: string) => ({ type: 'object', properties: { [member]: { type: 'string' } }, required: [member], additionalProperties: false });
+  const source = (member: string) => closedObject({ [member]: { type: 'string' } });
   return {
     ErrorDocument: closedObject({
       meta: closedObject({ id: { type: 'string', description: 'The request id, as in X-Request-Id' } }),
@@ -301,7 +304,7 @@ function documentSchemas(): Record<string, Json> {
 function errorResponse(status: number, description?: string): Json {
   // The title the pipeline gives an error of this status.
   const title = new ApiError(status, [{ detail: '' }]).errors[0]!.title;
-  const headers: Record<string, Json> = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  const headers: Record<string, Json> = { ...ANSWER_HEADERS };
   if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
   if (status === 429) for (const name of RATE_LIMIT_HEADERS) headers[name] = ref('headers', name);
   return {
@@ -312,7 +315,10 @@ function errorResponse(status: number, description?: string): Json {
         schema: {
           allOf: [
             schemaRef('ErrorDocument'),
-            { type: 'object', properties: { errors: { type: 'array', items: { type: 'object', properties: { title: { const: title } } } } } },
+            {
+              type: 'object',
+              properties: { errors: { type: 'array', items: { type: 'object', properties: { title: { const: title } } } } },
+            },
           ],
         },
       },
@@ -320,7 +326,8 @@ function errorResponse(status: number, description?: string): Json {
   };
 }
 
-const SUCCESS_HEADERS = {
+/** What every answer carries, an error's too. */
+const ANSWER_HEADERS = {
   'X-Request-Id': ref('headers', 'X-Request-Id'),
   'Service-Environment': ref('headers', 'Service-Environment'),
 };
@@ -329,7 +336,10 @@ const RATE_LIMIT_HEADERS = ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Rem
 
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': { description: "The request's id, also the error document's meta.id", schema: { type: 'string' } },
-  'Service-Environment': { description: 'The code of the environment the request was served in; absent for the global one', schema: { type: 'string' } },
+  'Service-Environment': {
+    description: 'The code of the environment the request was served in; absent for the global one',
+    schema: { type: 'string' },
+  },
   'WWW-Authenticate': { description: 'The scheme to authenticate with, when no credential was sent', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds until the limit allows a request again', schema: { type: 'integer' } },
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
@@ -427,7 +437,9 @@ const SECURITY: Record<Declaration['auth'], Json[]> = {
 const WEBHOOK_DELIVERY: Json = {
   post: {
     summary: 'An event, delivered',
-    description: 'Signed as Standard Webhooks sign (docs/rules.md §5). The event is as `GET /webhook-events/<id>` shows it, its payload as delivered.',
+    description:
+      'Signed as Standard Webhooks sign (docs/rules.md §5). The event is as `GET /webhook-events/<id>` shows it, ' +
+      'its payload as delivered.',
     parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ref('parameters', name)),
     requestBody: {
       required: true,

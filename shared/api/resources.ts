@@ -99,7 +99,10 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
     {
       account,
       // Who holds the token: a user (admin and user tokens), an environment, a product or a license.
-      bearer: z.strictObject({ links: Related, data: z.strictObject({ type: z.enum(['users', 'environments', 'products', 'licenses']), id: Id }) }),
+      bearer: z.strictObject({
+        links: Related,
+        data: z.strictObject({ type: z.enum(['users', 'environments', 'products', 'licenses']), id: Id }),
+      }),
       environment,
     },
   ),
@@ -109,7 +112,12 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
     { name: z.string(), code: z.string(), isolationStrategy: every<IsolationStrategy>()(['ISOLATED', 'SHARED']) },
     { account },
   ),
-  products: resource('Product', 'products', { name: z.string(), url: z.nullable(z.string()), metadata: Metadata }, { account, environment }),
+  products: resource(
+    'Product',
+    'products',
+    { name: z.string(), url: z.nullable(z.string()), metadata: Metadata },
+    { account, environment },
+  ),
   policies: resource(
     'Policy',
     'policies',

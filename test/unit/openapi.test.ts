@@ -3,7 +3,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, collectDeclarations, serializeOpenApi } from '#shared/api/openapi.ts';
 import { routes } from '#shared/routes.ts';
+import { schemaValidators } from '../support/openapi-ajv.ts';
 import { UNDECLARED_OPERATIONS } from '../support/undeclared-operations.ts';
+
+/** Where the document holds schemas: every `schema` member, and each of components.schemas. */
+function schemaPlaces(value: unknown, at: string[] = []): string[][] {
+  if (value === null || typeof value !== 'object') return [];
+  if (at.length === 2 && at[0] === 'components' && at[1] === 'schemas') return Object.keys(value).map((name) => [...at, name]);
+  return Object.entries(value).flatMap(([key, member]) => (key === 'schema' ? [[...at, key]] : schemaPlaces(member, [...at, key])));
+}
 
 const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => name !== 'account');
 
@@ -36,5 +44,13 @@ describe('the OpenAPI description', () => {
     const result = await new Validator().validate(structuredClone(await buildOpenApi()) as unknown as Record<string, unknown>);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
+  });
+
+  it('holds schemas that compile as JSON Schema 2020-12 in strict mode', async () => {
+    const document = await buildOpenApi();
+    const validator = schemaValidators(document);
+    const places = schemaPlaces(document);
+    expect(places.length).toBeGreaterThan(0);
+    for (const at of places) expect(() => validator(at), at.join('/')).not.toThrow();
   });
 });

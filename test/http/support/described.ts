@@ -4,11 +4,11 @@
  * operation's responses, its content type one that response describes, its body valid against
  * that response's schema. A request no route matches must get the NoRoute answer.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { buildOpenApi, type OpenApiDocument } from '#shared/api/openapi.ts';
 import { createRouter } from '#shared/local/router.ts';
 import { fallback, routes } from '#shared/routes.ts';
+import { schemaValidators } from '../../support/openapi-ajv.ts';
 import { UNDECLARED_OPERATIONS } from '../../support/undeclared-operations.ts';
 
 interface ResponseObject {
@@ -25,7 +25,6 @@ interface Answer {
   text: string;
 }
 
-const DESCRIPTION_ID = 'openapi.json';
 const match = createRouter(routes, fallback);
 
 let checker: Promise<Checker> | undefined;
@@ -37,16 +36,10 @@ export async function checkDescribed(answer: Answer): Promise<void> {
 }
 
 class Checker {
-  private readonly ajv: Ajv2020;
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validator: (at: readonly string[]) => ValidateFunction;
 
   constructor(private readonly document: OpenApiDocument) {
-    this.ajv = new Ajv2020({ allErrors: true });
-    // CommonJS: the plugin is the module itself, and its `default` too.
-    ajvFormats.default(this.ajv);
-    // The description's own members are no keywords of JSON Schema: named, so strict mode stays on for its schemas.
-    this.ajv.addVocabulary(Object.keys(document));
-    this.ajv.addSchema(document, DESCRIPTION_ID);
+    this.validator = schemaValidators(document);
   }
 
   check(answer: Answer): void {
@@ -86,6 +79,7 @@ class Checker {
       throw fail(`content type ${answer.contentType ?? '(none)'}; the description has ${Object.keys(response.content).join(', ')}`);
     }
     if (!mediaType.endsWith('json')) return;
+    if (answer.text === '') throw fail('no body, where the description has one');
     const validate = this.validator([...at, 'content', mediaType, 'schema']);
     let body: unknown;
     try {
@@ -99,16 +93,6 @@ class Checker {
         (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`),
       );
     }
-  }
-
-  private validator(at: string[]): ValidateFunction {
-    const pointer = at.map((segment) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-    let validate = this.validators.get(pointer);
-    if (!validate) {
-      validate = this.ajv.compile({ $ref: `${DESCRIPTION_ID}#/${pointer}` });
-      this.validators.set(pointer, validate);
-    }
-    return validate;
   }
 }
 
