@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { expect } from 'vitest';
 import { api } from '../../support/stack.ts';
+import { checkDescribed } from './described.ts';
 
 export interface Reply {
   status: number;
@@ -39,6 +40,7 @@ export async function call(method: string, path: string, options: CallOptions = 
   }
   const response = await api(path, { method, headers, body });
   const text = await response.text();
+  await checkDescribed({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 

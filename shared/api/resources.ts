@@ -1,0 +1,212 @@
+/**
+ * The resource objects the API answers with, one schema per type, as the document builders show
+ * them (shared/domain/<type>/document.ts, `accountDocument` for accounts). The OpenAPI
+ * description (shared/api/openapi.ts) turns them into its `components.schemas`; the HTTP tests
+ * check every answer against that description, so a document that gains, loses or retypes a
+ * member fails them until its schema here follows.
+ */
+import * as z from 'zod/mini';
+import type { ResourceType } from '../http/declaration.ts';
+import type { IsolationStrategy } from '../domain/environments/environment.ts';
+import type { LicenseStatus } from '../domain/licenses/license.ts';
+import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
+import type { TokenKind } from '../domain/tokens/token.ts';
+import type { UserRole, UserStatus } from '../domain/users/user.ts';
+import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
+import { EVENT_KINDS } from '../events/kinds.ts';
+
+/**
+ * The schemas the description names (`#/components/schemas/<id>`): the resource objects and the
+ * pieces they share. (Descriptions go with `z.describe`, which zod's conversion reads.)
+ */
+export const namedSchemas = z.registry<{ id: string }>();
+
+function named<S extends z.ZodMiniType>(id: string, schema: S): S {
+  namedSchemas.add(schema, { id });
+  return schema;
+}
+
+/** Every member of a union of string literals, checked complete at compile time. */
+const every =
+  <T extends string>() =>
+  <const V extends readonly T[]>(values: V & ([T] extends [V[number]] ? unknown : never)) =>
+    z.enum(values);
+
+const Id = named('Id', z.uuid());
+const Timestamp = named('Timestamp', z.iso.datetime().check(z.describe('An ISO 8601 time in UTC')));
+const Metadata = named('Metadata', z.record(z.string(), z.unknown()).check(z.describe('Free-form metadata: any JSON object, as sent')));
+
+const identifier = <T extends ResourceType>(type: T) => z.strictObject({ type: z.literal(type), id: Id });
+const Related = named('RelatedLinks', z.strictObject({ related: z.string() }));
+const SelfLinks = named('SelfLinks', z.strictObject({ self: z.string() }));
+
+const EmptyToOne = named('EmptyToOne', z.strictObject({ data: z.null() }));
+/** A related record named by id, with its own path as link; `{data: null}` when there is none. */
+const toOne = <T extends ResourceType>(type: T) =>
+  z.union([z.strictObject({ links: Related, data: identifier(type) }), EmptyToOne]);
+/** A to-one relationship served under the record's own path (`/components/<id>/machine`). */
+const nestedOne = <T extends ResourceType>(type: T) => z.strictObject({ links: Related, data: z.nullable(identifier(type)) });
+/** A to-many relationship served under the record's own path (`/users/<id>/tokens`): a link only. */
+const nested = z.strictObject({ links: Related });
+const account = z.strictObject({ links: Related, data: identifier('accounts') });
+const environment = toOne('environments');
+
+function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
+  id: string,
+  type: T,
+  attributes: A,
+  relationships: R,
+) {
+  return named(
+    id,
+    z.strictObject({
+      id: Id,
+      type: z.literal(type),
+      attributes: z.strictObject({ ...attributes, created: Timestamp, updated: Timestamp }),
+      relationships: z.strictObject(relationships),
+      links: SelfLinks,
+    }),
+  );
+}
+
+/** The resource object of each type. */
+export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = {
+  accounts: resource('Account', 'accounts', { slug: z.string(), name: z.string(), protected: z.boolean() }, {}),
+  users: resource(
+    'User',
+    'users',
+    {
+      fullName: z.nullable(z.string()),
+      firstName: z.nullable(z.string()),
+      lastName: z.nullable(z.string()),
+      email: z.string(),
+      status: every<UserStatus>()(['ACTIVE', 'BANNED']),
+      role: every<UserRole>()(['user', 'admin']),
+      metadata: Metadata,
+    },
+    { account, environment, products: nested, licenses: nested, machines: nested, tokens: nested },
+  ),
+  tokens: resource(
+    'Token',
+    'tokens',
+    {
+      kind: every<TokenKind>()(['admin-token', 'user-token', 'environment-token', 'product-token', 'activation-token']),
+      token: z.optional(z.string().check(z.describe('The token value: only in the answer that generates the token'))),
+      name: z.nullable(z.string()),
+      expiry: z.nullable(Timestamp),
+      permissions: z.array(z.string()),
+    },
+    {
+      account,
+      // Who holds the token: a user (admin and user tokens), an environment, a product or a license.
+      bearer: z.strictObject({
+        links: Related,
+        data: z.strictObject({ type: z.enum(['users', 'environments', 'products', 'licenses']), id: Id }),
+      }),
+      environment,
+    },
+  ),
+  environments: resource(
+    'Environment',
+    'environments',
+    { name: z.string(), code: z.string(), isolationStrategy: every<IsolationStrategy>()(['ISOLATED', 'SHARED']) },
+    { account },
+  ),
+  products: resource(
+    'Product',
+    'products',
+    { name: z.string(), url: z.nullable(z.string()), metadata: Metadata },
+    { account, environment },
+  ),
+  policies: resource(
+    'Policy',
+    'policies',
+    {
+      name: z.string(),
+      componentUniquenessStrategy: z.enum(UNIQUENESS_STRATEGIES),
+      componentMatchingStrategy: z.enum(MATCHING_STRATEGIES),
+      requireComponentsScope: z.boolean(),
+      protected: z.boolean(),
+      maxMachines: z.nullable(z.int()),
+      metadata: Metadata,
+    },
+    { account, environment, product: toOne('products') },
+  ),
+  licenses: resource(
+    'License',
+    'licenses',
+    {
+      key: z.nullable(z.string().check(z.describe('null for a reader who may not see the key (docs/rules.md §9)'))),
+      name: z.nullable(z.string()),
+      status: every<LicenseStatus>()(['ACTIVE', 'EXPIRED', 'SUSPENDED']),
+      suspended: z.boolean(),
+      protected: z.boolean(),
+      expiry: z.nullable(Timestamp),
+      metadata: Metadata,
+    },
+    {
+      account,
+      environment,
+      product: nestedOne('products'),
+      policy: nestedOne('policies'),
+      owner: nestedOne('users'),
+      machines: nested,
+    },
+  ),
+  machines: resource(
+    'Machine',
+    'machines',
+    {
+      fingerprint: z.string(),
+      name: z.nullable(z.string()),
+      hostname: z.nullable(z.string()),
+      platform: z.nullable(z.string()),
+      metadata: Metadata,
+    },
+    { account, environment, product: toOne('products'), license: nestedOne('licenses'), owner: toOne('users'), components: nested },
+  ),
+  components: resource(
+    'Component',
+    'components',
+    { fingerprint: z.string(), name: z.string(), metadata: Metadata },
+    { account, environment, product: nestedOne('products'), license: nestedOne('licenses'), machine: nestedOne('machines') },
+  ),
+  'webhook-endpoints': resource(
+    'WebhookEndpoint',
+    'webhook-endpoints',
+    {
+      url: z.string(),
+      subscriptions: z.array(z.string()),
+      enabled: z.boolean(),
+      signingSecret: z.optional(z.string().check(z.describe('`whsec_<base64>`: only in the answer that creates the endpoint'))),
+    },
+    { account, environment },
+  ),
+  'webhook-events': named(
+    'WebhookEvent',
+    z.strictObject({
+      id: Id,
+      type: z.literal('webhook-events'),
+      meta: z.strictObject({ idempotencyToken: z.string().check(z.describe('64 hex characters, the same across retries')) }),
+      attributes: z.strictObject({
+        endpoint: z.string(),
+        payload: z.string().check(z.describe('The `{data, meta?}` document of the change, serialised')),
+        event: z.enum(EVENT_KINDS as [string, ...string[]]),
+        status: every<WebhookEventStatus>()(['DELIVERING', 'DELIVERED', 'FAILING', 'FAILED']),
+        lastResponseCode: z.nullable(z.int()),
+        lastResponseBody: z.nullable(z.string()),
+        created: Timestamp,
+        updated: Timestamp,
+      }),
+      relationships: z.strictObject({ account, environment, endpoint: toOne('webhook-endpoints') }),
+      links: SelfLinks,
+    }),
+  ),
+};
+
+/** The name of a type's resource object in the description. */
+export function resourceSchemaName(type: ResourceType): string {
+  const id = namedSchemas.get(resourceSchemas[type])?.id;
+  if (!id) throw new Error(`The resource object of ${type} has no name`);
+  return id;
+}

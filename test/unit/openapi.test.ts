@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApi, collectDeclarations, serializeOpenApi } from '#shared/api/openapi.ts';
+import { routes } from '#shared/routes.ts';
+import { schemaValidators } from '../support/openapi-ajv.ts';
+import { UNDECLARED_OPERATIONS } from '../support/undeclared-operations.ts';
+
+/** Where the document holds schemas: every `schema` member, and each of components.schemas. */
+function schemaPlaces(value: unknown, at: string[] = []): string[][] {
+  if (value === null || typeof value !== 'object') return [];
+  if (at.length === 2 && at[0] === 'components' && at[1] === 'schemas') return Object.keys(value).map((name) => [...at, name]);
+  return Object.entries(value).flatMap(([key, member]) => (key === 'schema' ? [[...at, key]] : schemaPlaces(member, [...at, key])));
+}
+
+const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => name !== 'account');
+
+describe('the OpenAPI description', () => {
+  it('docs/openapi.json is the one the route table and the declarations generate', async () => {
+    const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+    expect(committed, 'docs/openapi.json is out of date: run `npm run openapi`').toBe(serializeOpenApi(await buildOpenApi()));
+  });
+
+  it('every route has exactly one declaration, with the path parameters of its path', async () => {
+    const declarations = await collectDeclarations();
+    for (const route of routes) {
+      const declared = declarations.filter((declaration) => declaration.operation === route.operation);
+      if (UNDECLARED_OPERATIONS.has(route.operation)) {
+        expect(declared, `${route.operation} is declared now: remove it from UNDECLARED_OPERATIONS`).toEqual([]);
+        continue;
+      }
+      expect(declared.length, `declarations of ${route.operation}`).toBe(1);
+      expect([...declared[0]!.params].sort(), `path parameters of ${route.operation}`).toEqual(pathParameters(route.path).sort());
+    }
+  });
+
+  it('every declaration names a route, and every undeclared operation is one', async () => {
+    const operations = new Set(routes.map((route) => route.operation));
+    for (const declaration of await collectDeclarations()) expect(operations.has(declaration.operation), declaration.operation).toBe(true);
+    for (const operation of UNDECLARED_OPERATIONS) expect(operations.has(operation), operation).toBe(true);
+  });
+
+  it('is valid OpenAPI 3.1', async () => {
+    const result = await new Validator().validate(structuredClone(await buildOpenApi()) as unknown as Record<string, unknown>);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it('holds schemas that compile as JSON Schema 2020-12 in strict mode', async () => {
+    const document = await buildOpenApi();
+    const validator = schemaValidators(document);
+    const places = schemaPlaces(document);
+    expect(places.length).toBeGreaterThan(0);
+    for (const at of places) expect(() => validator(at), at.join('/')).not.toThrow();
+  });
+});
