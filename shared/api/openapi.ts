@@ -127,13 +127,13 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
     tags: [tagOf(route)],
     security: SECURITY[declaration.auth],
     parameters: [
-      ...['account', ...declaration.params].map((name) => {
+      ...[...(route.path.includes('{account}') ? ['account'] : []), ...declaration.params].map((name) => {
         if (!(name in PATH_PARAMETERS)) throw new Error(`${route.operation}: no description of the path parameter '${name}'`);
         return ref('parameters', name);
       }),
       ...queryParameters(route, declaration.query),
       ...(declaration.paged ? PAGE_PARAMETERS.map((name) => ref('parameters', name)) : []),
-      ...ENVIRONMENT_PARAMETERS.map((name) => ref('parameters', name)),
+      ...(declaration.plain ? [] : ENVIRONMENT_PARAMETERS.map((name) => ref('parameters', name))),
     ],
   };
   if (declaration.body) {
@@ -162,6 +162,7 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
  * 429 per source address, 409 for a PATCH whose `data.id` is not its path's, and its own faults.
  */
 function errorStatuses(route: Route, declaration: Declaration): number[] {
+  if (declaration.plain) return [...(declaration.faults ?? [])];
   const statuses = new Set([400, 404, 413, 500, ...(declaration.faults ?? [])]);
   if (declaration.auth !== 'none') statuses.add(401);
   if (declaration.auth === 'bearer') statuses.add(403);
@@ -175,17 +176,18 @@ function describeAnswer(answer: Answer, operation: string, schemas: Record<strin
   if ('html' in answer) {
     return { description: 'An HTML page', headers: ANSWER_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } };
   }
+  if ('json' in answer) return { description: 'A JSON document', content: { 'application/json': { schema: { type: 'object' } } } };
   const schema = documentSchema(answer, operation, schemas);
   return { description: describeDocument(answer), headers: ANSWER_HEADERS, content: { [MEDIA_TYPE]: { schema } } };
 }
 
-function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true }>): string {
+function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
   if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
   return 'The outcome, in meta';
 }
 
-function documentSchema(answer: Exclude<Answer, { empty: true } | { html: true }>, operation: string, schemas: Record<string, Json>): Json {
+function documentSchema(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>, operation: string, schemas: Record<string, Json>): Json {
   if ('list' in answer) return schemaRef(listDocument(answer.list, schemas));
   if ('resource' in answer && !answer.nullable && !answer.meta) return schemaRef(resourceDocument(answer.resource, schemas));
   const members: Record<string, Json> = {};

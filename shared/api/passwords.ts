@@ -17,6 +17,7 @@ export const passwords = {
     operation: 'passwords.form',
     summary: 'The hosted password-reset form',
     auth: 'none',
+    plain: true,
     answers: { 200: { html: true } },
   }),
 };

@@ -6,6 +6,7 @@ export const openapi = {
     operation: 'openapi.retrieve',
     summary: "Retrieve this API's OpenAPI 3.1 description",
     auth: 'none',
+    plain: true,
     answers: { 200: { json: true } },
   }),
 };
@@ -15,6 +16,7 @@ export const reference = {
     operation: 'reference.page',
     summary: 'Read the API reference in a browser',
     auth: 'none',
+    plain: true,
     answers: { 200: { html: true } },
   }),
 };

@@ -62,6 +62,11 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   paged?: boolean;
   /** Counted per source address (routes anyone may call: log-in, validate-key, password requests). */
   limitPerAddress?: boolean;
+  /**
+   * Served by a plain handler outside the JSON:API pipeline (a page, the description itself): it
+   * reads no environment or credential and answers only what it declares.
+   */
+  plain?: boolean;
   /** The successful answers, by status. */
   answers: Readonly<Record<number, Answer>>;
   /** Statuses of this operation's own faults; the pipeline's own (400, 401, 404, 413, 429) are implied. */

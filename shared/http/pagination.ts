@@ -83,14 +83,6 @@ export function listReply<T>(
   call: { page: PageRequest; request: { path: string; query: Query } },
   page: Page<T>,
   document: (record: T) => ResourceObject,
-): Reply;
-/** TRANSITION: the form of handlers not yet declared. */
-export function listReply<T>(ctx: any, request: PageRequest, page: Page<T>, document: (record: T) => ResourceObject): Reply;
-export function listReply(...args: any[]): Reply {
-  if (args.length === 4) {
-    const [ctx, request, page, document] = args;
-    return list(page.records.map((record: any) => document(record)), listLinks(ctx.event.rawPath, ctx.query, request, page));
-  }
-  const [call, page, document] = args;
-  return list(page.records.map((record: any) => document(record)), listLinks(call.request.path, call.request.query, call.page, page));
+): Reply {
+  return list(page.records.map((record) => document(record)), listLinks(call.request.path, call.request.query, call.page, page));
 }

@@ -80,22 +80,10 @@ type Result = APIGatewayProxyStructuredResultV2;
 type PipelineContext = Context & { request: Partial<RequestContext> };
 type Middleware = MiddlewareObj<Event, Result, Error, PipelineContext>;
 
-/** TRANSITION: handlers not yet declared. Removed once every handler has its declaration. */
-export function operation<A extends AuthMode>(auth: A, handle: (ctx: any) => Promise<Reply>, options?: { limitPerAddress?: string }): ReturnType<typeof declared>;
-export function operation<A extends AuthMode, P extends string, B, Q>(declaration: Declaration<A, P, B, Q>, handle: (call: Call<A, P, B, Q>) => Promise<Reply>): ReturnType<typeof declared>;
-export function operation(declaration: any, handle: any, options?: any) {
-  if (typeof declaration === 'string') {
-    const legacy = { operation: options?.limitPerAddress ?? '', summary: '', auth: declaration as AuthMode, params: [], answers: {}, limitPerAddress: !!options?.limitPerAddress };
-    return declared(legacy, handle, true);
-  }
-  return declared(declaration, handle, false);
-}
-
 /** Builds the Lambda handler of one API operation from its declaration. */
-function declared<A extends AuthMode, P extends string, B, Q>(
+export function operation<A extends AuthMode, P extends string, B, Q>(
   declaration: Declaration<A, P, B, Q>,
   handle: (call: Call<A, P, B, Q>) => Promise<Reply>,
-  legacy: boolean,
 ) {
   const pipeline = middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
     .use(respond())
@@ -107,7 +95,7 @@ function declared<A extends AuthMode, P extends string, B, Q>(
     .use(selectEnvironment())
     .use(authenticate(declaration.auth))
     .use(readQuery())
-    .handler(async (_event, context) => render(context, await handle(legacy ? (context.request as any) : parse(declaration, context.request as RequestContext))));
+    .handler(async (_event, context) => render(context, await handle(parse(declaration, context.request as RequestContext))));
 }
 
 /**

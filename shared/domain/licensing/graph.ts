@@ -38,10 +38,6 @@ export async function relatedItem(ctx: Actor, type: PolicyType & RecordType, id:
   return item;
 }
 
-/** The id a create body gives for a relationship (the body's shape is already validated). */
-export const relationshipId = (data: unknown, name: string): string | undefined =>
-  (data as { relationships?: Record<string, { data?: { id?: string } } | undefined> }).relationships?.[name]?.data?.id;
-
 /**
  * The environments whose partitions may hold children of a record: its own; for a global
  * record also every SHARED environment, where records may hang on global ones.
