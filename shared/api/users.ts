@@ -88,7 +88,7 @@ export const users = {
     params: ['id'],
     body: metaDocument({ passwordResetToken: z.string(), newPassword: z.string() }),
     answers: { 200: { resource: 'users' } },
-    faults: [403, 409, 422],
+    faults: [401, 403, 409, 422],
   }),
   tokens: declare({
     operation: 'users.tokens',

@@ -83,7 +83,7 @@ describe('access patterns', () => {
     expect(marker?.ref).toBe(recordKey(accountId, 'users', user!.id).PK);
     const tx = new Transaction();
     await addUser(tx, globalScope(accountId), { email: user!.email.toUpperCase() });
-    await expect(tx.commit()).rejects.toMatchObject({ status: 422 });
+    await expect(tx.commit()).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
   });
 
   it('5: finds an environment by code, case-insensitively', async () => {
