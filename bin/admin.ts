@@ -51,7 +51,9 @@ async function createAccountCommand(args: string[]) {
   const { createAccount } = await import('../shared/domain/accounts/service.ts');
   try {
     const { account, user, token } = await createAccount(values as Required<typeof values>);
-    process.stdout.write(`${JSON.stringify({ account: { id: account.id, slug: account.slug }, user: { id: user.id, email: user.email }, token })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ account: { id: account.id, slug: account.slug }, user: { id: user.id, email: user.email }, token })}\n`,
+    );
   } catch (error) {
     if (isServiceFault(error)) fail(error.message);
     throw error;
@@ -66,7 +68,9 @@ const isServiceFault = (error: unknown): error is Error => SERVICE_FAULTS.some((
 async function main() {
   const [command, ...rest] = process.argv.slice(2);
   if (!command || !(COMMANDS as readonly string[]).includes(command)) {
-    fail(`usage: npm run admin -- ${COMMANDS.join('|')} [options]\n  create-account --slug <slug> --name <name> --email <email> --password <password>`);
+    fail(
+      `usage: npm run admin -- ${COMMANDS.join('|')} [options]\n  create-account --slug <slug> --name <name> --email <email> --password <password>`,
+    );
   }
   try {
     await createAccountCommand(rest);

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startLocalStack, type LocalStack } from '#shared/local/stack.ts';
+import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
 
 // Lambda runs Node.js 22; the SDK's notice about Node.js 20 says nothing about this stack.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -85,7 +85,9 @@ console.log(
     `Local stack ready in ${seconds} s${dataDir ? `, data in ${dataDir}` : ' (in memory: nothing is kept)'}`,
     `  API        ${stack.api}`,
     `  DynamoDB   ${stack.dynamodb}   table "${stack.tableName}"`,
-    `  SQS        ${stack.sqs}   queues ${Object.values(stack.queueUrls).map((url) => url.split('/').pop()).join(', ')}`,
+    `  SQS        ${stack.sqs}   queues ${Object.values(stack.queueUrls)
+      .map((url) => url.split('/').pop())
+      .join(', ')}`,
     `  Mail       ${stack.ses}/   (every mail sent shows up here)`,
   ].join('\n'),
 );
@@ -96,7 +98,9 @@ if (seed) {
     const { seedDemoAccount } = await import('#shared/local/seed.ts');
     const demo = await seedDemoAccount();
     if (demo) {
-      console.log(['Demo admin created:', `  e-mail     ${demo.email}`, `  password   ${demo.password}`, `  token      ${demo.token}`].join('\n'));
+      console.log(
+        ['Demo admin created:', `  e-mail     ${demo.email}`, `  password   ${demo.password}`, `  token      ${demo.token}`].join('\n'),
+      );
     }
   } catch (error) {
     console.error('Seeding the demo account failed:', error);

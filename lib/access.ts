@@ -1,6 +1,6 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, type IGrantable, type IRole } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -21,7 +21,12 @@ export interface ServiceResources {
  * Turns each access a route-table entry declares into the narrowest grant on `grantee` (a
  * function's role). Nothing is granted that was not declared.
  */
-export function grantAccess(scope: Construct, grantee: IGrantable & { role?: IRole }, access: readonly Access[], resources: ServiceResources): void {
+export function grantAccess(
+  scope: Construct,
+  grantee: IGrantable & { role?: IRole },
+  access: readonly Access[],
+  resources: ServiceResources,
+): void {
   for (const grant of access) {
     switch (grant) {
       case 'table:read':

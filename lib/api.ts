@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import type { Route } from '../shared/routes.ts';
 import { AccessRoles } from './access-roles.ts';
 import { constructIdOf } from './construct-id.ts';
-import { ServiceFunction, type ServiceContext } from './service-function.ts';
+import { type ServiceContext, ServiceFunction } from './service-function.ts';
 
 /** The entry that answers requests no route matches. */
 export type FallbackRoute = Pick<Route, 'operation' | 'handler' | 'access'>;
@@ -42,7 +42,13 @@ export class Api extends Construct {
     const roles = new AccessRoles(this, 'Roles', context.resources);
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
     const functionFor = (id: string, entry: FallbackRoute) =>
-      new ServiceFunction(this, id, { ...context, handlerModule: entry.handler, access: entry.access, role: roles.roleFor(entry.access), logGroup });
+      new ServiceFunction(this, id, {
+        ...context,
+        handlerModule: entry.handler,
+        access: entry.access,
+        role: roles.roleFor(entry.access),
+        logGroup,
+      });
 
     for (const route of routes) {
       const id = constructIdOf(route.operation);

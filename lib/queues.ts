@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queues as queueDefinitions, type QueueDefinition } from '../shared/queues.ts';
+import { type QueueDefinition, queues as queueDefinitions } from '../shared/queues.ts';
 import type { QueueName } from '../shared/routes.ts';
 import { constructIdOf } from './construct-id.ts';
 

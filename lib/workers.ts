@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { workerTimeoutSeconds } from '../shared/queues.ts';
 import type { QueueName, Worker } from '../shared/routes.ts';
 import { constructIdOf } from './construct-id.ts';
-import { ServiceFunction, type ServiceContext } from './service-function.ts';
+import { type ServiceContext, ServiceFunction } from './service-function.ts';
 
 export interface WorkersProps {
   workers: readonly Worker[];

@@ -39,7 +39,10 @@ export const config = {
    * `address` or `address:port`, IPv6 as `[address]:port`); empty when unset: the system's resolver.
    */
   get webhookDnsServers(): string[] {
-    return (process.env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter(Boolean);
+    return (process.env.WEBHOOK_DNS_SERVERS ?? '')
+      .split(',')
+      .map((server) => server.trim())
+      .filter(Boolean);
   },
   /**
    * Seconds to wait before each further webhook delivery attempt (one per retry), from

@@ -8,7 +8,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processDelivery, readEndpoints } from '#shared/events/deliver.ts';
-import { parseDeliveryMessage, type DeliveryMessage } from '#shared/events/messages.ts';
+import { type DeliveryMessage, parseDeliveryMessage } from '#shared/events/messages.ts';
 
 export const handler = async (event: SQSEvent, context: Context) => {
   // The endpoints of the whole batch in one read; a malformed message fails on its own below.

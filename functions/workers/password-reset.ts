@@ -6,8 +6,8 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processResetRequest } from '#shared/domain/passwords/reset.ts';
 import type { ResetMessage } from '#shared/domain/passwords/request.ts';
+import { processResetRequest } from '#shared/domain/passwords/reset.ts';
 import { workerTimeoutSeconds } from '#shared/queues.ts';
 import { once } from '#shared/store/once.ts';
 

@@ -5,7 +5,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
+import { type PurgeStep, runPurgeStep } from '#shared/domain/environments/purge.ts';
 
 export const handler = async (event: SQSEvent, context: Context) =>
   processPartialResponse(

@@ -1,8 +1,8 @@
 /** The components' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
+import { metadataSchema } from '../domain/rules.ts';
 import { nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
-import { metadataSchema } from '../domain/rules.ts';
 import { uuidFilter } from './common.ts';
 
 const metadata = metadataSchema();

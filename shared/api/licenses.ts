@@ -1,11 +1,11 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
-import { metaDocument, nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
-import { declare } from '../http/declaration.ts';
-import type { Reply } from '../http/documents.ts';
 import { licenseDocument } from '../domain/licenses/document.ts';
 import { VALIDATION_CODES, type Validation } from '../domain/licenses/validation.ts';
 import { metadataSchema } from '../domain/rules.ts';
+import { metaDocument, nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { declare } from '../http/declaration.ts';
+import type { Reply } from '../http/documents.ts';
 import { uuidFilter } from './common.ts';
 import { machineFilters } from './machines.ts';
 import { tokenRequestBody } from './tokens.ts';

@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { EVENT_KINDS } from '../events/kinds.ts';
 import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
 import { ApiError, MEDIA_TYPE } from '../http/errors.ts';
-import { routes, type Route } from '../routes.ts';
+import { type Route, routes } from '../routes.ts';
 import { namedSchemas, resourceSchemaName } from './resources.ts';
 
 type Json = Record<string, unknown>;
@@ -37,7 +37,9 @@ const API_DIRECTORY = new URL('.', import.meta.url);
  * that declare an operation and how it authenticates. A new family's module needs no registration.
  */
 export async function collectDeclarations(): Promise<Declaration[]> {
-  const modules = readdirSync(API_DIRECTORY).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')).sort();
+  const modules = readdirSync(API_DIRECTORY)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .sort();
   const found = new Set<Declaration>();
   for (const file of modules) {
     const exports: Record<string, unknown> = await import(new URL(file, API_DIRECTORY).href);
@@ -187,7 +189,11 @@ function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true
   return 'The outcome, in meta';
 }
 
-function documentSchema(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>, operation: string, schemas: Record<string, Json>): Json {
+function documentSchema(
+  answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>,
+  operation: string,
+  schemas: Record<string, Json>,
+): Json {
   if ('list' in answer) return schemaRef(listDocument(answer.list, schemas));
   if ('resource' in answer && !answer.nullable && !answer.meta) return schemaRef(resourceDocument(answer.resource, schemas));
   const members: Record<string, Json> = {};
@@ -258,9 +264,7 @@ function acceptsJsonObjectsOnly(schema: z.core.$ZodType): boolean {
 /** The resource objects and what they share, referring to each other within components.schemas. */
 function resourceObjectSchemas(): Record<string, Json> {
   const { schemas } = z.toJSONSchema(namedSchemas, { io: 'input', uri: (id) => `#/components/schemas/${id}` });
-  return Object.fromEntries(
-    Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema as Json]),
-  );
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema as Json]));
 }
 
 /** The errors' and the lists' documents (docs/rules.md §1, §4). */
@@ -379,7 +383,7 @@ const PARAMETERS: Record<string, Json> = {
     name: 'Service-Environment',
     in: 'header',
     required: false,
-    description: "The environment to act in, by UUID or code (case-insensitive); absent: the global environment",
+    description: 'The environment to act in, by UUID or code (case-insensitive); absent: the global environment',
     schema: { type: 'string' },
   },
   'Keygen-Environment': {

@@ -6,24 +6,24 @@
  * style, pinned by hash in the page's Content-Security-Policy.
  */
 import { createHash } from 'node:crypto';
-import { anchor, html, paragraphs, type Interpolation, type SafeHtml } from './reference-html.ts';
 import {
-  METHODS,
-  present,
-  resolved,
   type Header,
   type HttpMethod,
+  METHODS,
   type MediaType,
   type Members,
   type OpenApiDescription,
   type Operation,
   type Parameter,
   type PathItem,
+  present,
   type RequestBody,
   type Response,
+  resolved,
   type SecurityRequirement,
   type SecurityScheme,
 } from './reference-document.ts';
+import { anchor, html, type Interpolation, paragraphs, type SafeHtml } from './reference-html.ts';
 import { schemaLine, schemaTree } from './reference-schema.ts';
 
 const STYLE = `:root{--ink:#1b1f24;--muted:#57606a;--line:#d8dee4;--soft:#f6f8fa;--accent:#0550ae}*{box-sizing:border-box}

@@ -3,8 +3,9 @@
  * (properties, items, alternatives) nested below. A reference to a named schema is a link to
  * that schema's own entry on the page, which renders it once, rather than a copy at every use.
  */
+
+import { present, type Schema, type SchemaObject, schemaName } from './reference-document.ts';
 import { anchor, html, paragraphs, type SafeHtml } from './reference-html.ts';
-import { present, schemaName, type Schema, type SchemaObject } from './reference-document.ts';
 
 /** A value of the schema (const, enum, default, example) as JSON, kept short. */
 function literal(value: unknown): string {

@@ -6,7 +6,6 @@
  * member fails them until its schema here follows.
  */
 import * as z from 'zod/mini';
-import type { ResourceType } from '../http/declaration.ts';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
 import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
@@ -14,6 +13,7 @@ import type { TokenKind } from '../domain/tokens/token.ts';
 import type { UserRole, UserStatus } from '../domain/users/user.ts';
 import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
 import { EVENT_KINDS } from '../events/kinds.ts';
+import type { ResourceType } from '../http/declaration.ts';
 
 /**
  * The schemas the description names (`#/components/schemas/<id>`): the resource objects and the
@@ -42,8 +42,7 @@ const SelfLinks = named('SelfLinks', z.strictObject({ self: z.string() }));
 
 const EmptyToOne = named('EmptyToOne', z.strictObject({ data: z.null() }));
 /** A related record named by id, with its own path as link; `{data: null}` when there is none. */
-const toOne = <T extends ResourceType>(type: T) =>
-  z.union([z.strictObject({ links: Related, data: identifier(type) }), EmptyToOne]);
+const toOne = <T extends ResourceType>(type: T) => z.union([z.strictObject({ links: Related, data: identifier(type) }), EmptyToOne]);
 /** A to-one relationship served under the record's own path (`/components/<id>/machine`). */
 const nestedOne = <T extends ResourceType>(type: T) => z.strictObject({ links: Related, data: z.nullable(identifier(type)) });
 /** A to-many relationship served under the record's own path (`/users/<id>/tokens`): a link only. */

@@ -1,8 +1,8 @@
 /** The webhook endpoints' and webhook events' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
+import { MAX_REQUESTED_SUBSCRIPTIONS } from '../domain/webhook-endpoints/endpoint.ts';
 import { nonBlank, resourceDocument, updateDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
-import { MAX_REQUESTED_SUBSCRIPTIONS } from '../domain/webhook-endpoints/endpoint.ts';
 import { uuidFilter } from './common.ts';
 
 const subscriptions = () => z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_SUBSCRIPTIONS)));
@@ -78,14 +78,12 @@ export const webhookEvents = {
     summary: 'List webhook events, newest first, of some kinds or of one endpoint',
     auth: 'bearer',
     paged: true,
-    query: z
-      .object({ events: eventKinds, endpoint: uuidFilter() })
-      .check(
-        z.refine((filters) => filters.events === undefined || filters.endpoint === undefined, {
-          message: 'cannot be combined with events[]',
-          path: ['endpoint'],
-        }),
-      ),
+    query: z.object({ events: eventKinds, endpoint: uuidFilter() }).check(
+      z.refine((filters) => filters.events === undefined || filters.endpoint === undefined, {
+        message: 'cannot be combined with events[]',
+        path: ['endpoint'],
+      }),
+    ),
     answers: { 200: { list: 'webhook-events' } },
     faults: [403],
   }),

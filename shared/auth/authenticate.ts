@@ -4,20 +4,19 @@
  */
 import type { Account } from '../domain/accounts/account.ts';
 import type { Environment } from '../domain/environments/environment.ts';
-import type { TokenRecord } from '../domain/tokens/token.ts';
 import { findLicenseItemByKey } from '../domain/licenses/license.ts';
+import type { TokenRecord } from '../domain/tokens/token.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { LimitReached, NotAuthenticated } from '../errors.ts';
+import { type Key, type RecordType, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
-import { tokenLookupKey, type Key, type RecordType } from '../store/keys.ts';
-import { readItem, type ReadAhead } from '../store/read-ahead.ts';
-import { toRecord, type Item } from '../store/records.ts';
+import { type ReadAhead, readItem } from '../store/read-ahead.ts';
+import { type Item, toRecord } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
-import { admits, kindOf, type Bearer } from './bearer.ts';
-import { effectivePermissions, type BearerKind } from './permissions.ts';
+import { admits, type Bearer, kindOf } from './bearer.ts';
+import { type BearerKind, effectivePermissions } from './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
-
 
 const invalid = () => new NotAuthenticated('TOKEN_INVALID', 'Token is invalid');
 
@@ -136,4 +135,3 @@ async function findLoginUser(scope: Scope, email: string): Promise<UserRecord | 
   const item = await findByUnique(candidates, EMAIL_MARKER, normaliseEmail(email));
   return item && toRecord<UserRecord>(item);
 }
-

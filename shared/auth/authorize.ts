@@ -4,16 +4,17 @@
  * the environment and authentication come visibility (404), then permission (403); the
  * service checks the body (400) and the model's rules (422) after.
  */
-import { refused } from '../errors.ts';
-import type { Actor } from './actor.ts';
-import { RecordNotFound } from '../store/errors.ts';
+
 import { SLOTS } from '../domain/licensing/slots.ts';
+import { refused } from '../errors.ts';
+import { RecordNotFound } from '../store/errors.ts';
+import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
-import { recordKey, type RecordType } from '../store/keys.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';
+import type { Actor } from './actor.ts';
 import type { Permission } from './permissions.ts';
 import { judge, POLICIES, type PolicyType } from './policies/index.ts';
-import type { ActionContext, Principal, Policy } from './policies/policy.ts';
+import type { ActionContext, Policy, Principal } from './policies/policy.ts';
 
 export function principalOf(actor: Actor): Principal {
   return {

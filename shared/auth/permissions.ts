@@ -81,7 +81,9 @@ const LICENSEE: readonly Permission[] = [
 
 /** A product bearer manages everything under its product, but not products themselves. */
 const PRODUCT_BEARER = ALL.filter(
-  (p) => ['policy.', 'license.', 'machine.', 'component.'].some((prefix) => p.startsWith(prefix)) || ['product.read', 'product.update'].includes(p),
+  (p) =>
+    ['policy.', 'license.', 'machine.', 'component.'].some((prefix) => p.startsWith(prefix)) ||
+    ['product.read', 'product.update'].includes(p),
 );
 
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {

@@ -3,7 +3,7 @@
  * token value (random, 256 bits, so no salt or stretching is needed) and a salted scrypt hash
  * of a password. Comparisons run in constant time.
  */
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
 export type TokenPrefix = 'admin' | 'user' | 'env' | 'prod' | 'activ';
 
@@ -12,8 +12,7 @@ export const newTokenValue = (prefix: TokenPrefix) => `${prefix}-${randomBytes(3
 
 export const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
-export const looksLikeUuid = (value: string) =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+export const looksLikeUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 /** A random secret for links and resets: 32 bytes, hex. */
 export const randomSecret = () => randomBytes(32).toString('hex');

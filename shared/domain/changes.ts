@@ -3,10 +3,10 @@
  * exists exactly when the change does.
  */
 import { emitEvent, originOf } from '../events/emit.ts';
-import type { Scope } from '../store/scope.ts';
-import { type ResourceObject } from '../jsonapi.ts';
+import type { ResourceObject } from '../jsonapi.ts';
 import { RecordNotFound } from '../store/errors.ts';
-import { toRecord, type Item, type StoredRecord } from '../store/records.ts';
+import { type Item, type StoredRecord, toRecord } from '../store/records.ts';
+import type { Scope } from '../store/scope.ts';
 import { Transaction } from '../store/transaction.ts';
 
 /** Sets `changes` on a stored record and emits `event` with the record's new document. */

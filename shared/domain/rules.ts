@@ -12,7 +12,11 @@ export const attributeCode = (attribute: string) => attribute.replace(/([a-z0-9]
 
 export function maxLength(attribute: string, value: string | null | undefined, max: number): void {
   if (value != null && [...value].length > max) {
-    throw ruleBroken(`${attributeCode(attribute)}_TOO_LONG`, `${attribute} is too long (maximum is ${max} characters)`, attributePointer(attribute));
+    throw ruleBroken(
+      `${attributeCode(attribute)}_TOO_LONG`,
+      `${attribute} is too long (maximum is ${max} characters)`,
+      attributePointer(attribute),
+    );
   }
 }
 

@@ -27,25 +27,25 @@
  * Delays longer than SQS's 15 minutes travel as hops: a message carrying `notBefore` that is
  * sent on, 15 minutes at a time, until the attempt is due.
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { config } from '../config.ts';
+import { now } from '../domain/rules.ts';
 import { webhookEndpointDocument } from '../domain/webhook-endpoints/document.ts';
 import type { WebhookEndpointRecord } from '../domain/webhook-endpoints/endpoint.ts';
 import { recordSubscription } from '../domain/webhook-endpoints/subscriptions.ts';
 import { webhookEventDocument } from '../domain/webhook-events/document.ts';
 import { FINAL_STATUSES, type WebhookEventRecord, type WebhookEventStatus } from '../domain/webhook-events/event.ts';
-import { now } from '../domain/rules.ts';
 import { logger } from '../logger.ts';
 import { enqueue, MAX_DELAY_SECONDS } from '../queue.ts';
 import { workerTimeoutSeconds } from '../queues.ts';
 import { db, getTable } from '../store/client.ts';
 import { recordKey } from '../store/keys.ts';
-import { getItem, getItems, toRecord, type Item } from '../store/records.ts';
+import { getItem, getItems, type Item, toRecord } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
-import { scheduleAttempt, type DeliveryMessage } from './messages.ts';
+import { type DeliveryMessage, scheduleAttempt } from './messages.ts';
 import { deliveredPayload } from './sealed-meta.ts';
 import { signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
@@ -108,7 +108,8 @@ export async function readEndpoints(messages: readonly DeliveryMessage[]): Promi
     for (let i = 0; i < keys.length; i += 100) {
       for (const item of await getItems(keys.slice(i, i + 100))) found.set(item.PK, item);
     }
-    for (const [ref, { accountId, endpointId }] of wanted) reads.set(ref, found.get(recordKey(accountId, 'webhook-endpoints', endpointId).PK));
+    for (const [ref, { accountId, endpointId }] of wanted)
+      reads.set(ref, found.get(recordKey(accountId, 'webhook-endpoints', endpointId).PK));
     return reads;
   } catch (error) {
     logger.warn('webhook endpoints not read ahead; each attempt reads its own', { error: error as Error });
@@ -117,7 +118,11 @@ export async function readEndpoints(messages: readonly DeliveryMessage[]): Promi
 }
 
 /** Runs one message: a hop that is not due yet goes back on the queue, an attempt runs once. */
-export async function processDelivery(message: DeliveryMessage, context?: Context, endpoints?: EndpointReads): Promise<AttemptOutcome | 'HOP'> {
+export async function processDelivery(
+  message: DeliveryMessage,
+  context?: Context,
+  endpoints?: EndpointReads,
+): Promise<AttemptOutcome | 'HOP'> {
   if (message.notBefore !== undefined) {
     const remaining = message.notBefore - Date.now();
     if (remaining > 1000) {
@@ -222,7 +227,8 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
   let recorded = false;
   try {
     const event = toRecord<WebhookEventRecord>(claim.item);
-    const endpointItem = endpointRead && event.endpointId === key.endpointId ? await endpointRead : await getItem(endpointKey(event.endpointId));
+    const endpointItem =
+      endpointRead && event.endpointId === key.endpointId ? await endpointRead : await getItem(endpointKey(event.endpointId));
     const endpoint = endpointItem && toRecord<WebhookEndpointRecord>(endpointItem);
     let answer: Answer;
     let stop = false;
@@ -260,7 +266,10 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
     // Not an after-commit action: if the next attempt cannot be queued, the message fails and
     // comes back (the claim is given back), rather than leaving the event FAILING forever.
     if (delay !== undefined) {
-      await scheduleAttempt({ accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId: event.endpointId, attempt: key.attempt + 1 }, delay);
+      await scheduleAttempt(
+        { accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId: event.endpointId, attempt: key.attempt + 1 },
+        delay,
+      );
     }
     return { status };
   } catch (error) {
@@ -315,13 +324,27 @@ async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeCha
  * 410 Gone from an enabled endpoint: the outcome and the endpoint's disabling in one
  * transaction, with the endpoint's own webhook-endpoint.updated event.
  */
-async function recordDisabling(item: Item, lease: number, attemptNumber: number, changes: OutcomeChanges, endpointItem: Item): Promise<Recorded> {
+async function recordDisabling(
+  item: Item,
+  lease: number,
+  attemptNumber: number,
+  changes: OutcomeChanges,
+  endpointItem: Item,
+): Promise<Recorded> {
   const write = async (disable: boolean) => {
     const tx = new Transaction();
-    tx.update(item, { ...changes, deliveryLease: null }, { missing: new EventGone(), unchanged: { deliveryAttempt: attemptNumber, deliveryLease: lease } });
+    tx.update(
+      item,
+      { ...changes, deliveryLease: null },
+      { missing: new EventGone(), unchanged: { deliveryAttempt: attemptNumber, deliveryLease: lease } },
+    );
     if (disable) {
       const disabled = toRecord<WebhookEndpointRecord>(
-        tx.update(endpointItem, { enabled: false, updated: now() }, { missing: new EndpointGone(), unchanged: { updated: endpointItem.updated } }),
+        tx.update(
+          endpointItem,
+          { enabled: false, updated: now() },
+          { missing: new EndpointGone(), unchanged: { updated: endpointItem.updated } },
+        ),
       );
       recordSubscription(tx, disabled);
       await emitEvent(tx, disabled, 'webhook-endpoint.updated', webhookEndpointDocument(disabled));

@@ -28,14 +28,14 @@
  */
 import { randomSecret } from '../auth/secrets.ts';
 import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
-import { subscriptionsOf, type Subscription } from '../domain/webhook-endpoints/subscriptions.ts';
+import { type Subscription, subscriptionsOf } from '../domain/webhook-endpoints/subscriptions.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
 import type { ResourceObject } from '../jsonapi.ts';
 import { logger } from '../logger.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { queueFirstAttempts } from './messages.ts';
-import { splitMeta, type EventMeta } from './secret-meta.ts';
+import { type EventMeta, splitMeta } from './secret-meta.ts';
 
 export interface EventOrigin {
   accountId: string;
@@ -58,7 +58,9 @@ export async function emitEvent(
   document: ResourceObject,
   meta?: EventMeta,
 ): Promise<WebhookEventRecord[]> {
-  const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter((endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document));
+  const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter(
+    (endpoint) => subscribes(endpoint, event) && !aboutItself(endpoint, event, document),
+  );
   if (endpoints.length === 0) return [];
   const { shown, sealFor } = meta ? splitMeta(meta) : { shown: undefined, sealFor: undefined };
   const payload = JSON.stringify({ data: document, ...(shown ? { meta: shown } : {}) });

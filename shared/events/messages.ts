@@ -4,8 +4,9 @@
  * without it are delivered all the same. `notBefore` (epoch ms) marks a hop of a delay longer
  * than SQS's 15 minutes: the worker sends it on again until that time has come.
  */
-import * as z from 'zod/mini';
+
 import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
 
 export interface DeliveryMessage {
@@ -48,7 +49,8 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   }
   schema ??= deliveryMessageSchema();
   const result = schema.safeParse(json);
-  if (!result.success) throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
+  if (!result.success)
+    throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
   return result.data;
 }
 
@@ -56,7 +58,9 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
 export const queueFirstAttempts = (events: readonly { accountId: string; id: string; endpointId: string }[]) =>
   enqueueAll(
     'webhooks',
-    events.map((event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, endpointId: event.endpointId, attempt: 1 })),
+    events.map(
+      (event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, endpointId: event.endpointId, attempt: 1 }),
+    ),
   );
 
 /**

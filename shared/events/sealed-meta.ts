@@ -4,7 +4,7 @@
  * the delivery worker, which puts them back into what it POSTs.
  */
 import { seal, unseal } from '../auth/seal.ts';
-import { contextOf, Secret, type EventIdentity, type EventMeta } from './secret-meta.ts';
+import { contextOf, type EventIdentity, type EventMeta, Secret } from './secret-meta.ts';
 
 /** Marks a meta value as secret: delivered, never stored or shown in clear. */
 export const secret = (value: unknown): unknown => new Secret(value, seal);

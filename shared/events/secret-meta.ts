@@ -58,4 +58,5 @@ export interface EventIdentity {
   idempotencyToken: string;
 }
 
-export const contextOf = ({ accountId, event, idempotencyToken }: EventIdentity) => `webhook-event meta\0${accountId}\0${event}\0${idempotencyToken}`;
+export const contextOf = ({ accountId, event, idempotencyToken }: EventIdentity) =>
+  `webhook-event meta\0${accountId}\0${event}\0${idempotencyToken}`;

@@ -27,7 +27,8 @@ export async function resolveHost(host: string): Promise<{ address: string }[]> 
   resolver.setServers(servers);
   const families = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
   const failure = families.find(
-    (family): family is PromiseRejectedResult => family.status === 'rejected' && !NO_ADDRESS.has((family.reason as { code?: string }).code ?? ''),
+    (family): family is PromiseRejectedResult =>
+      family.status === 'rejected' && !NO_ADDRESS.has((family.reason as { code?: string }).code ?? ''),
   );
   if (failure) throw failure.reason;
   const addresses = families.flatMap((family) => (family.status === 'fulfilled' ? family.value : []));

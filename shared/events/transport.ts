@@ -52,10 +52,8 @@ export function postPinned(url: URL, addresses: readonly string[], post: PinnedP
     autoSelectFamily: true,
   };
   return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      options,
-      (answer) => readStart(answer, post.maxBodyBytes).then((body) => {
+    const outgoing = request(url, options, (answer) =>
+      readStart(answer, post.maxBodyBytes).then((body) => {
         // Whatever was not read is not wanted: the connection closes now.
         outgoing.destroy();
         resolve({ status: answer.statusCode ?? 0, body });

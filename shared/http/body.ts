@@ -3,8 +3,9 @@
  * `source.pointer` names the key, with the wording clients of this API family expect:
  * "is missing", "unpermitted parameter", "cannot be blank", "type mismatch (expected ...)".
  */
-import * as z from 'zod/mini';
+
 import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { ApiError, badRequest, payloadTooLarge } from './errors.ts';
 
 // zod's functional build keeps bundles small but ships without messages; the issues `describe`
@@ -64,8 +65,7 @@ export const updateDocument = <A extends Shape, R extends Shape = {}>(type: stri
   document<DataShape<{ attributes: z.ZodMiniOptional<Strict<A>> }, R>>(type, z.optional(z.strictObject(attributes)), relationships);
 
 /** A relationship body: `{data: {type, id}}`. */
-export const relationship = (type: string) =>
-  z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
+export const relationship = (type: string) => z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
 
 /** `{meta: {...}}` bodies of actions. */
 export const metaDocument = <M extends z.core.$ZodLooseShape>(meta: M) => z.strictObject({ meta: z.strictObject(meta) });
@@ -86,7 +86,10 @@ export function parseBody<T>(body: Body, schema: z.ZodMiniType<T>, pathId?: stri
   if (pathId !== undefined) input = withoutPathId(input, pathId);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ApiError(400, result.error.issues.flatMap((issue) => describe(issue, input)));
+  throw new ApiError(
+    400,
+    result.error.issues.flatMap((issue) => describe(issue, input)),
+  );
 }
 
 function withoutPathId(input: unknown, pathId: string): unknown {
@@ -94,7 +97,9 @@ function withoutPathId(input: unknown, pathId: string): unknown {
   if (data === null || typeof data !== 'object' || Array.isArray(data) || !('id' in data)) return input;
   const { id, ...rest } = data as Record<string, unknown>;
   if (typeof id !== 'string' || id.toLowerCase() !== pathId.toLowerCase()) {
-    throw new ApiError(409, [{ detail: `data.id does not match the id in the path (${pathId})`, code: 'ID_MISMATCH', source: { pointer: '/data/id' } }]);
+    throw new ApiError(409, [
+      { detail: `data.id does not match the id in the path (${pathId})`, code: 'ID_MISMATCH', source: { pointer: '/data/id' } },
+    ]);
   }
   return { ...(input as object), data: rest };
 }

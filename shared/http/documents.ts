@@ -1,8 +1,9 @@
 /**
  * The replies handlers return: JSON:API documents of resource objects (shared/jsonapi.ts).
  */
-import type { ListLinks } from './pagination.ts';
+
 import type { ResourceObject } from '../jsonapi.ts';
+import type { ListLinks } from './pagination.ts';
 
 export interface Reply {
   status: number;
@@ -10,7 +11,10 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export const ok = (data: ResourceObject, meta?: Record<string, unknown>): Reply => ({ status: 200, body: { data, ...(meta ? { meta } : {}) } });
+export const ok = (data: ResourceObject, meta?: Record<string, unknown>): Reply => ({
+  status: 200,
+  body: { data, ...(meta ? { meta } : {}) },
+});
 /** 200 with `data: null`: a to-one relationship that is empty (e.g. a license without owner). */
 export const okNone = (): Reply => ({ status: 200, body: { data: null } });
 export const created = (data: ResourceObject): Reply => ({ status: 201, body: { data } });

@@ -4,7 +4,7 @@
  * turns it into a JSON:API error document; anything else becomes a 500 that shows no internals.
  */
 import { config } from '../config.ts';
-import { ActionRefused, Conflict, InputInvalid, LimitReached, NotAuthenticated, RuleBroken, type LimitState } from '../errors.ts';
+import { ActionRefused, Conflict, InputInvalid, LimitReached, type LimitState, NotAuthenticated, RuleBroken } from '../errors.ts';
 import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
 
 export interface ErrorSource {
@@ -48,8 +48,7 @@ export class ApiError extends Error {
 
 type Detail = { detail: string; code?: string; source?: ErrorSource };
 
-export const badRequest = (detail: string, extra: Omit<Detail, 'detail'> = {}) =>
-  new ApiError(400, [{ detail, ...extra }]);
+export const badRequest = (detail: string, extra: Omit<Detail, 'detail'> = {}) => new ApiError(400, [{ detail, ...extra }]);
 
 export const notFound = (type: string, id: string) =>
   new ApiError(404, [{ detail: `The requested ${type} '${id}' was not found`, code: 'NOT_FOUND' }]);
@@ -70,12 +69,18 @@ export const rateLimitHeaders = (limit: LimitState) => ({
  */
 export function toApiError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
-  if (error instanceof RuleBroken) return new ApiError(422, [{ detail: error.message, code: error.code, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) }]);
+  if (error instanceof RuleBroken)
+    return new ApiError(422, [
+      { detail: error.message, code: error.code, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) },
+    ]);
   if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
   if (error instanceof ActionRefused) return new ApiError(403, [{ detail: error.message }]);
-  if (error instanceof Conflict) return new ApiError(409, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
+  if (error instanceof Conflict)
+    return new ApiError(409, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
   if (error instanceof NotAuthenticated) {
-    const challenge: Record<string, string> = error.challenge ? { 'WWW-Authenticate': `${error.challenge} realm="${config.serviceName}"` } : {};
+    const challenge: Record<string, string> = error.challenge
+      ? { 'WWW-Authenticate': `${error.challenge} realm="${config.serviceName}"` }
+      : {};
     return new ApiError(401, [{ detail: error.message, code: error.code }], challenge);
   }
   if (error instanceof LimitReached) {
@@ -84,7 +89,8 @@ export function toApiError(error: unknown): unknown {
       ...rateLimitHeaders({ ...error.state, remaining: 0 }),
     });
   }
-  if (error instanceof InputInvalid) return new ApiError(400, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
+  if (error instanceof InputInvalid)
+    return new ApiError(400, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
   // A limit of the table reached by the request's values (a read's key included): its fault, told plainly.
   const limit = storageLimitOf(error);
   if (limit?.limit === 'size') return payloadTooLarge(limit.message);

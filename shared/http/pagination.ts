@@ -2,11 +2,12 @@
  * The one pagination of every list (docs/rules.md §4): reading `page[...]`/`limit` into a page
  * request, and building the top-level `links` with `links.meta.{pages,count}`.
  */
-import { isCursor, type Page, type PageRequest } from '../store/paging.ts';
+
 import { invalidQuery } from '../errors.ts';
-import { formatQuery, type Query } from './query.ts';
 import type { ResourceObject } from '../jsonapi.ts';
+import { isCursor, type Page, type PageRequest } from '../store/paging.ts';
 import { list, type Reply } from './documents.ts';
+import { formatQuery, type Query } from './query.ts';
 
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 100;
@@ -84,5 +85,8 @@ export function listReply<T>(
   page: Page<T>,
   document: (record: T) => ResourceObject,
 ): Reply {
-  return list(page.records.map((record) => document(record)), listLinks(call.request.path, call.request.query, call.page, page));
+  return list(
+    page.records.map((record) => document(record)),
+    listLinks(call.request.path, call.request.query, call.page, page),
+  );
 }

@@ -21,28 +21,28 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTokenKey } from '../auth/authenticate.ts';
 import type { Actor, LoggingIn, Requester } from '../auth/actor.ts';
+import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTokenKey } from '../auth/authenticate.ts';
 import type { Bearer } from '../auth/bearer.ts';
 import { digest } from '../auth/secrets.ts';
 import { config } from '../config.ts';
-import { findAccount, type Account } from '../domain/accounts/account.ts';
-import { findEnvironment, type Environment } from '../domain/environments/environment.ts';
+import { type Account, findAccount } from '../domain/accounts/account.ts';
+import { type Environment, findEnvironment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
-import { logger } from '../logger.ts';
 import { LimitReached } from '../errors.ts';
+import { logger } from '../logger.ts';
+import type { PageRequest } from '../store/paging.ts';
 import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
-import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
-import { clientOf } from './source-address.ts';
-import { bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody, type Body } from './body.ts';
+import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
 import type { Reply } from './documents.ts';
 import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, notFound, toApiError } from './errors.ts';
 import { pageRequest } from './pagination.ts';
 import { parseQuery, parseQueryWith, type Query } from './query.ts';
-import type { PageRequest } from '../store/paging.ts';
+import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
+import { clientOf } from './source-address.ts';
 
 export interface RequestContext {
   requestId: string;
@@ -103,7 +103,10 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
  * 400 for a body or query the declaration refuses; a PATCH's `data.id` must be its path's id
  * (where the path may hold an alias, the service checks it against the record it finds).
  */
-function parse<A extends AuthMode, P extends string, B, Q>(declaration: Declaration<A, P, B, Q>, request: RequestContext): Call<A, P, B, Q> {
+function parse<A extends AuthMode, P extends string, B, Q>(
+  declaration: Declaration<A, P, B, Q>,
+  request: RequestContext,
+): Call<A, P, B, Q> {
   const params = {} as Record<P, string>;
   for (const name of declaration.params) params[name] = request.params[name] ?? '';
   // The record a PATCH's path names: its {id}, or the account itself (PATCH /accounts/<account>);
@@ -127,9 +130,7 @@ export function unmatched() {
   return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
     .use(respond())
     .handler(async (event) => {
-      throw new ApiError(404, [
-        { detail: `No route matches ${event.requestContext.http.method} ${event.rawPath}`, code: 'NOT_FOUND' },
-      ]);
+      throw new ApiError(404, [{ detail: `No route matches ${event.requestContext.http.method} ${event.rawPath}`, code: 'NOT_FOUND' }]);
     });
 }
 
@@ -140,7 +141,10 @@ function respond(): Middleware {
       context.request = {
         requestId,
         event,
-        params: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([name]) => name !== 'account')) as Record<string, string>,
+        params: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter(([name]) => name !== 'account')) as Record<
+          string,
+          string
+        >,
         query: {},
         body: { absent: true },
       };

@@ -15,26 +15,31 @@
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { Body } from './body.ts';
 import { accountKeyFor } from '../domain/accounts/account.ts';
 import { environmentKeyFor } from '../domain/environments/environment.ts';
 import {
   collectionName,
   collectionPartition,
   counterKey,
+  type Key,
   PREFIXES,
+  type RecordType,
   recordKey,
   subscriptionsKey,
-  type Key,
-  type RecordType,
 } from '../store/keys.ts';
 import { isUuid } from '../store/records.ts';
+import type { Body } from './body.ts';
 
 /** The Service-Environment header, else the `environment` query parameter. */
 export function requestedEnvironment(event: APIGatewayProxyEventV2): string | undefined {
   const headers = event.headers ?? {};
   // Only `environment` is read here; the rest of the query is parsed after authentication.
-  return headers['service-environment'] ?? headers['keygen-environment'] ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
+  return (
+    headers['service-environment'] ??
+    headers['keygen-environment'] ??
+    new URLSearchParams(event.rawQueryString ?? '').get('environment') ??
+    undefined
+  );
 }
 
 /**
@@ -91,8 +96,10 @@ function related(accountId: string, body: Body): Key[] {
   if (!relationships || typeof relationships !== 'object') return [];
   return Object.values(relationships)
     .map((relationship) => (relationship as { data?: { type?: unknown; id?: unknown } } | null)?.data)
-    .filter((ref): ref is { type: RecordType; id: string } =>
-      typeof ref?.type === 'string' && Object.hasOwn(PREFIXES, ref.type) && typeof ref.id === 'string' && isUuid(ref.id))
+    .filter(
+      (ref): ref is { type: RecordType; id: string } =>
+        typeof ref?.type === 'string' && Object.hasOwn(PREFIXES, ref.type) && typeof ref.id === 'string' && isUuid(ref.id),
+    )
     .slice(0, RELATIONSHIPS_READ_AHEAD)
     .map((ref) => recordKey(accountId, ref.type, ref.id.toLowerCase()));
 }

@@ -17,5 +17,8 @@ export function clientOf(address: string): string {
   const last = tail === undefined ? [] : groupsIn(tail);
   const lastCount = last.length + (last.at(-1)?.includes('.') ? 1 : 0);
   const groups = tail === undefined ? first : [...first, ...Array<string>(8 - first.length - lastCount).fill('0'), ...last];
-  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

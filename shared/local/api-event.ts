@@ -30,7 +30,12 @@ export function collectHeaders(rawHeaders: readonly string[]): { headers: Record
     if (rawName === undefined || value === undefined) break;
     const name = rawName.toLowerCase();
     if (name === 'cookie') {
-      cookies.push(...value.split(';').map((cookie) => cookie.trim()).filter(Boolean));
+      cookies.push(
+        ...value
+          .split(';')
+          .map((cookie) => cookie.trim())
+          .filter(Boolean),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
@@ -74,7 +79,14 @@ export interface EventInput {
   now?: Date;
 }
 
-export function buildApiEvent({ request, body, routeKey, pathParameters, requestId, now = new Date() }: EventInput): APIGatewayProxyEventV2 {
+export function buildApiEvent({
+  request,
+  body,
+  routeKey,
+  pathParameters,
+  requestId,
+  now = new Date(),
+}: EventInput): APIGatewayProxyEventV2 {
   const target = request.url ?? '/';
   const queryStart = target.indexOf('?');
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);

@@ -5,7 +5,7 @@
  * stops it, or dies without warning, the pipe closes and the watchdog kills Java, so no JVM is
  * ever left behind holding the port and the data files.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -31,12 +31,16 @@ const DEFAULT_START_TIMEOUT_MS = 60_000;
 
 // The JVM flags favour start-up time over peak throughput: a local table sees little load.
 // DYNAMODB_JAVA_OPTS replaces them (the benchmarks ask for the JVM's full compiler).
-const JVM_FLAGS = process.env.DYNAMODB_JAVA_OPTS?.split(/\s+/).filter(Boolean) ?? ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xss512k'];
+const JVM_FLAGS = process.env.DYNAMODB_JAVA_OPTS?.split(/\s+/).filter(Boolean) ?? [
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+UseSerialGC',
+  '-Xss512k',
+];
 
 const WATCHDOG_SCRIPT = [
   '"$@" </dev/null &',
   'java_pid=$!',
-  'trap \'kill $java_pid 2>/dev/null; wait $java_pid; exit 0\' TERM INT HUP',
+  "trap 'kill $java_pid 2>/dev/null; wait $java_pid; exit 0' TERM INT HUP",
   // Returns when our parent closes the pipe, whether on purpose or by dying.
   'read _unused || true',
   'kill $java_pid 2>/dev/null',

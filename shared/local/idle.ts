@@ -14,8 +14,9 @@
  * WEBHOOK_RETRY_DELAYS are a second each, so its retries are waited for. Dead-letter queues
  * are not watched: nothing consumes them.
  */
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PollerActivity } from './poller.ts';
 
 /** A delayed message due within this many seconds is work still to come. */
@@ -47,7 +48,10 @@ export interface IdleReport {
  * Queue states through the SQS API, for a poller of queues outside the stack's own. The API
  * does not tell when a delayed message is due: every one counts as due soon.
  */
-export function queueStatesOverApi(client: SQSClient, queueUrls: Readonly<Record<string, string>>): () => Promise<Record<string, QueueState>> {
+export function queueStatesOverApi(
+  client: SQSClient,
+  queueUrls: Readonly<Record<string, string>>,
+): () => Promise<Record<string, QueueState>> {
   return async () => {
     const states = await Promise.all(
       Object.entries(queueUrls).map(async ([queue, url]) => {

@@ -17,14 +17,8 @@
  * each ChangeMessageVisibility as one more receive.
  */
 import { setMaxListeners } from 'node:events';
+import { DeleteMessageBatchCommand, type Message, type MessageAttributeValue, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-  type Message,
-  type MessageAttributeValue,
-} from '@aws-sdk/client-sqs';
 import { localAwsConfig } from './aws-clients.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -202,7 +196,9 @@ export class InFlight {
     this.backlog = full;
     if (messages.length > 0) {
       const hidden = messages.map((message) =>
-        message.Attributes?.ApproximateReceiveCount === '1' ? Number(message.Attributes.ApproximateFirstReceiveTimestamp) || sentAt : sentAt,
+        message.Attributes?.ApproximateReceiveCount === '1'
+          ? Number(message.Attributes.ApproximateFirstReceiveTimestamp) || sentAt
+          : sentAt,
       );
       batch.visibleAt = Math.max(sentAt, Math.min(...hidden)) + this.visibilityMs;
       for (const message of messages) this.messageIds.add(message.MessageId ?? '');

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { createRequestHandler, type ISqsServerOptions } from 'local-aws-sqs';
-import { queues, type QueueDefinition } from '#shared/queues.ts';
+import { type QueueDefinition, queues } from '#shared/queues.ts';
 import type { QueueName } from '#shared/routes.ts';
 import { DUE_SOON_SECONDS, type QueueState } from './idle.ts';
 import { closeServer, listeningPort } from './servers.ts';
@@ -62,7 +62,10 @@ function watchDelays(queue: ServiceQueue): () => { dueSoon: number; later: numbe
 
 /** Messages ready or in flight, from the queue's own attributes, with its delayed ones by when they are due. */
 function queueState(queue: ServiceQueue, delays: () => { dueSoon: number; later: number }): QueueState {
-  const attributes = queue.getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible']) as Record<string, string>;
+  const attributes = queue.getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible']) as Record<
+    string,
+    string
+  >;
   // ApproximateNumberOfMessages counts every message past its delay, in flight or not.
   const inFlight = Number(attributes.ApproximateNumberOfMessagesNotVisible);
   return { waiting: Number(attributes.ApproximateNumberOfMessages) - inFlight, inFlight, ...delays() };

@@ -10,13 +10,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMasterKeyFile } from '#shared/auth/seal.ts';
 import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
-import { fallback, routes, workers, type QueueName, type Worker } from '#shared/routes.ts';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb.ts';
-import { LOCAL_PATH_PREFIX, startHttpServer, type LocalHttpServer } from './http-adapter.ts';
-import { idleResponse, waitUntilIdle, type IdleReport, type IdleSources } from './idle.ts';
-import { startPoller, type Poller } from './poller.ts';
-import { startSes, type LocalSes } from './ses.ts';
-import { startSqs, type LocalSqs } from './sqs.ts';
+import { fallback, type QueueName, routes, type Worker, workers } from '#shared/routes.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb.ts';
+import { LOCAL_PATH_PREFIX, type LocalHttpServer, startHttpServer } from './http-adapter.ts';
+import { type IdleReport, type IdleSources, idleResponse, waitUntilIdle } from './idle.ts';
+import { type Poller, startPoller } from './poller.ts';
+import { type LocalSes, startSes } from './ses.ts';
+import { type LocalSqs, startSqs } from './sqs.ts';
 import { ensureTable, LOCAL_TABLE_NAME } from './table-setup.ts';
 
 /** What a program (a test run, the operator CLI) needs to reach a running stack. */

@@ -4,18 +4,18 @@
  * is added, so a restart never needs the data thrown away.
  */
 import {
+  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   DynamoDBClient,
+  type GlobalSecondaryIndex,
   ResourceNotFoundException,
+  type TableDescription,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
-  type AttributeDefinition,
-  type GlobalSecondaryIndex,
-  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableDefinition, type IndexDefinition } from '#shared/store/table.ts';
+import { type IndexDefinition, tableDefinition } from '#shared/store/table.ts';
 import { localAwsConfig } from './aws-clients.ts';
 
 export const LOCAL_TABLE_NAME = 'licensing';

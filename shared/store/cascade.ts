@@ -7,7 +7,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { collectionIndex, collectionName, collectionPartition, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
-import { Transaction, type Parent } from './transaction.ts';
+import { type Parent, Transaction } from './transaction.ts';
 
 /** Room left in a transaction for the counters and the records the caller adds. */
 const CHUNK_OPERATIONS = 80;
@@ -44,7 +44,11 @@ export async function deleteWithChildren(
 const OPERATIONS_PER_CHILD = 3;
 
 /** Commits one chunk; a child deleted meanwhile by someone else is dropped and the chunk retried. */
-async function commitChunk(chunk: Item[], last: (tx: Transaction) => void | Promise<void>, alsoDelete: (tx: Transaction, item: Item) => void) {
+async function commitChunk(
+  chunk: Item[],
+  last: (tx: Transaction) => void | Promise<void>,
+  alsoDelete: (tx: Transaction, item: Item) => void,
+) {
   let children = chunk;
   for (let attempt = 1; ; attempt++) {
     const tx = new Transaction();

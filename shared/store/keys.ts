@@ -92,7 +92,8 @@ export const counterKey = (collectionPartition: string): Key => ({ PK: `COUNT#${
  * bounds), and, with `environmentId`, the share of them activated in that environment when it is
  * not the license's own (SK `E#<environmentId>`), which the environment's purge gives back.
  */
-const licenseMachineCountPartition = (accountId: string, licenseId: string) => `A#${accountId}#${PREFIXES.licenses}#${licenseId}#MACHINE_COUNT`;
+const licenseMachineCountPartition = (accountId: string, licenseId: string) =>
+  `A#${accountId}#${PREFIXES.licenses}#${licenseId}#MACHINE_COUNT`;
 
 export const licenseMachineCountKey = (accountId: string, licenseId: string, environmentId: string | null = null): Key => ({
   PK: licenseMachineCountPartition(accountId, licenseId),

@@ -55,9 +55,11 @@ export async function once(consumer: string, id: string, work: () => Promise<voi
     await work();
   } catch (error) {
     // Given back, unless a holder that took it over after our lease ran out holds it now.
-    await db().send(new DeleteCommand({ TableName: getTable(), Key: key, ...ours })).catch((release) => {
-      if (!conditionFailed(release)) throw release;
-    });
+    await db()
+      .send(new DeleteCommand({ TableName: getTable(), Key: key, ...ours }))
+      .catch((release) => {
+        if (!conditionFailed(release)) throw release;
+      });
     throw error;
   }
   await db()

@@ -13,15 +13,21 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionIndex, collectionName, collectionPartition, collectionSortKey, counterKey, keysOnlyIndex, type RecordType } from './keys.ts';
+import {
+  collectionIndex,
+  collectionName,
+  collectionPartition,
+  collectionSortKey,
+  counterKey,
+  keysOnlyIndex,
+  type RecordType,
+} from './keys.ts';
 import { readItems } from './read-ahead.ts';
-import { toRecord, type Item, type StoredRecord } from './records.ts';
+import { type Item, type StoredRecord, toRecord } from './records.ts';
 import { readableOf, type Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
 
-export type PageRequest =
-  | { mode: 'number'; number: number; size: number }
-  | { mode: 'cursor'; cursor: string | null; size: number };
+export type PageRequest = { mode: 'number'; number: number; size: number } | { mode: 'cursor'; cursor: string | null; size: number };
 
 export interface Page<T> {
   records: T[];
@@ -50,14 +56,15 @@ export interface CollectionRef {
   where?: Record<string, string>;
 }
 
-
 /** The index and the partitions (one per readable environment and parent) a collection is read from. */
 function partitionsOf(scope: Scope, ref: CollectionRef): { index: string; partitions: string[] } {
   const index = collectionIndex(ref.anyParent?.slot ?? ref.parent?.slot);
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
-  const partitions = readableOf(scope, ref.type).flatMap((environmentId) => names.map((name) => collectionPartition(scope.accountId, environmentId, name)));
+  const partitions = readableOf(scope, ref.type).flatMap((environmentId) =>
+    names.map((name) => collectionPartition(scope.accountId, environmentId, name)),
+  );
   return { index, partitions };
 }
 
@@ -79,7 +86,10 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   if (page.mode === 'cursor') {
     before = page.cursor ? decodeCursor(page.cursor) : undefined;
   } else if (page.number > 1) {
-    const skipped = await take(merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true, filter))), (page.number - 1) * page.size);
+    const skipped = await take(
+      merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true, filter))),
+      (page.number - 1) * page.size,
+    );
     before = skipped.at(-1)?.sortKey;
     if (skipped.length < (page.number - 1) * page.size) return { records: [], count: await counting };
   }
@@ -160,7 +170,11 @@ const nextCursorAfter = (lastShown: string | undefined, more: boolean): string |
   more && lastShown !== undefined ? encodeCursor(lastShown) : null;
 
 /** The empty page: a list whose filters cannot match anything. */
-export const emptyPage = <T>(page: PageRequest): Page<T> => ({ records: [], count: 0, ...(page.mode === 'cursor' ? { nextCursor: null } : {}) });
+export const emptyPage = <T>(page: PageRequest): Page<T> => ({
+  records: [],
+  count: 0,
+  ...(page.mode === 'cursor' ? { nextCursor: null } : {}),
+});
 
 /** A record's place in its collection; a keys-only read gives no more. */
 interface Row {
@@ -290,4 +304,6 @@ const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toStri
 
 /** A cursor is the base64url of a collection sort key: `<ISO timestamp>#<uuid>`. */
 export const isCursor = (cursor: string) =>
-  cursor.length <= 100 && /^[A-Za-z0-9_-]*$/.test(cursor) && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));
+  cursor.length <= 100 &&
+  /^[A-Za-z0-9_-]*$/.test(cursor) &&
+  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));

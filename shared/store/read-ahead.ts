@@ -5,8 +5,9 @@
  * change). Each item is handed out once: a second read of the same key (after a write, say)
  * goes to the table.
  */
-import { getItem, getItems, type Item } from './records.ts';
+
 import type { Key } from './keys.ts';
+import { getItem, getItems, type Item } from './records.ts';
 
 const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
 

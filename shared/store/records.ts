@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable as table } from './client.ts';
-import { recordKey, type Key, type RecordType } from './keys.ts';
+import { type Key, type RecordType, recordKey } from './keys.ts';
 import { canRead, type Scope } from './scope.ts';
 
 export interface StoredRecord {
@@ -19,8 +19,21 @@ export interface StoredRecord {
 
 /** Attributes that belong to the storage layout, never to the record. */
 const LAYOUT = new Set([
-  'PK', 'SK', 'ENVPK', 'markers', 'expiresAt',
-  'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK',
+  'PK',
+  'SK',
+  'ENVPK',
+  'markers',
+  'expiresAt',
+  'GSI1PK',
+  'GSI1SK',
+  'GSI2PK',
+  'GSI2SK',
+  'GSI3PK',
+  'GSI3SK',
+  'GSI4PK',
+  'GSI4SK',
+  'GSI5PK',
+  'GSI5SK',
 ]);
 
 export type Item = Record<string, unknown> & Key;

@@ -16,7 +16,12 @@ export interface Scope {
   readAhead?: ReadAhead;
 }
 
-export const globalScope = (accountId: string, readAhead?: ReadAhead): Scope => ({ accountId, environmentId: null, readable: [null], readAhead });
+export const globalScope = (accountId: string, readAhead?: ReadAhead): Scope => ({
+  accountId,
+  environmentId: null,
+  readable: [null],
+  readAhead,
+});
 
 export function environmentScope(
   accountId: string,

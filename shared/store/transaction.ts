@@ -8,22 +8,22 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../logger.ts';
 import { db, getTable as table } from './client.ts';
+import { storageLimitIn, storageLimitOf } from './errors.ts';
 import {
   collectionName,
   collectionPartition,
   collectionSortKey,
   counterKey,
   environmentMembership,
+  type Key,
   PARENT_INDEXES,
+  type RecordType,
   recordKey,
   uniqueKey,
-  type Key,
-  type RecordType,
 } from './keys.ts';
-import { storageLimitIn, storageLimitOf } from './errors.ts';
-import { logger } from '../logger.ts';
-import { backoff, toStored, type Item, type StoredRecord } from './records.ts';
+import { backoff, type Item, type StoredRecord, toStored } from './records.ts';
 
 /** A value a record holds exclusively within its account (an e-mail, a code, a key). */
 export interface UniqueClaim {
@@ -161,10 +161,7 @@ export class Transaction {
   delete(item: Item, missing?: Error): void {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
-    this.add(
-      { Delete: { TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' } },
-      missing,
-    );
+    this.add({ Delete: { TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' } }, missing);
     for (const pk of (item.markers as string[] | undefined) ?? []) {
       this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: item.SK } } });
     }
@@ -213,10 +210,7 @@ export class Transaction {
 
   /** Deletes an item outside the record model; with `state`, only while it holds those values (else `changed`). */
   remove(key: Key, expected?: { state: Record<string, unknown>; changed: Error }): void {
-    this.add(
-      { Delete: { TableName: table(), Key: key, ...(expected ? stateCondition(expected.state) : {}) } },
-      expected?.changed,
-    );
+    this.add({ Delete: { TableName: table(), Key: key, ...(expected ? stateCondition(expected.state) : {}) } }, expected?.changed);
   }
 
   /**
@@ -246,7 +240,9 @@ export class Transaction {
       sets.length ? `SET ${sets.join(', ')}` : '',
       removes.length ? `REMOVE ${removes.join(', ')}` : '',
       adds.length ? `ADD ${adds.join(', ')}` : '',
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     this.add({
       Update: {
         TableName: table(),

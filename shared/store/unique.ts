@@ -4,7 +4,7 @@
  * scope may read it — the same rule as a lookup by id, so a marker never opens a way around
  * account or environment isolation.
  */
-import { uniqueKey, type RecordType } from './keys.ts';
+import { type RecordType, uniqueKey } from './keys.ts';
 import { readItem } from './read-ahead.ts';
 import { getItem, getItems, type Item } from './records.ts';
 import { canRead, type Scope } from './scope.ts';

@@ -3,10 +3,12 @@
  * list (one machine's components, `GET /components?machine=<id>`), by page[number] and by
  * page[cursor].
  */
-import { getItem } from '#shared/store/records.ts';
+
 import { recordKey } from '#shared/store/keys.ts';
+import { getItem } from '#shared/store/records.ts';
 import type { Measurement, Section } from './report.ts';
 import {
+  type BenchContext,
   benchAccount,
   client,
   componentItems,
@@ -16,7 +18,6 @@ import {
   median,
   metered,
   seed,
-  type BenchContext,
   type Tally,
 } from './support.ts';
 
@@ -68,7 +69,7 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
       runs.push({ tally, ms: performance.now() - started, body: result.body });
     }
     const body = runs[0]!.body;
-    const next = body.links?.next ? new URL(body.links.next, 'http://x').searchParams.get('page[cursor]') ?? undefined : undefined;
+    const next = body.links?.next ? (new URL(body.links.next, 'http://x').searchParams.get('page[cursor]') ?? undefined) : undefined;
     return { tally: runs[0]!.tally, ms: median(runs.map((r) => r.ms)), shown: body.data.length, next };
   };
   // Warm-up: modules and JIT.
@@ -91,7 +92,9 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
   }
 
   const describe = (c: PageCost) =>
-    `${c.tally.requests} requests (${Object.entries(c.tally.byCommand).map(([n, k]) => `${n.replace(/Command$/, '')}${k > 1 ? ` ×${k}` : ''}`).join(', ')}), ${fmt(c.tally.rcu, 1)} RCU, ${fmt(c.ms)} ms, ${c.shown} shown`;
+    `${c.tally.requests} requests (${Object.entries(c.tally.byCommand)
+      .map(([n, k]) => `${n.replace(/Command$/, '')}${k > 1 ? ` ×${k}` : ''}`)
+      .join(', ')}), ${fmt(c.tally.rcu, 1)} RCU, ${fmt(c.ms)} ms, ${c.shown} shown`;
   const first = byCursor.get(1)!;
   const rows: Measurement[] = [];
   for (const depth of DEPTHS) {
@@ -124,11 +127,11 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
     method: `One machine with ${fmt(records)} components (seeded in ${seedSeconds.toFixed(1)} s with BatchWriteItem, as components.create lays them out), listed by \`GET /components?machine=<id>&page[size]=${SIZE}\` as the admin, by page[number] and by page[cursor] (the cursor pages reached by following links.next). Requests and RCU are counted on the store's client (authentication and the counter read included); the time is the median of three requests. A component item is about ${fmt(itemBytes)} bytes; its keys (PK, SK, GSI2PK, GSI2SK) about ${keyBytes} bytes, so reading only the keys of the skipped records would cost 0.5 RCU per ${Math.floor(4096 / keyBytes)} records.`,
     rows,
     notes: [
-      '**Cursor pages** cost the same at every depth: the Query starts just below the cursor\'s sort key.',
+      "**Cursor pages** cost the same at every depth: the Query starts just below the cursor's sort key.",
       `**page[number] pages** skip the earlier pages on GSI2_KEYS, the keys-only twin of GSI2 (the same keys, projecting nothing else), then read the page from GSI2 just below the last key skipped. DynamoDB charges a Query by the size of the index items it reads, whatever it returns, so the skip costs the keys (about ${keyBytes} bytes a record) and the page costs what page 1 costs. Before the twins the skip read GSI2 itself, which projects ALL, and paid each component's full ~1.5 KB: 166.5 RCU for page 10 and 1,628.5 RCU for page 100.`,
       overshoot(byNumber.get(Math.max(...DEPTHS))!, one, (Math.max(...DEPTHS) - 1) * SIZE, keyBytes),
-      '**What the twins cost**: writes. A record is written to the twin of every collection it belongs to when it is created and when it is deleted (a component: up to five, GSI1–GSI5), one index write each (of a key entry, well under 1 KB); an update changes no key and writes nothing to them. A list with two or more conditions (two filters, or a filter and a non-admin bearer\'s restriction) still skips on the full index: the twin does not hold the attributes its FilterExpression compares.',
-      'Every page\'s requests include the read-ahead BatchGetItem (account, token lookup) and the counter of the machine\'s components (a second BatchGetItem: a filtered list counts its own collection): see the round-trip section.',
+      "**What the twins cost**: writes. A record is written to the twin of every collection it belongs to when it is created and when it is deleted (a component: up to five, GSI1–GSI5), one index write each (of a key entry, well under 1 KB); an update changes no key and writes nothing to them. A list with two or more conditions (two filters, or a filter and a non-admin bearer's restriction) still skips on the full index: the twin does not hold the attributes its FilterExpression compares.",
+      "Every page's requests include the read-ahead BatchGetItem (account, token lookup) and the counter of the machine's components (a second BatchGetItem: a filtered list counts its own collection): see the round-trip section.",
     ].join('\n'),
   };
 }

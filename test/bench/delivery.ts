@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
 import type { Measurement, Section } from './report.ts';
-import { benchAccount, client, doc, fmt, must, type BenchContext } from './support.ts';
+import { type BenchContext, benchAccount, client, doc, fmt, must } from './support.ts';
 
 const ENDPOINTS = 10;
 const CONCURRENCY = 10;
@@ -69,14 +69,18 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     const account = await benchAccount();
     const call = client(context.stack, account);
     for (let i = 0; i < ENDPOINTS; i++) {
-      await must(call('POST', '/webhook-endpoints', doc('webhook-endpoints', { url: `${base}/hook${i}`, subscriptions: ['user.created'] })), 'endpoint');
+      await must(
+        call('POST', '/webhook-endpoints', doc('webhook-endpoints', { url: `${base}/hook${i}`, subscriptions: ['user.created'] })),
+        'endpoint',
+      );
     }
     const delivered = (userId: string) => Array.from({ length: ENDPOINTS }, (_, i) => arrivals.get(`/hook${i}|${userId}`));
     const waitFor = async (userId: string, ms: number) => {
       const until = Date.now() + ms;
       while (delivered(userId).some((at) => at === undefined) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     };
-    const create = async (i: number | string) => must(call('POST', '/users', doc('users', { email: `u${i}-${randomUUID().slice(0, 6)}@bench.example` })), 'user');
+    const create = async (i: number | string) =>
+      must(call('POST', '/users', doc('users', { email: `u${i}-${randomUUID().slice(0, 6)}@bench.example` })), 'user');
 
     // Warm-up: handler modules loaded, not measured.
     await waitFor((await create('warm')).id, 30_000);
@@ -110,19 +114,39 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     const cpuAfter = cpuTimes(dynamodbPort);
     const burstSeconds = (performance.now() - started) / 1000;
 
-    const delays = [...committed].flatMap(([id, at]) => delivered(id).filter((t): t is number => t !== undefined).map((t) => t - at)).sort((a, b) => a - b);
-    const q = (values: number[], p: number) => (values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]! : NaN);
+    const delays = [...committed]
+      .flatMap(([id, at]) =>
+        delivered(id)
+          .filter((t): t is number => t !== undefined)
+          .map((t) => t - at),
+      )
+      .sort((a, b) => a - b);
+    const q = (values: number[], p: number) =>
+      values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))]! : NaN;
     const last = Math.max(...arrivals.values());
     const rate = arrivals.size / ((last - started) / 1000);
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     const total = changes * ENDPOINTS;
     const rows: Measurement[] = [
       { what: 'Events delivered', figure: `${fmt(arrivals.size)} of ${fmt(total)}`, budget: 'all', met: arrivals.size === total },
-      { what: 'Changes per second through the API', figure: `${fmt(changes / ((changesDone - started) / 1000), 1)} (${fmt(changes)} user creations, ${CONCURRENCY} at a time)`, budget: 'context' },
+      {
+        what: 'Changes per second through the API',
+        figure: `${fmt(changes / ((changesDone - started) / 1000), 1)} (${fmt(changes)} user creations, ${CONCURRENCY} at a time)`,
+        budget: 'context',
+      },
       { what: 'Events delivered per second (first change → last delivery)', figure: `${fmt(rate, 1)}`, budget: 'context' },
-      { what: 'Delay change → delivery, idle (median of 5 lone changes × endpoints)', figure: s(q(idle, 0.5)), budget: '≤ 1 s', met: q(idle, 0.5) <= 1000 },
+      {
+        what: 'Delay change → delivery, idle (median of 5 lone changes × endpoints)',
+        figure: s(q(idle, 0.5)),
+        budget: '≤ 1 s',
+        met: q(idle, 0.5) <= 1000,
+      },
       { what: 'Delay change → delivery under load, median', figure: s(q(delays, 0.5)), budget: '≤ 1 s', met: q(delays, 0.5) <= 1000 },
-      { what: 'Delay change → delivery under load, p90 / p95 / max', figure: `${s(q(delays, 0.9))} / ${s(q(delays, 0.95))} / ${s(delays.at(-1) ?? NaN)}`, budget: 'context' },
+      {
+        what: 'Delay change → delivery under load, p90 / p95 / max',
+        figure: `${s(q(delays, 0.9))} / ${s(q(delays, 0.95))} / ${s(delays.at(-1) ?? NaN)}`,
+        budget: 'context',
+      },
     ];
     if (cpuBefore && cpuAfter) {
       const cores = (seconds: number) => fmt(seconds / burstSeconds, 2);
@@ -142,8 +166,8 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
       notes: [
         'The budget holds in the burst when the stack has the two cores to itself (the CPU row: other processes near 0): the worker delivers events as fast as the API writes them, so the delay stays that of one delivery rather than the time to drain a backlog.',
         'It is tight because the burst is CPU-bound. Measured phase by phase (2,000 events written with no worker running, then delivered with no writes): writing an event costs about 15 ms of CPU (3 ms in this process, 11 ms in DynamoDB Local; a user creation writes its 10 events in one transaction), delivering one about 18 ms (8 + 10). Run together they fill both cores at some 75–90 events a second each way: the API, which alone makes 13–16 changes a second, slows to 7–9 while the worker delivers alongside. When other processes take part of the cores, the worker falls behind again and the delay grows with the burst; the load average and the CPU row say how much they took.',
-        'What it took: the local poller keeps up to 20 batches in flight (the event source\'s maximum concurrency, in the route table and the stack), receiving side by side while the queue has a backlog; one batch at a time delivered about 50 events a second here, a median delay of 48 s. An attempt makes 2.1 table requests instead of 5 (its claim, a conditional update of the event that also reads it, its outcome, and a tenth of the BatchGetItem that reads a batch\'s endpoints; before, the Powertools claim and its completion, two GetItems and a one-item transaction), which took the CPU per delivered event from about 32 ms to 18. With 10 batches at once the worker still fell behind (median 7–17 s); the local visibility timeout went from 2 s to 10 s so that batches taking a few seconds on a loaded machine do not hold the receives back.',
-        'What would make it hold on a shared machine: more cores (writing at the API\'s own pace, about 130 events a second, while delivering alongside needs about 4), or cheaper writes in DynamoDB Local, which takes some 60% of the CPU in the burst. On AWS neither limit applies: the invocations do not share CPU with the API or the table.',
+        "What it took: the local poller keeps up to 20 batches in flight (the event source's maximum concurrency, in the route table and the stack), receiving side by side while the queue has a backlog; one batch at a time delivered about 50 events a second here, a median delay of 48 s. An attempt makes 2.1 table requests instead of 5 (its claim, a conditional update of the event that also reads it, its outcome, and a tenth of the BatchGetItem that reads a batch's endpoints; before, the Powertools claim and its completion, two GetItems and a one-item transaction), which took the CPU per delivered event from about 32 ms to 18. With 10 batches at once the worker still fell behind (median 7–17 s); the local visibility timeout went from 2 s to 10 s so that batches taking a few seconds on a loaded machine do not hold the receives back.",
+        "What would make it hold on a shared machine: more cores (writing at the API's own pace, about 130 events a second, while delivering alongside needs about 4), or cheaper writes in DynamoDB Local, which takes some 60% of the CPU in the burst. On AWS neither limit applies: the invocations do not share CPU with the API or the table.",
       ].join('\n'),
     };
   } finally {

@@ -8,7 +8,15 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { runPurgeStep } from '#shared/domain/environments/purge.ts';
 import { db, getTable } from '#shared/store/client.ts';
-import { collectionName, collectionPartition, collectionSortKey, environmentMembership, purgeMarkerKey, recordKey, uniqueKey } from '#shared/store/keys.ts';
+import {
+  collectionName,
+  collectionPartition,
+  collectionSortKey,
+  environmentMembership,
+  purgeMarkerKey,
+  recordKey,
+  uniqueKey,
+} from '#shared/store/keys.ts';
 import type { Section } from './report.ts';
 
 const BUDGET_PER_SECOND = 1000;
@@ -25,9 +33,23 @@ async function seed(accountId: string, environmentId: string, count: number) {
     const marker = uniqueKey(accountId, 'EMAIL', email);
     items.push(
       {
-        ...key, type: 'users', id, accountId, environmentId, created, updated: created, email, role: 'user', status: 'ACTIVE',
-        metadata: {}, firstName: null, lastName: null, markers: [marker.PK], ENVPK: membership,
-        GSI1PK: collectionPartition(accountId, environmentId, collectionName('users')), GSI1SK: collectionSortKey(created, id),
+        ...key,
+        type: 'users',
+        id,
+        accountId,
+        environmentId,
+        created,
+        updated: created,
+        email,
+        role: 'user',
+        status: 'ACTIVE',
+        metadata: {},
+        firstName: null,
+        lastName: null,
+        markers: [marker.PK],
+        ENVPK: membership,
+        GSI1PK: collectionPartition(accountId, environmentId, collectionName('users')),
+        GSI1SK: collectionSortKey(created, id),
       },
       { ...marker, ref: key.PK, ENVPK: membership },
     );
@@ -36,7 +58,11 @@ async function seed(accountId: string, environmentId: string, count: number) {
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   for (let i = 0; i < batches.length; i += 8) {
     await Promise.all(
-      batches.slice(i, i + 8).map((batch) => db().send(new BatchWriteCommand({ RequestItems: { [getTable()]: batch.map((Item) => ({ PutRequest: { Item } })) } }))),
+      batches
+        .slice(i, i + 8)
+        .map((batch) =>
+          db().send(new BatchWriteCommand({ RequestItems: { [getTable()]: batch.map((Item) => ({ PutRequest: { Item } })) } })),
+        ),
     );
   }
   return items.length;
@@ -49,7 +75,11 @@ async function measure(records: number) {
   const items = await seed(account.id, environmentId, records / 2);
   await db().send(
     new BatchWriteCommand({
-      RequestItems: { [getTable()]: [{ PutRequest: { Item: { ...purgeMarkerKey(account.id, environmentId), accountId: account.id, environmentId, completed: 0 } } }] },
+      RequestItems: {
+        [getTable()]: [
+          { PutRequest: { Item: { ...purgeMarkerKey(account.id, environmentId), accountId: account.id, environmentId, completed: 0 } } },
+        ],
+      },
     }),
   );
   global.gc?.();
@@ -78,8 +108,9 @@ export async function purgeSection(sizes = [10_000, 100_000]): Promise<Section> 
   return {
     title: 'Environment purge',
     method:
-      'The purge worker\'s step (`runPurgeStep`) runs in this process against DynamoDB Local with time to spare, so one step does the whole first pass: ENV-index pages of 500 keys, BatchWriteItem deletes of 25, eight batches at a time while the next page is read. The heap is sampled every 50 ms; it holds one page of keys at a time.',
+      "The purge worker's step (`runPurgeStep`) runs in this process against DynamoDB Local with time to spare, so one step does the whole first pass: ENV-index pages of 500 keys, BatchWriteItem deletes of 25, eight batches at a time while the next page is read. The heap is sampled every 50 ms; it holds one page of keys at a time.",
     rows,
-    notes: 'Met at both sizes. The rate is bounded by DynamoDB Local writing the deletes (each user item is also removed from GSI1 and the ENV index); the worker keeps eight BatchWriteItem requests in flight and reads the next page of keys meanwhile, and holds one page of keys at a time, so memory stays flat whatever the environment holds (the heap figure includes the garbage the seeding left).',
+    notes:
+      'Met at both sizes. The rate is bounded by DynamoDB Local writing the deletes (each user item is also removed from GSI1 and the ENV index); the worker keeps eight BatchWriteItem requests in flight and reads the next page of keys meanwhile, and holds one page of keys at a time, so memory stays flat whatever the environment holds (the heap figure includes the garbage the seeding left).',
   };
 }

@@ -50,8 +50,18 @@ export function render(sections: Section[], run: { totalSeconds?: number; ranAt?
     const when = [
       section.load === undefined ? '' : `load average ${section.load.toFixed(2)} at start`,
       section.seconds === undefined ? '' : `${section.seconds.toFixed(0)} s`,
-    ].filter(Boolean).join(', ');
-    lines.push(`## ${section.title}`, '', ...(when ? [`_${when}_`, ''] : []), section.method, '', '| What | Figure | Budget | Met |', '|---|---|---|---|');
+    ]
+      .filter(Boolean)
+      .join(', ');
+    lines.push(
+      `## ${section.title}`,
+      '',
+      ...(when ? [`_${when}_`, ''] : []),
+      section.method,
+      '',
+      '| What | Figure | Budget | Met |',
+      '|---|---|---|---|',
+    );
     for (const row of section.rows) {
       const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
       lines.push(`| ${row.what} | ${row.figure} | ${row.budget} | ${met} |`);

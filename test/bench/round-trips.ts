@@ -4,11 +4,13 @@
  * API, with 1,000 and then 50,000 records in the account.
  */
 import { randomUUID } from 'node:crypto';
-import { getItem } from '#shared/store/records.ts';
 import { recordKey } from '#shared/store/keys.ts';
+import { getItem } from '#shared/store/records.ts';
 import type { Measurement, Section } from './report.ts';
 import {
+  type BenchContext,
   benchAccount,
+  type Client,
   client,
   componentBody,
   componentItems,
@@ -19,10 +21,8 @@ import {
   metered,
   must,
   seed,
-  userItems,
-  type BenchContext,
-  type Client,
   type Tally,
+  userItems,
 } from './support.ts';
 
 type Kind = 'retrieve' | 'create' | 'update' | 'delete' | 'list' | 'action';
@@ -47,33 +47,52 @@ async function probe(call: Client, graph: Awaited<ReturnType<typeof licensingGra
     return result.body?.data;
   };
 
-  const user = await measure('users.create', 'create', () => call('POST', '/users', doc('users', { email: `${randomUUID()}@bench.example` })));
+  const user = await measure('users.create', 'create', () =>
+    call('POST', '/users', doc('users', { email: `${randomUUID()}@bench.example` })),
+  );
   await measure('users.retrieve', 'retrieve', () => call('GET', `/users/${user.id}`));
-  await measure('users.update', 'update', () => call('PATCH', `/users/${user.id}`, { data: { type: 'users', id: user.id, attributes: { firstName: 'Ada' } } }));
+  await measure('users.update', 'update', () =>
+    call('PATCH', `/users/${user.id}`, { data: { type: 'users', id: user.id, attributes: { firstName: 'Ada' } } }),
+  );
   await measure('users.list', 'list', () => call('GET', '/users?page[size]=10&page[number]=1'));
   await measure('users.delete', 'delete', () => call('DELETE', `/users/${user.id}`));
 
-  const license = await measure('licenses.create', 'create', () => call('POST', '/licenses', doc('licenses', {}, { policy: ref('policies', graph.policy.id) })));
+  const license = await measure('licenses.create', 'create', () =>
+    call('POST', '/licenses', doc('licenses', {}, { policy: ref('policies', graph.policy.id) })),
+  );
   await measure('licenses.retrieve', 'retrieve', () => call('GET', `/licenses/${license.id}`));
-  await measure('licenses.update', 'update', () => call('PATCH', `/licenses/${license.id}`, { data: { type: 'licenses', id: license.id, attributes: { name: 'Renamed' } } }));
+  await measure('licenses.update', 'update', () =>
+    call('PATCH', `/licenses/${license.id}`, { data: { type: 'licenses', id: license.id, attributes: { name: 'Renamed' } } }),
+  );
   await measure('licenses.list', 'list', () => call('GET', '/licenses?page[size]=10&page[number]=1'));
 
   const machine = await measure('machines.create', 'create', () =>
     call('POST', '/machines', doc('machines', { fingerprint: `fp-${randomUUID()}` }, { license: ref('licenses', license.id) })),
   );
   await measure('machines.retrieve', 'retrieve', () => call('GET', `/machines/${machine.id}`));
-  await measure('machines.update', 'update', () => call('PATCH', `/machines/${machine.id}`, { data: { type: 'machines', id: machine.id, attributes: { name: 'Renamed' } } }));
+  await measure('machines.update', 'update', () =>
+    call('PATCH', `/machines/${machine.id}`, { data: { type: 'machines', id: machine.id, attributes: { name: 'Renamed' } } }),
+  );
   await measure('machines.list', 'list', () => call('GET', '/machines?page[size]=10&page[number]=1'));
 
   const parts = [`a-${randomUUID()}`, `b-${randomUUID()}`, `c-${randomUUID()}`];
   const component = await measure('components.create', 'create', () => call('POST', '/components', componentBody(machine.id, parts[0])));
   for (const part of parts.slice(1)) await must(call('POST', '/components', componentBody(machine.id, part)), 'component');
   await measure('components.retrieve', 'retrieve', () => call('GET', `/components/${component.id}`));
-  await measure('components.update', 'update', () => call('PATCH', `/components/${component.id}`, { data: { type: 'components', id: component.id, attributes: { name: 'Renamed' } } }));
+  await measure('components.update', 'update', () =>
+    call('PATCH', `/components/${component.id}`, { data: { type: 'components', id: component.id, attributes: { name: 'Renamed' } } }),
+  );
   await measure('components.list', 'list', () => call('GET', '/components?page[size]=10&page[number]=1'));
-  await measure('components.list ?machine= (seeded machine)', 'list', () => call('GET', `/components?machine=${graph.machine.id}&page[size]=10&page[number]=1`));
+  await measure('components.list ?machine= (seeded machine)', 'list', () =>
+    call('GET', `/components?machine=${graph.machine.id}&page[size]=10&page[number]=1`),
+  );
   await measure('licenses.validateKey (fingerprint + 3 components)', 'action', () =>
-    call('POST', '/licenses/actions/validate-key', { meta: { key: license.attributes.key, scope: { fingerprint: machine.attributes.fingerprint, components: parts } } }, null),
+    call(
+      'POST',
+      '/licenses/actions/validate-key',
+      { meta: { key: license.attributes.key, scope: { fingerprint: machine.attributes.fingerprint, components: parts } } },
+      null,
+    ),
   );
   await measure('components.delete', 'delete', () => call('DELETE', `/components/${component.id}`));
   return probes;
@@ -126,15 +145,14 @@ export async function roundTripsSection(context: BenchContext, sizes = [1_000, 5
   }
   return {
     title: 'DynamoDB round trips per request',
-    method:
-      `Each operation is one HTTP request to the in-process API as the account's admin (\`Authorization: Bearer\`; validate-key has no bearer). A middleware on the store's DynamoDB client counts the requests by command and asks each for \`ReturnConsumedCapacity: TOTAL\`. The account held ${runs.map((r) => `${fmt(r.size)} seeded records (seeded in ${r.seedSeconds.toFixed(1)} s)`).join(', then ')}: half components of one machine, half users, each with its uniqueness marker, written with BatchWriteItem as the store lays them out, counters included. The request count includes resolving the account (path by id) and authentication. No webhook endpoint exists; a change reads the environment's subscriptions item in its first BatchGetItem either way.`,
+    method: `Each operation is one HTTP request to the in-process API as the account's admin (\`Authorization: Bearer\`; validate-key has no bearer). A middleware on the store's DynamoDB client counts the requests by command and asks each for \`ReturnConsumedCapacity: TOTAL\`. The account held ${runs.map((r) => `${fmt(r.size)} seeded records (seeded in ${r.seedSeconds.toFixed(1)} s)`).join(', then ')}: half components of one machine, half users, each with its uniqueness marker, written with BatchWriteItem as the store lays them out, counters included. The request count includes resolving the account (path by id) and authentication. No webhook endpoint exists; a change reads the environment's subscriptions item in its first BatchGetItem either way.`,
     rows,
     notes: [
       '**No cost grows with the table**: every operation makes the same requests at both sizes (capacity differs only where a 10-record page of licenses or machines is still filling up with the records the probes themselves add).',
       '',
-      '**How the counts are reached** (data-model pattern 36). The pipeline reads, in one BatchGetItem before the handler runs, the account, the token\'s lookup item, the record the path names, the records a create body\'s relationships name, a list\'s counters and the environment\'s webhook subscriptions item (`shared/http/request-keys.ts`). The token lookup, keyed by the digest of the value alone, carries what its holder acts as (kind, a license\'s product and policy), so the holder is not read: a ban, a role change, a password reset or the holder\'s delete revokes the holder\'s tokens instead, through a strongly consistent register per bearer (pattern 35). The subscriptions item (≤ 20 endpoints: url, enabled, subscriptions) is written in the endpoints\' own transactions, so a change no longer queries the endpoints. So a retrieve is **1** request, a list **2** (a filtered list reads its own counter: 3), an update or delete **2**, a create **2** (a machine reads its license\'s policy: 3; a component its machine\'s license and policy together: 3).',
+      "**How the counts are reached** (data-model pattern 36). The pipeline reads, in one BatchGetItem before the handler runs, the account, the token's lookup item, the record the path names, the records a create body's relationships name, a list's counters and the environment's webhook subscriptions item (`shared/http/request-keys.ts`). The token lookup, keyed by the digest of the value alone, carries what its holder acts as (kind, a license's product and policy), so the holder is not read: a ban, a role change, a password reset or the holder's delete revokes the holder's tokens instead, through a strongly consistent register per bearer (pattern 35). The subscriptions item (≤ 20 endpoints: url, enabled, subscriptions) is written in the endpoints' own transactions, so a change no longer queries the endpoints. So a retrieve is **1** request, a list **2** (a filtered list reads its own counter: 3), an update or delete **2**, a create **2** (a machine reads its license's policy: 3; a component its machine's license and policy together: 3).",
       '',
-      'A user delete reads the user\'s token register (a Query) before its transaction: 3 for a user without tokens, as here, and, when the user has some, a BatchGetItem of the token records and the transaction that revokes them before the one that deletes the user (5). Behind an account slug or an environment code the first BatchGetItem cannot name the account-scoped keys yet, so such a request reads the account (or the environment) and its record separately: one or two requests more than by id. validate-key carries no bearer and has no budget; it reads the key\'s marker, the license, the machine by fingerprint and the component markers one after another (9).',
+      "A user delete reads the user's token register (a Query) before its transaction: 3 for a user without tokens, as here, and, when the user has some, a BatchGetItem of the token records and the transaction that revokes them before the one that deletes the user (5). Behind an account slug or an environment code the first BatchGetItem cannot name the account-scoped keys yet, so such a request reads the account (or the environment) and its record separately: one or two requests more than by id. validate-key carries no bearer and has no budget; it reads the key's marker, the license, the machine by fingerprint and the component markers one after another (9).",
     ].join('\n'),
   };
 }

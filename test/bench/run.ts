@@ -24,7 +24,11 @@ const { deepPagesSection } = await import('./deep-pages.ts');
 const { deliverySection } = await import('./delivery.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
-const sizesFrom = (value: string | undefined) => value?.split(',').map(Number).filter((n) => n > 0);
+const sizesFrom = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map(Number)
+    .filter((n) => n > 0);
 
 type Context = import('./support.ts').BenchContext;
 const sections: [string, (context: Context) => Promise<Section>][] = [

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { LocalStack } from '#shared/local/stack.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { componentFingerprintValue } from '#shared/domain/components/component.ts';
+import type { LocalStack } from '#shared/local/stack.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import {
   collectionName,
@@ -15,9 +15,9 @@ import {
   collectionSortKey,
   counterKey,
   environmentMembership,
+  type RecordType,
   recordKey,
   uniqueKey,
-  type RecordType,
 } from '#shared/store/keys.ts';
 
 export interface BenchContext {
@@ -75,7 +75,10 @@ export const doc = (type: string, attributes: Record<string, unknown>, relations
 /** A product, a policy, a license and one machine, made through the API. */
 export async function licensingGraph(call: Client) {
   const product = await must(call('POST', '/products', doc('products', { name: 'Bench product' })), 'product');
-  const policy = await must(call('POST', '/policies', doc('policies', { name: 'Bench policy' }, { product: ref('products', product.id) })), 'policy');
+  const policy = await must(
+    call('POST', '/policies', doc('policies', { name: 'Bench policy' }, { product: ref('products', product.id) })),
+    'policy',
+  );
   const license = await must(call('POST', '/licenses', doc('licenses', {}, { policy: ref('policies', policy.id) })), 'license');
   const machine = await must(
     call('POST', '/machines', doc('machines', { fingerprint: `fp-${randomUUID()}` }, { license: ref('licenses', license.id) })),
@@ -93,7 +96,11 @@ export const componentBody = (machineId: string, fingerprint = `c-${randomUUID()
 type Item = Record<string, unknown>;
 
 /** The item of a record as Transaction.create lays it out (collections, markers, ENVPK). */
-function layOut(record: Item & { type: RecordType; id: string; accountId: string; environmentId: string | null; created: string }, parents: ({ type: RecordType; id: string } | undefined)[], markers: string[]): Item {
+function layOut(
+  record: Item & { type: RecordType; id: string; accountId: string; environmentId: string | null; created: string },
+  parents: ({ type: RecordType; id: string } | undefined)[],
+  markers: string[],
+): Item {
   const { accountId, environmentId, type, id, created } = record;
   const item: Item = { ...record, ...recordKey(accountId, type, id), markers };
   const sortKey = collectionSortKey(created, id);
@@ -110,7 +117,9 @@ function layOut(record: Item & { type: RecordType; id: string; accountId: string
 
 /** Collection partitions an item belongs to (what its counters count). */
 const collectionsOf = (item: Item) =>
-  ['GSI1PK', 'GSI2PK', 'GSI3PK', 'GSI4PK', 'GSI5PK'].map((name) => item[name]).filter((value): value is string => typeof value === 'string');
+  ['GSI1PK', 'GSI2PK', 'GSI3PK', 'GSI4PK', 'GSI5PK']
+    .map((name) => item[name])
+    .filter((value): value is string => typeof value === 'string');
 
 /**
  * Seeded timestamps run backwards from a fixed point a day ago, one millisecond apart, so the
@@ -130,8 +139,18 @@ export function userItems(accountId: string, environmentId: string | null, count
     const email = `${id}@seed.example`;
     const marker = uniqueKey(accountId, 'EMAIL', email);
     const record = {
-      type: 'users' as const, id, accountId, environmentId, created, updated: created, email, role: 'user', status: 'ACTIVE',
-      metadata: {}, firstName: null, lastName: null,
+      type: 'users' as const,
+      id,
+      accountId,
+      environmentId,
+      created,
+      updated: created,
+      email,
+      role: 'user',
+      status: 'ACTIVE',
+      metadata: {},
+      firstName: null,
+      lastName: null,
     };
     items.push(layOut(record, [], [marker.PK]), { ...marker, ref: recordKey(accountId, 'users', id).PK, ...membership });
   }
@@ -139,16 +158,39 @@ export function userItems(accountId: string, environmentId: string | null, count
 }
 
 /** `count` components (with their fingerprint markers) of one machine, as components.create writes them. */
-export function componentItems(machine: { id: string; accountId: string; environmentId: string | null; licenseId: string; policyId: string; productId: string; ownerId?: string | null }, count: number): Item[] {
+export function componentItems(
+  machine: {
+    id: string;
+    accountId: string;
+    environmentId: string | null;
+    licenseId: string;
+    policyId: string;
+    productId: string;
+    ownerId?: string | null;
+  },
+  count: number,
+): Item[] {
   const items: Item[] = [];
   for (let i = 0; i < count; i++) {
     const id = randomUUID();
     const created = olderTimestamp();
     const fingerprint = `seed-${id}`;
     const record = {
-      type: 'components' as const, id, accountId: machine.accountId, environmentId: machine.environmentId, created, updated: created,
-      machineId: machine.id, licenseId: machine.licenseId, policyId: machine.policyId, productId: machine.productId,
-      ownerId: machine.ownerId ?? null, licenseOwnerId: null, fingerprint, name: `Seeded part ${i}`, metadata: {},
+      type: 'components' as const,
+      id,
+      accountId: machine.accountId,
+      environmentId: machine.environmentId,
+      created,
+      updated: created,
+      machineId: machine.id,
+      licenseId: machine.licenseId,
+      policyId: machine.policyId,
+      productId: machine.productId,
+      ownerId: machine.ownerId ?? null,
+      licenseOwnerId: null,
+      fingerprint,
+      name: `Seeded part ${i}`,
+      metadata: {},
     };
     const marker = uniqueKey(machine.accountId, 'COMPONENT_FINGERPRINT', componentFingerprintValue('UNIQUE_PER_MACHINE', record as never));
     const parents = [
@@ -167,7 +209,10 @@ export function componentItems(machine: { id: string; accountId: string; environ
  * DynamoDB leaves unprocessed; then adds the records to their collections' counters, as the
  * transactions that would have made them one by one do.
  */
-export async function seed(items: Item[], options: { parallel?: number; environmentId?: string | null; accountId?: string } = {}): Promise<void> {
+export async function seed(
+  items: Item[],
+  options: { parallel?: number; environmentId?: string | null; accountId?: string } = {},
+): Promise<void> {
   const parallel = options.parallel ?? 8;
   let next = 0;
   const write = async () => {
@@ -214,8 +259,16 @@ export interface Tally {
 }
 
 const CAPACITY_COMMANDS = new Set([
-  'GetItemCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'QueryCommand', 'ScanCommand',
-  'BatchGetItemCommand', 'BatchWriteItemCommand', 'TransactGetItemsCommand', 'TransactWriteItemsCommand',
+  'GetItemCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'BatchWriteItemCommand',
+  'TransactGetItemsCommand',
+  'TransactWriteItemsCommand',
 ]);
 
 let tally: Tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0 };
@@ -239,7 +292,11 @@ export function installMeter(): void {
       tally.byCommand[name] = (tally.byCommand[name] ?? 0) + 1;
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number }[]) {
+      for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
+        CapacityUnits?: number;
+        ReadCapacityUnits?: number;
+        WriteCapacityUnits?: number;
+      }[]) {
         // DynamoDB Local reports CapacityUnits only; reads and writes are told apart by command.
         const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
         if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) tally.rcu += units;

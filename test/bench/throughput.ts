@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import { db, getTable } from '#shared/store/client.ts';
 import { recordKey } from '#shared/store/keys.ts';
 import type { Measurement, Section } from './report.ts';
-import { benchAccount, client, componentBody, fmt, licensingGraph, must, type BenchContext } from './support.ts';
+import { type BenchContext, benchAccount, client, componentBody, fmt, licensingGraph, must } from './support.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -42,7 +42,9 @@ async function cannon(spec: Case, duration = DURATION): Promise<Outcome> {
     method: spec.method ?? 'GET',
     headers: spec.headers,
     body: spec.body,
-    ...(spec.makeBody ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: spec.makeBody!() }) }] } : {}),
+    ...(spec.makeBody
+      ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: spec.makeBody!() }) }] }
+      : {}),
     connections: CONNECTIONS,
     duration,
   });
@@ -94,7 +96,9 @@ export async function throughputSection(context: BenchContext): Promise<Section>
       url: `${base}/licenses/actions/validate-key`,
       method: 'POST',
       headers: { accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json' },
-      body: JSON.stringify({ meta: { key: graph.license.attributes.key, scope: { fingerprint: graph.machine.attributes.fingerprint, components: parts } } }),
+      body: JSON.stringify({
+        meta: { key: graph.license.attributes.key, scope: { fingerprint: graph.machine.attributes.fingerprint, components: parts } },
+      }),
     },
   ];
 
@@ -127,7 +131,7 @@ export async function throughputSection(context: BenchContext): Promise<Section>
     method: `autocannon (programmatic, ${CONNECTIONS} connections, ${DURATION} s per case, after a 2 s warm-up) against the in-process local API on loopback, as the account's admin; validate-key carries no bearer. The bare limit is a plain node:http server in the same process answering each request with one consistent GetItem of the same component against the same DynamoDB Local, returning the item as JSON. autocannon, the API, the bare server and DynamoDB Local share the machine's cores.`,
     rows,
     notes: [
-      'The bare server spends one DynamoDB Local request per answer, and so does `GET a component`: one BatchGetItem reads the account, the token lookup (which carries what its holder acts as) and the component together (see the round-trip section). What separates the two is the pipeline\'s own work: media types, authentication and permission checks, the JSON:API document, the log line, and three keys read instead of one. Before the read-ahead, a GET made four requests (account, token lookup, token holder, record) and reached 0.25 × bare.',
+      "The bare server spends one DynamoDB Local request per answer, and so does `GET a component`: one BatchGetItem reads the account, the token lookup (which carries what its holder acts as) and the component together (see the round-trip section). What separates the two is the pipeline's own work: media types, authentication and permission checks, the JSON:API document, the log line, and three keys read instead of one. Before the read-ahead, a GET made four requests (account, token lookup, token holder, record) and reached 0.25 × bare.",
       'This machine is shared with other work (see the load averages), and DynamoDB Local (a JVM) takes most of the two cores, so every figure here moves by ±30 % from run to run; compare cases within one run.',
       'Lists, creates and validations make 2, 3 and 9 requests respectively; their p99 stays within 5 × p50.',
     ].join('\n'),

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, newAccount, newUser, type TestAccount, expectError } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 
 let account: TestAccount;
 let user: Awaited<ReturnType<typeof newUser>>;
@@ -117,13 +117,20 @@ describe('PATCH /v1/accounts/{account}', () => {
   });
 
   it('refuses a wrong data.type with 400', async () => {
-    expectError(await call('PATCH', account.path, { token: account.adminToken, body: { data: { type: 'users', attributes: { name: 'X' } } } }), 400, {
-      source: { pointer: '/data/type' },
-    });
+    expectError(
+      await call('PATCH', account.path, { token: account.adminToken, body: { data: { type: 'users', attributes: { name: 'X' } } } }),
+      400,
+      {
+        source: { pointer: '/data/type' },
+      },
+    );
   });
 
   it('refuses a name over 255 characters with 422 NAME_TOO_LONG', async () => {
-    expectError(await patchAccount({ name: 'n'.repeat(256) }), 422, { code: 'NAME_TOO_LONG', source: { pointer: '/data/attributes/name' } });
+    expectError(await patchAccount({ name: 'n'.repeat(256) }), 422, {
+      code: 'NAME_TOO_LONG',
+      source: { pointer: '/data/attributes/name' },
+    });
   });
 
   it('refuses a user bearer with 403, changing nothing', async () => {

@@ -10,7 +10,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type LocalHttpServer } from '#shared/local/http-adapter.ts';
+import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { fallback, routes } from '#shared/routes.ts';
 import { basic, newAccount, type TestAccount } from './support/client.ts';
@@ -39,7 +39,12 @@ interface Answer {
 const freshAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
 /** One request to the second server, sent from `from`. */
-function send(from: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+function send(
+  from: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -47,7 +52,11 @@ function send(from: string, method: string, path: string, options: { body?: unkn
       {
         method,
         localAddress: from,
-        headers: { accept: 'application/vnd.api+json', ...(body ? { 'content-type': 'application/vnd.api+json' } : {}), ...options.headers },
+        headers: {
+          accept: 'application/vnd.api+json',
+          ...(body ? { 'content-type': 'application/vnd.api+json' } : {}),
+          ...options.headers,
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -141,10 +150,14 @@ describe('limits per source address', () => {
     const from = freshAddress();
     const elsewhere = (): Promise<Answer> =>
       new Promise((resolve, reject) => {
-        const outgoing = request(`${server.url}/v1/accounts/${randomUUID()}/licenses/actions/validate-key`, { method: 'POST', localAddress: from }, (response) => {
-          response.resume();
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: undefined }));
-        });
+        const outgoing = request(
+          `${server.url}/v1/accounts/${randomUUID()}/licenses/actions/validate-key`,
+          { method: 'POST', localAddress: from },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: undefined }));
+          },
+        );
         outgoing.on('error', reject);
         outgoing.end();
       });

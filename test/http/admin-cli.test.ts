@@ -40,7 +40,17 @@ const emailFor = (label: string) => `${label}-${randomUUID().slice(0, 8)}@cli.ex
 const PASSWORD = 'operator password';
 
 function createAccount(values: { slug: string; name?: string; email: string; password?: string }) {
-  return admin('create-account', '--slug', values.slug, '--name', values.name ?? 'CLI Account', '--email', values.email, '--password', values.password ?? PASSWORD);
+  return admin(
+    'create-account',
+    '--slug',
+    values.slug,
+    '--name',
+    values.name ?? 'CLI Account',
+    '--email',
+    values.email,
+    '--password',
+    values.password ?? PASSWORD,
+  );
 }
 
 /** Parses stdout, which must be exactly one JSON object (one line). */
@@ -81,7 +91,10 @@ describe('admin create-account', () => {
 
     const bySlug = await call('GET', `/v1/accounts/${first.slug}`, { token: created.token });
     expect(bySlug.status).toBe(200);
-    expect(bySlug.body.data).toMatchObject({ id: created.account.id, attributes: { slug: first.slug, name: 'CLI Account', protected: false } });
+    expect(bySlug.body.data).toMatchObject({
+      id: created.account.id,
+      attributes: { slug: first.slug, name: 'CLI Account', protected: false },
+    });
     expect((await call('GET', `/v1/accounts/${created.account.id}`, { token: created.token })).status).toBe(200);
 
     // The first user is an admin who can log in with the password given.

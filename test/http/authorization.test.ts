@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
 import { licensing } from './support/licensing.ts';
-import { ofKind, startReceiver, type Receiver } from './support/receiver.ts';
+import { ofKind, type Receiver, startReceiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -42,7 +42,9 @@ describe('a SHARED environment cannot take over a global admin', () => {
     // The account's global webhook endpoint hears every password reset of the global environment.
     const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
       token: account.adminToken,
-      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset', 'user.created'] } } },
+      body: {
+        data: { type: 'webhook-endpoints', attributes: { url: receiver.url, subscriptions: ['user.password-reset', 'user.created'] } },
+      },
     });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     const globalUser = await newUser(account, { email: `control-${account.slug}@users.example` });
@@ -62,7 +64,9 @@ describe('a SHARED environment cannot take over a global admin', () => {
       expect(events.body.data.map((e: { id: string }) => e.id)).not.toContain(globalEvent);
       expectError(await call('GET', `${account.path}/webhook-endpoints/${endpoint.body.data.id}`, as), 404);
       expectError(await call('GET', `${account.path}/tokens/${globalUser.tokenId}`, as), 404);
-      expect((await call('GET', `${account.path}/tokens?page[size]=100`, as)).body.data.map((t: { id: string }) => t.id)).not.toContain(globalUser.tokenId);
+      expect((await call('GET', `${account.path}/tokens?page[size]=100`, as)).body.data.map((t: { id: string }) => t.id)).not.toContain(
+        globalUser.tokenId,
+      );
     }
 
     // A reset asked from inside SHARED for the global admin hands no token to anyone, once the
@@ -84,7 +88,9 @@ describe('a SHARED environment cannot take over a global admin', () => {
       });
     expectError(await fulfil(shared.code), 404);
     expect((await fulfil()).status).toBe(200);
-    expect((await call('POST', `${account.path}/tokens`, { authorization: basic(globalUser.email, 'taken over from shared') })).status).toBe(201);
+    expect(
+      (await call('POST', `${account.path}/tokens`, { authorization: basic(globalUser.email, 'taken over from shared') })).status,
+    ).toBe(201);
   });
 
   it('changes no global user: a ban from SHARED is refused (403)', async () => {
@@ -100,7 +106,12 @@ describe('no bearer grants more than it holds', () => {
       call('POST', `${account.path}/users`, {
         token: narrowed,
         environment: shared.code,
-        body: { data: { type: 'users', attributes: { email: `${role}-${Math.random().toString(36).slice(2)}@x.example`, password: 'a long password', role } } },
+        body: {
+          data: {
+            type: 'users',
+            attributes: { email: `${role}-${Math.random().toString(36).slice(2)}@x.example`, password: 'a long password', role },
+          },
+        },
       });
     expectError(await create('admin'), 403, { detail: /permissions this credential does not hold/ });
     expectError(await create('user'), 403);
@@ -121,12 +132,19 @@ describe('no bearer grants more than it holds', () => {
     const admin = await newUser(account, { role: 'admin' }, { environment: shared.code, token: shared.token });
     const user = await newUser(account, {}, { environment: shared.code, token: shared.token });
     const patch = (id: string, attributes: Record<string, unknown>) =>
-      call('PATCH', `${account.path}/users/${id}`, { token: narrowed, environment: shared.code, body: { data: { type: 'users', attributes } } });
+      call('PATCH', `${account.path}/users/${id}`, {
+        token: narrowed,
+        environment: shared.code,
+        body: { data: { type: 'users', attributes } },
+      });
     expectError(await patch(user.id, { role: 'admin' }), 403);
     expectError(await patch(admin.id, { password: 'the attacker knows this' }), 403);
     expectError(await patch(admin.id, { email: 'attacker@x.example' }), 403);
     expect((await patch(admin.id, { firstName: 'Renamed' })).status).toBe(200);
-    expect((await call('POST', `${account.path}/tokens`, { authorization: basic(admin.email, admin.password), environment: shared.code })).status).toBe(201);
+    expect(
+      (await call('POST', `${account.path}/tokens`, { authorization: basic(admin.email, admin.password), environment: shared.code }))
+        .status,
+    ).toBe(201);
   });
 
   it('a narrowed token mints no license token carrying permissions it lacks', async () => {
@@ -173,18 +191,36 @@ describe('what hears or holds secrets takes a credential holding everything they
       }),
       403,
     );
-    expect((await call('GET', `${account.path}/webhook-endpoints/${endpoint.body.data.id}`, { token: updater, environment: shared.code })).status).toBe(200);
+    expect(
+      (await call('GET', `${account.path}/webhook-endpoints/${endpoint.body.data.id}`, { token: updater, environment: shared.code }))
+        .status,
+    ).toBe(200);
     // Events carry license keys: a token that may not see a key may not read them.
     const l = licensing(account);
     await l.graph({ token: shared.token, environment: shared.code });
     const reader = await environmentToken(account, shared.code, ['webhook-event.read', 'license.read']);
-    expectError(await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: reader, environment: shared.code }), 403);
-    const events = await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: shared.token, environment: shared.code });
+    expectError(
+      await call('GET', `${account.path}/webhook-events?events[]=license.created`, { token: reader, environment: shared.code }),
+      403,
+    );
+    const events = await call('GET', `${account.path}/webhook-events?events[]=license.created`, {
+      token: shared.token,
+      environment: shared.code,
+    });
     expect(events.body.data.length).toBeGreaterThan(0);
-    expectError(await call('GET', `${account.path}/webhook-events/${events.body.data[0].id}`, { token: reader, environment: shared.code }), 403);
+    expectError(
+      await call('GET', `${account.path}/webhook-events/${events.body.data[0].id}`, { token: reader, environment: shared.code }),
+      403,
+    );
     // Nor has a retry delivered again to the endpoint the event was born with.
     const retrier = await environmentToken(account, shared.code, ['webhook-event.read', 'webhook-event.retry']);
-    expectError(await call('POST', `${account.path}/webhook-events/${events.body.data[0].id}/actions/retry`, { token: retrier, environment: shared.code }), 403);
+    expectError(
+      await call('POST', `${account.path}/webhook-events/${events.body.data[0].id}/actions/retry`, {
+        token: retrier,
+        environment: shared.code,
+      }),
+      403,
+    );
   });
 
   it('a narrowed license token does not see its own key, which would give it all a license may do', async () => {
@@ -195,7 +231,8 @@ describe('what hears or holds secrets takes a credential holding everything they
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
       return reply.body.data.attributes.token as string;
     };
-    const read = async (token: string) => (await call('GET', `${account.path}/licenses/${license.id}`, { token, environment: shared.code })).body.data.attributes.key;
+    const read = async (token: string) =>
+      (await call('GET', `${account.path}/licenses/${license.id}`, { token, environment: shared.code })).body.data.attributes.key;
     expect(await read(await mint(['license.read']))).toBeNull();
     expect(await read(await mint())).toBe(license.attributes.key);
     // Entitled to change the license, yet narrowed short of what the key gives: no key either.
@@ -229,8 +266,14 @@ describe('a license key is a credential', () => {
     // A reader without license.update sees no key either.
     const reader = await environmentToken(account, shared.code, ['license.read']);
     const own = await l.graph({ token: shared.token, environment: shared.code });
-    expect((await call('GET', `${account.path}/licenses/${own.license.id}`, { token: reader, environment: shared.code })).body.data.attributes.key).toBeNull();
-    expect((await call('GET', `${account.path}/licenses/${own.license.id}`, { token: shared.token, environment: shared.code })).body.data.attributes.key).toBe(own.license.attributes.key);
+    expect(
+      (await call('GET', `${account.path}/licenses/${own.license.id}`, { token: reader, environment: shared.code })).body.data.attributes
+        .key,
+    ).toBeNull();
+    expect(
+      (await call('GET', `${account.path}/licenses/${own.license.id}`, { token: shared.token, environment: shared.code })).body.data
+        .attributes.key,
+    ).toBe(own.license.attributes.key);
   });
 
   it('used without the environment header, a key seen from SHARED could not change the global license: it is never seen', async () => {
@@ -243,7 +286,7 @@ describe('a license key is a credential', () => {
   });
 });
 
-describe('any password change revokes the user\'s tokens', () => {
+describe("any password change revokes the user's tokens", () => {
   it('a change refused (its e-mail taken) revokes nothing', async () => {
     const user = await newUser(account);
     const taken = await newUser(account);
@@ -277,21 +320,29 @@ describe('any password change revokes the user\'s tokens', () => {
     });
     expect(endpoint.status).toBe(201);
     expect((await call('POST', `${account.path}/passwords`, { body: { meta: { email: other.email, deliver: false } } })).status).toBe(202);
-    const delivered = await receiver.waitFor((all) => passwordResets(all).some((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id));
-    const resetToken = JSON.parse(passwordResets(delivered).find((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id)!.json.data.attributes.payload)
-      .meta.passwordResetToken as string;
+    const delivered = await receiver.waitFor((all) =>
+      passwordResets(all).some((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id),
+    );
+    const resetToken = JSON.parse(
+      passwordResets(delivered).find((d) => JSON.parse(d.json.data.attributes.payload).data.id === other.id)!.json.data.attributes.payload,
+    ).meta.passwordResetToken as string;
     const changed = await call('PATCH', `${account.path}/users/${other.id}`, {
       token: account.adminToken,
       body: { data: { type: 'users', attributes: { email: `moved-${account.slug}@x.example`, password: 'changed by the admin' } } },
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expectError(
-      await call('POST', `${account.path}/users/${other.id}/actions/reset-password`, { body: { meta: { passwordResetToken: resetToken, newPassword: 'taken back by the old mailbox' } } }),
+      await call('POST', `${account.path}/users/${other.id}/actions/reset-password`, {
+        body: { meta: { passwordResetToken: resetToken, newPassword: 'taken back by the old mailbox' } },
+      }),
       404,
     );
     // A change of name alone leaves tokens as they are.
     const again = await newUser(account);
-    await call('PATCH', `${account.path}/users/${again.id}`, { token: account.adminToken, body: { data: { type: 'users', attributes: { firstName: 'New' } } } });
+    await call('PATCH', `${account.path}/users/${again.id}`, {
+      token: account.adminToken,
+      body: { data: { type: 'users', attributes: { firstName: 'New' } } },
+    });
     expect((await call('GET', `${account.path}/users/${again.id}`, { token: again.token })).status).toBe(200);
   });
 });

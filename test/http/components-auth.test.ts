@@ -29,7 +29,12 @@ let machineOwnerMachine: { id: string };
 beforeAll(async () => {
   account = await newAccount();
   l = licensing(account);
-  const [owner, guardedOwner, stranger, machineOwner] = await Promise.all([newUser(account), newUser(account), newUser(account), newUser(account)]);
+  const [owner, guardedOwner, stranger, machineOwner] = await Promise.all([
+    newUser(account),
+    newUser(account),
+    newUser(account),
+    newUser(account),
+  ]);
   [open, guarded, other] = await Promise.all([
     l.graph({ owner: owner.id }),
     l.graph({ owner: guardedOwner.id, policy: { protected: true } }),
@@ -38,7 +43,10 @@ beforeAll(async () => {
   // A machine whose owner is not the license's owner: that user owns the machine only.
   machineOwnerMachine = await l.machine(other.license.id, {}, { owner: machineOwner.id });
   const code = `auth-${randomUUID().slice(0, 8)}`;
-  const created = await call('POST', `${account.path}/environments`, { token: account.adminToken, body: { data: { type: 'environments', attributes: { name: code, code } } } });
+  const created = await call('POST', `${account.path}/environments`, {
+    token: account.adminToken,
+    body: { data: { type: 'environments', attributes: { name: code, code } } },
+  });
   expect(created.status).toBe(201);
   const envToken = await call('POST', `${account.path}/environments/${code}/tokens`, { token: account.adminToken, environment: code });
   env = { code, token: envToken.body.data.attributes.token, graph: await l.graph({ environment: code }) };
@@ -57,13 +65,17 @@ beforeAll(async () => {
 });
 
 const add = (bearer: string, machineId: string) =>
-  l.api('POST', '/components', { ...as[bearer], body: doc('components', { fingerprint: randomUUID(), name: 'part' }, { machine: ref('machines', machineId) }) });
+  l.api('POST', '/components', {
+    ...as[bearer],
+    body: doc('components', { fingerprint: randomUUID(), name: 'part' }, { machine: ref('machines', machineId) }),
+  });
 
 describe.concurrent('Add component (component.create)', () => {
   it('admin, environment (inside it), the product, the license (token or key), the owning users: 201', async () => {
     expect((await add('admin', open.machine.id)).status).toBe(201);
     expect((await add('environment', env.graph.machine.id)).status).toBe(201);
-    for (const bearer of ['product', 'license', 'licenseKey', 'owner']) expect((await add(bearer, open.machine.id)).status, bearer).toBe(201);
+    for (const bearer of ['product', 'license', 'licenseKey', 'owner'])
+      expect((await add(bearer, open.machine.id)).status, bearer).toBe(201);
     expect((await add('machineOwner', machineOwnerMachine.id)).status).toBe(201);
   });
   it('a user on a protected license: 403; others out of reach: 422 MACHINE_NOT_FOUND', async () => {
@@ -79,7 +91,13 @@ describe.concurrent('Add component (component.create)', () => {
       token: account.adminToken,
       body: { data: { type: 'tokens', attributes: { permissions: ['component.read'] } } },
     });
-    expectCode(await l.api('POST', '/components', { token: narrow.body.data.attributes.token, body: doc('components', { fingerprint: 'f', name: 'n' }, { machine: ref('machines', open.machine.id) }) }), 403);
+    expectCode(
+      await l.api('POST', '/components', {
+        token: narrow.body.data.attributes.token,
+        body: doc('components', { fingerprint: 'f', name: 'n' }, { machine: ref('machines', open.machine.id) }),
+      }),
+      403,
+    );
   });
 });
 
@@ -89,28 +107,39 @@ describe.concurrent('Retrieve, update, remove, list', () => {
     for (const bearer of ['admin', 'product', 'license', 'licenseKey', 'owner']) {
       expect((await l.api('GET', `/components/${c.id}`, as[bearer])).status, bearer).toBe(200);
     }
-    for (const bearer of ['stranger', 'machineOwner', 'guardedOwner', 'environment']) expectCode(await l.api('GET', `/components/${c.id}`, as[bearer]), 404, 'NOT_FOUND');
+    for (const bearer of ['stranger', 'machineOwner', 'guardedOwner', 'environment'])
+      expectCode(await l.api('GET', `/components/${c.id}`, as[bearer]), 404, 'NOT_FOUND');
     const theirs = await l.component(machineOwnerMachine.id);
     expect((await l.api('GET', `/components/${theirs.id}`, as.machineOwner)).status).toBe(200);
   });
 
   it('update: admin, environment, the product 200 (metadata included); license and owner 403; others 404', async () => {
     const c = await l.component(open.machine.id);
-    const patch = (bearer: string, attributes: Record<string, unknown>) => l.api('PATCH', `/components/${c.id}`, { ...as[bearer], body: doc('components', attributes) });
+    const patch = (bearer: string, attributes: Record<string, unknown>) =>
+      l.api('PATCH', `/components/${c.id}`, { ...as[bearer], body: doc('components', attributes) });
     expect((await patch('admin', { metadata: { by: 'admin' } })).body.data.attributes.metadata).toEqual({ by: 'admin' });
-    expect((await patch('product', { name: 'by product', metadata: { by: 'product' } })).body.data.attributes).toMatchObject({ name: 'by product', metadata: { by: 'product' } });
+    expect((await patch('product', { name: 'by product', metadata: { by: 'product' } })).body.data.attributes).toMatchObject({
+      name: 'by product',
+      metadata: { by: 'product' },
+    });
     for (const bearer of ['license', 'licenseKey', 'owner']) expectCode(await patch(bearer, { name: 'nope' }), 403);
     expectCode(await patch('owner', { metadata: { by: 'owner' } }), 403);
     expectCode(await patch('stranger', { name: 'nope' }), 404, 'NOT_FOUND');
     const inEnv = await l.component(env.graph.machine.id, undefined, { environment: env.code });
-    expect((await l.api('PATCH', `/components/${inEnv.id}`, { ...as.environment, body: doc('components', { metadata: { by: 'env' } }) })).status).toBe(200);
-    expect((await l.api('GET', `/components/${c.id}`)).body.data.attributes).toMatchObject({ name: 'by product', metadata: { by: 'product' } });
+    expect(
+      (await l.api('PATCH', `/components/${inEnv.id}`, { ...as.environment, body: doc('components', { metadata: { by: 'env' } }) })).status,
+    ).toBe(200);
+    expect((await l.api('GET', `/components/${c.id}`)).body.data.attributes).toMatchObject({
+      name: 'by product',
+      metadata: { by: 'product' },
+    });
   });
 
   it('remove: admin, product, license, owning user 204; protected license owner 403; others 404', async () => {
     for (const bearer of ['admin', 'product', 'license', 'licenseKey', 'owner']) {
       const c = await l.component(open.machine.id);
-      for (const outsider of ['stranger', 'machineOwner']) expectCode(await l.api('DELETE', `/components/${c.id}`, as[outsider]), 404, 'NOT_FOUND');
+      for (const outsider of ['stranger', 'machineOwner'])
+        expectCode(await l.api('DELETE', `/components/${c.id}`, as[outsider]), 404, 'NOT_FOUND');
       expect((await l.api('DELETE', `/components/${c.id}`, as[bearer])).status, bearer).toBe(204);
     }
     const theirs = await l.component(machineOwnerMachine.id);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
+import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
 import { uniqueKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { call, newAccount, type TestAccount } from './support/client.ts';
@@ -20,11 +20,20 @@ beforeAll(async () => {
 });
 
 const add = (machineId: string, fingerprint: string, options: { environment?: string } = {}) =>
-  l.api('POST', '/components', { ...options, body: doc('components', { fingerprint, name: 'part' }, { machine: ref('machines', machineId) }) });
+  l.api('POST', '/components', {
+    ...options,
+    body: doc('components', { fingerprint, name: 'part' }, { machine: ref('machines', machineId) }),
+  });
 
 /** The marker that holds a fingerprint for a strategy, read straight from the table. */
 const marker = (strategy: string, scope: Partial<ComponentRecord>, fingerprint: string) =>
-  getItem(uniqueKey(account.id, COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue(strategy as never, { accountId: account.id, fingerprint, ...scope } as ComponentRecord)));
+  getItem(
+    uniqueKey(
+      account.id,
+      COMPONENT_FINGERPRINT_MARKER,
+      componentFingerprintValue(strategy as never, { accountId: account.id, fingerprint, ...scope } as ComponentRecord),
+    ),
+  );
 
 /** Where a second component with the same fingerprint is refused, by strategy. */
 const TAKEN: Record<string, string[]> = {
@@ -71,7 +80,9 @@ describe.concurrent('sequential creates, each strategy', () => {
     const fingerprint = `switch-${randomUUID()}`;
     const c = await l.component(g.machine.id, fingerprint);
     expect((await marker('UNIQUE_PER_LICENSE', { licenseId: g.license.id }, fingerprint))?.ref).toContain(c.id);
-    const patched = await l.api('PATCH', `/policies/${g.policy.id}`, { body: doc('policies', { componentUniquenessStrategy: 'UNIQUE_PER_MACHINE' }) });
+    const patched = await l.api('PATCH', `/policies/${g.policy.id}`, {
+      body: doc('policies', { componentUniquenessStrategy: 'UNIQUE_PER_MACHINE' }),
+    });
     expect(patched.status).toBe(200);
     const other = await l.machine(g.license.id);
     // The license-wide marker still holds for the component made under it.
@@ -84,8 +95,12 @@ describe.concurrent('sequential creates, each strategy', () => {
 
   it('an unknown strategy is 422 COMPONENT_UNIQUENESS_STRATEGY_NOT_ALLOWED', async () => {
     const p = await l.product();
-    const reply = await l.api('POST', '/policies', { body: doc('policies', { name: 'x', componentUniquenessStrategy: 'UNIQUE_PER_GALAXY' }, { product: ref('products', p.id) }) });
-    expect(expectCode(reply, 422, 'COMPONENT_UNIQUENESS_STRATEGY_NOT_ALLOWED').source).toEqual({ pointer: '/data/attributes/componentUniquenessStrategy' });
+    const reply = await l.api('POST', '/policies', {
+      body: doc('policies', { name: 'x', componentUniquenessStrategy: 'UNIQUE_PER_GALAXY' }, { product: ref('products', p.id) }),
+    });
+    expect(expectCode(reply, 422, 'COMPONENT_UNIQUENESS_STRATEGY_NOT_ALLOWED').source).toEqual({
+      pointer: '/data/attributes/componentUniquenessStrategy',
+    });
   });
 });
 
@@ -111,9 +126,11 @@ describe.concurrent('20 concurrent creates', () => {
       const policy = { componentUniquenessStrategy: strategy };
       const g = await l.graph({ policy });
       const license =
-        strategy === 'UNIQUE_PER_LICENSE' ? g.license
-        : strategy === 'UNIQUE_PER_POLICY' ? await l.license(g.policy.id)
-        : await l.license((await l.policy(g.product.id, policy)).id);
+        strategy === 'UNIQUE_PER_LICENSE'
+          ? g.license
+          : strategy === 'UNIQUE_PER_POLICY'
+            ? await l.license(g.policy.id)
+            : await l.license((await l.policy(g.product.id, policy)).id);
       const machines = [g.machine.id, ...(await Promise.all([1, 2, 3].map(() => l.machine(license.id)))).map((m) => m.id)];
       const fingerprint = `race-${strategy}-${randomUUID()}`;
       const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => add(machines[i % machines.length]!, fingerprint)));
@@ -162,7 +179,14 @@ describe.concurrent('released with what it hangs on', () => {
 
   it('removing the environment releases the fingerprints of its components (purge)', async () => {
     const code = `uniq-${randomUUID().slice(0, 8)}`;
-    expect((await call('POST', `${account.path}/environments`, { token: account.adminToken, body: { data: { type: 'environments', attributes: { name: code, code } } } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `${account.path}/environments`, {
+          token: account.adminToken,
+          body: { data: { type: 'environments', attributes: { name: code, code } } },
+        })
+      ).status,
+    ).toBe(201);
     const policy = { componentUniquenessStrategy: 'UNIQUE_PER_ACCOUNT' };
     const inside = await l.graph({ environment: code, policy });
     const fingerprint = `env-${randomUUID()}`;

@@ -22,10 +22,20 @@ describe.concurrent('components', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     const c = reply.body.data;
     expect(c.type).toBe('components');
-    expect(c.attributes).toEqual({ fingerprint: 'CPU-1234', name: 'CPU', metadata: { cores: 8 }, created: expect.any(String), updated: expect.any(String) });
+    expect(c.attributes).toEqual({
+      fingerprint: 'CPU-1234',
+      name: 'CPU',
+      metadata: { cores: 8 },
+      created: expect.any(String),
+      updated: expect.any(String),
+    });
     expect(c.links.self).toBe(`${account.path}/components/${c.id}`);
     expect(c.relationships.account).toEqual({ links: { related: account.path }, data: { type: 'accounts', id: account.id } });
-    for (const [name, type, id] of [['product', 'products', g.product.id], ['license', 'licenses', g.license.id], ['machine', 'machines', g.machine.id]]) {
+    for (const [name, type, id] of [
+      ['product', 'products', g.product.id],
+      ['license', 'licenses', g.license.id],
+      ['machine', 'machines', g.machine.id],
+    ]) {
       expect(c.relationships[name]).toEqual({ links: { related: `${account.path}/components/${c.id}/${name}` }, data: { type, id } });
     }
     expect(c.relationships.environment).toEqual({ data: null });
@@ -40,7 +50,9 @@ describe.concurrent('components', () => {
     const renamed = await l.api('PATCH', `/components/${c.id}`, { body: doc('components', { name: 'Renamed' }) });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data.attributes).toMatchObject({ fingerprint: 'fp-up', name: 'Renamed', metadata: { a: 1, b: 2 } });
-    const meta = await l.api('PATCH', `/components/${c.id}`, { body: { data: { type: 'components', id: c.id, attributes: { metadata: { c: 3 } } } } });
+    const meta = await l.api('PATCH', `/components/${c.id}`, {
+      body: { data: { type: 'components', id: c.id, attributes: { metadata: { c: 3 } } } },
+    });
     expect(meta.status).toBe(200);
     expect(meta.body.data.attributes).toMatchObject({ name: 'Renamed', metadata: { c: 3 } });
     expect((await l.api('GET', `/components/${c.id}`)).body.data.attributes.metadata).toEqual({ c: 3 });
@@ -52,7 +64,10 @@ describe.concurrent('components', () => {
     const reply = await l.api('PATCH', `/components/${c.id}`, { body: doc('components', { name: 'X', fingerprint: 'other' }) });
     const error = expectCode(reply, 400, 'PARAMETER_INVALID');
     expect(error).toMatchObject({ detail: 'unpermitted parameter', source: { pointer: '/data/attributes/fingerprint' } });
-    expect((await l.api('GET', `/components/${c.id}`)).body.data.attributes).toMatchObject({ fingerprint: 'fixed', name: c.attributes.name });
+    expect((await l.api('GET', `/components/${c.id}`)).body.data.attributes).toMatchObject({
+      fingerprint: 'fixed',
+      name: c.attributes.name,
+    });
   });
 
   it('removes a component: 204 with an empty body, permanently', async () => {
@@ -79,7 +94,9 @@ describe.concurrent('components', () => {
   it('model rules: MACHINE_NOT_FOUND, FINGERPRINT_TOO_LONG (> 4 KB), NAME_TOO_LONG, METADATA_TOO_LARGE', async () => {
     const g = await l.graph();
     const post = (attributes: Record<string, unknown>, machineId = g.machine.id) =>
-      l.api('POST', '/components', { body: doc('components', { fingerprint: randomUUID(), name: 'n', ...attributes }, { machine: ref('machines', machineId) }) });
+      l.api('POST', '/components', {
+        body: doc('components', { fingerprint: randomUUID(), name: 'n', ...attributes }, { machine: ref('machines', machineId) }),
+      });
     expect(expectCode(await post({}, randomUUID()), 422, 'MACHINE_NOT_FOUND').source).toEqual({ pointer: '/data/relationships/machine' });
     expectCode(await post({}, 'not-a-uuid'), 422, 'MACHINE_NOT_FOUND');
     expectCode(await post({ fingerprint: 'x'.repeat(4097) }), 422, 'FINGERPRINT_TOO_LONG');
@@ -91,7 +108,12 @@ describe.concurrent('components', () => {
   it('every emitted link resolves (200) for the admin', async () => {
     const g = await l.graph();
     const c = await l.component(g.machine.id);
-    const links = [c.links.self, ...Object.values(c.relationships).map((r: any) => r.links?.related).filter(Boolean)];
+    const links = [
+      c.links.self,
+      ...Object.values(c.relationships)
+        .map((r: any) => r.links?.related)
+        .filter(Boolean),
+    ];
     for (const link of links) {
       const reply = await call('GET', link, { token: account.adminToken });
       expect(reply.status, link).toBe(200);
@@ -117,7 +139,13 @@ describe('GET /components: filters, order, pages', () => {
     const a2 = await l.machine(a.license.id);
     const made: Record<string, string[]> = { a: [], a2: [], b: [] };
     // Sequential, so the order of creation is the order of `created`.
-    for (const [key, machine] of [['a', a.machine.id], ['b', b.machine.id], ['a2', a2.id], ['a', a.machine.id], ['b', b.machine.id]] as const) {
+    for (const [key, machine] of [
+      ['a', a.machine.id],
+      ['b', b.machine.id],
+      ['a2', a2.id],
+      ['a', a.machine.id],
+      ['b', b.machine.id],
+    ] as const) {
       made[key]!.push((await l.component(machine)).id);
     }
     fixture = { users: [u1.id, u2.id], a, b, a2, made };

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, onlyError, userBody, type Reply, type TestAccount } from './support/client.ts';
+import { call, newAccount, newUser, onlyError, type Reply, type TestAccount, userBody } from './support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -103,7 +103,10 @@ describe.concurrent('create, retrieve, update, list, delete', () => {
     expect(reply.body.data.attributes.created).toBe(before.attributes.created);
     expect(Date.parse(reply.body.data.attributes.updated)).toBeGreaterThanOrEqual(Date.parse(before.attributes.updated));
 
-    expectError(await admin('GET', '/users', { environment: oldCode }), 400, { code: 'ENVIRONMENT_INVALID', header: 'Service-Environment' });
+    expectError(await admin('GET', '/users', { environment: oldCode }), 400, {
+      code: 'ENVIRONMENT_INVALID',
+      header: 'Service-Environment',
+    });
     expectError(await admin('GET', `/environments/${oldCode}`), 404, { code: 'NOT_FOUND' });
     const works = await admin('GET', '/users', { environment: newCode });
     expect(works.status, JSON.stringify(works.body)).toBe(200);
@@ -257,7 +260,10 @@ describe.concurrent('model rules on create', () => {
   });
 
   it('NAME_TOO_LONG and CODE_TOO_LONG at 256 characters; 255 is accepted', async () => {
-    expectError(await create({ name: 'n'.repeat(256), code: freshCode() }), 422, { code: 'NAME_TOO_LONG', pointer: '/data/attributes/name' });
+    expectError(await create({ name: 'n'.repeat(256), code: freshCode() }), 422, {
+      code: 'NAME_TOO_LONG',
+      pointer: '/data/attributes/name',
+    });
     expectError(await create({ name: 'ok', code: 'c'.repeat(256) }), 422, { code: 'CODE_TOO_LONG', pointer: '/data/attributes/code' });
     const longCode = `${randomUUID().slice(0, 8)}${'c'.repeat(247)}`;
     const ok = await create({ name: 'n'.repeat(255), code: longCode });
@@ -283,7 +289,10 @@ describe.concurrent('model rules on create', () => {
     expect(blank.detail).toBe('cannot be blank');
     const noBody = expectError(await admin('POST', '/environments'), 400);
     expect(noBody.source).toEqual({ pointer: '/data' });
-    const wrongType = expectError(await admin('POST', '/environments', { body: { data: { type: 'users', attributes: { name: 'x', code: freshCode() } } } }), 400);
+    const wrongType = expectError(
+      await admin('POST', '/environments', { body: { data: { type: 'users', attributes: { name: 'x', code: freshCode() } } } }),
+      400,
+    );
     expect(wrongType.source).toEqual({ pointer: '/data/type' });
   });
 
@@ -295,7 +304,9 @@ describe.concurrent('model rules on create', () => {
     expect(list.body.data).toEqual([]);
     expect(list.body.links.meta.count).toBe(0);
     // The code of the refused create was not claimed.
-    expect((await call('POST', `${own.path}/environments`, { token: own.adminToken, body: envBody({ name: 'x', code: 'fine' }) })).status).toBe(201);
+    expect(
+      (await call('POST', `${own.path}/environments`, { token: own.adminToken, body: envBody({ name: 'x', code: 'fine' }) })).status,
+    ).toBe(201);
   });
 });
 
@@ -328,14 +339,19 @@ describe.concurrent('who may manage environments', () => {
       bearers.flatMap(([who, bearer, environment]) =>
         routes.map(async ([method, path, body]) => {
           const reply = await call(method, `${account.path}${path}`, { token: bearer, environment, body });
-          if (reply.status !== 403 || reply.body?.data !== undefined) failures.push(`${who} ${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+          if (reply.status !== 403 || reply.body?.data !== undefined)
+            failures.push(`${who} ${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
         }),
       ),
     );
     expect(failures).toEqual([]);
     const after = (await admin('GET', `/environments/${env.id}`)).body.data;
     expect(after.attributes.name).toBe(env.attributes.name);
-    expect((await admin('GET', '/environments?page[size]=100')).body.data.some((e: any) => e.attributes.name === 'x' && e.attributes.code !== code)).toBe(false);
+    expect(
+      (await admin('GET', '/environments?page[size]=100')).body.data.some(
+        (e: any) => e.attributes.name === 'x' && e.attributes.code !== code,
+      ),
+    ).toBe(false);
   });
 
   it('a global admin may manage environments from inside one too', async () => {
@@ -500,16 +516,24 @@ describe.concurrent('environment selection', () => {
     expect(alias.body.data.map((u: any) => u.id)).toEqual([ua.id]);
     expect(alias.headers.get('service-environment')).toBe(a.attributes.code);
     // The same environment named both ways (id and code, any case) is no conflict.
-    for (const [ours, alias] of [[a.attributes.code.toUpperCase(), a.attributes.code], [a.id, a.attributes.code], [a.attributes.code, a.id.toUpperCase()]]) {
+    for (const [ours, alias] of [
+      [a.attributes.code.toUpperCase(), a.attributes.code],
+      [a.id, a.attributes.code],
+      [a.attributes.code, a.id.toUpperCase()],
+    ]) {
       const both = await admin('GET', '/users', { environment: ours, headers: { 'keygen-environment': alias } });
       expect(both.status, `${ours} / ${alias}: ${JSON.stringify(both.body)}`).toBe(200);
     }
     // An environment's token does not get into another through the alias.
     expectError(await call('GET', `${account.path}/users`, { token: ta, headers: { 'keygen-environment': b.attributes.code } }), 401);
-    expectError(await admin('GET', '/users', { environment: a.attributes.code, headers: { 'keygen-environment': b.attributes.code } }), 400, {
-      code: 'ENVIRONMENT_HEADER_CONFLICT',
-      header: 'Keygen-Environment',
-    });
+    expectError(
+      await admin('GET', '/users', { environment: a.attributes.code, headers: { 'keygen-environment': b.attributes.code } }),
+      400,
+      {
+        code: 'ENVIRONMENT_HEADER_CONFLICT',
+        header: 'Keygen-Environment',
+      },
+    );
   });
 
   it('no Service-Environment in responses to global requests', async () => {
@@ -520,15 +544,28 @@ describe.concurrent('environment selection', () => {
 
   it('a blank header → 400 ENVIRONMENT_INVALID with source.header', async () => {
     for (const value of ['', '   ']) {
-      expectError(await admin('GET', '/users', { environment: value }), 400, { code: 'ENVIRONMENT_INVALID', header: 'Service-Environment' });
+      expectError(await admin('GET', '/users', { environment: value }), 400, {
+        code: 'ENVIRONMENT_INVALID',
+        header: 'Service-Environment',
+      });
     }
   });
 
-  it('an unknown header (code, UUID, another account\'s environment) → 400 ENVIRONMENT_INVALID', async () => {
+  it("an unknown header (code, UUID, another account's environment) → 400 ENVIRONMENT_INVALID", async () => {
     const other = await newAccount();
     const foreign = await createEnv({}, other);
-    for (const value of [`nope-${randomUUID().slice(0, 6)}`, randomUUID(), foreign.id, foreign.attributes.code, 'has space', 'x'.repeat(300)]) {
-      expectError(await admin('GET', '/users', { environment: value }), 400, { code: 'ENVIRONMENT_INVALID', header: 'Service-Environment' });
+    for (const value of [
+      `nope-${randomUUID().slice(0, 6)}`,
+      randomUUID(),
+      foreign.id,
+      foreign.attributes.code,
+      'has space',
+      'x'.repeat(300),
+    ]) {
+      expectError(await admin('GET', '/users', { environment: value }), 400, {
+        code: 'ENVIRONMENT_INVALID',
+        header: 'Service-Environment',
+      });
     }
   });
 
@@ -545,15 +582,18 @@ describe.concurrent('environment selection', () => {
     });
   });
 
-  it('a deleted environment\'s id and code → 400 ENVIRONMENT_INVALID', async () => {
+  it("a deleted environment's id and code → 400 ENVIRONMENT_INVALID", async () => {
     const env = await createEnv();
     expect((await admin('DELETE', `/environments/${env.id}`)).status).toBe(204);
     for (const value of [env.id, env.attributes.code]) {
-      expectError(await admin('GET', '/users', { environment: value }), 400, { code: 'ENVIRONMENT_INVALID', header: 'Service-Environment' });
+      expectError(await admin('GET', '/users', { environment: value }), 400, {
+        code: 'ENVIRONMENT_INVALID',
+        header: 'Service-Environment',
+      });
     }
   });
 
-  it('records are born in the request\'s environment, chosen by header or query', async () => {
+  it("records are born in the request's environment, chosen by header or query", async () => {
     const env = await createEnv({ isolationStrategy: 'SHARED' });
     const viaQuery = await admin('POST', `/users?environment=${env.attributes.code}`, {
       body: userBody({ email: `${randomUUID().slice(0, 8)}@users.example` }),

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/stack.ts';
-import { basic, call, newAccount, newUser, userBody, type Reply, type TestAccount, expectError } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type Reply, type TestAccount, userBody } from './support/client.ts';
 
 let account: TestAccount;
 /** An account no other test writes to while the count-based tests run. */
@@ -41,7 +41,11 @@ const count = async (target: TestAccount) => {
 
 describe.concurrent('unknown routes (404 NOT_FOUND)', () => {
   it('answers an unknown path under an account', async () => {
-    for (const path of [`${account.path}/nothing`, `${account.path}/users/${user.id}/nothing`, `${account.path}/users/${user.id}/actions/explode`]) {
+    for (const path of [
+      `${account.path}/nothing`,
+      `${account.path}/users/${user.id}/nothing`,
+      `${account.path}/users/${user.id}/actions/explode`,
+    ]) {
       expectError(await call('GET', path, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
     }
   });
@@ -111,7 +115,12 @@ describe.concurrent('media types', () => {
   });
 
   it('reads a body with no Content-Type as JSON', async () => {
-    const reply = await raw('POST', `${account.path}/users`, { authorization: `Bearer ${account.adminToken}` }, JSON.stringify(userBody({ email: email() })));
+    const reply = await raw(
+      'POST',
+      `${account.path}/users`,
+      { authorization: `Bearer ${account.adminToken}` },
+      JSON.stringify(userBody({ email: email() })),
+    );
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   });
 
@@ -122,7 +131,11 @@ describe.concurrent('media types', () => {
       headers: { 'content-type': 'application/vnd.api+json' },
     });
     expectError(reply, 400, { code: 'JSON_INVALID' });
-    const patch = await call('PATCH', `${account.path}/users/${user.id}`, { token: account.adminToken, raw: 'not json', headers: { 'content-type': 'application/json' } });
+    const patch = await call('PATCH', `${account.path}/users/${user.id}`, {
+      token: account.adminToken,
+      raw: 'not json',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(patch, 400, { code: 'JSON_INVALID' });
   });
 });
@@ -171,14 +184,22 @@ describe.concurrent('order of checks: account, environment, authentication, body
   it('reports a missing token before an unknown record, a forbidden action or a bad body', async () => {
     expectError(await call('GET', `${account.path}/users/${randomUUID()}`), 401, { code: 'TOKEN_MISSING' });
     expectError(await call('DELETE', `${account.path}/users/${account.adminId}`), 401, { code: 'TOKEN_MISSING' });
-    expectError(await call('POST', `${account.path}/users`, { raw: '{not json', headers: { 'content-type': 'application/vnd.api+json' } }), 401, { code: 'TOKEN_MISSING' });
-    expectError(await call('POST', `${account.path}/users`, { token: `user-${'0'.repeat(64)}`, body: userBody({}) }), 401, { code: 'TOKEN_INVALID' });
+    expectError(
+      await call('POST', `${account.path}/users`, { raw: '{not json', headers: { 'content-type': 'application/vnd.api+json' } }),
+      401,
+      { code: 'TOKEN_MISSING' },
+    );
+    expectError(await call('POST', `${account.path}/users`, { token: `user-${'0'.repeat(64)}`, body: userBody({}) }), 401, {
+      code: 'TOKEN_INVALID',
+    });
   });
 
   it('reports an unseen record (404) before a forbidden action (403)', async () => {
     const other = await newUser(account);
     expectError(await call('DELETE', `${account.path}/users/${other.id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
-    expectError(await call('PATCH', `${account.path}/users/${other.id}`, { token: user.token, body: userBody({ role: 'admin' }) }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('PATCH', `${account.path}/users/${other.id}`, { token: user.token, body: userBody({ role: 'admin' }) }), 404, {
+      code: 'NOT_FOUND',
+    });
     expectError(await call('POST', `${account.path}/users/${other.id}/actions/ban`, { token: user.token }), 404, { code: 'NOT_FOUND' });
   });
 
@@ -198,15 +219,30 @@ describe.concurrent('order of checks: account, environment, authentication, body
   });
 
   it('reports a bad body shape (400) before a broken model rule (422)', async () => {
-    expectError(await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: 'not-an-email', nickname: 'x' }) }), 400, {
-      source: { pointer: '/data/attributes/nickname' },
-    });
-    expectError(await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: user.email, password: 5 }) }), 400, {
-      source: { pointer: '/data/attributes/password' },
-    });
-    expectError(await call('PATCH', `${account.path}/users/${user.id}`, { token: account.adminToken, body: userBody({ role: 'owner', extra: true }) }), 400, {
-      source: { pointer: '/data/attributes/extra' },
-    });
+    expectError(
+      await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: 'not-an-email', nickname: 'x' }) }),
+      400,
+      {
+        source: { pointer: '/data/attributes/nickname' },
+      },
+    );
+    expectError(
+      await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: user.email, password: 5 }) }),
+      400,
+      {
+        source: { pointer: '/data/attributes/password' },
+      },
+    );
+    expectError(
+      await call('PATCH', `${account.path}/users/${user.id}`, {
+        token: account.adminToken,
+        body: userBody({ role: 'owner', extra: true }),
+      }),
+      400,
+      {
+        source: { pointer: '/data/attributes/extra' },
+      },
+    );
   });
 });
 
@@ -239,7 +275,10 @@ describe('a failed request changes nothing', () => {
   it('adds no user after a 422 EMAIL_TAKEN on create (links.meta.count unchanged)', async () => {
     const jane = await newUser(quiet);
     const before = await count(quiet);
-    const reply = await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: jane.email.toUpperCase(), password: 'another password' }) });
+    const reply = await call('POST', `${quiet.path}/users`, {
+      token: quiet.adminToken,
+      body: userBody({ email: jane.email.toUpperCase(), password: 'another password' }),
+    });
     expectError(reply, 422, { code: 'EMAIL_TAKEN', source: { pointer: '/data/attributes/email' } });
     expect(await count(quiet)).toBe(before);
     expect((await call('POST', `${quiet.path}/tokens`, { authorization: basic(jane.email, 'another password') })).status).toBe(401);
@@ -248,8 +287,15 @@ describe('a failed request changes nothing', () => {
   it('adds no user after a 400 or a 422 of another rule on create', async () => {
     const before = await count(quiet);
     const address = email();
-    expectError(await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: address, password: 'short' }) }), 422, { code: 'PASSWORD_TOO_SHORT' });
-    expectError(await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: address, surprise: 1 }) }), 400);
+    expectError(
+      await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: address, password: 'short' }) }),
+      422,
+      { code: 'PASSWORD_TOO_SHORT' },
+    );
+    expectError(
+      await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: address, surprise: 1 }) }),
+      400,
+    );
     expect(await count(quiet)).toBe(before);
     // The address was never claimed.
     expect((await call('POST', `${quiet.path}/users`, { token: quiet.adminToken, body: userBody({ email: address }) })).status).toBe(201);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -51,7 +51,9 @@ describe('values DynamoDB cannot store', () => {
   });
 
   it('answers 202 to an address no user can hold, and queues nothing that could fail', async () => {
-    expect((await call('POST', `${account.path}/passwords`, { body: { meta: { email: `${'a'.repeat(3000)}@x.example` } } })).status).toBe(202);
+    expect((await call('POST', `${account.path}/passwords`, { body: { meta: { email: `${'a'.repeat(3000)}@x.example` } } })).status).toBe(
+      202,
+    );
   });
 });
 
@@ -80,7 +82,10 @@ describe('concurrent changes', () => {
     );
     expect(replies.filter((r) => r.status === 201)).toHaveLength(20);
     for (const reply of replies.filter((r) => r.status !== 201)) expectError(reply, 422, { code: 'WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED' });
-    expect((await call('POST', `${target.path}/users`, { token: target.adminToken, body: userBody({ email: `${randomUUID()}@x.example` }) })).status).toBe(201);
+    expect(
+      (await call('POST', `${target.path}/users`, { token: target.adminToken, body: userBody({ email: `${randomUUID()}@x.example` }) }))
+        .status,
+    ).toBe(201);
   });
 });
 
@@ -91,7 +96,11 @@ describe('bearers of an environment', () => {
     const token = (await admin('POST', `/environments/${code}/tokens`, undefined, code)).body.data.attributes.token as string;
     const envAdmin = await newUser(account, { role: 'admin' }, { token, environment: code });
     for (const bearer of [token, envAdmin.token]) {
-      const reply = await call('PATCH', account.path, { token: bearer, environment: code, body: { data: { type: 'accounts', attributes: { protected: true } } } });
+      const reply = await call('PATCH', account.path, {
+        token: bearer,
+        environment: code,
+        body: { data: { type: 'accounts', attributes: { protected: true } } },
+      });
       expectError(reply, 403);
     }
     expect((await admin('GET', '')).body.data.attributes.protected).toBe(false);
@@ -102,7 +111,8 @@ describe('logins', () => {
   it('limits attempts per address (429 with Retry-After), leaving other addresses alone', async () => {
     const target = await newAccount();
     const user = await newUser(target);
-    const attempt = (password: string, email = user.email) => call('POST', `${target.path}/tokens`, { authorization: basic(email, password) });
+    const attempt = (password: string, email = user.email) =>
+      call('POST', `${target.path}/tokens`, { authorization: basic(email, password) });
     // newUser logged in once already.
     for (let i = 1; i < 30; i++) expect((await attempt(`wrong ${i}`)).status).toBe(401);
     const refused = await attempt(user.password);

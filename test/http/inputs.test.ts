@@ -29,7 +29,12 @@ const METADATA =
 const EXPECTED = JSON.stringify(JSON.parse(METADATA));
 
 /** Sends `body` with METADATA as its data.attributes.metadata. */
-function sendWithMetadata(method: string, path: string, body: { data: { attributes: Record<string, unknown> } }, options: { authorization?: string } = {}) {
+function sendWithMetadata(
+  method: string,
+  path: string,
+  body: { data: { attributes: Record<string, unknown> } },
+  options: { authorization?: string } = {},
+) {
   const text = JSON.stringify({ ...body, data: { ...body.data, attributes: { ...body.data.attributes, metadata: '<metadata>' } } });
   return call(method, `${account.path}${path}`, {
     ...(options.authorization ? { authorization: options.authorization } : { token: account.adminToken }),
@@ -60,7 +65,9 @@ describe('metadata comes back exactly as sent', () => {
       const id = made.body.data.id as string;
       expect(metadataText(await l.api('GET', `${path}/${id}`)), path).toBe(EXPECTED);
       // Replaced whole by an update, then given back as sent again.
-      expect(metadataText(await l.api('PATCH', `${path}/${id}`, { body: doc(body.data.type, { metadata: { plain: 1 } }) }))).toBe('{"plain":1}');
+      expect(metadataText(await l.api('PATCH', `${path}/${id}`, { body: doc(body.data.type, { metadata: { plain: 1 } }) }))).toBe(
+        '{"plain":1}',
+      );
       expect(metadataText(await sendWithMetadata('PATCH', `${path}/${id}`, doc(body.data.type, {}))), path).toBe(EXPECTED);
       expect(metadataText(await l.api('GET', `${path}/${id}`)), path).toBe(EXPECTED);
       const listed = (await l.api('GET', `${path}?page[size]=100`)).body.data.find((record: { id: string }) => record.id === id);
@@ -82,8 +89,16 @@ describe('metadata comes back exactly as sent', () => {
   it('still counts keys and bytes: 65 keys or more than 16 KB are refused (422), writing nothing', async () => {
     const g = await l.graph();
     const tooMany = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
-    expectCode(await l.api('PATCH', `/products/${g.product.id}`, { body: doc('products', { metadata: tooMany }) }), 422, 'METADATA_TOO_LARGE');
-    expectCode(await l.api('PATCH', `/products/${g.product.id}`, { body: doc('products', { metadata: { big: 'x'.repeat(17_000) } }) }), 422, 'METADATA_TOO_LARGE');
+    expectCode(
+      await l.api('PATCH', `/products/${g.product.id}`, { body: doc('products', { metadata: tooMany }) }),
+      422,
+      'METADATA_TOO_LARGE',
+    );
+    expectCode(
+      await l.api('PATCH', `/products/${g.product.id}`, { body: doc('products', { metadata: { big: 'x'.repeat(17_000) } }) }),
+      422,
+      'METADATA_TOO_LARGE',
+    );
     expectCode(await l.api('PATCH', `/products/${g.product.id}`, { body: doc('products', { metadata: [1] }) }), 400);
     expect((await l.api('GET', `/products/${g.product.id}`)).body.data.attributes.metadata).toEqual({});
   });
@@ -142,28 +157,53 @@ describe('webhook subscriptions', () => {
   });
 
   it('accepts * and every event kind the service emits; refuses an unknown kind with 422 and its pointer', async () => {
-    const kinds = ['*', 'license.validated', 'token.generated', 'user.password-reset', 'webhook-endpoint.updated', 'component.deleted', 'account.updated'];
+    const kinds = [
+      '*',
+      'license.validated',
+      'token.generated',
+      'user.password-reset',
+      'webhook-endpoint.updated',
+      'component.deleted',
+      'account.updated',
+    ];
     const made = await l.api('POST', '/webhook-endpoints', { body: endpoint({ subscriptions: [...kinds, ...kinds] }) });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.data.attributes.subscriptions).toEqual(kinds);
-    expectError(await l.api('PATCH', `/webhook-endpoints/${made.body.data.id}`, { body: doc('webhook-endpoints', { subscriptions: ['user.created', 'user.exploded'] }) }), 422, {
-      code: 'SUBSCRIPTIONS_INVALID',
-      source: { pointer: '/data/attributes/subscriptions/1' },
-    });
+    expectError(
+      await l.api('PATCH', `/webhook-endpoints/${made.body.data.id}`, {
+        body: doc('webhook-endpoints', { subscriptions: ['user.created', 'user.exploded'] }),
+      }),
+      422,
+      {
+        code: 'SUBSCRIPTIONS_INVALID',
+        source: { pointer: '/data/attributes/subscriptions/1' },
+      },
+    );
   });
 });
 
 describe('request bodies over 1 MB', () => {
   it('are refused with 413 PAYLOAD_TOO_LARGE in the API’s error format; the server serves on', async () => {
     const raw = JSON.stringify(doc('users', { email: 'big@body.example', firstName: 'x'.repeat(1024 * 1024) }));
-    const reply = await call('POST', `${account.path}/users`, { token: account.adminToken, raw, headers: { 'content-type': 'application/vnd.api+json' } });
+    const reply = await call('POST', `${account.path}/users`, {
+      token: account.adminToken,
+      raw,
+      headers: { 'content-type': 'application/vnd.api+json' },
+    });
     expectError(reply, 413, { code: 'PAYLOAD_TOO_LARGE' });
     expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
     // Exactly 1 MB is read: refused for its content, not its size.
     const fits = JSON.stringify(doc('users', { email: 'big@body.example', firstName: '' }));
     const padded = fits.replace('"firstName":""', `"firstName":"${'x'.repeat(1024 * 1024 - fits.length)}"`);
     expect(Buffer.byteLength(padded)).toBe(1024 * 1024);
-    expectCode(await call('POST', `${account.path}/users`, { token: account.adminToken, raw: padded, headers: { 'content-type': 'application/vnd.api+json' } }), 422);
+    expectCode(
+      await call('POST', `${account.path}/users`, {
+        token: account.adminToken,
+        raw: padded,
+        headers: { 'content-type': 'application/vnd.api+json' },
+      }),
+      422,
+    );
     expect((await l.api('GET', '/users')).status).toBe(200);
   });
 });

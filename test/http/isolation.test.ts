@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, newAccount, newUser, userBody, type Reply, type TestAccount } from './support/client.ts';
+import { basic, call, newAccount, newUser, type Reply, type TestAccount, userBody } from './support/client.ts';
 
 type Home = 'global' | 'A' | 'B' | 'C';
 type Env = 'none' | 'A' | 'B';
@@ -169,7 +169,8 @@ async function snapshot(userIds: string[], tokenIds: string[]): Promise<Snapshot
     return reply.body.data;
   };
   const count = async (type: string, home: Home) =>
-    (await call('GET', `${account.path}/${type}?page[size]=1`, { token: homeAdmin(home), environment: headerOf(home) })).body.links.meta.count as number;
+    (await call('GET', `${account.path}/${type}?page[size]=1`, { token: homeAdmin(home), environment: headerOf(home) })).body.links.meta
+      .count as number;
   const [u, t, counts] = await Promise.all([
     Promise.all(userIds.map((id) => get('users', id, users.get(id)!))),
     Promise.all(tokenIds.map((id) => get('tokens', id, tokens.get(id)!.home))),
@@ -196,7 +197,10 @@ async function makeUser(home: Home, extra: Record<string, unknown> = {}): Promis
 
 let before: Snapshot;
 /** Changes the cells were meant to make, per home. */
-const delta = { users: { global: 0, A: 0, B: 0, C: 0 } as Record<Home, number>, tokens: { global: 0, A: 0, B: 0, C: 0 } as Record<Home, number> };
+const delta = {
+  users: { global: 0, A: 0, B: 0, C: 0 } as Record<Home, number>,
+  tokens: { global: 0, A: 0, B: 0, C: 0 } as Record<Home, number>,
+};
 /** Users a successful PATCH cell touched (their `updated` may move). */
 const patched = new Set<string>();
 /** Disposable records and whether their cell should have removed them. */
@@ -215,7 +219,10 @@ beforeAll(async () => {
       });
       expect(env.status, JSON.stringify(env.body)).toBe(201);
       envId[h] = env.body.data.id;
-      const token = await call('POST', `${account.path}/environments/${code[h]}/tokens`, { token: account.adminToken, environment: code[h] });
+      const token = await call('POST', `${account.path}/environments/${code[h]}/tokens`, {
+        token: account.adminToken,
+        environment: code[h],
+      });
       expect(token.status, JSON.stringify(token.body)).toBe(200);
       envTokenValue[h] = token.body.data.attributes.token;
       envTokenId[h] = token.body.data.id;
@@ -249,7 +256,13 @@ const userTargets = (): Target[] => [
   { type: 'users' as const, label: 'other-global-user', id: otherGlobal.id, home: 'global' as Home, ownerUserId: otherGlobal.id },
 ];
 const tokenTargets = (): Target[] => [
-  ...HOMES.map((h) => ({ type: 'tokens' as const, label: `${h}-user-token`, id: homeUser[h].tokenId, home: h, ownerUserId: homeUser[h].id })),
+  ...HOMES.map((h) => ({
+    type: 'tokens' as const,
+    label: `${h}-user-token`,
+    id: homeUser[h].tokenId,
+    home: h,
+    ownerUserId: homeUser[h].id,
+  })),
   { type: 'tokens' as const, label: 'global-admin-token', id: adminTokenId, home: 'global' as Home, ownerUserId: account.adminId },
 ];
 const cells = () => bearers.flatMap((b) => ENVS.map((env) => ({ b, env })));
@@ -264,11 +277,17 @@ describe('isolation matrix', () => {
         const verdict = judge(`users.list ${at(b, env)}`, reply, expected);
         if (verdict) return failures.push(verdict);
         if (expected !== 200) return;
-        const want = [...users].filter(([, h]) => readable(env, h)).map(([id]) => id).sort();
+        const want = [...users]
+          .filter(([, h]) => readable(env, h))
+          .map(([id]) => id)
+          .sort();
         const got = reply.body.data.map((d: any) => d.id).sort();
-        if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`users.list ${at(b, env)}: ids ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
-        if (reply.body.links.meta.count !== want.length) failures.push(`users.list ${at(b, env)}: count ${reply.body.links.meta.count} ≠ ${want.length}`);
-        if (reply.headers.get('service-environment') !== (headerOf(env) ?? null)) failures.push(`users.list ${at(b, env)}: Service-Environment ${reply.headers.get('service-environment')}`);
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          failures.push(`users.list ${at(b, env)}: ids ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
+        if (reply.body.links.meta.count !== want.length)
+          failures.push(`users.list ${at(b, env)}: count ${reply.body.links.meta.count} ≠ ${want.length}`);
+        if (reply.headers.get('service-environment') !== (headerOf(env) ?? null))
+          failures.push(`users.list ${at(b, env)}: Service-Environment ${reply.headers.get('service-environment')}`);
       },
       async () => {
         const reply = await call('GET', `${account.path}/tokens?page[size]=100`, { token: b.token, environment: headerOf(env) });
@@ -281,10 +300,15 @@ describe('isolation matrix', () => {
           .map(([id]) => id)
           .sort();
         const got = reply.body.data.map((d: any) => d.id).sort();
-        if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`tokens.list ${at(b, env)}: ids ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
-        if (reply.body.links.meta.count !== want.length) failures.push(`tokens.list ${at(b, env)}: count ${reply.body.links.meta.count} ≠ ${want.length}`);
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          failures.push(`tokens.list ${at(b, env)}: ids ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
+        if (reply.body.links.meta.count !== want.length)
+          failures.push(`tokens.list ${at(b, env)}: count ${reply.body.links.meta.count} ≠ ${want.length}`);
         const shown = reply.body.data.filter((d: any) => 'token' in d.attributes);
-        if (shown.length > 0) failures.push(`tokens.list ${at(b, env)}: listed tokens carry a 'token' attribute (${JSON.stringify(shown.map((d: any) => d.attributes.token))})`);
+        if (shown.length > 0)
+          failures.push(
+            `tokens.list ${at(b, env)}: listed tokens carry a 'token' attribute (${JSON.stringify(shown.map((d: any) => d.attributes.token))})`,
+          );
       },
     ]);
     await pool(tasks);
@@ -338,9 +362,7 @@ describe('isolation matrix', () => {
   it('deletes: DELETE /users/<id> (admitted bearers act on disposable users)', async () => {
     const failures: string[] = [];
     // Disposable users, one per admitted (bearer, environment, home).
-    const plan = cells().flatMap(({ b, env }) =>
-      HOMES.map((home) => ({ b, env, home, target: undefined as Target | undefined })),
-    );
+    const plan = cells().flatMap(({ b, env }) => HOMES.map((home) => ({ b, env, home, target: undefined as Target | undefined })));
     await pool(
       plan.map((p) => async () => {
         if (!admitted(p.b, p.env)) {
@@ -357,7 +379,13 @@ describe('isolation matrix', () => {
         expect(reply.status, JSON.stringify(reply.body)).toBe(201);
         users.set(reply.body.data.id, p.home);
         delta.users[p.home]++;
-        p.target = { type: 'users', label: `disposable-${p.home}-user`, id: reply.body.data.id, home: p.home, ownerUserId: reply.body.data.id };
+        p.target = {
+          type: 'users',
+          label: `disposable-${p.home}-user`,
+          id: reply.body.data.id,
+          home: p.home,
+          ownerUserId: reply.body.data.id,
+        };
       }),
     );
     await pool(
@@ -420,7 +448,7 @@ describe('isolation matrix', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it('creates: POST /users is born in the request\'s environment', async () => {
+  it("creates: POST /users is born in the request's environment", async () => {
     const failures: string[] = [];
     await pool(
       cells().map(({ b, env }) => async () => {
@@ -443,17 +471,34 @@ describe('isolation matrix', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
-  it('logs in: POST /tokens (HTTP Basic) is admitted like a bearer, and the token belongs to the user\'s home', async () => {
+  it("logs in: POST /tokens (HTTP Basic) is admitted like a bearer, and the token belongs to the user's home", async () => {
     const failures: string[] = [];
     const who: { name: string; kind: Kind; home: Home; email: string; password: string; id: string }[] = [
-      { name: 'global-admin', kind: 'admin', home: 'global', email: account.adminEmail, password: account.adminPassword, id: account.adminId },
-      ...HOMES.map((h) => ({ name: `${h}-user`, kind: 'user' as Kind, home: h, email: homeUser[h].email, password: homeUser[h].password, id: homeUser[h].id })),
+      {
+        name: 'global-admin',
+        kind: 'admin',
+        home: 'global',
+        email: account.adminEmail,
+        password: account.adminPassword,
+        id: account.adminId,
+      },
+      ...HOMES.map((h) => ({
+        name: `${h}-user`,
+        kind: 'user' as Kind,
+        home: h,
+        email: homeUser[h].email,
+        password: homeUser[h].password,
+        id: homeUser[h].id,
+      })),
     ];
     await pool(
       who.flatMap((u) =>
         ENVS.map((env) => async () => {
           const expected = admitted(u, env) ? 201 : 401;
-          const reply = await call('POST', `${account.path}/tokens`, { authorization: basic(u.email, u.password), environment: headerOf(env) });
+          const reply = await call('POST', `${account.path}/tokens`, {
+            authorization: basic(u.email, u.password),
+            environment: headerOf(env),
+          });
           const verdict = judge(`tokens.generate ${u.name} env=${env}`, reply, expected, false);
           if (verdict) failures.push(verdict);
           if (reply.status === 201) {
@@ -462,7 +507,10 @@ describe('isolation matrix', () => {
             delta.tokens[home]++;
             if (home !== u.home) failures.push(`tokens.generate ${u.name} env=${env}: token belongs to ${home}, expected ${u.home}`);
             // The new token works where its bearer is admitted, and not where it is not.
-            const probe = await call('GET', `${account.path}/tokens?page[size]=1`, { token: reply.body.data.attributes.token, environment: headerOf(env) });
+            const probe = await call('GET', `${account.path}/tokens?page[size]=1`, {
+              token: reply.body.data.attributes.token,
+              environment: headerOf(env),
+            });
             if (probe.status !== 200) failures.push(`tokens.generate ${u.name} env=${env}: new token refused (${probe.status})`);
           }
         }),
@@ -496,7 +544,8 @@ describe('isolation matrix', () => {
     await pool(
       disposable.map((d) => async () => {
         const reply = await call('GET', `${account.path}/${d.type}/${d.id}`, { token: homeAdmin(d.home), environment: headerOf(d.home) });
-        if (reply.status !== (d.removed ? 404 : 200)) wrong.push(`${d.type}/${d.id} in ${d.home}: ${reply.status}, expected ${d.removed ? 404 : 200}`);
+        if (reply.status !== (d.removed ? 404 : 200))
+          wrong.push(`${d.type}/${d.id} in ${d.home}: ${reply.status}, expected ${d.removed ? 404 : 200}`);
       }),
     );
     expect(wrong).toEqual([]);
@@ -505,10 +554,20 @@ describe('isolation matrix', () => {
       const env = h === 'global' ? 'none' : h;
       const reach = (home: Home, type: 'users' | 'tokens' = 'users') => (h === 'C' ? home === 'C' : readable(env as Env, home, type));
       const listedUsers = await listAll('/users', homeAdmin(h), headerOf(h));
-      expect(listedUsers.map((d) => d.id).sort(), `users listed in ${h}`).toEqual([...users].filter(([, home]) => reach(home)).map(([id]) => id).sort());
+      expect(listedUsers.map((d) => d.id).sort(), `users listed in ${h}`).toEqual(
+        [...users]
+          .filter(([, home]) => reach(home))
+          .map(([id]) => id)
+          .sort(),
+      );
       for (const d of listedUsers) expect(reach(envOf(d)), `user ${d.id} listed in ${h}`).toBe(true);
       const listedTokens = await listAll('/tokens', homeAdmin(h), headerOf(h));
-      expect(listedTokens.map((d) => d.id).sort(), `tokens listed in ${h}`).toEqual([...tokens].filter(([, t]) => reach(t.home, 'tokens')).map(([id]) => id).sort());
+      expect(listedTokens.map((d) => d.id).sort(), `tokens listed in ${h}`).toEqual(
+        [...tokens]
+          .filter(([, t]) => reach(t.home, 'tokens'))
+          .map(([id]) => id)
+          .sort(),
+      );
     }
     // And every fixed user still has its own first name: no failing PATCH cell wrote.
     for (const [id, doc] of after.users) if (id !== account.adminId) expect(doc.attributes.firstName, `user ${id}`).toBe('Test');

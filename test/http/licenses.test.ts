@@ -15,16 +15,35 @@ describe.concurrent('licenses', () => {
   it('creates with a generated key, retrieves, updates, deletes', async () => {
     const p = await l.product();
     const pol = await l.policy(p.id);
-    const created = await l.api('POST', '/licenses', { body: doc('licenses', { name: 'Seat 1', metadata: { seat: 1 } }, { policy: ref('policies', pol.id) }) });
+    const created = await l.api('POST', '/licenses', {
+      body: doc('licenses', { name: 'Seat 1', metadata: { seat: 1 } }, { policy: ref('policies', pol.id) }),
+    });
     expect(created.status).toBe(201);
     const lic = created.body.data;
-    expect(lic.attributes).toMatchObject({ name: 'Seat 1', status: 'ACTIVE', suspended: false, protected: false, expiry: null, metadata: { seat: 1 } });
+    expect(lic.attributes).toMatchObject({
+      name: 'Seat 1',
+      status: 'ACTIVE',
+      suspended: false,
+      protected: false,
+      expiry: null,
+      metadata: { seat: 1 },
+    });
     expect(lic.attributes.key).toMatch(/^[0-9A-F]{8}(-[0-9A-F]{8}){3}$/);
     expect((await l.api('GET', `/licenses/${lic.id}`)).body.data).toEqual(lic);
     const expiry = new Date(Date.now() + 86_400_000).toISOString();
-    const updated = await l.api('PATCH', `/licenses/${lic.id}`, { body: doc('licenses', { name: 'Renamed', expiry, suspended: true, protected: true, metadata: {} }) });
+    const updated = await l.api('PATCH', `/licenses/${lic.id}`, {
+      body: doc('licenses', { name: 'Renamed', expiry, suspended: true, protected: true, metadata: {} }),
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes).toMatchObject({ name: 'Renamed', expiry, suspended: true, status: 'SUSPENDED', protected: true, metadata: {}, key: lic.attributes.key });
+    expect(updated.body.data.attributes).toMatchObject({
+      name: 'Renamed',
+      expiry,
+      suspended: true,
+      status: 'SUSPENDED',
+      protected: true,
+      metadata: {},
+      key: lic.attributes.key,
+    });
     expectCode(await l.api('PATCH', `/licenses/${lic.id}`, { body: doc('licenses', { key: 'other' }) }), 400);
     expect((await l.api('DELETE', `/licenses/${lic.id}`)).status).toBe(204);
     expectCode(await l.api('GET', `/licenses/${lic.id}`), 404, 'NOT_FOUND');
@@ -36,15 +55,39 @@ describe.concurrent('licenses', () => {
     const key = `KEY-${randomUUID()}`;
     const lic = await l.license(pol.id, { key });
     expect(lic.attributes).toMatchObject({ key, protected: true });
-    expect(expectCode(await l.api('POST', '/licenses', { body: doc('licenses', { key }, { policy: ref('policies', pol.id) }) }), 422, 'KEY_TAKEN').source).toEqual({ pointer: '/data/attributes/key' });
+    expect(
+      expectCode(
+        await l.api('POST', '/licenses', { body: doc('licenses', { key }, { policy: ref('policies', pol.id) }) }),
+        422,
+        'KEY_TAKEN',
+      ).source,
+    ).toEqual({ pointer: '/data/attributes/key' });
     const raced = `RACE-${randomUUID()}`;
-    const replies = await Promise.all(Array.from({ length: 10 }, () => l.api('POST', '/licenses', { body: doc('licenses', { key: raced, protected: false }, { policy: ref('policies', pol.id) }) })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        l.api('POST', '/licenses', { body: doc('licenses', { key: raced, protected: false }, { policy: ref('policies', pol.id) }) }),
+      ),
+    );
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
     expect(replies.filter((r) => r.status === 201)[0]!.body.data.attributes.protected).toBe(false);
     expect(replies.filter((r) => r.status === 422)).toHaveLength(10 - 1);
-    expectCode(await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', randomUUID()) }) }), 422, 'POLICY_NOT_FOUND');
-    expectCode(await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', pol.id), owner: ref('users', randomUUID()) }) }), 422, 'OWNER_NOT_FOUND');
-    expectCode(await l.api('POST', '/licenses', { body: doc('licenses', { expiry: 'soon' }, { policy: ref('policies', pol.id) }) }), 422, 'EXPIRY_INVALID');
+    expectCode(
+      await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', randomUUID()) }) }),
+      422,
+      'POLICY_NOT_FOUND',
+    );
+    expectCode(
+      await l.api('POST', '/licenses', {
+        body: doc('licenses', {}, { policy: ref('policies', pol.id), owner: ref('users', randomUUID()) }),
+      }),
+      422,
+      'OWNER_NOT_FOUND',
+    );
+    expectCode(
+      await l.api('POST', '/licenses', { body: doc('licenses', { expiry: 'soon' }, { policy: ref('policies', pol.id) }) }),
+      422,
+      'EXPIRY_INVALID',
+    );
   });
 
   it('license bearers: by License <key> and by a license token (200, activ-); they read themselves only', async () => {
@@ -72,7 +115,11 @@ describe.concurrent('licenses', () => {
     const elsewhere = await l.graph();
     const token = await l.productToken(g.product.id);
     const mine = await l.license(g.policy.id, {}, { token });
-    expectCode(await l.api('POST', '/licenses', { token, body: doc('licenses', {}, { policy: ref('policies', elsewhere.policy.id) }) }), 422, 'POLICY_NOT_FOUND');
+    expectCode(
+      await l.api('POST', '/licenses', { token, body: doc('licenses', {}, { policy: ref('policies', elsewhere.policy.id) }) }),
+      422,
+      'POLICY_NOT_FOUND',
+    );
     expect((await l.api('PATCH', `/licenses/${mine.id}`, { token, body: doc('licenses', { name: 'p' }) })).status).toBe(200);
     expect(ids(await l.api('GET', '/licenses', { token }))).toEqual([mine.id, g.license.id]);
     expectCode(await l.api('GET', `/licenses/${elsewhere.license.id}`, { token }), 404);
@@ -82,7 +129,10 @@ describe.concurrent('licenses', () => {
     expect(ids(await l.api('GET', `/users/${user.id}/licenses`, { token: user.token }))).toEqual([g.license.id]);
     expect(ids(await l.api('GET', `/users/${user.id}/licenses`))).toEqual([g.license.id]);
     expectCode(await l.api('GET', `/licenses/${g.license.id}`, { token: (await newUser(account)).token }), 404);
-    expectCode(await l.api('POST', '/licenses', { token: user.token, body: doc('licenses', {}, { policy: ref('policies', g.policy.id) }) }), 403);
+    expectCode(
+      await l.api('POST', '/licenses', { token: user.token, body: doc('licenses', {}, { policy: ref('policies', g.policy.id) }) }),
+      403,
+    );
     expectCode(await l.api('DELETE', `/licenses/${g.license.id}`, { token: user.token }), 403);
   });
 
@@ -118,7 +168,11 @@ describe.concurrent('licenses', () => {
     const user = await newUser(account);
     const g = await l.graph({ owner: user.id });
     const lic = g.license;
-    for (const [name, type, id] of [['product', 'products', g.product.id], ['policy', 'policies', g.policy.id], ['owner', 'users', user.id]]) {
+    for (const [name, type, id] of [
+      ['product', 'products', g.product.id],
+      ['policy', 'policies', g.policy.id],
+      ['owner', 'users', user.id],
+    ]) {
       expect(lic.relationships[name]).toEqual({ links: { related: `${lic.links.self}/${name}` }, data: { type, id } });
       for (const token of [account.adminToken, user.token]) {
         const reply = await call('GET', lic.relationships[name].links.related, { token });
@@ -126,7 +180,8 @@ describe.concurrent('licenses', () => {
         expect(reply.body.data.id).toBe(id);
       }
     }
-    for (const token of [account.adminToken, user.token]) expect(ids(await call('GET', lic.relationships.machines.links.related, { token }))).toEqual([g.machine.id]);
+    for (const token of [account.adminToken, user.token])
+      expect(ids(await call('GET', lic.relationships.machines.links.related, { token }))).toEqual([g.machine.id]);
     const unowned = await l.license(g.policy.id);
     expect(unowned.relationships.owner.data).toBeNull();
     const none = await call('GET', `${unowned.links.self}/owner`, { token: account.adminToken });

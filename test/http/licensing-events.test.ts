@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
 import { doc, licensing } from './support/licensing.ts';
-import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
+import { ofKind, type Receiver, startReceiver, verify } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -30,19 +30,30 @@ it('emits an event for every change of the licensing graph, and for validations 
   const l = licensing(account);
   const g = await l.graph();
   const component = await l.component(g.machine.id, 'cpu-1');
-  for (const [type, id] of [['products', g.product.id], ['policies', g.policy.id], ['licenses', g.license.id], ['machines', g.machine.id], ['components', component.id]] as const) {
+  for (const [type, id] of [
+    ['products', g.product.id],
+    ['policies', g.policy.id],
+    ['licenses', g.license.id],
+    ['machines', g.machine.id],
+    ['components', component.id],
+  ] as const) {
     expect((await l.api('PATCH', `/${type}/${id}`, { body: doc(type, { name: 'Renamed' }) })).status).toBe(200);
   }
   await l.licenseToken(g.license.id);
   const key = g.license.attributes.key as string;
-  const validated = await call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: { key, scope: { fingerprint: g.machine.attributes.fingerprint } } } });
+  const validated = await call('POST', `${account.path}/licenses/actions/validate-key`, {
+    body: { meta: { key, scope: { fingerprint: g.machine.attributes.fingerprint } } },
+  });
   expect(validated.body.meta.valid).toBe(true);
   expect((await l.api('DELETE', `/components/${component.id}`)).status).toBe(204);
   expect((await l.api('DELETE', `/products/${g.product.id}`)).status).toBe(204);
 
   const kinds = [
     ...['product', 'policy', 'license', 'machine', 'component'].flatMap((t) => [`${t}.created`, `${t}.updated`]),
-    'component.deleted', 'product.deleted', 'token.generated', 'license.validated',
+    'component.deleted',
+    'product.deleted',
+    'token.generated',
+    'license.validated',
   ];
   const deliveries = await receiver.waitFor((all) => kinds.every((kind) => ofKind(all, kind).length > 0), 30_000);
   for (const kind of kinds) verify(secret, ofKind(deliveries, kind)[0]!);
@@ -57,10 +68,16 @@ it('emits an event for every change of the licensing graph, and for validations 
 it('emits nothing for a refused change', async () => {
   const l = licensing(account);
   const g = await l.graph();
-  await receiver.waitFor((all) => ofKind(all, 'machine.created').some((d) => JSON.parse(d.json.data.attributes.payload).data.id === g.machine.id));
+  await receiver.waitFor((all) =>
+    ofKind(all, 'machine.created').some((d) => JSON.parse(d.json.data.attributes.payload).data.id === g.machine.id),
+  );
   const before = receiver.deliveries.length;
   const refused = await l.api('POST', '/components', {
-    body: doc('components', { fingerprint: 'x', name: 'X' }, { machine: { data: { type: 'machines', id: '00000000-0000-4000-8000-000000000000' } } }),
+    body: doc(
+      'components',
+      { fingerprint: 'x', name: 'X' },
+      { machine: { data: { type: 'machines', id: '00000000-0000-4000-8000-000000000000' } } },
+    ),
   });
   expect(refused.status).toBe(422);
   expect((await l.api('PATCH', `/machines/${g.machine.id}`, { body: doc('machines', { fingerprint: 'changed' }) })).status).toBe(400);

@@ -22,7 +22,10 @@ const env = (home: Home) => (home === 'global' ? {} : { environment: code[home] 
 beforeAll(async () => {
   account = await newAccount();
   l = licensing(account);
-  for (const [home, strategy] of [['A', 'ISOLATED'], ['B', 'SHARED']] as const) {
+  for (const [home, strategy] of [
+    ['A', 'ISOLATED'],
+    ['B', 'SHARED'],
+  ] as const) {
     code[home] = `${home.toLowerCase()}-${randomUUID().slice(0, 8)}`;
     const reply = await call('POST', `${account.path}/environments`, {
       token: account.adminToken,
@@ -63,7 +66,8 @@ describe.concurrent('licensing isolation', () => {
         const reply = await l.api('GET', `/${type}?page[size]=100`, env(from));
         const listed = (reply.body.data as { id: string }[]).map((r) => r.id).sort();
         const expected = VISIBLE[from].map((home) => records[home][type].id).sort();
-        if (JSON.stringify(listed) !== JSON.stringify(expected)) failures.push(`${type} from ${from}: ${listed.length} listed, expected ${expected.length}`);
+        if (JSON.stringify(listed) !== JSON.stringify(expected))
+          failures.push(`${type} from ${from}: ${listed.length} listed, expected ${expected.length}`);
         if (reply.body.links.meta.count !== expected.length) failures.push(`${type} from ${from}: count ${reply.body.links.meta.count}`);
       }
     }
@@ -84,19 +88,51 @@ describe.concurrent('licensing isolation', () => {
       expectCode(await l.api('PATCH', `/${type}/${records.global[type].id}`, { ...env('A'), body: bodies[type] }), 404);
       expectCode(await l.api('DELETE', `/${type}/${records.A[type].id}`), 404);
     }
-    expect((await l.api('GET', `/products/${records.global.products.id}`)).body.data.attributes.name).toBe(records.global.products.attributes.name);
+    expect((await l.api('GET', `/products/${records.global.products.id}`)).body.data.attributes.name).toBe(
+      records.global.products.attributes.name,
+    );
   });
 
   it('relationships: only records in reach can be used (422 <RELATIONSHIP>_NOT_FOUND)', async () => {
-    expectCode(await l.api('POST', '/policies', { ...env('A'), body: doc('policies', { name: 'x' }, { product: ref('products', records.global.products.id) }) }), 422, 'PRODUCT_NOT_FOUND');
-    expectCode(await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', records.A.policies.id) }) }), 422, 'POLICY_NOT_FOUND');
-    expectCode(await l.api('POST', '/machines', { ...env('B'), body: doc('machines', { fingerprint: 'x' }, { license: ref('licenses', records.A.licenses.id) }) }), 422, 'LICENSE_NOT_FOUND');
-    expectCode(await l.api('POST', '/components', { ...env('A'), body: doc('components', { fingerprint: 'x', name: 'x' }, { machine: ref('machines', records.B.machines.id) }) }), 422, 'MACHINE_NOT_FOUND');
+    expectCode(
+      await l.api('POST', '/policies', {
+        ...env('A'),
+        body: doc('policies', { name: 'x' }, { product: ref('products', records.global.products.id) }),
+      }),
+      422,
+      'PRODUCT_NOT_FOUND',
+    );
+    expectCode(
+      await l.api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', records.A.policies.id) }) }),
+      422,
+      'POLICY_NOT_FOUND',
+    );
+    expectCode(
+      await l.api('POST', '/machines', {
+        ...env('B'),
+        body: doc('machines', { fingerprint: 'x' }, { license: ref('licenses', records.A.licenses.id) }),
+      }),
+      422,
+      'LICENSE_NOT_FOUND',
+    );
+    expectCode(
+      await l.api('POST', '/components', {
+        ...env('A'),
+        body: doc('components', { fingerprint: 'x', name: 'x' }, { machine: ref('machines', records.B.machines.id) }),
+      }),
+      422,
+      'MACHINE_NOT_FOUND',
+    );
   });
 
   it('validate-key never reveals a license of an environment out of reach', async () => {
     const verdict = async (home: Home, from: Home) =>
-      (await call('POST', `${account.path}/licenses/actions/validate-key`, { ...env(from), body: { meta: { key: records[home].licenses.attributes.key } } })).body.meta.code;
+      (
+        await call('POST', `${account.path}/licenses/actions/validate-key`, {
+          ...env(from),
+          body: { meta: { key: records[home].licenses.attributes.key } },
+        })
+      ).body.meta.code;
     for (const from of ['global', 'A', 'B'] as const) {
       for (const home of ['global', 'A', 'B'] as const) {
         expect(await verdict(home, from), `${home} from ${from}`).toBe(VISIBLE[from].includes(home) ? 'VALID' : 'NOT_FOUND');
@@ -115,7 +151,9 @@ describe.concurrent('licensing isolation', () => {
     expect((await l.api('GET', `/licenses/${records.B.licenses.id}`, { token, ...env('B') })).status).toBe(200);
     expectCode(await l.api('GET', `/licenses/${records.B.licenses.id}`, { token }), 401, 'TOKEN_INVALID');
     const productToken = await l.productToken(records.A.products.id, env('A'));
-    expect((await l.api('GET', '/components', { token: productToken, ...env('A') })).body.data.map((c: any) => c.id)).toEqual([records.A.components.id]);
+    expect((await l.api('GET', '/components', { token: productToken, ...env('A') })).body.data.map((c: any) => c.id)).toEqual([
+      records.A.components.id,
+    ]);
     expectCode(await l.api('GET', '/components', { token: productToken }), 401, 'TOKEN_INVALID');
   });
 });

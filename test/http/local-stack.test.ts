@@ -4,10 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
@@ -16,9 +14,11 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { startHttpServer, type LocalHttpServer } from '#shared/local/http-adapter.ts';
-import { DUE_SOON_SECONDS, queueStatesOverApi, waitUntilIdle, type IdleReport } from '#shared/local/idle.ts';
-import { startPoller, type PolledWorker } from '#shared/local/poller.ts';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
+import { DUE_SOON_SECONDS, type IdleReport, queueStatesOverApi, waitUntilIdle } from '#shared/local/idle.ts';
+import { type PolledWorker, startPoller } from '#shared/local/poller.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -56,7 +56,9 @@ function send(base: string, method: string, path: string, headers: OutgoingHttpH
     const request = httpRequest(`${base}${path}`, { method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolveResponse({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolveResponse({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
     });
     request.on('error', reject);
     request.end(body);
@@ -243,7 +245,9 @@ describe('the running stack', () => {
       }),
     );
     client.destroy();
-    const store = (await (await fetch(`${stack().ses}/store`)).json()) as { emails: Array<{ subject: string; destination: { to: string[] } }> };
+    const store = (await (await fetch(`${stack().ses}/store`)).json()) as {
+      emails: Array<{ subject: string; destination: { to: string[] } }>;
+    };
     const mail = store.emails.find((email) => email.subject === subject);
     expect(mail?.destination.to).toEqual(['someone@example.com']);
   });
@@ -254,7 +258,10 @@ describe('queue poller', () => {
   afterAll(() => sqs.destroy());
 
   /** A fresh queue and DLQ, and a poller feeding the fixture worker from it. */
-  async function pollFreshQueue(maxReceiveCount: number, options: { batchSize?: number; maxConcurrency?: number; visibilitySeconds?: number } = {}) {
+  async function pollFreshQueue(
+    maxReceiveCount: number,
+    options: { batchSize?: number; maxConcurrency?: number; visibilitySeconds?: number } = {},
+  ) {
     const name = `test-${randomUUID().slice(0, 8)}`;
     const deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl!;
     const queueUrl = (
@@ -262,7 +269,10 @@ describe('queue poller', () => {
         new CreateQueueCommand({
           QueueName: name,
           Attributes: {
-            RedrivePolicy: JSON.stringify({ maxReceiveCount, deadLetterTargetArn: `arn:aws:sqs:${stack().region}:123456789012:${name}-dlq` }),
+            RedrivePolicy: JSON.stringify({
+              maxReceiveCount,
+              deadLetterTargetArn: `arn:aws:sqs:${stack().region}:123456789012:${name}-dlq`,
+            }),
           },
         }),
       )
@@ -293,7 +303,8 @@ describe('queue poller', () => {
   const message = (test: string, outcome: 'ok' | 'fail' | 'throw' | 'hold') => JSON.stringify({ test, outcome });
   const invocationsFor = (test: string) =>
     recordedInvocations().filter((call) => call.event.Records.some((record) => JSON.parse(record.body).test === test));
-  const recordsFor = (test: string) => invocationsFor(test).flatMap((call) => call.event.Records.filter((record) => JSON.parse(record.body).test === test));
+  const recordsFor = (test: string) =>
+    invocationsFor(test).flatMap((call) => call.event.Records.filter((record) => JSON.parse(record.body).test === test));
   const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
   it('delivers a message to its worker quickly, shaped as Lambda does, and deletes it', async () => {
@@ -351,7 +362,9 @@ describe('queue poller', () => {
           ],
         }),
       );
-      await expect.poll(() => recordsFor(test).filter((record) => record.body.includes('"fail"')).length, { timeout: 8000 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => recordsFor(test).filter((record) => record.body.includes('"fail"')).length, { timeout: 8000 })
+        .toBeGreaterThanOrEqual(2);
       const first = invocationsFor(test)[0]!;
       expect(first.event.Records).toHaveLength(2);
       expect(recordsFor(test).filter((record) => record.body.includes('"ok"'))).toHaveLength(1);
@@ -371,7 +384,9 @@ describe('queue poller', () => {
       const deadLetters = await (async () => {
         const deadline = Date.now() + 10_000;
         while (Date.now() < deadline) {
-          const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+          const received = await sqs.send(
+            new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
+          );
           if (received.Messages?.length) return received.Messages;
         }
         return [];
@@ -390,7 +405,10 @@ describe('queue poller', () => {
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'hold') }));
       await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(1);
       // Each alone keeps it busy: the message in flight, and the batch running.
-      const inFlight = await waitUntilIdle({ queues: queueStatesOverApi(sqs, { fixture: queue.queueUrl }), activity: () => ({ running: 0, started: 0 }) }, 300);
+      const inFlight = await waitUntilIdle(
+        { queues: queueStatesOverApi(sqs, { fixture: queue.queueUrl }), activity: () => ({ running: 0, started: 0 }) },
+        300,
+      );
       expect(inFlight).toMatchObject({ idle: false, queues: { fixture: { inFlight: 1 } } });
       const running = await waitUntilIdle({ queues: async () => ({}), activity: queue.activity }, 300);
       expect(running).toMatchObject({ idle: false, batchesRunning: 1 });

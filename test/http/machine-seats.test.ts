@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { environmentMembership, licenseMachineCountKey, purgeMarkerKey, type Key } from '#shared/store/keys.ts';
+import { environmentMembership, type Key, licenseMachineCountKey, purgeMarkerKey } from '#shared/store/keys.ts';
 import { call, newAccount, newEnvironment, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
@@ -19,7 +19,10 @@ let l: ReturnType<typeof licensing>;
 type Credentials = { token?: string; authorization?: string; environment?: string };
 
 const activate = (licenseId: string, credentials: Credentials = {}) =>
-  l.api('POST', '/machines', { ...credentials, body: doc('machines', { fingerprint: `s-${randomUUID()}` }, { license: ref('licenses', licenseId) }) });
+  l.api('POST', '/machines', {
+    ...credentials,
+    body: doc('machines', { fingerprint: `s-${randomUUID()}` }, { license: ref('licenses', licenseId) }),
+  });
 
 function expectLimit(reply: Awaited<ReturnType<typeof activate>>) {
   const error = expectCode(reply, 422, 'MACHINE_LIMIT_EXCEEDED');
@@ -47,12 +50,14 @@ async function waitUntilPurged(environmentId: string, timeoutMs = 100_000) {
   const started = Date.now();
   for (;;) {
     const [members, marker] = await Promise.all([
-      db().send(new QueryCommand({
-        TableName: TableName(),
-        IndexName: 'ENV',
-        KeyConditionExpression: 'ENVPK = :env',
-        ExpressionAttributeValues: { ':env': environmentMembership(account.id, environmentId) },
-      })),
+      db().send(
+        new QueryCommand({
+          TableName: TableName(),
+          IndexName: 'ENV',
+          KeyConditionExpression: 'ENVPK = :env',
+          ExpressionAttributeValues: { ':env': environmentMembership(account.id, environmentId) },
+        }),
+      ),
       tableItem(purgeMarkerKey(account.id, environmentId)),
     ]);
     if ((members.Items ?? []).length === 0 && !marker) return;

@@ -18,11 +18,21 @@ describe.concurrent('machines', () => {
   it('activates (201), retrieves, updates, deactivates (204) with its components', async () => {
     const g = await l.graph();
     const created = await l.api('POST', '/machines', {
-      body: doc('machines', { fingerprint: 'host-1', name: 'Build box', hostname: 'box.local', platform: 'linux', metadata: { r: 1 } }, { license: ref('licenses', g.license.id) }),
+      body: doc(
+        'machines',
+        { fingerprint: 'host-1', name: 'Build box', hostname: 'box.local', platform: 'linux', metadata: { r: 1 } },
+        { license: ref('licenses', g.license.id) },
+      ),
     });
     expect(created.status).toBe(201);
     const m = created.body.data;
-    expect(m.attributes).toMatchObject({ fingerprint: 'host-1', name: 'Build box', hostname: 'box.local', platform: 'linux', metadata: { r: 1 } });
+    expect(m.attributes).toMatchObject({
+      fingerprint: 'host-1',
+      name: 'Build box',
+      hostname: 'box.local',
+      platform: 'linux',
+      metadata: { r: 1 },
+    });
     expect((await l.api('GET', `/machines/${m.id}`)).body.data).toEqual(m);
     const updated = await l.api('PATCH', `/machines/${m.id}`, { body: doc('machines', { name: 'Renamed', platform: null }) });
     expect(updated.status).toBe(200);
@@ -38,7 +48,9 @@ describe.concurrent('machines', () => {
     const g = await l.graph();
     const other = await l.license(g.policy.id);
     const fingerprint = g.machine.attributes.fingerprint;
-    expect(expectCode(await activate(g.license.id, fingerprint), 422, 'FINGERPRINT_TAKEN').source).toEqual({ pointer: '/data/attributes/fingerprint' });
+    expect(expectCode(await activate(g.license.id, fingerprint), 422, 'FINGERPRINT_TAKEN').source).toEqual({
+      pointer: '/data/attributes/fingerprint',
+    });
     expect((await activate(other.id, fingerprint)).status).toBe(201);
     expect((await l.api('DELETE', `/machines/${g.machine.id}`)).status).toBe(204);
     expect((await activate(g.license.id, fingerprint)).status).toBe(201);
@@ -100,7 +112,10 @@ describe.concurrent('machines', () => {
     const other = await l.graph();
     expect(ids(await l.api('GET', `/machines?license=${g.license.id}`))).toEqual([second.id, g.machine.id]);
     expect(ids(await l.api('GET', `/machines?owner=${user.id}`))).toEqual([second.id, g.machine.id]);
-    expect(ids(await l.api('GET', `/machines?product=${g.product.id}&user=${user.id}&license=${g.license.id}`))).toEqual([second.id, g.machine.id]);
+    expect(ids(await l.api('GET', `/machines?product=${g.product.id}&user=${user.id}&license=${g.license.id}`))).toEqual([
+      second.id,
+      g.machine.id,
+    ]);
     expect(ids(await l.api('GET', `/machines?product=${other.product.id}&license=${g.license.id}`))).toEqual([]);
     const token = await l.productToken(g.product.id);
     expect(ids(await l.api('GET', '/machines', { token }))).toEqual([second.id, g.machine.id]);
@@ -132,7 +147,10 @@ describe.concurrent('machines', () => {
     const g = await l.graph({ owner: user.id });
     const c = await l.component(g.machine.id);
     const m = g.machine;
-    expect(m.relationships.license).toEqual({ links: { related: `${m.links.self}/license` }, data: { type: 'licenses', id: g.license.id } });
+    expect(m.relationships.license).toEqual({
+      links: { related: `${m.links.self}/license` },
+      data: { type: 'licenses', id: g.license.id },
+    });
     for (const token of [account.adminToken, user.token]) {
       expect((await call('GET', m.relationships.license.links.related, { token })).body.data.id).toBe(g.license.id);
       expect(ids(await call('GET', m.relationships.components.links.related, { token }))).toEqual([c.id]);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, userBody, type Reply, type TestAccount, expectError } from './support/client.ts';
+import { call, expectError, newAccount, type Reply, type TestAccount, userBody } from './support/client.ts';
 
 const CREATED = 25;
 const TOTAL = CREATED + 1; // and the admin
@@ -234,7 +234,10 @@ describe.concurrent('page[cursor]', () => {
       expect(reply.body.data.length).toBeLessThanOrEqual(7);
       byCursor.push(...idsOf(reply));
       if (reply.body.links.next === null) break;
-      expectLink(reply.body.links.self, users, { 'page[cursor]': new URLSearchParams(reply.body.links.self.split('?')[1]).get('page[cursor]')!, 'page[size]': '7' });
+      expectLink(reply.body.links.self, users, {
+        'page[cursor]': new URLSearchParams(reply.body.links.self.split('?')[1]).get('page[cursor]')!,
+        'page[size]': '7',
+      });
       reply = await follow(reply.body.links.next);
     }
     expect(pages + 1).toBe(Math.ceil(TOTAL / 7));
@@ -245,7 +248,10 @@ describe.concurrent('page[cursor]', () => {
 
   it('refuses a garbage cursor with 400 PARAMETERS_INVALID', async () => {
     for (const cursor of ['garbage', 'not%20a%20cursor', Buffer.from('2020-01-01T00:00:00.000Z').toString('base64url')]) {
-      expectError(await list(`?page[cursor]=${cursor}&page[size]=5`), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'page[cursor]' } });
+      expectError(await list(`?page[cursor]=${cursor}&page[size]=5`), 400, {
+        code: 'PARAMETERS_INVALID',
+        source: { parameter: 'page[cursor]' },
+      });
     }
   });
 });

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { basic, call, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { launchBrowser } from './support/browser.ts';
+import { basic, call, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { resetLinkOf, waitForMail } from './support/mail.ts';
 
 let account: TestAccount;

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '#shared/store/keys.ts';
-import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
 import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
-import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
+import { ofKind, type Receiver, startReceiver, verify } from './support/receiver.ts';
 
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 
@@ -18,7 +17,9 @@ async function allItems(): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   let start: Record<string, any> | undefined;
   do {
-    const page = await documents.send(new ScanCommand({ TableName: process.env.TABLE_NAME, ExclusiveStartKey: start, ConsistentRead: true }));
+    const page = await documents.send(
+      new ScanCommand({ TableName: process.env.TABLE_NAME, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -65,7 +66,9 @@ describe('POST /passwords', () => {
     expectError(await request(account, {}), 400, { source: { pointer: '/meta/email' }, detail: 'is missing' });
     expectError(await request(account, { email: 'a@b.example', deliver: 'yes' }), 400, { source: { pointer: '/meta/deliver' } });
     expectError(await call('POST', `${account.path}/passwords`, { body: { data: {} } }), 400);
-    expectError(await call('POST', `${account.path}/passwords`, { raw: '{', headers: { 'content-type': 'application/json' } }), 400, { code: 'JSON_INVALID' });
+    expectError(await call('POST', `${account.path}/passwords`, { raw: '{', headers: { 'content-type': 'application/json' } }), 400, {
+      code: 'JSON_INVALID',
+    });
   });
 
   it('matches the address case-insensitively and mails a link to the hosted form', async () => {
@@ -123,7 +126,10 @@ describe('POST /users/<id>/actions/reset-password', () => {
     const link = await resetLink(account, user.email);
     expectError(await fulfil(account, user.id, 'f'.repeat(64), 'a brand new password'), 404, { code: 'NOT_FOUND' });
     expectError(await fulfil(account, randomUUID(), link.token, 'a brand new password'), 404, { code: 'NOT_FOUND' });
-    expectError(await fulfil(account, user.id, link.token, 'short'), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/meta/newPassword' } });
+    expectError(await fulfil(account, user.id, link.token, 'short'), 422, {
+      code: 'PASSWORD_TOO_SHORT',
+      source: { pointer: '/meta/newPassword' },
+    });
     await documents.send(
       new UpdateCommand({
         TableName: process.env.TABLE_NAME,
@@ -133,9 +139,13 @@ describe('POST /users/<id>/actions/reset-password', () => {
       }),
     );
     expectError(await fulfil(account, user.id, link.token, 'a brand new password'), 401, { code: 'TOKEN_EXPIRED' });
-    expectError(await call('POST', `${account.path}/users/${user.id}/actions/reset-password`, { body: { meta: { newPassword: 'x' } } }), 400, {
-      source: { pointer: '/meta/passwordResetToken' },
-    });
+    expectError(
+      await call('POST', `${account.path}/users/${user.id}/actions/reset-password`, { body: { meta: { newPassword: 'x' } } }),
+      400,
+      {
+        source: { pointer: '/meta/passwordResetToken' },
+      },
+    );
   });
 
   it('one request delivered several times (SQS duplicates, together or apart) sends one mail', async () => {
@@ -169,7 +179,10 @@ describe('protected accounts and managed users', () => {
   let guarded: TestAccount;
   beforeAll(async () => {
     guarded = await newAccount();
-    const reply = await call('PATCH', guarded.path, { token: guarded.adminToken, body: { data: { type: 'accounts', attributes: { protected: true } } } });
+    const reply = await call('PATCH', guarded.path, {
+      token: guarded.adminToken,
+      body: { data: { type: 'accounts', attributes: { protected: true } } },
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -312,7 +325,9 @@ describe('deliver: false', () => {
     }
 
     expect((await fulfil(target, user.id, token, 'set from a sealed webhook')).status).toBe(200);
-    expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a sealed webhook') })).status).toBe(201);
+    expect((await call('POST', `${target.path}/tokens`, { authorization: basic(user.email, 'set from a sealed webhook') })).status).toBe(
+      201,
+    );
   });
 
   it('emits nothing for an unknown address', async () => {

@@ -12,11 +12,11 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
-import { routes, type Route } from '#shared/routes.ts';
+import { type Route, routes } from '#shared/routes.ts';
+import { BEARERS, type BearerName, expectedStatus, type Home, MATRIX, type Ref } from '../support/permission-matrix.ts';
 import { call, environmentToken, newAccount, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
 import { doc, licensing, ref as relationship } from './support/licensing.ts';
-import { startReceiver, type Receiver } from './support/receiver.ts';
-import { BEARERS, expectedStatus, MATRIX, type BearerName, type Home, type Ref } from '../support/permission-matrix.ts';
+import { type Receiver, startReceiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -55,8 +55,16 @@ async function fixtureIn(home: 'same' | 'global'): Promise<Fixture> {
   expect(events.body.data.length, JSON.stringify(events.body)).toBeGreaterThan(0);
   return {
     records: {
-      P: product.id, Q: policy.id, L: license.id, M: machine.id, C: component.id, U: owner.id, T: owner.tokenId,
-      W: endpoint.body.data.id, X: events.body.data[0].id, S: S.id,
+      P: product.id,
+      Q: policy.id,
+      L: license.id,
+      M: machine.id,
+      C: component.id,
+      U: owner.id,
+      T: owner.tokenId,
+      W: endpoint.body.data.id,
+      X: events.body.data[0].id,
+      S: S.id,
     },
     credentials: {
       ...administrators,
@@ -78,7 +86,11 @@ beforeAll(async () => {
     globalAdmin: account.adminToken,
     envAdmin: envAdmin.token,
     envToken: await environmentToken(account, S.code),
-    narrowToken: await environmentToken(account, S.code, PERMISSIONS.filter((permission) => permission.endsWith('.read'))),
+    narrowToken: await environmentToken(
+      account,
+      S.code,
+      PERMISSIONS.filter((permission) => permission.endsWith('.read')),
+    ),
   };
   [fixtures.same, fixtures.global] = await Promise.all([fixtureIn('same'), fixtureIn('global')]);
 }, 60_000);
@@ -89,7 +101,9 @@ const unique = () => randomUUID().slice(0, 8);
 function bodyOf(route: Route, records: Record<Ref, string>, id: string): unknown {
   const type = route.path.split('/')[4];
   if (route.method === 'PATCH') {
-    const attributes = { users: { firstName: 'Same' }, environments: { name: 'Shared' }, 'webhook-endpoints': { enabled: true } }[type ?? ''] ?? { name: 'Same name' };
+    const attributes = { users: { firstName: 'Same' }, environments: { name: 'Shared' }, 'webhook-endpoints': { enabled: true } }[
+      type ?? ''
+    ] ?? { name: 'Same name' };
     return type === undefined ? doc('accounts', { name: 'Same account' }) : { data: { type, id, attributes } };
   }
   switch (route.operation) {
@@ -130,7 +144,7 @@ async function ask(route: Route, fixture: Fixture, cell: Cell, target?: string):
   const [bearer, expected] = cell;
   const ref = refOf(route.operation);
   const id = target ?? (ref ? fixture.records[ref] : undefined);
-  const path = route.path.replace('/v1/accounts/{account}', account.path).replace('{id}', ref === 'S' && !target ? S.code : id ?? '');
+  const path = route.path.replace('/v1/accounts/{account}', account.path).replace('{id}', ref === 'S' && !target ? S.code : (id ?? ''));
   const body = bodyOf(route, fixture.records, id ?? '');
   const credential = bearer === 'none' ? undefined : fixture.credentials[bearer];
   const reply: Reply = await call(route.method, path, {
@@ -153,7 +167,10 @@ describe('permission matrix over HTTP', () => {
         asked += cells.length;
         const answers = parallel
           ? await Promise.all(cells.map((cell) => ask(route, fixture, cell, target)))
-          : await cells.reduce(async (done, cell) => [...(await done), await ask(route, fixture, cell, target)], Promise.resolve([] as (string | undefined)[]));
+          : await cells.reduce(
+              async (done, cell) => [...(await done), await ask(route, fixture, cell, target)],
+              Promise.resolve([] as (string | undefined)[]),
+            );
         wrong.push(...answers.filter((answer): answer is string => answer !== undefined));
       };
       for (const route of covered) {

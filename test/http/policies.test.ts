@@ -26,9 +26,20 @@ describe.concurrent('policies', () => {
       maxMachines: null,
       metadata: {},
     });
-    expect(pol.relationships.product).toEqual({ links: { related: `${account.path}/products/${p.id}` }, data: { type: 'products', id: p.id } });
+    expect(pol.relationships.product).toEqual({
+      links: { related: `${account.path}/products/${p.id}` },
+      data: { type: 'products', id: p.id },
+    });
     expect((await l.api('GET', `/policies/${pol.id}`)).body.data).toEqual(pol);
-    const attributes = { name: 'Strict', componentUniquenessStrategy: 'UNIQUE_PER_PRODUCT', componentMatchingStrategy: 'MATCH_ALL', requireComponentsScope: true, protected: true, maxMachines: 3, metadata: { x: 1 } };
+    const attributes = {
+      name: 'Strict',
+      componentUniquenessStrategy: 'UNIQUE_PER_PRODUCT',
+      componentMatchingStrategy: 'MATCH_ALL',
+      requireComponentsScope: true,
+      protected: true,
+      maxMachines: 3,
+      metadata: { x: 1 },
+    };
     const updated = await l.api('PATCH', `/policies/${pol.id}`, { body: doc('policies', attributes) });
     expect(updated.status).toBe(200);
     expect(updated.body.data.attributes).toMatchObject(attributes);
@@ -42,7 +53,9 @@ describe.concurrent('policies', () => {
   it('rules: unknown strategies → 422 <ATTRIBUTE>_NOT_ALLOWED; maxMachines < 1 → 422; product required and must exist', async () => {
     const p = await l.product();
     const post = (attributes: Record<string, unknown>, productId: string | null = p.id) =>
-      l.api('POST', '/policies', { body: doc('policies', { name: 'x', ...attributes }, productId ? { product: ref('products', productId) } : undefined) });
+      l.api('POST', '/policies', {
+        body: doc('policies', { name: 'x', ...attributes }, productId ? { product: ref('products', productId) } : undefined),
+      });
     expectCode(await post({ componentMatchingStrategy: 'MATCH_SOME' }), 422, 'COMPONENT_MATCHING_STRATEGY_NOT_ALLOWED');
     expectCode(await post({ componentUniquenessStrategy: 'nope' }), 422, 'COMPONENT_UNIQUENESS_STRATEGY_NOT_ALLOWED');
     expectCode(await post({ maxMachines: 0 }), 422, 'MAX_MACHINES_INVALID');
@@ -50,7 +63,11 @@ describe.concurrent('policies', () => {
     expect(expectCode(await post({}, randomUUID()), 422, 'PRODUCT_NOT_FOUND').source).toEqual({ pointer: '/data/relationships/product' });
     expectCode(await post({}, null), 400);
     const pol = await l.policy(p.id);
-    expectCode(await l.api('PATCH', `/policies/${pol.id}`, { body: doc('policies', { componentMatchingStrategy: 'MATCH_SOME' }) }), 422, 'COMPONENT_MATCHING_STRATEGY_NOT_ALLOWED');
+    expectCode(
+      await l.api('PATCH', `/policies/${pol.id}`, { body: doc('policies', { componentMatchingStrategy: 'MATCH_SOME' }) }),
+      422,
+      'COMPONENT_MATCHING_STRATEGY_NOT_ALLOWED',
+    );
   });
 
   it('lists newest first, filtered by product; a product bearer sees and manages its own only; licensees are refused', async () => {
@@ -69,13 +86,22 @@ describe.concurrent('policies', () => {
     const malformed = await l.api('GET', '/policies?product=nope');
     expect(expectCode(malformed, 400, 'PARAMETERS_INVALID').source).toEqual({ parameter: 'product' });
     expectCode(await l.api('GET', `/policies/${c.id}`, { token }), 404, 'NOT_FOUND');
-    expect((await l.api('POST', '/policies', { token, body: doc('policies', { name: 'mine' }, { product: ref('products', p.id) }) })).status).toBe(201);
-    expectCode(await l.api('POST', '/policies', { token, body: doc('policies', { name: 'theirs' }, { product: ref('products', q.id) }) }), 422, 'PRODUCT_NOT_FOUND');
+    expect(
+      (await l.api('POST', '/policies', { token, body: doc('policies', { name: 'mine' }, { product: ref('products', p.id) }) })).status,
+    ).toBe(201);
+    expectCode(
+      await l.api('POST', '/policies', { token, body: doc('policies', { name: 'theirs' }, { product: ref('products', q.id) }) }),
+      422,
+      'PRODUCT_NOT_FOUND',
+    );
     expect((await l.api('PATCH', `/policies/${a.id}`, { token, body: doc('policies', { name: 'renamed' }) })).status).toBe(200);
     expect((await l.api('DELETE', `/policies/${a.id}`, { token })).status).toBe(204);
     const user = await newUser(account);
     expectCode(await l.api('GET', '/policies', { token: user.token }), 403);
-    expectCode(await l.api('POST', '/policies', { token: user.token, body: doc('policies', { name: 'x' }, { product: ref('products', p.id) }) }), 403);
+    expectCode(
+      await l.api('POST', '/policies', { token: user.token, body: doc('policies', { name: 'x' }, { product: ref('products', p.id) }) }),
+      403,
+    );
   });
 
   it('a licensee reads the policy of its license only', async () => {
@@ -95,7 +121,8 @@ describe.concurrent('policies', () => {
     const c = await l.component(g.machine.id);
     const sibling = await l.policy(g.product.id);
     expect((await l.api('DELETE', `/policies/${g.policy.id}`)).status).toBe(204);
-    for (const path of [`/licenses/${g.license.id}`, `/machines/${g.machine.id}`, `/components/${c.id}`]) expectCode(await l.api('GET', path), 404);
+    for (const path of [`/licenses/${g.license.id}`, `/machines/${g.machine.id}`, `/components/${c.id}`])
+      expectCode(await l.api('GET', path), 404);
     expect((await l.api('GET', `/products/${g.product.id}`)).status).toBe(200);
     expect((await l.api('GET', `/policies/${sibling.id}`)).status).toBe(200);
     expect((await l.api('GET', `/licenses?product=${g.product.id}`)).body.links.meta.count).toBe(0);

@@ -13,13 +13,17 @@ beforeAll(async () => {
 
 describe.concurrent('products', () => {
   it('creates (201), retrieves, updates and deletes (204, then 404)', async () => {
-    const created = await l.api('POST', '/products', { body: doc('products', { name: 'Editor', url: 'https://editor.example', metadata: { tier: 1 } }) });
+    const created = await l.api('POST', '/products', {
+      body: doc('products', { name: 'Editor', url: 'https://editor.example', metadata: { tier: 1 } }),
+    });
     expect(created.status).toBe(201);
     const p = created.body.data;
     expect(p).toMatchObject({ type: 'products', attributes: { name: 'Editor', url: 'https://editor.example', metadata: { tier: 1 } } });
     expect(p.links.self).toBe(`${account.path}/products/${p.id}`);
     expect((await l.api('GET', `/products/${p.id}`)).body.data).toEqual(p);
-    const updated = await l.api('PATCH', `/products/${p.id}`, { body: doc('products', { name: 'Editor Pro', url: null, metadata: { tier: 2 } }) });
+    const updated = await l.api('PATCH', `/products/${p.id}`, {
+      body: doc('products', { name: 'Editor Pro', url: null, metadata: { tier: 2 } }),
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.data.attributes).toMatchObject({ name: 'Editor Pro', url: null, metadata: { tier: 2 } });
     expect((await l.api('DELETE', `/products/${p.id}`)).status).toBe(204);
@@ -27,13 +31,17 @@ describe.concurrent('products', () => {
   });
 
   it('rules: name required (400), blank (400), too long (422), unknown attribute (400)', async () => {
-    expect(expectCode(await l.api('POST', '/products', { body: doc('products', {}) }), 400).source).toEqual({ pointer: '/data/attributes/name' });
+    expect(expectCode(await l.api('POST', '/products', { body: doc('products', {}) }), 400).source).toEqual({
+      pointer: '/data/attributes/name',
+    });
     expectCode(await l.api('POST', '/products', { body: doc('products', { name: ' ' }) }), 400);
     expectCode(await l.api('POST', '/products', { body: doc('products', { name: 'n'.repeat(256) }) }), 422, 'NAME_TOO_LONG');
-    expect(expectCode(await l.api('POST', '/products', { body: doc('products', { name: 'x', color: 'red' }) }), 400).detail).toBe('unpermitted parameter');
+    expect(expectCode(await l.api('POST', '/products', { body: doc('products', { name: 'x', color: 'red' }) }), 400).detail).toBe(
+      'unpermitted parameter',
+    );
   });
 
-  it('lists newest first with pages; a product bearer sees only itself, a user only their licenses\' products', async () => {
+  it("lists newest first with pages; a product bearer sees only itself, a user only their licenses' products", async () => {
     // An account of its own: the other tests of this file create products side by side.
     const account = await newAccount();
     const l = licensing(account);

@@ -14,8 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODE_MARKER } from '#shared/domain/environments/environment.ts';
 import {
@@ -25,17 +25,17 @@ import {
   collectionPartition,
   counterKey,
   environmentMembership,
+  type Key,
   licenseMachineCountKey,
   PREFIXES,
   purgeMarkerKey,
+  type RecordType,
   recordKey,
   subscriptionsKey,
   tokenLookupKey,
   uniqueKey,
-  type Key,
-  type RecordType,
 } from '#shared/store/keys.ts';
-import { basic, call, newAccount, newUser, onlyError, userBody, type TestAccount } from './support/client.ts';
+import { basic, call, newAccount, newUser, onlyError, type TestAccount, userBody } from './support/client.ts';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const TABLE = () => process.env.TABLE_NAME!;
@@ -60,7 +60,8 @@ async function query(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[
   return items;
 }
 
-const partition = (PK: string) => query({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ConsistentRead: true });
+const partition = (PK: string) =>
+  query({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ConsistentRead: true });
 
 async function read(key: Key): Promise<Item | undefined> {
   return (await doc.send(new GetCommand({ TableName: TABLE(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }))).Item;
@@ -68,7 +69,11 @@ async function read(key: Key): Promise<Item | undefined> {
 
 /** Items still carrying the environment's ENVPK (the ENV index, keys only). */
 const membersOf = (accountId: string, environmentId: string) =>
-  query({ IndexName: 'ENV', KeyConditionExpression: 'ENVPK = :env', ExpressionAttributeValues: { ':env': environmentMembership(accountId, environmentId) } });
+  query({
+    IndexName: 'ENV',
+    KeyConditionExpression: 'ENVPK = :env',
+    ExpressionAttributeValues: { ':env': environmentMembership(accountId, environmentId) },
+  });
 
 /** What hangs off a record: its uniqueness markers, its collections' counters, and per kind its tokens' register, lookup or machine count. */
 async function dependentsOf(accountId: string, record: Item): Promise<Key[]> {
@@ -101,7 +106,9 @@ async function accountItems(account: TestAccount, environmentIds: string[], know
     for (const type of RECORD_TYPES) {
       const collection = collectionPartition(account.id, environmentId, PREFIXES[type]);
       add(counterKey(collection));
-      records.push(...(await query({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': collection } })));
+      records.push(
+        ...(await query({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': collection } })),
+      );
     }
   }
   for (const environmentId of environmentIds) {
@@ -126,7 +133,9 @@ async function waitUntilPurged(accountId: string, environmentId: string, timeout
     const [left, marker] = await Promise.all([membersOf(accountId, environmentId), read(purgeMarkerKey(accountId, environmentId))]);
     if (left.length === 0 && !marker) return;
     if (Date.now() - started > timeoutMs) {
-      throw new Error(`purge of ${environmentId} unfinished after ${timeoutMs} ms: ${left.length} items left, marker ${JSON.stringify(marker)}`);
+      throw new Error(
+        `purge of ${environmentId} unfinished after ${timeoutMs} ms: ${left.length} items left, marker ${JSON.stringify(marker)}`,
+      );
     }
     // The purge's second pass is delayed by design: this waits for its outcome, not a guessed time.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -196,10 +205,16 @@ describe('purging a deleted environment', () => {
     const kept = await keep;
     globalUser = kept[0];
     qUser = kept[1];
-    const viaQ = await call('POST', `${account.path}/tokens`, { authorization: basic(globalUser.email, globalUser.password), environment: Q.code });
+    const viaQ = await call('POST', `${account.path}/tokens`, {
+      authorization: basic(globalUser.email, globalUser.password),
+      environment: Q.code,
+    });
     expect(viaQ.status, JSON.stringify(viaQ.body)).toBe(201);
     globalTokenMadeInQ = viaQ.body.data.attributes.token;
-    const adminInP = await call('POST', `${account.path}/tokens`, { authorization: basic(account.adminEmail, account.adminPassword), environment: P.code });
+    const adminInP = await call('POST', `${account.path}/tokens`, {
+      authorization: basic(account.adminEmail, account.adminPassword),
+      environment: P.code,
+    });
     expect(adminInP.status, JSON.stringify(adminInP.body)).toBe(201);
     expect(adminInP.body.data.relationships.environment.data).toBeNull();
     adminInsideP = adminInP.body.data.attributes.token;
@@ -272,7 +287,9 @@ describe('purging a deleted environment', () => {
 
     // The e-mail addresses of P's (and R's) users are free again, globally and in another environment.
     const again = await Promise.all([
-      ...pUsers.slice(0, 3).map((u) => call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: u.email }) })),
+      ...pUsers
+        .slice(0, 3)
+        .map((u) => call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: u.email }) })),
       call('POST', `${account.path}/users`, { token: Q.token, environment: Q.code, body: userBody({ email: pLogins[0]!.email }) }),
       call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: rUsers[0]!.email }) }),
     ]);

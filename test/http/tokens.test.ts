@@ -8,8 +8,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
-import { recordKey, tokenLookupKey, type Key } from '#shared/store/keys.ts';
-import { basic, call, newAccount, newUser, type TestAccount, expectError } from './support/client.ts';
+import { type Key, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 
 let account: TestAccount;
 let other: TestAccount;
@@ -173,7 +173,9 @@ describe.concurrent('DELETE /tokens/{id}', () => {
     expect(reply.status).toBe(204);
     expect(reply.body).toBeUndefined();
     expectError(await self(), 401, { code: 'TOKEN_INVALID' });
-    expectError(await call('GET', `${account.path}/tokens/${fresh.body.data.id}`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('GET', `${account.path}/tokens/${fresh.body.data.id}`, { token: account.adminToken }), 404, {
+      code: 'NOT_FOUND',
+    });
     // The user's other tokens keep working.
     expect((await call('GET', `${account.path}/users/${jane.id}`, { token: jane.token })).status).toBe(200);
   });
@@ -182,7 +184,9 @@ describe.concurrent('DELETE /tokens/{id}', () => {
     const fresh = await login(jane.email, jane.password);
     expect(fresh.status).toBe(201);
     expect((await call('DELETE', `${account.path}/tokens/${fresh.body.data.id}`, { token: account.adminToken })).status).toBe(204);
-    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: fresh.body.data.attributes.token }), 401, { code: 'TOKEN_INVALID' });
+    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: fresh.body.data.attributes.token }), 401, {
+      code: 'TOKEN_INVALID',
+    });
   });
 
   it("hides another user's token from a user who tries to revoke it (404), and it keeps working", async () => {

@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { basic, call, newAccount, newUser, onlyError, userBody, type TestAccount, expectError } from './support/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, expectError, newAccount, newUser, onlyError, type TestAccount, userBody } from './support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -106,7 +106,11 @@ describe.concurrent('GET /users/{id}', () => {
     const jane = await newTarget({ firstName: 'Jane', lastName: 'Roe' });
     const reply = await getUser(jane.id);
     expect(reply.status).toBe(200);
-    expect(reply.body.data).toMatchObject({ id: jane.id, type: 'users', attributes: { email: jane.email, firstName: 'Jane', lastName: 'Roe', fullName: 'Jane Roe' } });
+    expect(reply.body.data).toMatchObject({
+      id: jane.id,
+      type: 'users',
+      attributes: { email: jane.email, firstName: 'Jane', lastName: 'Roe', fullName: 'Jane Roe' },
+    });
     expect(reply.body.data.links.self).toBe(`${account.path}/users/${jane.id}`);
   });
 
@@ -135,16 +139,31 @@ describe.concurrent('PATCH /users/{id}', () => {
     const email = uniqueEmail('renamed');
     const reply = await patchUser(jane.id, { email, firstName: 'Janet', lastName: 'Smith', role: 'admin', metadata: { plan: 'pro' } });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(reply.body.data.attributes).toMatchObject({ email, firstName: 'Janet', lastName: 'Smith', fullName: 'Janet Smith', role: 'admin', metadata: { plan: 'pro' } });
+    expect(reply.body.data.attributes).toMatchObject({
+      email,
+      firstName: 'Janet',
+      lastName: 'Smith',
+      fullName: 'Janet Smith',
+      role: 'admin',
+      metadata: { plan: 'pro' },
+    });
     const read = await getUser(jane.id);
-    expect(read.body.data.attributes).toMatchObject({ email, firstName: 'Janet', lastName: 'Smith', role: 'admin', metadata: { plan: 'pro' } });
+    expect(read.body.data.attributes).toMatchObject({
+      email,
+      firstName: 'Janet',
+      lastName: 'Smith',
+      role: 'admin',
+      metadata: { plan: 'pro' },
+    });
     // The new e-mail logs in, and the promoted user now gets an admin token.
     const token = await login(email, 'jane password');
     expect(token.status).toBe(201);
     expect(token.body.data.attributes.kind).toBe('admin-token');
     expect(token.body.data.attributes.token).toMatch(/^admin-[0-9a-f]{64}$/);
     // The old e-mail is free again.
-    expect((await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: jane.email }) })).status).toBe(201);
+    expect((await call('POST', `${account.path}/users`, { token: account.adminToken, body: userBody({ email: jane.email }) })).status).toBe(
+      201,
+    );
   });
 
   it('lets an admin set a password on a managed user, who can then log in', async () => {
@@ -200,7 +219,13 @@ describe.concurrent('PATCH /users/{id}', () => {
     const jane = await newTarget({ firstName: 'Keep', lastName: 'Me', metadata: { k: 'v' } });
     const reply = await patchUser(jane.id, { lastName: 'Changed' });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(reply.body.data.attributes).toMatchObject({ email: jane.email, firstName: 'Keep', lastName: 'Changed', metadata: { k: 'v' }, role: 'user' });
+    expect(reply.body.data.attributes).toMatchObject({
+      email: jane.email,
+      firstName: 'Keep',
+      lastName: 'Changed',
+      metadata: { k: 'v' },
+      role: 'user',
+    });
   });
 
   it('accepts a JSON:API update whose data.id is the id in the path', async () => {
@@ -319,16 +344,22 @@ describe.concurrent('POST /users/{id}/actions/ban and /unban', () => {
     expect(tokens.body.data).toEqual([]);
   });
 
-  it('revokes a user\'s tokens when their role changes: a token acts as the role it was made for', async () => {
+  it("revokes a user's tokens when their role changes: a token acts as the role it was made for", async () => {
     const jane = await newUser(account);
-    const promoted = await call('PATCH', `${account.path}/users/${jane.id}`, { token: account.adminToken, body: userBody({ role: 'admin' }) });
+    const promoted = await call('PATCH', `${account.path}/users/${jane.id}`, {
+      token: account.adminToken,
+      body: userBody({ role: 'admin' }),
+    });
     expect(promoted.status).toBe(200);
     expectError(await getUser(jane.id, jane.token), 401, { code: 'TOKEN_INVALID' });
     const admin = await login(jane.email, jane.password);
     expect(admin.body.data.attributes.kind).toBe('admin-token');
     expect((await call('GET', `${account.path}/users`, { token: admin.body.data.attributes.token })).status).toBe(200);
     // Any other change leaves the tokens alone.
-    const renamed = await call('PATCH', `${account.path}/users/${jane.id}`, { token: account.adminToken, body: userBody({ firstName: 'Janet', role: 'admin' }) });
+    const renamed = await call('PATCH', `${account.path}/users/${jane.id}`, {
+      token: account.adminToken,
+      body: userBody({ firstName: 'Janet', role: 'admin' }),
+    });
     expect(renamed.status).toBe(200);
     expect((await getUser(jane.id, admin.body.data.attributes.token)).status).toBe(200);
   });
@@ -347,12 +378,16 @@ describe.concurrent('POST /users/{id}/actions/ban and /unban', () => {
   });
 
   it('refuses with 403 an admin banning themselves', async () => {
-    expectError(await call('POST', `${account.path}/users/${account.adminId}/actions/ban`, { token: account.adminToken }), 403, { code: undefined });
+    expectError(await call('POST', `${account.path}/users/${account.adminId}/actions/ban`, { token: account.adminToken }), 403, {
+      code: undefined,
+    });
     expect((await getUser(account.adminId)).body.data.attributes.status).toBe('ACTIVE');
   });
 
   it('answers 404 for banning an unknown user', async () => {
-    expectError(await call('POST', `${account.path}/users/${randomUUID()}/actions/ban`, { token: account.adminToken }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('POST', `${account.path}/users/${randomUUID()}/actions/ban`, { token: account.adminToken }), 404, {
+      code: 'NOT_FOUND',
+    });
   });
 });
 
@@ -386,7 +421,10 @@ describe.concurrent('model rules (422)', () => {
   it('refuses an invalid e-mail with EMAIL_INVALID', async () => {
     expectError(await create({ email: 'not-an-email' }), 422, { code: 'EMAIL_INVALID', source: { pointer: '/data/attributes/email' } });
     const jane = await newTarget();
-    expectError(await patchUser(jane.id, { email: 'still not one' }), 422, { code: 'EMAIL_INVALID', source: { pointer: '/data/attributes/email' } });
+    expectError(await patchUser(jane.id, { email: 'still not one' }), 422, {
+      code: 'EMAIL_INVALID',
+      source: { pointer: '/data/attributes/email' },
+    });
     expect((await getUser(jane.id)).body.data.attributes.email).toBe(jane.email);
   });
 
@@ -410,32 +448,53 @@ describe.concurrent('model rules (422)', () => {
   });
 
   it('refuses a password shorter than 8 characters with PASSWORD_TOO_SHORT', async () => {
-    expectError(await create({ password: 'short12' }), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/data/attributes/password' } });
+    expectError(await create({ password: 'short12' }), 422, {
+      code: 'PASSWORD_TOO_SHORT',
+      source: { pointer: '/data/attributes/password' },
+    });
     const jane = await newTarget();
-    expectError(await patchUser(jane.id, { password: '1234567' }), 422, { code: 'PASSWORD_TOO_SHORT', source: { pointer: '/data/attributes/password' } });
+    expectError(await patchUser(jane.id, { password: '1234567' }), 422, {
+      code: 'PASSWORD_TOO_SHORT',
+      source: { pointer: '/data/attributes/password' },
+    });
     expect((await create({ password: '12345678' })).status).toBe(201);
   });
 
   it('refuses an unknown role with ROLE_NOT_ALLOWED', async () => {
     expectError(await create({ role: 'superuser' }), 422, { code: 'ROLE_NOT_ALLOWED', source: { pointer: '/data/attributes/role' } });
     const jane = await newTarget();
-    expectError(await patchUser(jane.id, { role: 'owner' }), 422, { code: 'ROLE_NOT_ALLOWED', source: { pointer: '/data/attributes/role' } });
+    expectError(await patchUser(jane.id, { role: 'owner' }), 422, {
+      code: 'ROLE_NOT_ALLOWED',
+      source: { pointer: '/data/attributes/role' },
+    });
     expect((await getUser(jane.id)).body.data.attributes.role).toBe('user');
   });
 
   it('refuses a first name over 255 characters with FIRST_NAME_TOO_LONG', async () => {
-    expectError(await create({ firstName: 'x'.repeat(256) }), 422, { code: 'FIRST_NAME_TOO_LONG', source: { pointer: '/data/attributes/firstName' } });
+    expectError(await create({ firstName: 'x'.repeat(256) }), 422, {
+      code: 'FIRST_NAME_TOO_LONG',
+      source: { pointer: '/data/attributes/firstName' },
+    });
     expect((await create({ firstName: 'x'.repeat(255) })).status).toBe(201);
     const jane = await newTarget();
-    expectError(await patchUser(jane.id, { firstName: 'y'.repeat(256) }), 422, { code: 'FIRST_NAME_TOO_LONG', source: { pointer: '/data/attributes/firstName' } });
+    expectError(await patchUser(jane.id, { firstName: 'y'.repeat(256) }), 422, {
+      code: 'FIRST_NAME_TOO_LONG',
+      source: { pointer: '/data/attributes/firstName' },
+    });
   });
 
   it('refuses metadata with more than 64 keys with METADATA_TOO_LARGE', async () => {
     const metadata = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
-    expectError(await create({ metadata: metadata(65) }), 422, { code: 'METADATA_TOO_LARGE', source: { pointer: '/data/attributes/metadata' } });
+    expectError(await create({ metadata: metadata(65) }), 422, {
+      code: 'METADATA_TOO_LARGE',
+      source: { pointer: '/data/attributes/metadata' },
+    });
     expect((await create({ metadata: metadata(64) })).status).toBe(201);
     const jane = await newTarget();
-    expectError(await patchUser(jane.id, { metadata: metadata(65) }), 422, { code: 'METADATA_TOO_LARGE', source: { pointer: '/data/attributes/metadata' } });
+    expectError(await patchUser(jane.id, { metadata: metadata(65) }), 422, {
+      code: 'METADATA_TOO_LARGE',
+      source: { pointer: '/data/attributes/metadata' },
+    });
   });
 });
 
@@ -454,18 +513,25 @@ describe.concurrent('body shape (400)', () => {
   });
 
   it('refuses a wrong data.type', async () => {
-    expectError(await post({ data: { type: 'tokens', attributes: { email: uniqueEmail('x') } } }), 400, { source: { pointer: '/data/type' } });
+    expectError(await post({ data: { type: 'tokens', attributes: { email: uniqueEmail('x') } } }), 400, {
+      source: { pointer: '/data/type' },
+    });
   });
 
   it('refuses a client-chosen data.id', async () => {
     const id = randomUUID();
-    expectError(await post({ data: { type: 'users', id, attributes: { email: uniqueEmail('x') } } }), 400, { source: { pointer: '/data/id' } });
+    expectError(await post({ data: { type: 'users', id, attributes: { email: uniqueEmail('x') } } }), 400, {
+      source: { pointer: '/data/id' },
+    });
     expectError(await getUser(id), 404, { code: 'NOT_FOUND' });
   });
 
   it('refuses an attribute of the wrong type with "type mismatch"', async () => {
     expectError(await post(userBody({ email: 5 })), 400, { source: { pointer: '/data/attributes/email' }, detail: /^type mismatch/ });
-    expectError(await post(userBody({ email: uniqueEmail('x'), metadata: 'gold' })), 400, { source: { pointer: '/data/attributes/metadata' }, detail: /^type mismatch/ });
+    expectError(await post(userBody({ email: uniqueEmail('x'), metadata: 'gold' })), 400, {
+      source: { pointer: '/data/attributes/metadata' },
+      detail: /^type mismatch/,
+    });
   });
 
   it('refuses a blank e-mail with "cannot be blank"', async () => {

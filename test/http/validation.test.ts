@@ -92,10 +92,25 @@ describe.concurrent('validate-key', () => {
 describe.concurrent('matching strategies (machine with 4 components)', () => {
   // matched → expected code, per strategy: any ≥ 1, two ≥ 2, most ≥ 2 (half of 4), all = 4
   const CASES: Record<string, [number, string][]> = {
-    MATCH_ANY: [[0, 'COMPONENTS_SCOPE_MISMATCH'], [1, 'VALID'], [4, 'VALID']],
-    MATCH_TWO: [[1, 'COMPONENTS_SCOPE_MISMATCH'], [2, 'VALID'], [3, 'VALID']],
-    MATCH_MOST: [[1, 'COMPONENTS_SCOPE_MISMATCH'], [2, 'VALID'], [3, 'VALID']],
-    MATCH_ALL: [[3, 'COMPONENTS_SCOPE_MISMATCH'], [4, 'VALID']],
+    MATCH_ANY: [
+      [0, 'COMPONENTS_SCOPE_MISMATCH'],
+      [1, 'VALID'],
+      [4, 'VALID'],
+    ],
+    MATCH_TWO: [
+      [1, 'COMPONENTS_SCOPE_MISMATCH'],
+      [2, 'VALID'],
+      [3, 'VALID'],
+    ],
+    MATCH_MOST: [
+      [1, 'COMPONENTS_SCOPE_MISMATCH'],
+      [2, 'VALID'],
+      [3, 'VALID'],
+    ],
+    MATCH_ALL: [
+      [3, 'COMPONENTS_SCOPE_MISMATCH'],
+      [4, 'VALID'],
+    ],
   };
   for (const [strategy, cases] of Object.entries(CASES)) {
     it(`${strategy}: ${cases.map(([n, c]) => `${n} matched → ${c}`).join(', ')}`, async () => {
@@ -136,13 +151,17 @@ describe.concurrent('POST /licenses/<id>/actions/validate', () => {
     const validate = (id: string, token: string, scope?: Scope) =>
       call('POST', `${account.path}/licenses/${id}/actions/validate`, { token, ...(scope ? { body: { meta: { scope } } } : {}) });
     expect(code(await validate(f.license.id, account.adminToken, { fingerprint: f.fingerprint, components: f.parts }))).toBe('VALID');
-    expect(code(await validate(f.license.id, account.adminToken, { fingerprint: f.fingerprint, components: f.parts.slice(1) }))).toBe('COMPONENTS_SCOPE_MISMATCH');
+    expect(code(await validate(f.license.id, account.adminToken, { fingerprint: f.fingerprint, components: f.parts.slice(1) }))).toBe(
+      'COMPONENTS_SCOPE_MISMATCH',
+    );
     const licenseToken = await l.licenseToken(f.license.id);
     expect(code(await validate(f.license.id, licenseToken))).toBe('VALID');
     expect(code(await validate(owned.id, owner.token))).toBe('VALID');
     expectCode(await validate(f.license.id, owner.token), 404, 'NOT_FOUND');
     expectCode(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`), 401, 'TOKEN_MISSING');
-    expect(code(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`, { authorization: `License ${f.key}` }))).toBe('VALID');
+    expect(
+      code(await call('POST', `${account.path}/licenses/${f.license.id}/actions/validate`, { authorization: `License ${f.key}` })),
+    ).toBe('VALID');
   });
 
   it('the body is optional, and when sent it is {meta: {scope?}}: 400 for anything else', async () => {

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
-import { ofKind, startReceiver, verify, type Receiver } from './support/receiver.ts';
+import { ofKind, type Receiver, startReceiver, verify } from './support/receiver.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -21,7 +21,10 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An account with one global endpoint pointing at a fresh receiver. */
-async function setup(attributes: Record<string, unknown> = {}, options: { environment?: string; token?: string; account?: TestAccount } = {}) {
+async function setup(
+  attributes: Record<string, unknown> = {},
+  options: { environment?: string; token?: string; account?: TestAccount } = {},
+) {
   const account = options.account ?? (await newAccount());
   const receiver = await startReceiver();
   receivers.push(receiver);
@@ -35,7 +38,10 @@ async function setup(attributes: Record<string, unknown> = {}, options: { enviro
 }
 
 async function eventsOf(account: TestAccount, kind: string, options: { token?: string; environment?: string } = {}) {
-  const reply = await call('GET', `${account.path}/webhook-events?events[]=${kind}&page[size]=100`, { token: options.token ?? account.adminToken, environment: options.environment });
+  const reply = await call('GET', `${account.path}/webhook-events?events[]=${kind}&page[size]=100`, {
+    token: options.token ?? account.adminToken,
+    environment: options.environment,
+  });
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return reply.body.data as any[];
 }
@@ -62,7 +68,8 @@ async function watch(account: TestAccount, id: string, done: (event: any) => boo
 describe.concurrent('every change reaches a subscribed endpoint, signed', () => {
   it('users, tokens, the account, environments and endpoints each emit their event, verifiable with standardwebhooks', async () => {
     const { account, receiver, endpoint, secret } = await setup();
-    const admin = (method: string, path: string, body?: unknown) => call(method, `${account.path}${path}`, { token: account.adminToken, body });
+    const admin = (method: string, path: string, body?: unknown) =>
+      call(method, `${account.path}${path}`, { token: account.adminToken, body });
 
     const user = await newUser(account); // user.created, token.generated (login)
     expect((await admin('PATCH', `/users/${user.id}`, userBody({ firstName: 'Changed' }))).status).toBe(200); // user.updated
@@ -74,16 +81,35 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     const code = `ev-${randomUUID().slice(0, 8)}`;
     const env = await admin('POST', '/environments', { data: { type: 'environments', attributes: { name: code, code } } }); // environment.created
     expect(env.status).toBe(201);
-    expect((await admin('PATCH', `/environments/${code}`, { data: { type: 'environments', attributes: { name: 'Renamed' } } })).status).toBe(200); // environment.updated
+    expect(
+      (await admin('PATCH', `/environments/${code}`, { data: { type: 'environments', attributes: { name: 'Renamed' } } })).status,
+    ).toBe(200); // environment.updated
     expect((await admin('DELETE', `/environments/${code}`)).status).toBe(204); // environment.deleted
-    const second = await admin('POST', '/webhook-endpoints', { data: { type: 'webhook-endpoints', attributes: { url: 'https://127.0.0.1:9/x' } } }); // webhook-endpoint.created
-    expect((await admin('PATCH', `/webhook-endpoints/${second.body.data.id}`, { data: { type: 'webhook-endpoints', attributes: { subscriptions: ['user.created'] } } })).status).toBe(200); // webhook-endpoint.updated
+    const second = await admin('POST', '/webhook-endpoints', {
+      data: { type: 'webhook-endpoints', attributes: { url: 'https://127.0.0.1:9/x' } },
+    }); // webhook-endpoint.created
+    expect(
+      (
+        await admin('PATCH', `/webhook-endpoints/${second.body.data.id}`, {
+          data: { type: 'webhook-endpoints', attributes: { subscriptions: ['user.created'] } },
+        })
+      ).status,
+    ).toBe(200); // webhook-endpoint.updated
     expect((await admin('DELETE', `/webhook-endpoints/${second.body.data.id}`)).status).toBe(204); // webhook-endpoint.deleted
 
     const expected: Record<string, number> = {
-      'user.created': 1, 'token.generated': 1, 'user.updated': 3, 'token.deleted': 1, 'user.deleted': 1, 'account.updated': 1,
-      'environment.created': 1, 'environment.updated': 1, 'environment.deleted': 1,
-      'webhook-endpoint.created': 1, 'webhook-endpoint.updated': 1, 'webhook-endpoint.deleted': 1,
+      'user.created': 1,
+      'token.generated': 1,
+      'user.updated': 3,
+      'token.deleted': 1,
+      'user.deleted': 1,
+      'account.updated': 1,
+      'environment.created': 1,
+      'environment.updated': 1,
+      'environment.deleted': 1,
+      'webhook-endpoint.created': 1,
+      'webhook-endpoint.updated': 1,
+      'webhook-endpoint.deleted': 1,
     };
     const total = Object.values(expected).reduce((a, b) => a + b, 0);
     const deliveries = await receiver.waitFor((d) => d.length >= total);
@@ -126,7 +152,14 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
   it('only subscribed kinds are delivered, and not to a disabled endpoint', async () => {
     const { account, receiver } = await setup({ subscriptions: ['user.deleted'] });
     const off = await setup({}, { account });
-    expect((await call('PATCH', `${account.path}/webhook-endpoints/${off.endpoint.id}`, { token: account.adminToken, body: { data: { type: 'webhook-endpoints', attributes: { enabled: false } } } })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `${account.path}/webhook-endpoints/${off.endpoint.id}`, {
+          token: account.adminToken,
+          body: { data: { type: 'webhook-endpoints', attributes: { enabled: false } } },
+        })
+      ).status,
+    ).toBe(200);
     const user = await newUser(account);
     await call('DELETE', `${account.path}/users/${user.id}`, { token: account.adminToken });
     await receiver.waitFor((d) => d.length >= 1);
@@ -139,7 +172,10 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     const global = await setup();
     const { account } = global;
     const code = `iso-${randomUUID().slice(0, 8)}`;
-    await call('POST', `${account.path}/environments`, { token: account.adminToken, body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy: 'SHARED' } } } });
+    await call('POST', `${account.path}/environments`, {
+      token: account.adminToken,
+      body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy: 'SHARED' } } },
+    });
     const tokenReply = await call('POST', `${account.path}/environments/${code}/tokens`, { token: account.adminToken, environment: code });
     expect(tokenReply.status).toBe(200);
     const local = await setup({}, { account, environment: code, token: tokenReply.body.data.attributes.token });
@@ -168,7 +204,9 @@ describe.concurrent('attempts and statuses', () => {
     let listed!: () => void;
     const seenDelivering = new Promise<void>((resolve) => (listed = resolve));
     receiver.answer = (_d, n) =>
-      n <= 2 ? { status: 500, body: `failure ${n}`, delayMs: 800, ...(n === 1 ? { until: seenDelivering } : {}) } : { status: 200, body: 'thanks', delayMs: 800 };
+      n <= 2
+        ? { status: 500, body: `failure ${n}`, delayMs: 800, ...(n === 1 ? { until: seenDelivering } : {}) }
+        : { status: 200, body: 'thanks', delayMs: 800 };
     const user = await newUser(account);
     const [event] = await eventsOf(account, 'user.created');
     expect(event.attributes.status).toBe('DELIVERING');
@@ -275,7 +313,9 @@ describe.concurrent('retry', () => {
     await receiver.waitFor((d) => d.length >= 1);
     const [event] = await eventsOf(account, 'user.created');
     expect((await call('DELETE', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: account.adminToken })).status).toBe(204);
-    expectError(await call('POST', `${account.path}/webhook-events/${event.id}/actions/retry`, { token: account.adminToken }), 422, { code: 'ENDPOINT_NOT_FOUND' });
+    expectError(await call('POST', `${account.path}/webhook-events/${event.id}/actions/retry`, { token: account.adminToken }), 422, {
+      code: 'ENDPOINT_NOT_FOUND',
+    });
     expect((await eventsOf(account, 'user.created')).map((e) => e.id)).toEqual([event.id]);
   });
 });
@@ -312,7 +352,12 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     // that does not name the endpoint:
     const sqs = new SQSClient({});
     const body = JSON.stringify({ accountId: account.id, webhookEventId: event.id, attempt: 1 });
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, Entries: ['a', 'b', 'c'].map((Id) => ({ Id, MessageBody: body })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: process.env.WEBHOOK_QUEUE_URL,
+        Entries: ['a', 'b', 'c'].map((Id) => ({ Id, MessageBody: body })),
+      }),
+    );
     await sleep(300);
     answer();
     await watch(account, event.id, (e) => e.attributes.status === 'DELIVERED');
@@ -331,7 +376,9 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     const until = Date.now() + 25_000;
     let found = false;
     while (!found && Date.now() < until) {
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }));
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }),
+      );
       found = (Messages ?? []).some((m) => m.Body?.startsWith(marker));
     }
     expect(found).toBe(true);
@@ -342,13 +389,16 @@ describe.concurrent('the worker is an idempotent consumer', () => {
 describe.concurrent('a failed request emits nothing', () => {
   it('400, 403, 404 and 422 answers leave no webhook event behind', async () => {
     const { account, receiver } = await setup();
-    const admin = (method: string, path: string, body?: unknown) => call(method, `${account.path}${path}`, { token: account.adminToken, body });
+    const admin = (method: string, path: string, body?: unknown) =>
+      call(method, `${account.path}${path}`, { token: account.adminToken, body });
     expect((await admin('POST', '/users', userBody({ email: account.adminEmail }))).status).toBe(422); // e-mail taken
     expect((await admin('POST', '/users', userBody({ email: 'x@y.example', unknown: 1 }))).status).toBe(400);
     expect((await admin('PATCH', `/users/${randomUUID()}`, userBody({ firstName: 'x' }))).status).toBe(404);
     expect((await admin('DELETE', `/users/${account.adminId}`)).status).toBe(403); // cannot delete yourself
     expect((await call('POST', `${account.path}/tokens`, { authorization: basic(account.adminEmail, 'wrong password') })).status).toBe(401);
-    expect((await admin('POST', '/environments', { data: { type: 'environments', attributes: { name: 'x', code: 'actions' } } })).status).toBe(422);
+    expect(
+      (await admin('POST', '/environments', { data: { type: 'environments', attributes: { name: 'x', code: 'actions' } } })).status,
+    ).toBe(422);
     // Then one change that succeeds: its event is the only one.
     const user = await newUser(account, {}, {});
     await receiver.waitFor((d) => ofKind(d, 'token.generated').length >= 1);

@@ -16,14 +16,19 @@ const admin = (method: string, path: string, options: Parameters<typeof call>[2]
   call(method, `${account.path}${path}`, { token: account.adminToken, ...options });
 
 async function createEndpoint(attributes: Record<string, unknown> = {}, options: Parameters<typeof call>[2] = {}) {
-  const reply = await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9/in', ...attributes }), ...options });
+  const reply = await admin('POST', '/webhook-endpoints', {
+    body: endpointBody({ url: 'https://127.0.0.1:9/in', ...attributes }),
+    ...options,
+  });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.data;
 }
 
 async function environment(isolationStrategy: 'ISOLATED' | 'SHARED' = 'ISOLATED') {
   const code = `wh-${randomUUID().slice(0, 8)}`;
-  const reply = await admin('POST', '/environments', { body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy } } } });
+  const reply = await admin('POST', '/environments', {
+    body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy } } },
+  });
   expect(reply.status).toBe(201);
   const token = await admin('POST', `/environments/${code}/tokens`, { environment: code });
   return { code, id: reply.body.data.id as string, token: token.body.data.attributes.token as string };
@@ -62,7 +67,9 @@ describe.concurrent('the resource', () => {
     expect(first.body.data.attributes).toMatchObject({ url: endpoint.attributes.url, subscriptions: ['user.created'], enabled: false });
     expect(first.body.data.attributes).not.toHaveProperty('signingSecret');
     const second = await admin('PATCH', `/webhook-endpoints/${endpoint.id}`, {
-      body: { data: { type: 'webhook-endpoints', id: endpoint.id, attributes: { url: 'https://127.0.0.1:9/other/x', subscriptions: ['*'] } } },
+      body: {
+        data: { type: 'webhook-endpoints', id: endpoint.id, attributes: { url: 'https://127.0.0.1:9/other/x', subscriptions: ['*'] } },
+      },
     });
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect(second.body.data.attributes).toMatchObject({ url: 'https://127.0.0.1:9/other/x', subscriptions: ['*'], enabled: false });
@@ -82,7 +89,10 @@ describe.concurrent('the resource', () => {
     const other = await newAccount();
     const made = [];
     for (let i = 0; i < 3; i++) {
-      const reply = await call('POST', `${other.path}/webhook-endpoints`, { token: other.adminToken, body: endpointBody({ url: `https://127.0.0.1:9/${i}` }) });
+      const reply = await call('POST', `${other.path}/webhook-endpoints`, {
+        token: other.adminToken,
+        body: endpointBody({ url: `https://127.0.0.1:9/${i}` }),
+      });
       made.push(reply.body.data.id);
     }
     const list = await call('GET', `${other.path}/webhook-endpoints?page[size]=2&page[number]=1`, { token: other.adminToken });
@@ -112,21 +122,34 @@ describe.concurrent('model rules and body shape', () => {
   });
 
   it('refuses a subscription that is no event kind: 422 SUBSCRIPTIONS_INVALID pointing at it', async () => {
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: ['user.created', 'nonsense'] }) }), 422, {
-      code: 'SUBSCRIPTIONS_INVALID',
-      source: { pointer: '/data/attributes/subscriptions/1' },
-    });
+    expectError(
+      await admin('POST', '/webhook-endpoints', {
+        body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: ['user.created', 'nonsense'] }),
+      }),
+      422,
+      {
+        code: 'SUBSCRIPTIONS_INVALID',
+        source: { pointer: '/data/attributes/subscriptions/1' },
+      },
+    );
   });
 
   it('refuses a wrong body shape with 400: missing url, unknown attribute, wrong types', async () => {
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({}) }), 400, { source: { pointer: '/data/attributes/url' }, detail: 'is missing' });
+    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({}) }), 400, {
+      source: { pointer: '/data/attributes/url' },
+      detail: 'is missing',
+    });
     expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', secret: 'x' }) }), 400, {
       source: { pointer: '/data/attributes/secret' },
       detail: 'unpermitted parameter',
     });
-    expectError(await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: 'user.created' }) }), 400, {
-      source: { pointer: '/data/attributes/subscriptions' },
-    });
+    expectError(
+      await admin('POST', '/webhook-endpoints', { body: endpointBody({ url: 'https://127.0.0.1:9', subscriptions: 'user.created' }) }),
+      400,
+      {
+        source: { pointer: '/data/attributes/subscriptions' },
+      },
+    );
     const endpoint = await createEndpoint();
     expectError(await admin('PATCH', `/webhook-endpoints/${endpoint.id}`, { body: endpointBody({ enabled: 'no' }) }), 400, {
       source: { pointer: '/data/attributes/enabled' },
@@ -141,15 +164,24 @@ describe.concurrent('who may manage endpoints', () => {
   it('a user bearer may neither create nor list (403), nor see one (404)', async () => {
     const user = await newUser(account);
     const endpoint = await createEndpoint();
-    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token: user.token, body: endpointBody({ url: 'https://127.0.0.1:9' }) }), 403);
+    expectError(
+      await call('POST', `${account.path}/webhook-endpoints`, { token: user.token, body: endpointBody({ url: 'https://127.0.0.1:9' }) }),
+      403,
+    );
     expectError(await call('GET', `${account.path}/webhook-endpoints`, { token: user.token }), 403);
     expectError(await call('GET', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
-    expectError(await call('DELETE', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('DELETE', `${account.path}/webhook-endpoints/${endpoint.id}`, { token: user.token }), 404, {
+      code: 'NOT_FOUND',
+    });
   });
 
   it('an environment bearer manages the endpoints of its environment, which nobody outside sees', async () => {
     const env = await environment();
-    const created = await call('POST', `${account.path}/webhook-endpoints`, { token: env.token, environment: env.code, body: endpointBody({ url: 'https://127.0.0.1:9/env' }) });
+    const created = await call('POST', `${account.path}/webhook-endpoints`, {
+      token: env.token,
+      environment: env.code,
+      body: endpointBody({ url: 'https://127.0.0.1:9/env' }),
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.data.relationships.environment.data).toEqual({ type: 'environments', id: env.id });
     const id = created.body.data.id;
@@ -160,7 +192,11 @@ describe.concurrent('who may manage endpoints', () => {
     expectError(await admin('GET', `/webhook-endpoints/${id}`), 404, { code: 'NOT_FOUND' });
     const global = await admin('GET', '/webhook-endpoints?page[size]=100');
     expect(global.body.data.map((e: any) => e.id)).not.toContain(id);
-    const patched = await call('PATCH', `${account.path}/webhook-endpoints/${id}`, { token: env.token, environment: env.code, body: endpointBody({ enabled: false }) });
+    const patched = await call('PATCH', `${account.path}/webhook-endpoints/${id}`, {
+      token: env.token,
+      environment: env.code,
+      body: endpointBody({ enabled: false }),
+    });
     expect(patched.status).toBe(200);
     expect((await call('DELETE', `${account.path}/webhook-endpoints/${id}`, { token: env.token, environment: env.code })).status).toBe(204);
   });
@@ -170,12 +206,21 @@ describe.concurrent('who may manage endpoints', () => {
     const global = await createEndpoint();
     for (const token of [env.token, account.adminToken]) {
       expectError(await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code }), 404);
-      expectError(await call('PATCH', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code, body: endpointBody({ enabled: false }) }), 404);
+      expectError(
+        await call('PATCH', `${account.path}/webhook-endpoints/${global.id}`, {
+          token,
+          environment: env.code,
+          body: endpointBody({ enabled: false }),
+        }),
+        404,
+      );
       expectError(await call('DELETE', `${account.path}/webhook-endpoints/${global.id}`, { token, environment: env.code }), 404);
       const list = await call('GET', `${account.path}/webhook-endpoints?page[size]=100`, { token, environment: env.code });
       expect(list.body.data.map((endpoint: { id: string }) => endpoint.id)).not.toContain(global.id);
     }
-    expect((await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token: account.adminToken })).body.data.attributes.enabled).toBe(true);
+    expect(
+      (await call('GET', `${account.path}/webhook-endpoints/${global.id}`, { token: account.adminToken })).body.data.attributes.enabled,
+    ).toBe(true);
   });
 
   it('a token without webhook-endpoint permissions is refused (403)', async () => {
@@ -185,7 +230,14 @@ describe.concurrent('who may manage endpoints', () => {
       body: { data: { type: 'tokens', attributes: { permissions: ['user.read'] } } },
     });
     const token = limited.body.data.attributes.token;
-    expectError(await call('POST', `${account.path}/webhook-endpoints`, { token, environment: env.code, body: endpointBody({ url: 'https://127.0.0.1:9' }) }), 403);
+    expectError(
+      await call('POST', `${account.path}/webhook-endpoints`, {
+        token,
+        environment: env.code,
+        body: endpointBody({ url: 'https://127.0.0.1:9' }),
+      }),
+      403,
+    );
     expectError(await call('GET', `${account.path}/webhook-endpoints`, { token, environment: env.code }), 403);
   });
 });

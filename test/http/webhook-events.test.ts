@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, userBody, type TestAccount } from './support/client.ts';
-import { startReceiver, type Receiver } from './support/receiver.ts';
+import { call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
+import { type Receiver, startReceiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -28,7 +28,9 @@ async function list(query: string, options: Parameters<typeof call>[2] = {}) {
 beforeAll(async () => {
   account = await newAccount();
   receiver = await startReceiver();
-  const endpoint = await admin('POST', '/webhook-endpoints', { body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } } });
+  const endpoint = await admin('POST', '/webhook-endpoints', {
+    body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } },
+  });
   endpointId = endpoint.body.data.id;
   // user.created ×3 (each with its token.generated), user.updated ×2, user.deleted ×1
   const users = [];
@@ -55,14 +57,27 @@ describe.concurrent('the resource', () => {
     expect(reply.status).toBe(200);
     const event = reply.body.data;
     expect(event.type).toBe('webhook-events');
-    expect(Object.keys(event.attributes).sort()).toEqual(
-      ['created', 'endpoint', 'event', 'lastResponseBody', 'lastResponseCode', 'payload', 'status', 'updated'],
-    );
+    expect(Object.keys(event.attributes).sort()).toEqual([
+      'created',
+      'endpoint',
+      'event',
+      'lastResponseBody',
+      'lastResponseCode',
+      'payload',
+      'status',
+      'updated',
+    ]);
     expect(event.meta.idempotencyToken).toMatch(/^[0-9a-f]{64}$/);
     expect(event.links.self).toBe(`/v1/accounts/${account.id}/webhook-events/${event.id}`);
     expect(event.relationships.account.data).toEqual({ type: 'accounts', id: account.id });
     expect(event.relationships.endpoint.data).toEqual({ type: 'webhook-endpoints', id: endpointId });
-    expect(event.attributes).toMatchObject({ endpoint: receiver.url, event: 'user.deleted', status: 'DELIVERED', lastResponseCode: 204, lastResponseBody: '' });
+    expect(event.attributes).toMatchObject({
+      endpoint: receiver.url,
+      event: 'user.deleted',
+      status: 'DELIVERED',
+      lastResponseCode: 204,
+      lastResponseBody: '',
+    });
     expect(typeof event.attributes.payload).toBe('string');
     expect(JSON.parse(event.attributes.payload).data.type).toBe('users');
     // Every link resolves.
@@ -110,9 +125,15 @@ describe.concurrent('the resource', () => {
   });
 
   it('refuses malformed filters with 400 and the parameter', async () => {
-    expectError(await admin('GET', '/webhook-events?events[]=nonsense'), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'events[]' } });
+    expectError(await admin('GET', '/webhook-events?events[]=nonsense'), 400, {
+      code: 'PARAMETERS_INVALID',
+      source: { parameter: 'events[]' },
+    });
     expectError(await admin('GET', '/webhook-events?events[]='), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'events[]' } });
-    expectError(await admin('GET', '/webhook-events?endpoint=nope'), 400, { code: 'PARAMETERS_INVALID', source: { parameter: 'endpoint' } });
+    expectError(await admin('GET', '/webhook-events?endpoint=nope'), 400, {
+      code: 'PARAMETERS_INVALID',
+      source: { parameter: 'endpoint' },
+    });
     expectError(await admin('GET', `/webhook-events?endpoint=${endpointId}&events[]=user.created`), 400, { code: 'PARAMETERS_INVALID' });
   });
 
@@ -120,7 +141,10 @@ describe.concurrent('the resource', () => {
     const other = await newAccount();
     const r = await startReceiver();
     try {
-      await call('POST', `${other.path}/webhook-endpoints`, { token: other.adminToken, body: { data: { type: 'webhook-endpoints', attributes: { url: r.url } } } });
+      await call('POST', `${other.path}/webhook-endpoints`, {
+        token: other.adminToken,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: r.url } } },
+      });
       await newUser(other);
       const events = (await call('GET', `${other.path}/webhook-events`, { token: other.adminToken })).body.data;
       expect(events).toHaveLength(2);
@@ -149,7 +173,9 @@ describe.concurrent('who may see them', () => {
     const id = made['user.created']![0];
     expectError(await call('GET', `${account.path}/webhook-events`, { token: user.token }), 403);
     expectError(await call('GET', `${account.path}/webhook-events/${id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
-    expectError(await call('POST', `${account.path}/webhook-events/${id}/actions/retry`, { token: user.token }), 404, { code: 'NOT_FOUND' });
+    expectError(await call('POST', `${account.path}/webhook-events/${id}/actions/retry`, { token: user.token }), 404, {
+      code: 'NOT_FOUND',
+    });
     expectError(await call('DELETE', `${account.path}/webhook-events/${id}`, { token: user.token }), 404, { code: 'NOT_FOUND' });
   });
 
@@ -159,14 +185,29 @@ describe.concurrent('who may see them', () => {
     const globalReceiver = await startReceiver();
     const r = await startReceiver();
     try {
-      const globalEndpoint = await call('POST', `${other.path}/webhook-endpoints`, { token: other.adminToken, body: { data: { type: 'webhook-endpoints', attributes: { url: globalReceiver.url } } } });
+      const globalEndpoint = await call('POST', `${other.path}/webhook-endpoints`, {
+        token: other.adminToken,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: globalReceiver.url } } },
+      });
       expect(globalEndpoint.status).toBe(201);
       const code = `evt-${randomUUID().slice(0, 8)}`;
-      await call('POST', `${other.path}/environments`, { token: other.adminToken, body: { data: { type: 'environments', attributes: { name: code, code } } } });
-      const token = (await call('POST', `${other.path}/environments/${code}/tokens`, { token: other.adminToken, environment: code })).body.data.attributes.token;
-      const endpoint = await call('POST', `${other.path}/webhook-endpoints`, { token, environment: code, body: { data: { type: 'webhook-endpoints', attributes: { url: r.url } } } });
+      await call('POST', `${other.path}/environments`, {
+        token: other.adminToken,
+        body: { data: { type: 'environments', attributes: { name: code, code } } },
+      });
+      const token = (await call('POST', `${other.path}/environments/${code}/tokens`, { token: other.adminToken, environment: code })).body
+        .data.attributes.token;
+      const endpoint = await call('POST', `${other.path}/webhook-endpoints`, {
+        token,
+        environment: code,
+        body: { data: { type: 'webhook-endpoints', attributes: { url: r.url } } },
+      });
       expect(endpoint.status).toBe(201);
-      const created = await call('POST', `${other.path}/users`, { token, environment: code, body: userBody({ email: `${randomUUID().slice(0, 8)}@env.example` }) });
+      const created = await call('POST', `${other.path}/users`, {
+        token,
+        environment: code,
+        body: userBody({ email: `${randomUUID().slice(0, 8)}@env.example` }),
+      });
       expect(created.status).toBe(201);
 
       const inside = await call('GET', `${other.path}/webhook-events`, { token, environment: code });
@@ -175,12 +216,19 @@ describe.concurrent('who may see them', () => {
       const outside = await call('GET', `${other.path}/webhook-events`, { token: other.adminToken });
       // The environment token was generated inside the environment, before its endpoint existed.
       expect(outside.body.data.map((e: any) => e.attributes.event)).toEqual(['environment.created']);
-      expectError(await call('GET', `${other.path}/webhook-events/${outside.body.data[0].id}`, { token, environment: code }), 404, { code: 'NOT_FOUND' });
-      expectError(await call('GET', `${other.path}/webhook-events/${inside.body.data[0].id}`, { token: other.adminToken }), 404, { code: 'NOT_FOUND' });
+      expectError(await call('GET', `${other.path}/webhook-events/${outside.body.data[0].id}`, { token, environment: code }), 404, {
+        code: 'NOT_FOUND',
+      });
+      expectError(await call('GET', `${other.path}/webhook-events/${inside.body.data[0].id}`, { token: other.adminToken }), 404, {
+        code: 'NOT_FOUND',
+      });
 
       // The environment retries its own event from inside.
       await r.waitFor((d) => d.length >= 1);
-      const retry = await call('POST', `${other.path}/webhook-events/${inside.body.data[0].id}/actions/retry`, { token, environment: code });
+      const retry = await call('POST', `${other.path}/webhook-events/${inside.body.data[0].id}/actions/retry`, {
+        token,
+        environment: code,
+      });
       expect(retry.status, JSON.stringify(retry.body)).toBe(201);
       await r.waitFor((d) => d.length >= 2);
       expect(r.deliveries[1]!.headers['webhook-id']).toBe(r.deliveries[0]!.headers['webhook-id']);

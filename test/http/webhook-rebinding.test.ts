@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rebindingName } from '../support/dns-responder.ts';
 import { call, newAccount, userBody } from './support/client.ts';
-import { startReceiver, verify, type Receiver } from './support/receiver.ts';
+import { type Receiver, startReceiver, verify } from './support/receiver.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -37,7 +37,8 @@ async function twoReceivers() {
 describe('a host name that answers differently to a second question', () => {
   it('the signed POST reaches the address the delivery checked, and that answer is recorded', async () => {
     const account = await newAccount();
-    const admin = (method: string, path: string, body?: unknown) => call(method, `${account.path}${path}`, { token: account.adminToken, body });
+    const admin = (method: string, path: string, body?: unknown) =>
+      call(method, `${account.path}${path}`, { token: account.adminToken, body });
     const { checked, other, port } = await twoReceivers();
     const host = rebindingName('127.0.0.2', '127.0.0.1', randomUUID());
     const endpoint = await admin('POST', '/webhook-endpoints', {
@@ -45,7 +46,11 @@ describe('a host name that answers differently to a second question', () => {
     });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
 
-    const user = await admin('POST', '/users', userBody({ email: `${randomUUID().slice(0, 8)}@users.example`, password: 'a long password' }));
+    const user = await admin(
+      'POST',
+      '/users',
+      userBody({ email: `${randomUUID().slice(0, 8)}@users.example`, password: 'a long password' }),
+    );
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const events = await admin('GET', '/webhook-events?events[]=user.created');
     expect(events.body.data).toHaveLength(1);
@@ -63,6 +68,8 @@ describe('a host name that answers differently to a second question', () => {
     expect(checked.deliveries).toHaveLength(1);
     const [delivery] = checked.deliveries;
     expect(delivery!.headers.host).toBe(`${host}:${port}`);
-    expect(verify(endpoint.body.data.attributes.signingSecret, delivery!)).toMatchObject({ data: { id: eventId, attributes: { event: 'user.created' } } });
+    expect(verify(endpoint.body.data.attributes.signingSecret, delivery!)).toMatchObject({
+      data: { id: eventId, attributes: { event: 'user.created' } },
+    });
   });
 });

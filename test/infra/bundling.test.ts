@@ -10,7 +10,11 @@ import { baseSettings, cdkContext, functionFor } from './synthesize.ts';
 
 // Bundles one real module with the local esbuild, as `cdk synth` does for every handler.
 describe('a function bundle', () => {
-  const app = new App({ outdir: mkdtempSync(path.join(tmpdir(), 'licensing-bundle-')), context: cdkContext, builtinCloudFormationValidation: false });
+  const app = new App({
+    outdir: mkdtempSync(path.join(tmpdir(), 'licensing-bundle-')),
+    context: cdkContext,
+    builtinCloudFormationValidation: false,
+  });
   const stack = new LicensingStack(app, 'LicensingService', {
     settings: baseSettings,
     routes: [],

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../shared/routes.ts';
 import { repositoryRoot } from '../../lib/service-function.ts';
+import { routes } from '../../shared/routes.ts';
 
 const LIMIT_BYTES = 500 * 1024;
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { constructIdOf } from '../../lib/construct-id.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
-import { fallback, routes, workers, type Access, type QueueName, type Route, type Worker } from '../../shared/routes.ts';
+import { type Access, fallback, type QueueName, type Route, routes, type Worker, workers } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   actionsOf,
@@ -12,9 +12,9 @@ import {
   environmentOf,
   functionFor,
   logicalIdOf,
+  type Synthesis,
   statementsOf,
   synthesize,
-  type Synthesis,
 } from './synthesize.ts';
 
 // Made-up entries beside the real route table, to exercise grants and a queue consumer on
@@ -207,7 +207,12 @@ describe('the functions', () => {
 
   it('carry the operator settings', () => {
     const configured = synthesize({
-      settings: { publicUrl: 'https://licensing.example', allowPrivateWebhookTargets: true, webhookRetryDelays: '60,300', rateLimitPerAddress: 120 },
+      settings: {
+        publicUrl: 'https://licensing.example',
+        allowPrivateWebhookTargets: true,
+        webhookRetryDelays: '60,300',
+        rateLimitPerAddress: 120,
+      },
     });
     configured.template.allResourcesProperties('AWS::Lambda::Function', {
       Environment: {
@@ -233,8 +238,9 @@ describe('the API', () => {
 
   it('has one route per route-table entry plus $default', () => {
     live.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
-    expect(live.template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /v1/accounts/{account}/users/{id}' } }))
-      .not.toEqual({});
+    expect(
+      live.template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /v1/accounts/{account}/users/{id}' } }),
+    ).not.toEqual({});
   });
 
   it.each([...routes.map((route) => [`${route.method} ${route.path}`, route.operation]), ['$default', fallback.operation]])(
@@ -284,18 +290,19 @@ describe('grants follow the declared access and nothing more', () => {
   const allRoutes = [...routes, resetPassword, testWebhook, sealSecrets];
   const functionOf = (route: Pick<Route, 'operation'>) => functionFor(extended.stack, 'Api', route.operation);
 
-  it.each(allRoutes.filter((route) => route.access.includes('table:read') && !route.access.includes('table:write')).map((route) => route.operation))(
-    'read-only %s can read the table and its indexes but not write',
-    (operation) => {
-      const statements = statementsOf(extended, functionOf({ operation }));
-      const actions = statements.flatMap((statement) => statement.Action);
-      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      for (const write of writes) expect(actions).not.toContain(write);
-      expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))!.Resource).toContainEqual({
-        'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']],
-      });
-    },
-  );
+  it.each(
+    allRoutes
+      .filter((route) => route.access.includes('table:read') && !route.access.includes('table:write'))
+      .map((route) => route.operation),
+  )('read-only %s can read the table and its indexes but not write', (operation) => {
+    const statements = statementsOf(extended, functionOf({ operation }));
+    const actions = statements.flatMap((statement) => statement.Action);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    for (const write of writes) expect(actions).not.toContain(write);
+    expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))!.Resource).toContainEqual({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']],
+    });
+  });
 
   it.each(allRoutes.filter((route) => route.access.includes('table:write')).map((route) => route.operation))(
     '%s can write the table',
@@ -310,7 +317,10 @@ describe('grants follow the declared access and nothing more', () => {
 
   it('lets only functions declaring mail:send send mail, from the configured identity only', () => {
     for (const route of allRoutes.filter((candidate) => !candidate.access.includes('mail:send'))) {
-      expect(actionsOf(extended, functionOf(route)).filter((action) => action.startsWith('ses:')), route.operation).toEqual([]);
+      expect(
+        actionsOf(extended, functionOf(route)).filter((action) => action.startsWith('ses:')),
+        route.operation,
+      ).toEqual([]);
       expect(environmentOf(extended, functionOf(route)), route.operation).not.toHaveProperty('MAIL_FROM');
     }
 
@@ -347,9 +357,15 @@ describe('grants follow the declared access and nothing more', () => {
       ...allRoutes.map((route) => ({ entry: route, fn: functionOf(route), synthesis: extended })),
       ...workers.map((worker) => ({ entry: worker, fn: functionFor(live.stack, 'Workers', worker.operation), synthesis: live })),
     ];
-    expect(all.filter(({ entry }) => entry.access.includes('key:seal') && entry.access.includes('key:unseal')).map(({ entry }) => entry.operation)).toEqual([sealSecrets.operation]);
+    expect(
+      all
+        .filter(({ entry }) => entry.access.includes('key:seal') && entry.access.includes('key:unseal'))
+        .map(({ entry }) => entry.operation),
+    ).toEqual([sealSecrets.operation]);
     for (const { entry, fn, synthesis } of all) {
-      const expected = (Object.keys(kmsActions) as (keyof typeof kmsActions)[]).filter((access) => entry.access.includes(access)).flatMap((access) => kmsActions[access]);
+      const expected = (Object.keys(kmsActions) as (keyof typeof kmsActions)[])
+        .filter((access) => entry.access.includes(access))
+        .flatMap((access) => kmsActions[access]);
       const statements = statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('kms:')));
       expect(statements.flatMap((statement) => statement.Action).sort(), entry.operation).toEqual([...expected].sort());
       for (const statement of statements) expect(statement.Resource, entry.operation).toEqual(keyArn);
@@ -359,7 +375,8 @@ describe('grants follow the declared access and nothing more', () => {
   });
 
   it('grants the sealing key where secrets are sealed (the reset worker) and unsealed (the delivery worker), nowhere else', () => {
-    const holders = (access: Access) => [...routes, fallback, ...workers].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
+    const holders = (access: Access) =>
+      [...routes, fallback, ...workers].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
     expect(holders('key:seal')).toEqual(['workers.passwordReset']);
     expect(holders('key:unseal')).toEqual(['workers.deliverWebhook']);
   });

@@ -7,27 +7,40 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { findAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
-import { findEnvironment, type Environment } from '#shared/domain/environments/environment.ts';
+import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
+import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
+import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
+import { SLOTS } from '#shared/domain/licensing/slots.ts';
+import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
+import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
-import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
-import { db, getTable } from '#shared/store/client.ts';
+import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
+import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
+import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { childItems } from '#shared/store/cascade.ts';
-import { collectionIndex, collectionName, collectionPartition, counterKey, environmentMembership, keysOnlyIndex, PARENT_INDEXES, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
-import { tableDefinition } from '#shared/store/table.ts';
+import { db, getTable } from '#shared/store/client.ts';
+import {
+  collectionIndex,
+  collectionName,
+  collectionPartition,
+  counterKey,
+  environmentMembership,
+  keysOnlyIndex,
+  licenseMachineCountKey,
+  machineCountOfShare,
+  onceKey,
+  PARENT_INDEXES,
+  recordKey,
+  tokenLookupKey,
+  uniqueKey,
+} from '#shared/store/keys.ts';
 import { listCollection } from '#shared/store/paging.ts';
 import { getItem, getRecord, type Item } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
+import { tableDefinition } from '#shared/store/table.ts';
 import { Transaction } from '#shared/store/transaction.ts';
-import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
-import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
-import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, type ComponentRecord } from '#shared/domain/components/component.ts';
-import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
-import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
-import { SLOTS } from '#shared/domain/licensing/slots.ts';
-import { licenseMachineCountKey, machineCountOfShare, onceKey, uniqueKey } from '#shared/store/keys.ts';
-import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 
 let accountId: string;
 let slug: string;
@@ -45,8 +58,15 @@ async function addUsers(count: number, scope = globalScope(accountId)): Promise<
 async function addEnvironment(code: string, isolationStrategy: 'ISOLATED' | 'SHARED'): Promise<Environment> {
   const now = new Date().toISOString();
   const environment: Environment = {
-    type: 'environments', id: randomUUID(), accountId, environmentId: null, created: now, updated: now,
-    name: code, code, isolationStrategy,
+    type: 'environments',
+    id: randomUUID(),
+    accountId,
+    environmentId: null,
+    created: now,
+    updated: now,
+    name: code,
+    code,
+    isolationStrategy,
   };
   const tx = new Transaction();
   tx.create(environment, { unique: [{ kind: 'ENVIRONMENT_CODE', value: code.toLowerCase(), taken: new Error('taken') }] });
@@ -92,7 +112,7 @@ describe('access patterns', () => {
     expect((await findEnvironment(accountId, environment.id))?.code).toBe(environment.code);
   });
 
-  it('6, 8, 35: finds a token by the digest of its value alone, lists a bearer\'s tokens, and reads its register', async () => {
+  it("6, 8, 35: finds a token by the digest of its value alone, lists a bearer's tokens, and reads its register", async () => {
     const [user] = await addUsers(1);
     const tx = new Transaction();
     const { token, value } = addToken(tx, { holder: user!, environmentId: null, kind: 'user-token' });
@@ -103,7 +123,7 @@ describe('access patterns', () => {
     const page = await listBearerTokens(globalScope(accountId), { type: 'users', id: user!.id }, { mode: 'number', number: 1, size: 10 });
     expect(page.records.map((t) => t.id)).toEqual([token.id]);
     expect(page.count).toBe(1);
-    const register = await tokensOf(await getItem(recordKey(accountId, 'users', user!.id)) as Item);
+    const register = await tokensOf((await getItem(recordKey(accountId, 'users', user!.id))) as Item);
     expect(register).toMatchObject({ serial: 1, tokens: [{ id: token.id }] });
   });
 
@@ -157,7 +177,11 @@ describe('access patterns', () => {
     const byCursor: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof listCollection<UserRecord>>> = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'cursor', cursor, size: 3 });
+      const page: Awaited<ReturnType<typeof listCollection<UserRecord>>> = await listCollection<UserRecord>(
+        scope,
+        { type: 'users' },
+        { mode: 'cursor', cursor, size: 3 },
+      );
       byCursor.push(...page.records.map((u) => u.id));
       cursor = page.nextCursor ?? null;
     } while (cursor);
@@ -182,7 +206,13 @@ describe('access patterns', () => {
         ExpressionAttributeValues: { ':pk': collectionPartition(accountId, environment.id, 'USER') },
       }),
     );
-    expect(Items).toEqual([{ ...recordKey(accountId, 'users', user!.id), GSI1PK: collectionPartition(accountId, environment.id, 'USER'), GSI1SK: `${user!.created}#${user!.id}` }]);
+    expect(Items).toEqual([
+      {
+        ...recordKey(accountId, 'users', user!.id),
+        GSI1PK: collectionPartition(accountId, environment.id, 'USER'),
+        GSI1SK: `${user!.created}#${user!.id}`,
+      },
+    ]);
   });
 
   it('11: page[number] skips over the keys-only twin and reads the page from the full index; a filtered skip needs the full index', async () => {
@@ -204,7 +234,11 @@ describe('access patterns', () => {
       expect(queried).toEqual([keysOnlyIndex('GSI1'), 'GSI1']);
 
       queried.length = 0;
-      const filtered = await listCollection<UserRecord>(scope, { type: 'users', where: { type: 'users' } }, { mode: 'number', number: 2, size: 2 });
+      const filtered = await listCollection<UserRecord>(
+        scope,
+        { type: 'users', where: { type: 'users' } },
+        { mode: 'number', number: 2, size: 2 },
+      );
       expect(filtered.records.map((u) => u.id)).toEqual(users.slice(2, 4).map((u) => u.id));
       expect(queried.filter((index) => index !== 'GSI1')).toEqual([]);
     } finally {
@@ -241,27 +275,52 @@ describe('access patterns', () => {
     expect(Number(counter?.n)).toBe(global.records.length);
   });
 
-  it('15, 16: an environment\'s webhook subscriptions in one item kept with its endpoints; the events of an endpoint', async () => {
+  it("15, 16: an environment's webhook subscriptions in one item kept with its endpoints; the events of an endpoint", async () => {
     const environment = await addEnvironment(`hooks-${randomUUID().slice(0, 6)}`, 'ISOLATED');
     const now = new Date().toISOString();
     const endpoint = {
-      type: 'webhook-endpoints' as const, id: randomUUID(), accountId, environmentId: environment.id, created: now, updated: now,
-      url: 'https://127.0.0.1:9/x', subscriptions: ['*'], enabled: true, signingSecret: 'whsec_x',
+      type: 'webhook-endpoints' as const,
+      id: randomUUID(),
+      accountId,
+      environmentId: environment.id,
+      created: now,
+      updated: now,
+      url: 'https://127.0.0.1:9/x',
+      subscriptions: ['*'],
+      enabled: true,
+      signingSecret: 'whsec_x',
     };
     let tx = new Transaction();
     tx.create(endpoint);
     recordSubscription(tx, endpoint);
     await tx.commit();
-    expect(await subscriptionsOf(accountId, environment.id)).toEqual([{ id: endpoint.id, url: endpoint.url, enabled: true, subscriptions: ['*'] }]);
+    expect(await subscriptionsOf(accountId, environment.id)).toEqual([
+      { id: endpoint.id, url: endpoint.url, enabled: true, subscriptions: ['*'] },
+    ]);
     expect((await subscriptionsOf(accountId, null)).map((entry) => entry.id)).not.toContain(endpoint.id);
-    const endpoints = await listCollection(environmentScope(accountId, environment), { type: 'webhook-endpoints' }, { mode: 'number', number: 1, size: 10 });
+    const endpoints = await listCollection(
+      environmentScope(accountId, environment),
+      { type: 'webhook-endpoints' },
+      { mode: 'number', number: 1, size: 10 },
+    );
     expect(endpoints.records.map((record) => record.id)).toEqual([endpoint.id]);
 
     tx = new Transaction();
-    const event = addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: endpoint.id, endpoint: endpoint.url, payload: '{}', event: 'user.created' });
+    const event = addWebhookEvent(tx, {
+      accountId,
+      environmentId: environment.id,
+      endpointId: endpoint.id,
+      endpoint: endpoint.url,
+      payload: '{}',
+      event: 'user.created',
+    });
     await tx.commit();
     const scope = environmentScope(accountId, environment);
-    const page = await listCollection<WebhookEventRecord>(scope, { type: 'webhook-events', parent: { type: 'webhook-endpoints', id: endpoint.id, slot: ENDPOINT_SLOT } }, { mode: 'number', number: 1, size: 10 });
+    const page = await listCollection<WebhookEventRecord>(
+      scope,
+      { type: 'webhook-events', parent: { type: 'webhook-endpoints', id: endpoint.id, slot: ENDPOINT_SLOT } },
+      { mode: 'number', number: 1, size: 10 },
+    );
     expect(page.records.map((e) => e.id)).toEqual([event.id]);
     expect(page.count).toBe(1);
   });
@@ -272,11 +331,26 @@ describe('access patterns', () => {
     const made: WebhookEventRecord[] = [];
     for (const kind of ['user.created', 'user.deleted', 'token.generated', 'user.created', 'user.deleted']) {
       const tx = new Transaction();
-      made.push(addWebhookEvent(tx, { accountId, environmentId: environment.id, endpointId: randomUUID(), endpoint: 'x', payload: '{}', event: kind }));
+      made.push(
+        addWebhookEvent(tx, {
+          accountId,
+          environmentId: environment.id,
+          endpointId: randomUUID(),
+          endpoint: 'x',
+          payload: '{}',
+          event: kind,
+        }),
+      );
       await tx.commit();
     }
-    const ref = { type: 'webhook-events' as const, anyParent: { slot: KIND_SLOT, parents: ['user.created', 'user.deleted'].map((id) => ({ type: 'webhook-kinds' as const, id })) } };
-    const expected = made.filter((e) => e.event !== 'token.generated').sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id)).map((e) => e.id);
+    const ref = {
+      type: 'webhook-events' as const,
+      anyParent: { slot: KIND_SLOT, parents: ['user.created', 'user.deleted'].map((id) => ({ type: 'webhook-kinds' as const, id })) },
+    };
+    const expected = made
+      .filter((e) => e.event !== 'token.generated')
+      .sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id))
+      .map((e) => e.id);
     const all = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'number', number: 1, size: 10 });
     expect(all.records.map((e) => e.id)).toEqual(expected);
     expect(all.count).toBe(4);
@@ -285,7 +359,11 @@ describe('access patterns', () => {
     const byCursor: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof listCollection<WebhookEventRecord>>> = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'cursor', cursor, size: 3 });
+      const page: Awaited<ReturnType<typeof listCollection<WebhookEventRecord>>> = await listCollection<WebhookEventRecord>(scope, ref, {
+        mode: 'cursor',
+        cursor,
+        size: 3,
+      });
       byCursor.push(...page.records.map((e) => e.id));
       cursor = page.nextCursor ?? null;
     } while (cursor);
@@ -294,7 +372,14 @@ describe('access patterns', () => {
 
   it('18: claims a delivery attempt on the event item: once, not while it runs, again once given back or its lease is over', async () => {
     const tx = new Transaction();
-    const event = addWebhookEvent(tx, { accountId, environmentId: null, endpointId: randomUUID(), endpoint: 'x', payload: '{}', event: 'user.created' });
+    const event = addWebhookEvent(tx, {
+      accountId,
+      environmentId: null,
+      endpointId: randomUUID(),
+      endpoint: 'x',
+      payload: '{}',
+      event: 'user.created',
+    });
     await tx.commit();
     const key = { accountId, webhookEventId: event.id, attempt: 1 };
     const leaseOf = (claim: Awaited<ReturnType<typeof claimAttempt>>) => {
@@ -318,7 +403,15 @@ describe('access patterns', () => {
 
     // The outcome written (the lease ends): a copy of the message is declined, POSTing nothing.
     const item = recordKey(accountId, 'webhook-events', event.id);
-    await db().send(new UpdateCommand({ TableName: getTable(), Key: item, UpdateExpression: 'SET #s = :s REMOVE deliveryLease', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'FAILING' } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: item,
+        UpdateExpression: 'SET #s = :s REMOVE deliveryLease',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': 'FAILING' },
+      }),
+    );
     expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
     // Given back after its outcome (the next attempt could not be queued): runs again.
     await releaseAttempt(key, leaseOf(third), true);
@@ -327,7 +420,15 @@ describe('access patterns', () => {
     // The next attempt; the earlier one is then declined, as is any attempt of a final or removed event.
     leaseOf(await claimAttempt({ ...key, attempt: 2 }, 20_000));
     expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
-    await db().send(new UpdateCommand({ TableName: getTable(), Key: item, UpdateExpression: 'SET #s = :s REMOVE deliveryLease', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'DELIVERED' } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: item,
+        UpdateExpression: 'SET #s = :s REMOVE deliveryLease',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': 'DELIVERED' },
+      }),
+    );
     expect(await claimAttempt({ ...key, attempt: 3 }, 20_000)).toEqual({ declined: { status: 'DELIVERED', skipped: true } });
     expect(await claimAttempt({ ...key, webhookEventId: randomUUID() }, 20_000)).toEqual({ declined: { status: 'GONE', skipped: true } });
   });
@@ -340,36 +441,89 @@ describe('rate limits', () => {
     const at = Date.UTC(2026, 0, 1, 10, 30);
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await hit(subject, 3, 3600, at));
-    expect(results.map((r) => [r.allowed, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(results[0]!.resetAt).toBe(Date.UTC(2026, 0, 1, 11) / 1000);
     expect((await hit(subject, 3, 3600, at + 3600 * 1000)).allowed).toBe(true);
   });
 });
 
 describe('acting once per message', () => {
-  it('22: works once, refuses a copy while the work runs, gives the claim back when the work fails, and lets a dead holder\'s claim be taken over', async () => {
+  it("22: works once, refuses a copy while the work runs, gives the claim back when the work fails, and lets a dead holder's claim be taken over", async () => {
     const { once, ClaimInProgress } = await import('#shared/store/once.ts');
     const id = randomUUID();
     let runs = 0;
     const options = { leaseSeconds: 60 };
     // A failure gives the claim back: the retry acts.
-    await expect(once('test', id, async () => { runs++; throw new Error('failed'); }, options)).rejects.toThrow('failed');
+    await expect(
+      once(
+        'test',
+        id,
+        async () => {
+          runs++;
+          throw new Error('failed');
+        },
+        options,
+      ),
+    ).rejects.toThrow('failed');
     expect(await getItem(onceKey('test', id))).toBeUndefined();
     // A copy arriving while the work runs is refused, not skipped.
     let finish!: () => void;
-    const first = once('test', id, () => new Promise<void>((resolve) => { runs++; finish = resolve; }), options);
+    const first = once(
+      'test',
+      id,
+      () =>
+        new Promise<void>((resolve) => {
+          runs++;
+          finish = resolve;
+        }),
+      options,
+    );
     await expect.poll(() => runs).toBe(2);
-    await expect(once('test', id, async () => { runs++; }, options)).rejects.toBeInstanceOf(ClaimInProgress);
+    await expect(
+      once(
+        'test',
+        id,
+        async () => {
+          runs++;
+        },
+        options,
+      ),
+    ).rejects.toBeInstanceOf(ClaimInProgress);
     finish();
     expect(await first).toBe(true);
     // Done: later copies are skipped.
-    expect(await once('test', id, async () => { runs++; }, options)).toBe(false);
+    expect(
+      await once(
+        'test',
+        id,
+        async () => {
+          runs++;
+        },
+        options,
+      ),
+    ).toBe(false);
     expect(runs).toBe(2);
     expect(await getItem(onceKey('test', id))).toMatchObject({ status: 'DONE', expiresAt: expect.any(Number) });
     // A claim whose holder died (its lease over) is taken over.
     const orphan = randomUUID();
-    await db().send(new PutCommand({ TableName: getTable(), Item: { ...onceKey('test', orphan), status: 'IN_PROGRESS', lease: 'dead', leaseUntil: 1 } }));
-    expect(await once('test', orphan, async () => { runs++; }, options)).toBe(true);
+    await db().send(
+      new PutCommand({ TableName: getTable(), Item: { ...onceKey('test', orphan), status: 'IN_PROGRESS', lease: 'dead', leaseUntil: 1 } }),
+    );
+    expect(
+      await once(
+        'test',
+        orphan,
+        async () => {
+          runs++;
+        },
+        options,
+      ),
+    ).toBe(true);
     expect(runs).toBe(3);
   });
 });
@@ -395,31 +549,68 @@ async function addGraph(owner: string | null, maxMachines?: number) {
 /** A machine of the graph's (global) license, activated globally or inside `environmentId`, taking a seat. */
 async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: string, max?: number, environmentId: string | null = null) {
   const machine = {
-    ...g.base('machines'), environmentId, licenseId: g.license.id, licenseEnvironmentId: null, policyId: g.policy.id, productId: g.product.id,
-    ownerId: g.license.ownerId, fingerprint,
+    ...g.base('machines'),
+    environmentId,
+    licenseId: g.license.id,
+    licenseEnvironmentId: null,
+    policyId: g.policy.id,
+    productId: g.product.id,
+    ownerId: g.license.ownerId,
+    fingerprint,
   };
   const tx = new Transaction();
   tx.create(machine as never, {
-    parents: [{ type: 'licenses', id: g.license.id }, { type: 'products', id: g.product.id }, machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined],
-    unique: [{ kind: MACHINE_FINGERPRINT_MARKER, value: machineFingerprintValue(g.license.id, fingerprint), taken: new Error('fingerprint taken') }],
+    parents: [
+      { type: 'licenses', id: g.license.id },
+      { type: 'products', id: g.product.id },
+      machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
+    ],
+    unique: [
+      {
+        kind: MACHINE_FINGERPRINT_MARKER,
+        value: machineFingerprintValue(g.license.id, fingerprint),
+        taken: new Error('fingerprint taken'),
+      },
+    ],
   });
   takeSeat(tx, machine, max, new Error('limit'));
   await tx.commit();
   return machine;
 }
 
-async function addComponent(g: Awaited<ReturnType<typeof addGraph>>, machine: { id: string; ownerId: string | null }, fingerprint: string, strategy = 'UNIQUE_PER_MACHINE') {
+async function addComponent(
+  g: Awaited<ReturnType<typeof addGraph>>,
+  machine: { id: string; ownerId: string | null },
+  fingerprint: string,
+  strategy = 'UNIQUE_PER_MACHINE',
+) {
   const component = {
-    ...g.base('components'), machineId: machine.id, licenseId: g.license.id, policyId: g.policy.id, productId: g.product.id,
-    ownerId: machine.ownerId, licenseOwnerId: g.license.ownerId, fingerprint, name: 'c', metadata: {},
+    ...g.base('components'),
+    machineId: machine.id,
+    licenseId: g.license.id,
+    policyId: g.policy.id,
+    productId: g.product.id,
+    ownerId: machine.ownerId,
+    licenseOwnerId: g.license.ownerId,
+    fingerprint,
+    name: 'c',
+    metadata: {},
   } as unknown as ComponentRecord;
   const tx = new Transaction();
   tx.create(component, {
     parents: [
-      { type: 'machines', id: machine.id }, { type: 'licenses', id: g.license.id }, { type: 'products', id: g.product.id },
+      { type: 'machines', id: machine.id },
+      { type: 'licenses', id: g.license.id },
+      { type: 'products', id: g.product.id },
       machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
     ],
-    unique: [{ kind: COMPONENT_FINGERPRINT_MARKER, value: componentFingerprintValue(strategy as never, component), taken: new Error('component taken') }],
+    unique: [
+      {
+        kind: COMPONENT_FINGERPRINT_MARKER,
+        value: componentFingerprintValue(strategy as never, component),
+        taken: new Error('component taken'),
+      },
+    ],
   });
   await tx.commit();
   return component;
@@ -436,19 +627,30 @@ describe('licensing access patterns', () => {
     expect(await findLicenseItemByKey(globalScope(accountId), 'unknown')).toBeUndefined();
   });
 
-  it('24, 25: machine by fingerprint within a license; maxMachines is a condition on the license\'s machine count', async () => {
+  it("24, 25: machine by fingerprint within a license; maxMachines is a condition on the license's machine count", async () => {
     const g = await addGraph(null, 2);
     const m = await addMachine(g, 'fp-1', 2);
     expect((await findMachineItem(globalScope(accountId), g.license.id, 'fp-1'))?.id).toBe(m.id);
     await expect(addMachine(g, 'fp-1')).rejects.toThrow('fingerprint taken');
     await addMachine(g, 'fp-2', 2);
     await expect(addMachine(g, 'fp-3', 2)).rejects.toThrow('limit');
-    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toEqual({ ...licenseMachineCountKey(accountId, g.license.id), n: 2 });
+    expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toEqual({
+      ...licenseMachineCountKey(accountId, g.license.id),
+      n: 2,
+    });
     // The license's collection counter (what its machine list counts) is a different item.
-    expect(Number((await getItem(counterKey(collectionPartition(accountId, null, collectionName('machines', { type: 'licenses', id: g.license.id })))))?.n)).toBe(2);
+    expect(
+      Number(
+        (
+          await getItem(
+            counterKey(collectionPartition(accountId, null, collectionName('machines', { type: 'licenses', id: g.license.id }))),
+          )
+        )?.n,
+      ),
+    ).toBe(2);
   });
 
-  it('25: one count bounds a license\'s machines in every environment; a SHARED environment\'s machines of a global license are also its share', async () => {
+  it("25: one count bounds a license's machines in every environment; a SHARED environment's machines of a global license are also its share", async () => {
     const g = await addGraph(null, 3);
     const shared = await addEnvironment(`seats-${randomUUID().slice(0, 6)}`, 'SHARED');
     await addMachine(g, 'g-1', 3);
@@ -478,7 +680,7 @@ describe('licensing access patterns', () => {
     expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
   });
 
-  it('37: a purged environment\'s shares go back to their licenses\' counts, once, as they stand at the give-back', async () => {
+  it("37: a purged environment's shares go back to their licenses' counts, once, as they stand at the give-back", async () => {
     const g = await addGraph(null);
     const shared = await addEnvironment(`give-${randomUUID().slice(0, 6)}`, 'SHARED');
     const machine = await addMachine(g, 's-1', undefined, shared.id);
@@ -544,7 +746,11 @@ describe('licensing access patterns', () => {
     const machine = await by('machines', m1.id, SLOTS.components.machine);
     expect(machine.records.map((c) => c.id)).toEqual([c3.id, c1.id]);
     expect(machine.count).toBe(2);
-    for (const [type, id, slot] of [['licenses', g.license.id, SLOTS.components.license], ['products', g.product.id, SLOTS.components.product], ['users', owner!.id, SLOTS.components.owner]] as const) {
+    for (const [type, id, slot] of [
+      ['licenses', g.license.id, SLOTS.components.license],
+      ['products', g.product.id, SLOTS.components.product],
+      ['users', owner!.id, SLOTS.components.owner],
+    ] as const) {
       const listed = await by(type, id, slot);
       expect(listed.records.map((c) => c.id)).toEqual([c3.id, c2.id, c1.id]);
       expect(listed.count).toBe(3);
@@ -558,7 +764,11 @@ describe('licensing access patterns', () => {
     const [c1] = [await addComponent(g, m1, 'c1'), await addComponent(g, m2, 'c2')];
     const listed = await listCollection(
       globalScope(accountId),
-      { type: 'components', parent: { type: 'licenses', id: g.license.id, slot: SLOTS.components.license }, where: { machineId: m1.id, productId: g.product.id } },
+      {
+        type: 'components',
+        parent: { type: 'licenses', id: g.license.id, slot: SLOTS.components.license },
+        where: { machineId: m1.id, productId: g.product.id },
+      },
       { mode: 'number', number: 1, size: 10 },
     );
     expect(listed.records.map((c) => c.id)).toEqual([c1!.id]);
@@ -570,8 +780,12 @@ describe('licensing access patterns', () => {
     const g = await addGraph(owner!.id);
     const m = await addMachine(g, 'z');
     const scope = globalScope(accountId);
-    const one = async (type: 'licenses' | 'policies' | 'machines', parent: 'policies' | 'products' | 'users' | 'licenses', id: string, slot: number) =>
-      (await listCollection(scope, { type, parent: { type: parent, id, slot } }, page)).records.map((r) => r.id);
+    const one = async (
+      type: 'licenses' | 'policies' | 'machines',
+      parent: 'policies' | 'products' | 'users' | 'licenses',
+      id: string,
+      slot: number,
+    ) => (await listCollection(scope, { type, parent: { type: parent, id, slot } }, page)).records.map((r) => r.id);
     expect(await one('policies', 'products', g.product.id, SLOTS.policies.product)).toEqual([g.policy.id]);
     expect(await one('licenses', 'policies', g.policy.id, SLOTS.licenses.policy)).toEqual([g.license.id]);
     expect(await one('licenses', 'products', g.product.id, SLOTS.licenses.product)).toEqual([g.license.id]);
@@ -580,6 +794,8 @@ describe('licensing access patterns', () => {
     expect(await one('machines', 'products', g.product.id, SLOTS.machines.product)).toEqual([m.id]);
     expect(await one('machines', 'users', owner!.id, SLOTS.machines.owner)).toEqual([m.id]);
     // Cascades read the same partitions with childItems.
-    expect((await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id)).toEqual([m.id]);
+    expect(
+      (await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id),
+    ).toEqual([m.id]);
   });
 });

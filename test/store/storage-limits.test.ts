@@ -25,7 +25,10 @@ describe('limits of the table reached by values', () => {
     ['a number above 9.99e125', () => ({ ...key(), n: 1e200 }), 'number'],
   ] as const)('%s fails as ValueNotStorable (%s), writing nothing', async (_, item, limit) => {
     const written = item();
-    const failure = await commitPut(written).then(() => undefined, (error: unknown) => error);
+    const failure = await commitPut(written).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ValueNotStorable);
     expect((failure as ValueNotStorable).limit).toBe(limit);
     if (written.PK.length < 2048) expect(await getItem({ PK: written.PK, SK: written.SK })).toBeUndefined();
@@ -42,7 +45,10 @@ describe('limits of the table reached by values', () => {
   it('a malformed request of the service itself stays a plain error', async () => {
     const tx = new Transaction();
     tx.patch(key(), {});
-    const failure = await tx.commit().then(() => undefined, (error: unknown) => error);
+    const failure = await tx.commit().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(ValueNotStorable);
   });

@@ -69,7 +69,8 @@ export function conditionHolds(expression: string | undefined, item: Item | unde
   const peek = () => tokens[at];
   const take = (expected?: string) => {
     const token = tokens[at++];
-    if (token === undefined || (expected !== undefined && token.toUpperCase() !== expected)) throw new Error(`Expected ${expected ?? 'more'} in ${expression}`);
+    if (token === undefined || (expected !== undefined && token.toUpperCase() !== expected))
+      throw new Error(`Expected ${expected ?? 'more'} in ${expression}`);
     return token;
   };
   const or = (): boolean => {

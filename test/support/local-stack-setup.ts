@@ -10,7 +10,7 @@
  * The stack's output goes to a log file (LOCAL_STACK_LOG, default .data/test-stack.log):
  * handler errors land there rather than in the test report.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';

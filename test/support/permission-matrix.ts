@@ -15,7 +15,17 @@ import { heldBy, type Permission } from '#shared/auth/permissions.ts';
 import type { PolicyType } from '#shared/auth/policies/index.ts';
 import { routes } from '#shared/routes.ts';
 
-export const BEARERS = ['globalAdmin', 'envAdmin', 'envToken', 'narrowToken', 'product', 'licenseToken', 'licenseKey', 'owner', 'otherUser'] as const;
+export const BEARERS = [
+  'globalAdmin',
+  'envAdmin',
+  'envToken',
+  'narrowToken',
+  'product',
+  'licenseToken',
+  'licenseKey',
+  'owner',
+  'otherUser',
+] as const;
 export type BearerName = (typeof BEARERS)[number];
 
 /** The records a route is about: the graph's product, policy, license, machine, component, owner, token, endpoint, event; S itself. */
@@ -42,7 +52,10 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'accounts.retrieve': { steps: [{ type: 'accounts', action: 'read' }], same: '200 403 403 403 403 403 403 403 403' },
   'accounts.update': { steps: [{ type: 'accounts', action: 'update' }], same: '200 403 403 403 403 403 403 403 403' },
 
-  'users.create': { steps: [{ type: 'users', action: 'create' }, { grant: (home) => heldBy('user', home) }], same: '201 201 201 403 403 403 403 403 403' },
+  'users.create': {
+    steps: [{ type: 'users', action: 'create' }, { grant: (home) => heldBy('user', home) }],
+    same: '201 201 201 403 403 403 403 403 403',
+  },
   'users.list': { steps: [{ type: 'users', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
   'users.retrieve': { steps: [{ type: 'users', action: 'read', record: 'U' }], same: '200 200 200 200 404 404 404 200 404' },
   'users.update': { steps: [{ type: 'users', action: 'update', record: 'U' }], same: '200 200 200 403 404 404 404 200 404' },
@@ -50,10 +63,34 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'users.ban': { steps: [{ type: 'users', action: 'ban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.unban': { steps: [{ type: 'users', action: 'unban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.resetPassword': 'public',
-  'users.tokens': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'tokens', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.licenses': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'licenses', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.machines': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'machines', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
-  'users.products': { steps: [{ type: 'users', action: 'read', record: 'U' }, { type: 'products', action: 'list' }], same: '200 200 200 200 404 404 404 200 404' },
+  'users.tokens': {
+    steps: [
+      { type: 'users', action: 'read', record: 'U' },
+      { type: 'tokens', action: 'list' },
+    ],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
+  'users.licenses': {
+    steps: [
+      { type: 'users', action: 'read', record: 'U' },
+      { type: 'licenses', action: 'list' },
+    ],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
+  'users.machines': {
+    steps: [
+      { type: 'users', action: 'read', record: 'U' },
+      { type: 'machines', action: 'list' },
+    ],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
+  'users.products': {
+    steps: [
+      { type: 'users', action: 'read', record: 'U' },
+      { type: 'products', action: 'list' },
+    ],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
 
   'tokens.generate': 'public',
   'tokens.list': { steps: [{ type: 'tokens', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
@@ -72,7 +109,10 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     steps: [{ type: 'environments', action: 'tokens.generate', record: 'S' }, { grant: (home) => heldBy('environment', home) }],
     same: '200 403 403 403 403 403 403 403 403',
   },
-  'environments.tokens.list': { steps: [{ type: 'environments', action: 'tokens.list', record: 'S' }], same: '200 403 403 403 403 403 403 403 403' },
+  'environments.tokens.list': {
+    steps: [{ type: 'environments', action: 'tokens.list', record: 'S' }],
+    same: '200 403 403 403 403 403 403 403 403',
+  },
 
   'products.create': { steps: [{ type: 'products', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
   'products.list': { steps: [{ type: 'products', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
@@ -84,13 +124,25 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     same: '200 200 200 403 403 403 403 403 404',
   },
 
-  'policies.create': { steps: [{ type: 'policies', action: 'create' }, { relate: 'products', record: 'P' }], same: '201 201 201 403 201 403 403 403 403' },
+  'policies.create': {
+    steps: [
+      { type: 'policies', action: 'create' },
+      { relate: 'products', record: 'P' },
+    ],
+    same: '201 201 201 403 201 403 403 403 403',
+  },
   'policies.list': { steps: [{ type: 'policies', action: 'list' }], same: '200 200 200 200 200 403 403 403 403' },
   'policies.retrieve': { steps: [{ type: 'policies', action: 'read', record: 'Q' }], same: '200 200 200 200 200 200 200 200 404' },
   'policies.update': { steps: [{ type: 'policies', action: 'update', record: 'Q' }], same: '200 200 200 403 200 403 403 403 404' },
   'policies.delete': { steps: [{ type: 'policies', action: 'delete', record: 'Q' }], same: '204 204 204 403 204 403 403 403 404' },
 
-  'licenses.create': { steps: [{ type: 'licenses', action: 'create' }, { relate: 'policies', record: 'Q' }], same: '201 201 201 403 201 403 403 403 403' },
+  'licenses.create': {
+    steps: [
+      { type: 'licenses', action: 'create' },
+      { relate: 'policies', record: 'Q' },
+    ],
+    same: '201 201 201 403 201 403 403 403 403',
+  },
   'licenses.list': { steps: [{ type: 'licenses', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
   'licenses.retrieve': { steps: [{ type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
   'licenses.update': { steps: [{ type: 'licenses', action: 'update', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
@@ -101,44 +153,121 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   },
   'licenses.validate': { steps: [{ type: 'licenses', action: 'validate', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.validateKey': 'public',
-  'licenses.machines': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'machines', action: 'list' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.policy': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'policies', action: 'read', record: 'Q' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.product': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'products', action: 'read', record: 'P' }], same: '200 200 200 200 200 200 200 200 404' },
-  'licenses.owner': { steps: [{ type: 'licenses', action: 'read', record: 'L' }, { type: 'users', action: 'read', record: 'U' }], same: '200 200 200 200 404 404 404 200 404' },
+  'licenses.machines': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'machines', action: 'list' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'licenses.policy': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'policies', action: 'read', record: 'Q' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'licenses.product': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'products', action: 'read', record: 'P' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'licenses.owner': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'users', action: 'read', record: 'U' },
+    ],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
 
   'machines.create': {
-    steps: [{ type: 'machines', action: 'create' }, { relate: 'licenses', record: 'L' }, { type: 'machines', action: 'create' }],
+    steps: [
+      { type: 'machines', action: 'create' },
+      { relate: 'licenses', record: 'L' },
+      { type: 'machines', action: 'create' },
+    ],
     same: '201 201 201 403 201 201 201 201 422',
   },
   'machines.list': { steps: [{ type: 'machines', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
   'machines.retrieve': { steps: [{ type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404' },
   'machines.update': { steps: [{ type: 'machines', action: 'update', record: 'M' }], same: '200 200 200 403 200 403 403 403 404' },
   'machines.delete': { steps: [{ type: 'machines', action: 'delete', record: 'M' }], same: '204 204 204 403 204 204 204 204 404' },
-  'machines.components': { steps: [{ type: 'machines', action: 'read', record: 'M' }, { type: 'components', action: 'list' }], same: '200 200 200 200 200 200 200 200 404' },
-  'machines.license': { steps: [{ type: 'machines', action: 'read', record: 'M' }, { type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
+  'machines.components': {
+    steps: [
+      { type: 'machines', action: 'read', record: 'M' },
+      { type: 'components', action: 'list' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'machines.license': {
+    steps: [
+      { type: 'machines', action: 'read', record: 'M' },
+      { type: 'licenses', action: 'read', record: 'L' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
 
   'components.create': {
-    steps: [{ type: 'components', action: 'create' }, { relate: 'machines', record: 'M' }, { type: 'components', action: 'create' }],
+    steps: [
+      { type: 'components', action: 'create' },
+      { relate: 'machines', record: 'M' },
+      { type: 'components', action: 'create' },
+    ],
     same: '201 201 201 403 201 201 201 201 422',
   },
   'components.list': { steps: [{ type: 'components', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
   'components.retrieve': { steps: [{ type: 'components', action: 'read', record: 'C' }], same: '200 200 200 200 200 200 200 200 404' },
   'components.update': { steps: [{ type: 'components', action: 'update', record: 'C' }], same: '200 200 200 403 200 403 403 403 404' },
   'components.delete': { steps: [{ type: 'components', action: 'delete', record: 'C' }], same: '204 204 204 403 204 204 204 204 404' },
-  'components.machine': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404' },
-  'components.license': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'licenses', action: 'read', record: 'L' }], same: '200 200 200 200 200 200 200 200 404' },
-  'components.product': { steps: [{ type: 'components', action: 'read', record: 'C' }, { type: 'products', action: 'read', record: 'P' }], same: '200 200 200 200 200 200 200 200 404' },
+  'components.machine': {
+    steps: [
+      { type: 'components', action: 'read', record: 'C' },
+      { type: 'machines', action: 'read', record: 'M' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'components.license': {
+    steps: [
+      { type: 'components', action: 'read', record: 'C' },
+      { type: 'licenses', action: 'read', record: 'L' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'components.product': {
+    steps: [
+      { type: 'components', action: 'read', record: 'C' },
+      { type: 'products', action: 'read', record: 'P' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
 
   'webhookEndpoints.create': { steps: [{ type: 'webhook-endpoints', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
   'webhookEndpoints.list': { steps: [{ type: 'webhook-endpoints', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },
-  'webhookEndpoints.retrieve': { steps: [{ type: 'webhook-endpoints', action: 'read', record: 'W' }], same: '200 200 200 200 404 404 404 404 404' },
-  'webhookEndpoints.update': { steps: [{ type: 'webhook-endpoints', action: 'update', record: 'W' }], same: '200 200 200 403 404 404 404 404 404' },
-  'webhookEndpoints.delete': { steps: [{ type: 'webhook-endpoints', action: 'delete', record: 'W' }], same: '204 204 204 403 404 404 404 404 404' },
+  'webhookEndpoints.retrieve': {
+    steps: [{ type: 'webhook-endpoints', action: 'read', record: 'W' }],
+    same: '200 200 200 200 404 404 404 404 404',
+  },
+  'webhookEndpoints.update': {
+    steps: [{ type: 'webhook-endpoints', action: 'update', record: 'W' }],
+    same: '200 200 200 403 404 404 404 404 404',
+  },
+  'webhookEndpoints.delete': {
+    steps: [{ type: 'webhook-endpoints', action: 'delete', record: 'W' }],
+    same: '204 204 204 403 404 404 404 404 404',
+  },
 
   // Events carry every change, secrets included: a read-only credential is refused them (403).
   'webhookEvents.list': { steps: [{ type: 'webhook-events', action: 'list' }], same: '200 200 200 403 403 403 403 403 403' },
-  'webhookEvents.retrieve': { steps: [{ type: 'webhook-events', action: 'read', record: 'X' }], same: '200 200 200 403 404 404 404 404 404' },
-  'webhookEvents.delete': { steps: [{ type: 'webhook-events', action: 'delete', record: 'X' }], same: '204 204 204 403 404 404 404 404 404' },
+  'webhookEvents.retrieve': {
+    steps: [{ type: 'webhook-events', action: 'read', record: 'X' }],
+    same: '200 200 200 403 404 404 404 404 404',
+  },
+  'webhookEvents.delete': {
+    steps: [{ type: 'webhook-events', action: 'delete', record: 'X' }],
+    same: '204 204 204 403 404 404 404 404 404',
+  },
   'webhookEvents.retry': { steps: [{ type: 'webhook-events', action: 'retry', record: 'X' }], same: '201 201 201 403 404 404 404 404 404' },
 };
 
@@ -177,6 +306,7 @@ export function expectedStatus(route: string, bearer: BearerName, home: Home): n
 
 /** Routes that change the record they name (not counting creates, which make a new one in S). */
 export const WRITES: ReadonlySet<string> = new Set(
-  routes.filter((route) => route.method !== 'GET' && route.path.includes('{id}') && !route.operation.endsWith('.validate')).map((route) => route.operation),
+  routes
+    .filter((route) => route.method !== 'GET' && route.path.includes('{id}') && !route.operation.endsWith('.validate'))
+    .map((route) => route.operation),
 );
-

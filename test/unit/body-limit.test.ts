@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/users/create.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
 import { lambdaContext } from '#shared/local/lambda-context.ts';
+import { handler } from '../../functions/users/create.ts';
 
 function invoke(body: string, isBase64Encoded: boolean) {
   const path = `/v1/accounts/${randomUUID()}/users`;
@@ -19,7 +19,11 @@ function invoke(body: string, isBase64Encoded: boolean) {
     rawQueryString: '',
     headers: { 'content-type': 'application/vnd.api+json' },
     pathParameters: { account: path.split('/')[3]! },
-    requestContext: { http: { method: 'POST', path, sourceIp: '127.0.0.1' }, requestId: randomUUID(), routeKey: 'POST /v1/accounts/{account}/users' },
+    requestContext: {
+      http: { method: 'POST', path, sourceIp: '127.0.0.1' },
+      requestId: randomUUID(),
+      routeKey: 'POST /v1/accounts/{account}/users',
+    },
     body,
     isBase64Encoded,
   } as unknown as APIGatewayProxyEventV2;

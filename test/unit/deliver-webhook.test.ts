@@ -8,8 +8,15 @@
  * poison messages fail their batch item.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -17,11 +24,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#functions/workers/deliver-webhook.ts';
 import { urlRules } from '#shared/domain/webhook-endpoints/endpoint.ts';
-import { attempt, AttemptInProgress, processDelivery, retryDelaySeconds, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
-import { parseDeliveryMessage, PoisonMessage, scheduleAttempt, type DeliveryMessage } from '#shared/events/messages.ts';
+import { AttemptInProgress, attempt, processDelivery, RESPONSE_BODY_MAX, retryDelaySeconds } from '#shared/events/deliver.ts';
+import { type DeliveryMessage, PoisonMessage, parseDeliveryMessage, scheduleAttempt } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
-import { recordKey } from '#shared/store/keys.ts';
 import type { PinnedAnswer, PinnedPost, postPinned } from '#shared/events/transport.ts';
+import { recordKey } from '#shared/store/keys.ts';
 import { applyUpdate, conditionHolds } from '../support/expressions.ts';
 
 const ACCOUNT = '11111111-1111-4111-8111-111111111111';
@@ -80,7 +87,11 @@ function failing(command: string, input: any) {
 }
 
 const conditionFailed = (item: Stored | undefined) =>
-  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: item && marshall(item, { removeUndefinedValues: true }) });
+  new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    Item: item && marshall(item, { removeUndefinedValues: true }),
+  });
 
 function install() {
   documents.reset();
@@ -96,7 +107,9 @@ function install() {
     failing('BatchGetItem', input);
     const [[table, { Keys, ConsistentRead }]] = Object.entries(input.RequestItems) as [string, any][];
     expect(ConsistentRead).toBe(true);
-    const items = Keys.map((key: any) => model.items.get(key.PK)).filter(Boolean).map((item: Stored) => structuredClone(item));
+    const items = Keys.map((key: any) => model.items.get(key.PK))
+      .filter(Boolean)
+      .map((item: Stored) => structuredClone(item));
     return { Responses: { [table]: items }, UnprocessedKeys: {} };
   });
   documents.on(QueryCommand).callsFake(() => {
@@ -150,17 +163,44 @@ beforeEach(() => {
   process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = 'true';
   model = {
     items: new Map([
-      [EVENT_PK, {
-        ...recordKey(ACCOUNT, 'webhook-events', EVENT), type: 'webhook-events', id: EVENT, accountId: ACCOUNT, environmentId: null,
-        created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', endpointId: ENDPOINT,
-        endpoint: 'http://127.0.0.1:9/hook', payload: '{"data":{"type":"users","id":"x"}}', event: 'user.created',
-        status: 'DELIVERING', lastResponseCode: null, lastResponseBody: null, idempotencyToken: TOKEN, markers: [],
-      }],
-      [ENDPOINT_PK, {
-        ...recordKey(ACCOUNT, 'webhook-endpoints', ENDPOINT), type: 'webhook-endpoints', id: ENDPOINT, accountId: ACCOUNT, environmentId: null,
-        created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', url: 'http://127.0.0.1:9/hook',
-        subscriptions: ['*'], enabled: true, signingSecret: SECRET, markers: [],
-      }],
+      [
+        EVENT_PK,
+        {
+          ...recordKey(ACCOUNT, 'webhook-events', EVENT),
+          type: 'webhook-events',
+          id: EVENT,
+          accountId: ACCOUNT,
+          environmentId: null,
+          created: '2024-01-01T00:00:00.000Z',
+          updated: '2024-01-01T00:00:00.000Z',
+          endpointId: ENDPOINT,
+          endpoint: 'http://127.0.0.1:9/hook',
+          payload: '{"data":{"type":"users","id":"x"}}',
+          event: 'user.created',
+          status: 'DELIVERING',
+          lastResponseCode: null,
+          lastResponseBody: null,
+          idempotencyToken: TOKEN,
+          markers: [],
+        },
+      ],
+      [
+        ENDPOINT_PK,
+        {
+          ...recordKey(ACCOUNT, 'webhook-endpoints', ENDPOINT),
+          type: 'webhook-endpoints',
+          id: ENDPOINT,
+          accountId: ACCOUNT,
+          environmentId: null,
+          created: '2024-01-01T00:00:00.000Z',
+          updated: '2024-01-01T00:00:00.000Z',
+          url: 'http://127.0.0.1:9/hook',
+          subscriptions: ['*'],
+          enabled: true,
+          signingSecret: SECRET,
+          markers: [],
+        },
+      ],
     ]),
     requests: [],
     transactions: [],
@@ -178,8 +218,15 @@ beforeEach(() => {
 });
 
 const sqsRecord = (messageId: string, body: unknown) => ({
-  messageId, body: typeof body === 'string' ? body : JSON.stringify(body), receiptHandle: messageId, attributes: {}, messageAttributes: {},
-  md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x',
+  messageId,
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+  receiptHandle: messageId,
+  attributes: {},
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn',
+  awsRegion: 'x',
 });
 const batch = (...records: ReturnType<typeof sqsRecord>[]) => ({ Records: records }) as unknown as SQSEvent;
 
@@ -210,14 +257,19 @@ describe('one attempt', () => {
     expect(model.sent).toEqual([]);
   });
 
-  it('a message that does not name the endpoint reads it after the claim; one that names another reads the event\'s', async () => {
+  it("a message that does not name the endpoint reads it after the claim; one that names another reads the event's", async () => {
     const { endpointId: _omitted, ...bare } = message;
     expect(await processDelivery(bare, context)).toEqual({ status: 'DELIVERED' });
     expect(model.requests).toEqual(['UpdateItem', 'GetItem', 'UpdateItem']);
-    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({ status: 'DELIVERED', skipped: true });
+    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({
+      status: 'DELIVERED',
+      skipped: true,
+    });
     model.items.get(EVENT_PK)!.status = 'FAILING';
     model.requests = [];
-    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({ status: 'DELIVERED' });
+    expect(await processDelivery({ ...message, attempt: 2, endpointId: '44444444-4444-4444-8444-444444444444' }, context)).toEqual({
+      status: 'DELIVERED',
+    });
     expect(model.posts).toHaveLength(2);
     // The endpoint the message names, read alongside the claim, then the event's own.
     expect(model.requests.sort()).toEqual(['GetItem', 'GetItem', 'UpdateItem', 'UpdateItem']);
@@ -260,7 +312,12 @@ describe('one attempt', () => {
   it('a batch reads the endpoints its messages name in one request: two more per attempt', async () => {
     const OTHER = '44444444-4444-4444-8444-444444444444';
     const OTHER_PK = recordKey(ACCOUNT, 'webhook-endpoints', OTHER).PK;
-    model.items.set(OTHER_PK, { ...structuredClone(model.items.get(ENDPOINT_PK)!), PK: OTHER_PK, id: OTHER, url: 'http://127.0.0.1:9/other' });
+    model.items.set(OTHER_PK, {
+      ...structuredClone(model.items.get(ENDPOINT_PK)!),
+      PK: OTHER_PK,
+      id: OTHER,
+      url: 'http://127.0.0.1:9/other',
+    });
     const second = addEvent('55555555-5555-4555-8555-555555555555');
     const third = addEvent('66666666-6666-4666-8666-666666666666', OTHER);
     const result = await handler(batch(sqsRecord('1', message), sqsRecord('2', second), sqsRecord('3', third)), context);
@@ -310,7 +367,10 @@ describe('one attempt', () => {
   });
 
   it('when processing throws after the POST, the claim is given back so the redelivered message runs', async () => {
-    model.failNext = { when: (command, input) => command === 'UpdateItem' && input.UpdateExpression.includes('#status'), error: new Error('ProvisionedThroughputExceeded (simulated)') };
+    model.failNext = {
+      when: (command, input) => command === 'UpdateItem' && input.UpdateExpression.includes('#status'),
+      error: new Error('ProvisionedThroughputExceeded (simulated)'),
+    };
     await expect(processDelivery(message, context)).rejects.toThrow(/simulated/);
     expect(stored()).toMatchObject({ status: 'DELIVERING', deliveryAttempt: 0 });
     expect(stored()!.deliveryLease).toBeUndefined();
@@ -450,15 +510,46 @@ describe('scheduling', () => {
 describe('refused targets', () => {
   it('classifies private, loopback, link-local, unique-local and unspecified addresses, IPv4-mapped included', () => {
     const refused = [
-      '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '0.0.0.0',
-      '100.64.0.1', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:10.1.2.3',
-      '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', 'not-an-ip',
+      '127.0.0.1',
+      '127.8.9.10',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.1.2.3',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::7f00:1',
+      '64:ff9b::127.0.0.1',
+      'not-an-ip',
       // IPv4 hidden in other IPv6 spellings: compatible, translated, local-use NAT64, 6to4 of a private address.
-      '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b:1::808:808', '2002:7f00:1::', '2002:c0a8:101::1', '2001:db8::1',
+      '::7f00:1',
+      '::127.0.0.1',
+      '::ffff:0:7f00:1',
+      '64:ff9b:1::808:808',
+      '2002:7f00:1::',
+      '2002:c0a8:101::1',
+      '2001:db8::1',
     ];
     const allowed = [
-      '8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808',
-      '64:ff9b::8.8.8.8', '2002:808:808::1',
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '192.169.0.1',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '64:ff9b::8.8.8.8',
+      '2002:808:808::1',
     ];
     for (const address of refused) expect(isRefusedAddress(address), address).toBe(true);
     for (const address of allowed) expect(isRefusedAddress(address), address).toBe(false);
@@ -468,7 +559,10 @@ describe('refused targets', () => {
     const resolver = (addresses: string[]) => async () => addresses.map((address) => ({ address }));
     const url = new URL('https://hooks.vendor.test/in');
     expect(await checkTarget(url, false, resolver(['93.184.216.34']))).toEqual({ allowed: true, addresses: ['93.184.216.34'] });
-    expect(await checkTarget(url, false, resolver(['93.184.216.34', '10.0.0.5']))).toMatchObject({ allowed: false, reason: expect.stringContaining('10.0.0.5') });
+    expect(await checkTarget(url, false, resolver(['93.184.216.34', '10.0.0.5']))).toMatchObject({
+      allowed: false,
+      reason: expect.stringContaining('10.0.0.5'),
+    });
     expect(await checkTarget(url, false, resolver(['::ffff:169.254.169.254']))).toMatchObject({ allowed: false });
     expect(await checkTarget(new URL('https://[::1]:8443/'), false, resolver([]))).toMatchObject({ allowed: false });
     expect(await checkTarget(new URL('https://localhost/'), false, resolver(['93.184.216.34']))).toMatchObject({ allowed: false });
@@ -492,7 +586,13 @@ describe('refused targets', () => {
 
   it('endpoint URLs: https only and no private literal unless private targets are allowed', () => {
     process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS = 'false';
-    for (const url of ['http://hooks.vendor.test/', 'https://127.0.0.1/', 'https://[::1]/', 'https://10.1.1.1/x', 'https://localhost:8443/']) {
+    for (const url of [
+      'http://hooks.vendor.test/',
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://10.1.1.1/x',
+      'https://localhost:8443/',
+    ]) {
       // A rule of the model broken: 422 at the API (shared/http/errors.ts toApiError).
       expect(() => urlRules(url), url).toThrow(expect.objectContaining({ name: 'RuleBroken', code: 'URL_NOT_ALLOWED' }));
     }
@@ -507,7 +607,17 @@ describe('messages', () => {
     expect(() => parseDeliveryMessage('not json')).toThrow(PoisonMessage);
     expect(() => parseDeliveryMessage('{"accountId":"a"}')).toThrow(PoisonMessage);
     expect(() => parseDeliveryMessage(JSON.stringify({ ...message, attempt: 0 }))).toThrow(PoisonMessage);
-    const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'x' });
+    const record = (messageId: string, body: string) => ({
+      messageId,
+      body,
+      receiptHandle: messageId,
+      attributes: {},
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn',
+      awsRegion: 'x',
+    });
     const event = { Records: [record('poison', '{{{'), record('good', JSON.stringify(message))] } as unknown as SQSEvent;
     const result = await handler(event, context);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'poison' }] });

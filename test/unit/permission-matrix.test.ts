@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
-import { effectivePermissions, PERMISSIONS, type BearerKind } from '#shared/auth/permissions.ts';
+import { type BearerKind, effectivePermissions, PERMISSIONS } from '#shared/auth/permissions.ts';
 import { judge, POLICIES } from '#shared/auth/policies/index.ts';
-import type { Principal, Policy } from '#shared/auth/policies/policy.ts';
+import type { Policy, Principal } from '#shared/auth/policies/policy.ts';
+import { routes } from '#shared/routes.ts';
 import type { Item } from '#shared/store/records.ts';
 import { environmentScope } from '#shared/store/scope.ts';
-import { routes } from '#shared/routes.ts';
-import { BEARERS, expectedStatus, HOMES, MATRIX, type BearerName, type Home, type Ref, type Step } from '../support/permission-matrix.ts';
+import { BEARERS, type BearerName, expectedStatus, HOMES, type Home, MATRIX, type Ref, type Step } from '../support/permission-matrix.ts';
 
 const A = 'a0000000-0000-4000-8000-000000000001';
 const OTHER_ACCOUNT = 'a0000000-0000-4000-8000-000000000002';
@@ -37,7 +37,15 @@ function graphIn(home: Home): Graph {
     T: record('tokens', 8, { bearerType: 'users', bearerId: U }),
     W: record('webhook-endpoints', 9),
     X: record('webhook-events', 10, { endpointId: W }),
-    S: { PK: `environments#${S}`, SK: '#', type: 'environments', id: S, accountId: A, environmentId: null, isolationStrategy: 'SHARED' } as Item,
+    S: {
+      PK: `environments#${S}`,
+      SK: '#',
+      type: 'environments',
+      id: S,
+      accountId: A,
+      environmentId: null,
+      isolationStrategy: 'SHARED',
+    } as Item,
     ...{ V: record('users', 7, { role: 'user', status: 'ACTIVE' }) },
   } as Graph & { V: Item };
 }
@@ -46,8 +54,14 @@ function graphIn(home: Home): Graph {
 const READ_ONLY = PERMISSIONS.filter((permission) => permission.endsWith('.read'));
 
 function bearerOf(name: BearerName, graph: Graph & { V?: Item }): Bearer {
-  const make = (kind: BearerKind, type: Bearer['type'], id: string, home: string | null, granted: readonly string[] = ['*'], extra: Partial<Bearer> = {}): Bearer =>
-    ({ kind, type, id, environmentId: home, permissions: effectivePermissions(kind, home, granted), ...extra });
+  const make = (
+    kind: BearerKind,
+    type: Bearer['type'],
+    id: string,
+    home: string | null,
+    granted: readonly string[] = ['*'],
+    extra: Partial<Bearer> = {},
+  ): Bearer => ({ kind, type, id, environmentId: home, permissions: effectivePermissions(kind, home, granted), ...extra });
   const home = (graph.P.environmentId as string | null) ?? null;
   const license = { productId: graph.P.id as string, policyId: graph.Q.id as string };
   switch (name) {
@@ -62,7 +76,10 @@ function bearerOf(name: BearerName, graph: Graph & { V?: Item }): Bearer {
     case 'product':
       return make('product', 'products', graph.P.id as string, home);
     case 'licenseToken':
-      return make('license', 'licenses', graph.L.id as string, home, ['*'], { ...license, tokenId: 'c0000000-0000-4000-8000-000000000001' });
+      return make('license', 'licenses', graph.L.id as string, home, ['*'], {
+        ...license,
+        tokenId: 'c0000000-0000-4000-8000-000000000001',
+      });
     case 'licenseKey':
       return make('license', 'licenses', graph.L.id as string, home, ['*'], license);
     case 'owner':
@@ -77,7 +94,9 @@ function principalOf(bearer: Bearer, graph: Graph): Principal {
     bearer,
     scope: environmentScope(A, { id: S, isolationStrategy: 'SHARED' }),
     ownsLicense: async (where) =>
-      bearer.id === graph.L.ownerId && (where.productId ?? graph.L.productId) === graph.L.productId && (where.policyId ?? graph.L.policyId) === graph.L.policyId,
+      bearer.id === graph.L.ownerId &&
+      (where.productId ?? graph.L.productId) === graph.L.productId &&
+      (where.policyId ?? graph.L.policyId) === graph.L.policyId,
     licenseOf: async (record) => (record.licenseId === graph.L.id ? graph.L : undefined),
   };
 }

@@ -7,11 +7,11 @@
  * record still exists. Conditions on the marker are evaluated as DynamoDB would.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runPurgeStep, type PurgeStep } from '#shared/domain/environments/purge.ts';
+import { type PurgeStep, runPurgeStep } from '#shared/domain/environments/purge.ts';
 import { environmentMembership, purgeMarkerKey, recordKey } from '#shared/store/keys.ts';
 
 const TABLE = 'unit-purge-table';
@@ -76,8 +76,10 @@ function install() {
   sqs.reset();
   ddb.on(GetCommand).callsFake((input) => {
     expect(input.TableName).toBe(TABLE);
-    if (input.Key.PK === ENV_RECORD_PK) return { Item: model.environmentExists ? { ...input.Key, type: 'environments', id: ENV } : undefined };
-    if (input.Key.PK === MARKER_PK) return { Item: model.marker && { ...input.Key, accountId: ACCOUNT, environmentId: ENV, ...model.marker } };
+    if (input.Key.PK === ENV_RECORD_PK)
+      return { Item: model.environmentExists ? { ...input.Key, type: 'environments', id: ENV } : undefined };
+    if (input.Key.PK === MARKER_PK)
+      return { Item: model.marker && { ...input.Key, accountId: ACCOUNT, environmentId: ENV, ...model.marker } };
     return {};
   });
   ddb.on(QueryCommand).callsFake((input) => {
@@ -106,7 +108,9 @@ function install() {
     }
     const unprocessed = keys.filter((key) => model.leaveUnprocessed.delete(keyString(key)));
     for (const key of keys) if (!unprocessed.includes(key)) model.deleted.add(keyString(key));
-    return unprocessed.length ? { UnprocessedItems: { [TABLE]: unprocessed.map((Key) => ({ DeleteRequest: { Key } })) } } : { UnprocessedItems: {} };
+    return unprocessed.length
+      ? { UnprocessedItems: { [TABLE]: unprocessed.map((Key) => ({ DeleteRequest: { Key } })) } }
+      : { UnprocessedItems: {} };
   });
   ddb.on(UpdateCommand).callsFake((input) => {
     expect(input.Key.PK).toBe(MARKER_PK);
@@ -114,7 +118,11 @@ function install() {
     const marker = model.marker;
     if (input.UpdateExpression.startsWith('SET lease')) {
       // claim: the marker exists, the previous step is complete, and no live lease.
-      if (!marker || marker.completed !== values[':previous'] || (marker.leaseUntil !== undefined && !(marker.leaseUntil < values[':now']))) {
+      if (
+        !marker ||
+        marker.completed !== values[':previous'] ||
+        (marker.leaseUntil !== undefined && !(marker.leaseUntil < values[':now']))
+      ) {
         throw conditionFailed();
       }
       marker.lease = values[':lease'];

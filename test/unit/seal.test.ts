@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMasterKeyFile, decrypt, encrypt, kmsKeeper, masterKeyKeeper, seal, Sealer, unseal, UnsealError, type KeyKeeper } from '#shared/auth/seal.ts';
+import {
+  createMasterKeyFile,
+  decrypt,
+  encrypt,
+  type KeyKeeper,
+  kmsKeeper,
+  masterKeyKeeper,
+  Sealer,
+  seal,
+  UnsealError,
+  unseal,
+} from '#shared/auth/seal.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'seal-test-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -56,7 +67,16 @@ describe('seal and unseal', () => {
 
   it('refuses a flipped byte in the IV, the ciphertext, the tag or the wrapped data key', async () => {
     const sealed = await sealer.seal('a secret worth keeping', 'context');
-    for (const [part, at] of [[2, 0], [2, 11], [3, 0], [3, 21], [4, 0], [4, 15], [1, 0], [1, 20]] as const) {
+    for (const [part, at] of [
+      [2, 0],
+      [2, 11],
+      [3, 0],
+      [3, 21],
+      [4, 0],
+      [4, 15],
+      [1, 0],
+      [1, 20],
+    ] as const) {
       await expect(sealer.unseal(flip(sealed, part, at), 'context'), `part ${part} byte ${at}`).rejects.toThrow(UnsealError);
     }
   });
@@ -71,7 +91,14 @@ describe('seal and unseal', () => {
   it('refuses what is not a sealed value of a known format, a truncated one included', async () => {
     const sealed = await sealer.seal('a secret');
     const parts = sealed.split('.');
-    for (const value of ['', 'a secret', `v2.${parts.slice(1).join('.')}`, parts.slice(0, 4).join('.'), `${sealed}.x`, [...parts.slice(0, 4), parts[4]!.slice(0, 10)].join('.')]) {
+    for (const value of [
+      '',
+      'a secret',
+      `v2.${parts.slice(1).join('.')}`,
+      parts.slice(0, 4).join('.'),
+      `${sealed}.x`,
+      [...parts.slice(0, 4), parts[4]!.slice(0, 10)].join('.'),
+    ]) {
       await expect(sealer.unseal(value), value).rejects.toThrow(UnsealError);
     }
   });
@@ -119,7 +146,8 @@ describe('the KMS keeper', () => {
     kms.reset();
     kms.on(GenerateDataKeyCommand).resolves({ Plaintext: plain, CiphertextBlob: blob, KeyId: KEY_ID });
     kms.on(DecryptCommand).callsFake(async (input: { CiphertextBlob: Uint8Array }) => {
-      if (!Buffer.from(input.CiphertextBlob).equals(blob)) throw Object.assign(new Error('InvalidCiphertextException'), { name: 'InvalidCiphertextException' });
+      if (!Buffer.from(input.CiphertextBlob).equals(blob))
+        throw Object.assign(new Error('InvalidCiphertextException'), { name: 'InvalidCiphertextException' });
       return { Plaintext: plain, KeyId: KEY_ID };
     });
   });
@@ -197,7 +225,11 @@ describe('against implementations that are not ours', () => {
     );
     expect(Buffer.from(decrypted).toString('utf8')).toBe('checked elsewhere ✓');
     await expect(
-      crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv!, additionalData: Buffer.from('v1\0users/43 signing key'), tagLength: 128 }, key, Buffer.concat([ciphertext!, tag!])),
+      crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: iv!, additionalData: Buffer.from('v1\0users/43 signing key'), tagLength: 128 },
+        key,
+        Buffer.concat([ciphertext!, tag!]),
+      ),
     ).rejects.toThrow();
   });
 });

@@ -42,7 +42,9 @@ describe('secret meta', () => {
     const payload = `{"data":${data},"meta":{"passwordResetToken":"[FILTERED]","plain":2}}`;
     const sealedMeta = await splitMeta({ passwordResetToken: secret('abc') }).sealFor!(identity);
     expect(sealedMeta).not.toContain('abc');
-    expect(await deliveredPayload({ ...identity, payload, sealedMeta })).toBe(`{"data":${data},"meta":{"passwordResetToken":"abc","plain":2}}`);
+    expect(await deliveredPayload({ ...identity, payload, sealedMeta })).toBe(
+      `{"data":${data},"meta":{"passwordResetToken":"abc","plain":2}}`,
+    );
     expect(await deliveredPayload({ ...identity, payload })).toBe(payload);
   });
 

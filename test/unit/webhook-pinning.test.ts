@@ -23,7 +23,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { post, RESPONSE_BODY_MAX } from '#shared/events/deliver.ts';
 import { postPinned } from '#shared/events/transport.ts';
-import { startDnsResponder, type DnsResponder, type Script } from '../support/dns-responder.ts';
+import { type DnsResponder, type Script, startDnsResponder } from '../support/dns-responder.ts';
 import { webhookFixtures } from '../support/fixtures/webhook-fixtures.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -102,11 +102,13 @@ const deliver = (url: string) => {
 };
 
 /** A name that answers `first` to the first question of a type, and `later` to every other one. */
-const rebinding = (host: string, first: string[], later: string[]): Script => (name, type, n) => {
-  if (name !== host) return undefined;
-  if (type === 'AAAA') return [];
-  return n === 1 ? first : later;
-};
+const rebinding =
+  (host: string, first: string[], later: string[]): Script =>
+  (name, type, n) => {
+    if (name !== host) return undefined;
+    if (type === 'AAAA') return [];
+    return n === 1 ? first : later;
+  };
 
 describe('the POST goes to the checked address', () => {
   it('a name answering 127.0.0.2, then 127.0.0.1: only 127.0.0.2 is reached, and the name is asked once', async () => {
@@ -193,10 +195,13 @@ describe('the answer', () => {
       request.resume().on('end', () => respond(response));
     });
     const port = await listen(server, '127.0.0.2', 0);
-    closing.push(() => new Promise<void>((resolveClose) => {
-      server.closeAllConnections();
-      server.close(() => resolveClose());
-    }));
+    closing.push(
+      () =>
+        new Promise<void>((resolveClose) => {
+          server.closeAllConnections();
+          server.close(() => resolveClose());
+        }),
+    );
     return { port, closed };
   }
 
@@ -267,10 +272,14 @@ describe('https to a pinned address', () => {
 
   /** The POST made in a process of its own that trusts the test CA, with this test's resolver. */
   async function deliverTrusting(url: string) {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/support/fixtures/deliver-once.ts'), url], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: resolve(TLS, 'ca.pem') },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', resolve(ROOT, 'test/support/fixtures/deliver-once.ts'), url],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: resolve(TLS, 'ca.pem') },
+      },
+    );
     return JSON.parse(stdout);
   }
 
@@ -281,14 +290,20 @@ describe('https to a pinned address', () => {
     expect(server.names).toEqual(['hooks.tls.test']);
     expect(server.hosts).toEqual([`hooks.tls.test:${server.port}`]);
     // The same address under another name: its certificate does not name it.
-    expect(await deliverTrusting(`https://other.tls.test:${server.port}/in`)).toEqual({ code: null, body: 'The request failed: ERR_TLS_CERT_ALTNAME_INVALID' });
+    expect(await deliverTrusting(`https://other.tls.test:${server.port}/in`)).toEqual({
+      code: null,
+      body: 'The request failed: ERR_TLS_CERT_ALTNAME_INVALID',
+    });
     expect(server.hosts).toHaveLength(1);
   });
 
   it('a certificate from an authority not trusted fails the attempt', async () => {
     const server = await tlsReceiver();
     script = (name, type) => (name === 'hooks.tls.test' ? (type === 'A' ? ['127.0.0.2'] : []) : undefined);
-    expect(await deliver(`https://hooks.tls.test:${server.port}/in`)).toEqual({ code: null, body: 'The request failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(await deliver(`https://hooks.tls.test:${server.port}/in`)).toEqual({
+      code: null,
+      body: 'The request failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
     expect(server.names).toEqual(['hooks.tls.test']);
     expect(server.hosts).toEqual([]);
   });

@@ -5,13 +5,13 @@
  * bearer's credential does not permit, or the policy refuses, is forbidden (403).
  */
 import { RecordReadOnly } from '../../store/errors.ts';
-import { canRead, canWrite } from '../../store/scope.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
+import { canRead, canWrite } from '../../store/scope.ts';
 import { accounts } from './accounts.ts';
 import { environments } from './environments.ts';
 import { components, licenses, machines, policies, products } from './licensing.ts';
-import type { ActionContext, Principal, Policy } from './policy.ts';
+import type { ActionContext, Policy, Principal } from './policy.ts';
 import { tokens } from './tokens.ts';
 import { users } from './users.ts';
 import { webhookEndpoints, webhookEvents } from './webhooks.ts';
@@ -37,7 +37,13 @@ export type Judgement = { allowed: true } | { allowed: false; status: 403 | 404;
 const ALLOWED: Judgement = { allowed: true };
 
 /** Whether `actor` may do `action` to `record` of `type` (or, without a record, to the type: create, list). */
-export async function judge(actor: Principal, type: PolicyType, action: string, record?: Item, context: ActionContext = {}): Promise<Judgement> {
+export async function judge(
+  actor: Principal,
+  type: PolicyType,
+  action: string,
+  record?: Item,
+  context: ActionContext = {},
+): Promise<Judgement> {
   const policy: Policy = POLICIES[type];
   const permission = policy.permissions[action];
   if (!permission) throw new Error(`${type} has no action ${action}`);

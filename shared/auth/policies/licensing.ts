@@ -14,11 +14,12 @@
  * and to its owner — and only to a credential holding every permission the key would give it:
  * a key is a credential.
  */
-import { canWrite } from '../../store/scope.ts';
-import { heldBy, type Permission } from '../permissions.ts';
+
 import type { Item } from '../../store/records.ts';
+import { canWrite } from '../../store/scope.ts';
 import type { Bearer } from '../bearer.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Principal, type Policy } from './policy.ts';
+import { heldBy, type Permission } from '../permissions.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
   create: `${singular}.create`,

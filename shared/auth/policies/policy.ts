@@ -11,10 +11,11 @@
  * ever sees records the request's environment may read. Nothing outside the policies decides
  * who may do what; shared/auth/authorize.ts applies them.
  */
-import type { Bearer } from '../bearer.ts';
-import type { Permission } from '../permissions.ts';
+
 import type { Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
+import type { Bearer } from '../bearer.ts';
+import type { Permission } from '../permissions.ts';
 
 /** Who acts, where, and the facts about them a decision may have to read. */
 export interface Principal {
@@ -65,4 +66,5 @@ export const administratorsOnly = (actor: Principal, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;
 
 /** Whether the credential holds every one of `permissions` (what a thing it would get carries). */
-export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]) => permissions.every((permission) => bearer.permissions.has(permission));
+export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]) =>
+  permissions.every((permission) => bearer.permissions.has(permission));

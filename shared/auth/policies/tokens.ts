@@ -9,5 +9,6 @@ export const tokens: Policy = {
   permissions: { list: 'token.read', read: 'token.read', revoke: 'token.revoke' },
   writes: new Set(['revoke']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || ownedBy(actor.bearer, record),
-  restrict: (actor): Record<string, string> => (isAdministrator(actor.bearer) ? {} : { bearerType: actor.bearer.type, bearerId: actor.bearer.id }),
+  restrict: (actor): Record<string, string> =>
+    isAdministrator(actor.bearer) ? {} : { bearerType: actor.bearer.type, bearerId: actor.bearer.id },
 };

@@ -6,12 +6,15 @@
  * administrator holds there (a narrowed token may still read endpoints, which hold no secret).
  */
 import { heldBy } from '../permissions.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Principal, type Policy, type Verdict } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from './policy.ts';
 
 function seesEverything(actor: Principal, what: string): Verdict {
   const verdict = administratorsOnly(actor, what);
   if (verdict !== true) return verdict;
-  return holdsAll(actor.bearer, heldBy('admin', actor.scope.environmentId)) || `Only a credential holding every administrator permission may ${what}`;
+  return (
+    holdsAll(actor.bearer, heldBy('admin', actor.scope.environmentId)) ||
+    `Only a credential holding every administrator permission may ${what}`
+  );
 }
 
 export const webhookEndpoints: Policy = {
@@ -25,12 +28,15 @@ export const webhookEndpoints: Policy = {
   writes: new Set(['update', 'delete']),
   reaches: (actor) => isAdministrator(actor.bearer),
   may: (actor, action) =>
-    ['create', 'update'].includes(action) ? seesEverything(actor, `${action} webhook endpoints`) : administratorsOnly(actor, `${action} webhook endpoints`),
+    ['create', 'update'].includes(action)
+      ? seesEverything(actor, `${action} webhook endpoints`)
+      : administratorsOnly(actor, `${action} webhook endpoints`),
 };
 
 export const webhookEvents: Policy = {
   permissions: { list: 'webhook-event.read', read: 'webhook-event.read', delete: 'webhook-event.delete', retry: 'webhook-event.retry' },
   writes: new Set(['delete', 'retry']),
   reaches: (actor) => isAdministrator(actor.bearer),
-  may: (actor, action) => (action === 'delete' ? administratorsOnly(actor, 'delete webhook events') : seesEverything(actor, `${action} webhook events`)),
+  may: (actor, action) =>
+    action === 'delete' ? administratorsOnly(actor, 'delete webhook events') : seesEverything(actor, `${action} webhook events`),
 };

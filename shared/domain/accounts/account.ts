@@ -3,7 +3,7 @@
  * slug; the slug is held by a marker item so two accounts can never share one.
  */
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
-import { readItem, type ReadAhead } from '../../store/read-ahead.ts';
+import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
 import { getItem, isUuid, toRecord } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 

@@ -2,18 +2,18 @@
  * Creating accounts (operator CLI and the local demo), reading and changing them (admins).
  */
 import { randomUUID } from 'node:crypto';
-import { authorizeAction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { isUuid } from '../../store/records.ts';
+import { authorizeAction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { accountKey } from '../../store/keys.ts';
+import { isUuid } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength, now } from '../rules.ts';
-import { emitEvent } from '../../events/emit.ts';
 import { addToken } from '../tokens/service.ts';
 import { addUser } from '../users/service.ts';
-import { putNewAccount, SLUG, type Account } from './account.ts';
+import { type Account, putNewAccount, SLUG } from './account.ts';
 import { accountDocument } from './document.ts';
 
 export interface NewAccount {
@@ -30,7 +30,11 @@ export interface NewAccount {
 export async function createAccount(input: NewAccount) {
   const slug = input.slug.trim().toLowerCase();
   if (!SLUG.test(slug) || isUuid(slug)) {
-    throw ruleBroken('SLUG_INVALID', 'slug must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit', attributePointer('slug'));
+    throw ruleBroken(
+      'SLUG_INVALID',
+      'slug must be 1-63 lower-case letters, digits or dashes, starting with a letter or digit',
+      attributePointer('slug'),
+    );
   }
   if (input.name.trim() === '') throw ruleBroken('NAME_INVALID', 'name cannot be blank', attributePointer('name'));
   maxLength('name', input.name, 255);

@@ -1,4 +1,4 @@
-import { accountRelationship, nestedOne, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { ComponentRecord } from './component.ts';
 
 export function componentDocument(component: ComponentRecord): ResourceObject {

@@ -2,26 +2,27 @@
  * Components (docs/rules.md §7): hardware fingerprints of a machine. Who may add, read, change
  * and remove them (docs/authorization.md) is shared/auth/policies/licensing.ts.
  */
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { updateAndAnnounce } from '../changes.ts';
-import { componentDocument } from './document.ts';
+
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItems, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now, type Metadata } from '../rules.ts';
-import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import type { Actor } from '../../auth/actor.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { relatedItem } from '../licensing/graph.ts';
+import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
-import { fingerprintRule } from '../machines/service.ts';
 import type { MachineRecord } from '../machines/machine.ts';
+import { fingerprintRule } from '../machines/service.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
-import { COMPONENT_FINGERPRINT_MARKER, componentFingerprintValue, UNIQUENESS_SCOPES, type ComponentRecord } from './component.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue, UNIQUENESS_SCOPES } from './component.ts';
+import { componentDocument } from './document.ts';
 
 export interface NewComponent {
   fingerprint: string;
@@ -67,7 +68,7 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
     metadata: input.metadata ?? {},
   };
   // The policy's strategy at this moment decides the marker; the component records it.
-  const strategy = ((policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE');
+  const strategy = (policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE';
   const tx = new Transaction();
   tx.create(component, {
     parents: [
@@ -88,7 +89,10 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
       },
     ],
   });
-  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'));
+  tx.requireExists(
+    { PK: machineItem.PK, SK: machineItem.SK },
+    ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
+  );
   await emitEvent(tx, originOf(component, actor.scope), 'component.created', componentDocument(component));
   await tx.commit();
   return component;
@@ -123,7 +127,12 @@ const FILTERS: readonly Filter[] = [
   { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.components.product },
 ];
 
-export async function listComponents(actor: Actor, filters: FilterValues, page: PageRequest, forced: Record<string, string> = {}): Promise<Page<ComponentRecord>> {
+export async function listComponents(
+  actor: Actor,
+  filters: FilterValues,
+  page: PageRequest,
+  forced: Record<string, string> = {},
+): Promise<Page<ComponentRecord>> {
   await authorizeAction(actor, 'components', 'list');
   return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [restriction(actor, 'components'), forced], page);
 }

@@ -1,4 +1,4 @@
-import { accountRelationship, resourcePath, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, type ResourceObject, resourcePath } from '../../jsonapi.ts';
 import type { Environment } from './environment.ts';
 
 export function environmentDocument(environment: Environment): ResourceObject {

@@ -3,9 +3,9 @@
  * account. A code is held by a uniqueness marker (compared case-insensitively) that points at
  * the environment's record.
  */
-import { recordKey, uniqueKey, type Key } from '../../store/keys.ts';
+import { type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import type { ReadAhead } from '../../store/read-ahead.ts';
-import { getVisibleItem, isUuid, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
+import { getVisibleItem, type Item, isUuid, type StoredRecord, toRecord } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
 

@@ -15,12 +15,13 @@
  * environments: before a page is deleted, the shares of those counts it holds are given back
  * (machines/seats.ts), each once, whichever step or pass meets it.
  */
-import { BatchWriteCommand, QueryCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
 import { db, getTable } from '../../store/client.ts';
-import { environmentMembership, purgeMarkerKey, recordKey, type Key } from '../../store/keys.ts';
+import { environmentMembership, type Key, purgeMarkerKey, recordKey } from '../../store/keys.ts';
 import { backoff, getItem } from '../../store/records.ts';
 import { giveBackShares } from '../machines/seats.ts';
 import type { PurgeMessage } from './service.ts';
@@ -117,8 +118,7 @@ async function claim(marker: Key, step: number, leaseId: string): Promise<boolea
         TableName: getTable(),
         Key: marker,
         UpdateExpression: 'SET lease = :lease, leaseUntil = :until',
-        ConditionExpression:
-          'attribute_exists(PK) AND completed = :previous AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ConditionExpression: 'attribute_exists(PK) AND completed = :previous AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
         ExpressionAttributeValues: { ':lease': leaseId, ':until': now + LEASE_MS, ':previous': step - 1, ':now': now },
       }),
     );

@@ -5,23 +5,23 @@
  * everything else it holds.
  */
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { Conflict, conflict, ruleBroken } from '../../errors.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { isUuid, toRecord, type Item } from '../../store/records.ts';
+import { type Item, isUuid, toRecord } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
-import { environmentDocument } from './document.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { listBearerTokens } from '../tokens/service.ts';
-import { CODE_MARKER, findEnvironmentItem, type Environment, type IsolationStrategy } from './environment.ts';
+import { environmentDocument } from './document.ts';
+import { CODE_MARKER, type Environment, findEnvironmentItem, type IsolationStrategy } from './environment.ts';
 
 const STRATEGIES: readonly IsolationStrategy[] = ['ISOLATED', 'SHARED'];
 const RESERVED_CODES = ['actions', 'action'];
@@ -140,12 +140,14 @@ export async function updateEnvironment(
     }
   }
   const tx = new Transaction();
-  const next = toRecord<Environment>(tx.update(item, written, {
-    missing: new RecordNotFound('environments', idOrCode),
-    conflict: conflict('The environment changed while this request was made; retry it'),
-    claim,
-    release,
-  }));
+  const next = toRecord<Environment>(
+    tx.update(item, written, {
+      missing: new RecordNotFound('environments', idOrCode),
+      conflict: conflict('The environment changed while this request was made; retry it'),
+      claim,
+      release,
+    }),
+  );
   await emitEvent(tx, globalScope(actor.account.id), 'environment.updated', environmentDocument(next));
   await tx.commit();
   return next;

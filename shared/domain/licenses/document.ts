@@ -1,5 +1,5 @@
-import { accountRelationship, nested, nestedOne, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
-import { licenseStatus, type LicenseRecord } from './license.ts';
+import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { type LicenseRecord, licenseStatus } from './license.ts';
 
 export function licenseDocument(license: LicenseRecord): ResourceObject {
   const self = resourcePath(license.accountId, 'licenses', license.id);

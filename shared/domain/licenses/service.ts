@@ -1,24 +1,25 @@
 /**
  * Licenses, under a policy (who may do what, and who sees a key: shared/auth/policies/licensing.ts).
  */
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { updateAndAnnounce } from '../changes.ts';
-import { licenseDocument } from './document.ts';
+
 import { randomBytes, randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
-import { pageOf, type Page, type PageRequest } from '../../store/paging.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now, type Metadata } from '../rules.ts';
-import { retrieveUser } from '../users/service.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
+import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
-import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { PolicyRecord } from '../policies/policy.ts';
-import { LICENSE_KEY_MARKER, licenseKeyValue, type LicenseRecord } from './license.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
+import { retrieveUser } from '../users/service.ts';
+import { licenseDocument } from './document.ts';
+import { LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './license.ts';
 
 const KEY_MAX = 4096;
 
@@ -84,11 +85,16 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   };
   const tx = new Transaction();
   tx.create(license, {
-    parents: [{ type: 'policies', id: policy.id }, { type: 'products', id: policy.productId }, owner ? { type: 'users', id: owner.id as string } : undefined],
+    parents: [
+      { type: 'policies', id: policy.id },
+      { type: 'products', id: policy.productId },
+      owner ? { type: 'users', id: owner.id as string } : undefined,
+    ],
     unique: [keyClaim(license.key)],
   });
   tx.requireExists(recordKeyOf(policy), ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
-  if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  if (owner)
+    tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
   await emitEvent(tx, originOf(license, actor.scope), 'license.created', licenseDocument(license));
   await tx.commit();
   return present(actor, 'licenses', license);
@@ -136,7 +142,12 @@ export async function listLicenses(
 async function ownLicense(actor: Actor, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
   const item = await getVisibleItem(actor.scope, 'licenses', id);
   const own = item ? [toRecord<LicenseRecord>(item)] : [];
-  return pageOf(own.filter((license) => Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value)), page);
+  return pageOf(
+    own.filter((license) =>
+      Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value),
+    ),
+    page,
+  );
 }
 
 /** GET /users/<id>/licenses: the licenses a user owns, under the same filters as every list of licenses. */

@@ -16,20 +16,21 @@
  * cloned machine (another device reporting the first one's machine fingerprint) thus fails,
  * while an upgraded one (one part replaced) still passes under MATCH_MOST.
  */
+
+import type { Actor, Requester } from '../../auth/actor.ts';
+import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
-import { Transaction } from '../../store/transaction.ts';
-import { licenseDocument } from './document.ts';
 import { childItems } from '../../store/cascade.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { getItem, toRecord, type Item } from '../../store/records.ts';
+import { getItem, type Item, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
-import { authorize, present } from '../../auth/authorize.ts';
-import type { Actor, Requester } from '../../auth/actor.ts';
+import { Transaction } from '../../store/transaction.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
-import { findLicenseItemByKey, licenseStatus, type LicenseRecord } from './license.ts';
+import { licenseDocument } from './document.ts';
+import { findLicenseItemByKey, type LicenseRecord, licenseStatus } from './license.ts';
 
 /** What a validation checks besides the license itself; ids of product and policy in any case. */
 export interface ValidationScope {
@@ -146,7 +147,11 @@ async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationS
   const known = new Set((await componentsOf(scope, machine)).map((component) => component.fingerprint as string));
   const matched = new Set(given.components.filter((fingerprint) => known.has(fingerprint))).size;
   if (known.size === 0 || matched < required(strategy, known.size)) {
-    return result(license, 'COMPONENTS_SCOPE_MISMATCH', `components do not match the machine (${strategy}: ${matched} of ${known.size} matched)`);
+    return result(
+      license,
+      'COMPONENTS_SCOPE_MISMATCH',
+      `components do not match the machine (${strategy}: ${matched} of ${known.size} matched)`,
+    );
   }
   return result(license, 'VALID', 'is valid');
 }

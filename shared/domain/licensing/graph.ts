@@ -4,21 +4,22 @@
  * removal of a record with everything that hangs on it. Who may reach what is the policies'
  * (shared/auth/policies/licensing.ts).
  */
-import { relatable } from '../../auth/authorize.ts';
+
 import type { Actor } from '../../auth/actor.ts';
+import { relatable } from '../../auth/authorize.ts';
 import type { PolicyType } from '../../auth/policies/index.ts';
 import { ruleBroken } from '../../errors.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { getVisibleItem, isUuid, type Item } from '../../store/records.ts';
+import { getVisibleItem, type Item, isUuid } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
-import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import type { Environment } from '../environments/environment.ts';
-import { SLOTS } from './slots.ts';
 import { dropSeats, giveSeatBack } from '../machines/seats.ts';
+import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
+import { SLOTS } from './slots.ts';
 
 /**
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
@@ -60,7 +61,9 @@ async function childEnvironments(accountId: string, environmentId: string | null
 
 async function children(accountId: string, environments: (string | null)[], type: RecordType, parent: Item, slot: number): Promise<Item[]> {
   const lists = await Promise.all(
-    environments.map((environmentId) => childItems(accountId, environmentId, type, { type: parent.type as RecordType, id: parent.id as string }, slot)),
+    environments.map((environmentId) =>
+      childItems(accountId, environmentId, type, { type: parent.type as RecordType, id: parent.id as string }, slot),
+    ),
   );
   return lists.flat();
 }

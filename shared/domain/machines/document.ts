@@ -1,4 +1,4 @@
-import { accountRelationship, nested, nestedOne, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { MachineRecord } from './machine.ts';
 
 export function machineDocument(machine: MachineRecord): ResourceObject {

@@ -23,7 +23,7 @@
  * Shares of a deleted license stay behind at 0 until their environment goes: nothing but the
  * purge reads them, and it subtracts nothing from a count that is no longer there.
  */
-import { environmentMembership, licenseMachineCountKey, machineCountOfShare, type Key } from '../../store/keys.ts';
+import { environmentMembership, type Key, licenseMachineCountKey, machineCountOfShare } from '../../store/keys.ts';
 import { backoff, getItems, type Item } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 

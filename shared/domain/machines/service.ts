@@ -2,24 +2,25 @@
  * Machines, activated on a license (who may do what: shared/auth/policies/licensing.ts). The
  * policy's maxMachines bounds a license's machines.
  */
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { updateAndAnnounce } from '../changes.ts';
-import { machineDocument } from './document.ts';
+
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now, type Metadata } from '../rules.ts';
-import { retrieveUser } from '../users/service.ts';
-import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
-import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
-import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue, type MachineRecord } from './machine.ts';
+import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
+import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
+import { SLOTS } from '../licensing/slots.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { retrieveUser } from '../users/service.ts';
+import { machineDocument } from './document.ts';
+import { MACHINE_FINGERPRINT_MARKER, type MachineRecord, machineFingerprintValue } from './machine.ts';
 import { takeSeat } from './seats.ts';
 
 export const FINGERPRINT_MAX_BYTES = 4096;
@@ -46,7 +47,11 @@ function rules(attributes: MachineChanges) {
 
 export function fingerprintRule(fingerprint: string) {
   if (Buffer.byteLength(fingerprint) > FINGERPRINT_MAX_BYTES) {
-    throw ruleBroken('FINGERPRINT_TOO_LONG', `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`, attributePointer('fingerprint'));
+    throw ruleBroken(
+      'FINGERPRINT_TOO_LONG',
+      `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`,
+      attributePointer('fingerprint'),
+    );
   }
 }
 
@@ -97,8 +102,16 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   });
   // maxMachines counts the license's machines in every environment together (seats.ts).
   const max = policy?.maxMachines as number | null | undefined;
-  takeSeat(tx, machine, max, ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'));
-  tx.requireExists({ PK: licenseItem.PK, SK: licenseItem.SK }, ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'));
+  takeSeat(
+    tx,
+    machine,
+    max,
+    ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
+  );
+  tx.requireExists(
+    { PK: licenseItem.PK, SK: licenseItem.SK },
+    ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
+  );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
   await tx.commit();
   return machine;

@@ -2,10 +2,11 @@
  * POST /users/<id>/actions/reset-password: the reset token (from the mail's link or the
  * webhook event) sets a new password. Single use; success revokes every token of the user.
  */
-import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { NotAuthenticated, refused } from '../../errors.ts';
+
 import type { Requester } from '../../auth/actor.ts';
+import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
+import { NotAuthenticated, refused } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';

@@ -5,8 +5,8 @@
  * the address exists. The reset worker (reset.ts) does the rest.
  */
 import { randomUUID } from 'node:crypto';
-import { digest } from '../../auth/secrets.ts';
 import type { Requester } from '../../auth/actor.ts';
+import { digest } from '../../auth/secrets.ts';
 import { LimitReached, type LimitState } from '../../errors.ts';
 import { enqueue } from '../../queue.ts';
 import { hit } from '../../store/rate-limit.ts';

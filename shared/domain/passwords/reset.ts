@@ -11,11 +11,11 @@ import { emitEvent } from '../../events/emit.ts';
 import { secret } from '../../events/sealed-meta.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
-import { toRecord, type Item } from '../../store/records.ts';
-import { canWrite, environmentScope, globalScope, type Scope } from '../../store/scope.ts';
-import { findByUnique } from '../../store/unique.ts';
-import { Transaction } from '../../store/transaction.ts';
 import { RecordNotFound } from '../../store/errors.ts';
+import { type Item, toRecord } from '../../store/records.ts';
+import { canWrite, environmentScope, globalScope, type Scope } from '../../store/scope.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { findByUnique } from '../../store/unique.ts';
 import { findAccount } from '../accounts/account.ts';
 import { findEnvironment } from '../environments/environment.ts';
 import { now } from '../rules.ts';
@@ -54,7 +54,11 @@ export async function processResetRequest(message: ResetMessage): Promise<void> 
   const tx = new Transaction();
   tx.update(
     item,
-    { passwordResetDigest: digest(token), passwordResetExpiry: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS).toISOString(), updated: now() },
+    {
+      passwordResetDigest: digest(token),
+      passwordResetExpiry: new Date(Date.now() + RESET_TOKEN_LIFETIME_MS).toISOString(),
+      updated: now(),
+    },
     { missing: new RecordNotFound('users', user.id) },
   );
   if (!message.deliver) {

@@ -2,22 +2,23 @@
  * Policies, under a product: administrators and the product's bearer manage them; licensees
  * read the policies of their licenses.
  */
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { updateAndAnnounce } from '../changes.ts';
-import { policyDocument } from './document.ts';
+
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, maxLength, metadataRule, now, oneOf, type Metadata } from '../rules.ts';
-import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import type { Actor } from '../../auth/actor.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
+import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { filteredList, type Filter, type FilterValues } from '../licensing/lists.ts';
 import type { ProductRecord } from '../products/product.ts';
-import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES, type PolicyRecord } from './policy.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { policyDocument } from './document.ts';
+import { MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {

@@ -2,21 +2,22 @@
  * Products (who may do what: shared/auth/policies/licensing.ts). Removing one removes
  * everything under it.
  */
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { updateAndAnnounce } from '../changes.ts';
-import { productDocument } from './document.ts';
+
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { childItems } from '../../store/cascade.ts';
-import { listCollection, pageOf, type Page, type PageRequest } from '../../store/paging.ts';
-import { getVisibleItem, toRecord, type Item } from '../../store/records.ts';
+import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
+import { getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { maxLength, metadataRule, now, type Metadata } from '../rules.ts';
-import { retrieveUser } from '../users/service.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { removeWithDescendants } from '../licensing/graph.ts';
 import { SLOTS } from '../licensing/slots.ts';
+import { type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
+import { retrieveUser } from '../users/service.ts';
+import { productDocument } from './document.ts';
 import type { ProductRecord } from './product.ts';
 
 export interface NewProduct {

@@ -1,4 +1,4 @@
-import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { TokenRecord } from './token.ts';
 
 /** The token document; `value` is given only in the response that creates the token. */

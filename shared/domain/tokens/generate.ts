@@ -3,16 +3,17 @@
  * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
  * once. The optional body names the token, narrows its permissions and sets an expiry.
  */
-import { authorizeGrant } from '../../auth/authorize.ts';
+
 import type { Actor } from '../../auth/actor.ts';
+import { authorizeGrant } from '../../auth/authorize.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { effectivePermissions, normalisePermissions } from '../../auth/permissions.ts';
 import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { toRecord, type Item, type StoredRecord } from '../../store/records.ts';
+import { type Item, type StoredRecord, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
-import { emitEvent, originOf } from '../../events/emit.ts';
 import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
 import type { TokenKind } from './token.ts';

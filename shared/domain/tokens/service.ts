@@ -2,22 +2,29 @@
  * Generating, finding and revoking tokens, for every kind of bearer.
  */
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import type { Actor, LoggingIn } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
-import { NotAuthenticated, conflict, ruleBroken } from '../../errors.ts';
+import { conflict, NotAuthenticated, ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
-import { bearerTokenEntryKey, bearerTokensHeadKey, environmentMembership, recordKey, tokenLookupKey, type RecordType } from '../../store/keys.ts';
-import { listCollection, partitionItems, type Page, type PageRequest } from '../../store/paging.ts';
-import { getItems, toRecord, type Item, type StoredRecord } from '../../store/records.ts';
 import { RecordNotFound } from '../../store/errors.ts';
+import {
+  bearerTokenEntryKey,
+  bearerTokensHeadKey,
+  environmentMembership,
+  type RecordType,
+  recordKey,
+  tokenLookupKey,
+} from '../../store/keys.ts';
+import { listCollection, type Page, type PageRequest, partitionItems } from '../../store/paging.ts';
+import { getItems, type Item, type StoredRecord, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { emitEvent, originOf } from '../../events/emit.ts';
 import { attributePointer, now } from '../rules.ts';
 import { tokenDocument } from './document.ts';
-import { BEARER_SLOT, TOKEN_PREFIX, USER_TOKEN_LIFETIME_MS, type TokenKind, type TokenRecord } from './token.ts';
+import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS } from './token.ts';
 
 export interface NewToken {
   /** The record the token stands for, as stored: a user, an environment, a product or a license. */

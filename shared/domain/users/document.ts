@@ -1,4 +1,4 @@
-import { accountRelationship, nested, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { UserRecord } from './user.ts';
 
 export function userDocument(user: UserRecord): ResourceObject {

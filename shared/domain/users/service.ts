@@ -3,18 +3,18 @@
  * them: shared/auth/policies/users.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize.ts';
 import { heldBy } from '../../auth/permissions.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { toRecord, type Item } from '../../store/records.ts';
+import { type Item, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { requireUnclaimed } from '../../store/unique.ts';
-import { emitEvent } from '../../events/emit.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
@@ -179,12 +179,18 @@ export async function updateUser(actor: Actor, id: string, attributes: UserChang
   // change refused for its e-mail must be refused before that.
   const revoking = changes.role !== undefined || changes.passwordHash !== undefined;
   if (revoking) await requireUnclaimed(user.accountId, claim);
-  return changeUser(actor, item, changes, {
-    missing: new RecordNotFound('users', id),
-    conflict: conflict('The user changed while this request was made; retry it'),
-    claim,
-    release,
-  }, revoking);
+  return changeUser(
+    actor,
+    item,
+    changes,
+    {
+      missing: new RecordNotFound('users', id),
+      conflict: conflict('The user changed while this request was made; retry it'),
+      claim,
+      release,
+    },
+    revoking,
+  );
 }
 
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */

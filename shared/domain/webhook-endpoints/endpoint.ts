@@ -9,9 +9,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { config } from '../../config.ts';
-import { EVENT_KINDS, isEventKind } from '../../events/kinds.ts';
-import { isPlainlyPrivate, hostOf } from '../../events/targets.ts';
 import { ruleBroken } from '../../errors.ts';
+import { EVENT_KINDS, isEventKind } from '../../events/kinds.ts';
+import { hostOf, isPlainlyPrivate } from '../../events/targets.ts';
 import type { StoredRecord } from '../../store/records.ts';
 import { attributePointer } from '../rules.ts';
 

@@ -3,18 +3,18 @@
  * its `webhook-endpoint.*` event.
  */
 import { randomUUID } from 'node:crypto';
-import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import type { Actor } from '../../auth/actor.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
+import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { recordSubscription } from './subscriptions.ts';
 import { now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
 import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './endpoint.ts';
+import { recordSubscription } from './subscriptions.ts';
 
 export interface NewWebhookEndpoint {
   url: string;
@@ -49,8 +49,14 @@ export async function createWebhookEndpoint(actor: Actor, input: NewWebhookEndpo
   tx.create(endpoint);
   recordSubscription(tx, endpoint);
   // Part of the counter's own update, so concurrent creates cannot pass the limit together.
-  tx.cap(endpoint.accountId, endpoint.environmentId, 'webhook-endpoints', undefined, MAX_ENDPOINTS,
-    ruleBroken('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`));
+  tx.cap(
+    endpoint.accountId,
+    endpoint.environmentId,
+    'webhook-endpoints',
+    undefined,
+    MAX_ENDPOINTS,
+    ruleBroken('WEBHOOK_ENDPOINTS_LIMIT_EXCEEDED', `an environment has at most ${MAX_ENDPOINTS} webhook endpoints`),
+  );
   await emitEvent(tx, actor.scope, 'webhook-endpoint.created', webhookEndpointDocument(endpoint));
   await tx.commit();
   return endpoint;
@@ -73,11 +79,13 @@ export async function updateWebhookEndpoint(actor: Actor, id: string, changes: W
   if (changes.enabled !== undefined) written.enabled = changes.enabled;
   const tx = new Transaction();
   // Conditional on the endpoint as read: its subscriptions entry is rewritten whole from it.
-  const next = toRecord<WebhookEndpointRecord>(tx.update(item, written, {
-    missing: new RecordNotFound('webhook-endpoints', id),
-    unchanged: { updated: item.updated },
-    conflict: conflict('The webhook endpoint changed while this request was made; retry it'),
-  }));
+  const next = toRecord<WebhookEndpointRecord>(
+    tx.update(item, written, {
+      missing: new RecordNotFound('webhook-endpoints', id),
+      unchanged: { updated: item.updated },
+      conflict: conflict('The webhook endpoint changed while this request was made; retry it'),
+    }),
+  );
   recordSubscription(tx, next);
   await emitEvent(tx, actor.scope, 'webhook-endpoint.updated', webhookEndpointDocument(next));
   await tx.commit();

@@ -6,7 +6,7 @@
  * of querying the endpoints' collection.
  */
 import { environmentMembership, subscriptionsKey } from '../../store/keys.ts';
-import { readItem, type ReadAhead } from '../../store/read-ahead.ts';
+import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import type { WebhookEndpointRecord } from './endpoint.ts';
 

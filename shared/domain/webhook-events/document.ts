@@ -1,4 +1,4 @@
-import { accountRelationship, resourcePath, toOne, type ResourceObject } from '../../jsonapi.ts';
+import { accountRelationship, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { WebhookEventRecord } from './event.ts';
 
 /**

@@ -72,6 +72,11 @@ export function addWebhookEvent(tx: Transaction, input: NewWebhookEvent): Webhoo
     idempotencyToken: input.idempotencyToken ?? randomSecret(),
     ...(input.sealedMeta !== undefined && { sealedMeta: input.sealedMeta }),
   };
-  tx.create(record, { parents: [{ type: 'webhook-endpoints', id: input.endpointId }, { type: 'webhook-kinds', id: input.event }] });
+  tx.create(record, {
+    parents: [
+      { type: 'webhook-endpoints', id: input.endpointId },
+      { type: 'webhook-kinds', id: input.event },
+    ],
+  });
   return record;
 }

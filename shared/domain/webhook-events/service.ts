@@ -4,13 +4,14 @@
  * same idempotency token, endpoint, payload (with its sealed meta) and kind; the original stays
  * as it was.
  */
-import { authorize, authorizeAction } from '../../auth/authorize.ts';
+
 import type { Actor } from '../../auth/actor.ts';
-import { deliverAfterCommit } from '../../events/emit.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
+import { deliverAfterCommit } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { listCollection, type CollectionRef, type PageRequest } from '../../store/paging.ts';
+import { type CollectionRef, listCollection, type PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from './event.ts';

@@ -4,7 +4,7 @@
  * browser installed on the machine.
  */
 import packagedChromium from '@sparticuz/chromium';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 export async function launchBrowser(): Promise<Browser> {
   // The pages tested need no WebGL: leave the software graphics stack off.

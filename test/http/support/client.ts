@@ -4,8 +4,8 @@
  * each test file with its own account so files never see each other's records.
  */
 import { randomUUID } from 'node:crypto';
-import { createAccount } from '#shared/domain/accounts/service.ts';
 import { expect } from 'vitest';
+import { createAccount } from '#shared/domain/accounts/service.ts';
 import { api } from '../../support/stack.ts';
 import { checkDescribed } from './described.ts';
 
@@ -83,11 +83,22 @@ export async function newUser(
   if (created.status !== 201) throw new Error(`user not created: ${JSON.stringify(created.body)}`);
   const login = await call('POST', `${account.path}/tokens`, { authorization: basic(email, password), environment: options.environment });
   if (login.status !== 201) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
-  return { user: created.body.data, id: created.body.data.id as string, email, password, token: login.body.data.attributes.token as string, tokenId: login.body.data.id as string };
+  return {
+    user: created.body.data,
+    id: created.body.data.id as string,
+    email,
+    password,
+    token: login.body.data.attributes.token as string,
+    tokenId: login.body.data.id as string,
+  };
 }
 
 /** An environment made by the account's admin, with its id and code. */
-export async function newEnvironment(account: TestAccount, isolationStrategy: 'SHARED' | 'ISOLATED', code = `${isolationStrategy.toLowerCase()}-${randomUUID().slice(0, 8)}`) {
+export async function newEnvironment(
+  account: TestAccount,
+  isolationStrategy: 'SHARED' | 'ISOLATED',
+  code = `${isolationStrategy.toLowerCase()}-${randomUUID().slice(0, 8)}`,
+) {
   const reply = await call('POST', `${account.path}/environments`, {
     token: account.adminToken,
     body: { data: { type: 'environments', attributes: { name: code, code, isolationStrategy } } },
@@ -140,7 +151,10 @@ export function expectError(reply: Reply, status: number, expected: Expected = {
   expect(reply.headers.get('x-request-id')).toBe(reply.body.meta.id);
   expect(Array.isArray(reply.body.errors) && reply.body.errors.length > 0).toBe(true);
   for (const error of reply.body.errors) {
-    expect(Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)), JSON.stringify(error)).toBe(true);
+    expect(
+      Object.keys(error).every((key) => ['title', 'detail', 'code', 'source'].includes(key)),
+      JSON.stringify(error),
+    ).toBe(true);
     expect(error.title).toBe(TITLES[status]);
     expect(typeof error.detail).toBe('string');
     expect(error.detail.length).toBeGreaterThan(0);

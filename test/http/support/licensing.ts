@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { call, type CallOptions, type Reply, type TestAccount } from './client.ts';
+import { type CallOptions, call, type Reply, type TestAccount } from './client.ts';
 
 type Options = Pick<CallOptions, 'token' | 'environment' | 'authorization'>;
 type Attributes = Record<string, unknown>;
@@ -24,7 +24,10 @@ export function expectCode(reply: Reply, status: number, code?: string) {
 
 export function licensing(account: TestAccount) {
   const api = (method: string, path: string, options: Options & { body?: unknown } = {}) =>
-    call(method, `${account.path}${path}`, { token: options.authorization ? undefined : (options.token ?? account.adminToken), ...options });
+    call(method, `${account.path}${path}`, {
+      token: options.authorization ? undefined : (options.token ?? account.adminToken),
+      ...options,
+    });
 
   async function make(path: string, body: unknown, options: Options = {}) {
     const reply = await api('POST', path, { ...options, body });
@@ -45,11 +48,23 @@ export function licensing(account: TestAccount) {
   const machine = (licenseId: string, attributes: Attributes = {}, options: Options & { owner?: string } = {}) =>
     make(
       '/machines',
-      doc('machines', { fingerprint: `fp-${randomUUID()}`, ...attributes }, { license: ref('licenses', licenseId), ...(options.owner ? { owner: ref('users', options.owner) } : {}) }),
+      doc(
+        'machines',
+        { fingerprint: `fp-${randomUUID()}`, ...attributes },
+        { license: ref('licenses', licenseId), ...(options.owner ? { owner: ref('users', options.owner) } : {}) },
+      ),
       options,
     );
   const component = (machineId: string, fingerprint = `c-${randomUUID()}`, options: Options & { attributes?: Attributes } = {}) =>
-    make('/components', doc('components', { fingerprint, name: `Part ${fingerprint.slice(0, 12)}`, ...options.attributes }, { machine: ref('machines', machineId) }), options);
+    make(
+      '/components',
+      doc(
+        'components',
+        { fingerprint, name: `Part ${fingerprint.slice(0, 12)}`, ...options.attributes },
+        { machine: ref('machines', machineId) },
+      ),
+      options,
+    );
 
   async function token(path: string, options: Options = {}) {
     const reply = await api('POST', path, options);

@@ -49,7 +49,10 @@ export async function startReceiver(path = '/hooks', listen: Listen = {}): Promi
     async waitFor(predicate, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(receiver.deliveries)) {
-        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms; got ${receiver.deliveries.length} deliveries: ${receiver.deliveries.map((d) => d.json?.data?.attributes?.event).join(', ')}`);
+        if (Date.now() > until)
+          throw new Error(
+            `receiver: condition not met within ${timeoutMs} ms; got ${receiver.deliveries.length} deliveries: ${receiver.deliveries.map((d) => d.json?.data?.attributes?.event).join(', ')}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
       return receiver.deliveries;
