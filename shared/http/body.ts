@@ -41,7 +41,9 @@ type Shape = z.core.$ZodLooseShape;
 type Strict<S extends Shape> = z.ZodMiniObject<S, z.core.$strict>;
 /** `data`'s members: relationships only where the resource takes some. */
 type DataShape<A extends Shape, R extends Shape> = { type: z.ZodMiniLiteral<string> } & A &
-  ([keyof R] extends [never] ? {} : { relationships: Strict<R> });
+  ([keyof R] extends [never] ? unknown : { relationships: Strict<R> });
+/** No relationships. */
+type None = Record<never, never>;
 type Document<D extends Shape> = Strict<{ data: Strict<D> }>;
 
 function document<D extends Shape>(type: string, attributes: z.ZodMiniType, relationships?: Shape): Document<D> {
@@ -54,14 +56,14 @@ function document<D extends Shape>(type: string, attributes: z.ZodMiniType, rela
 }
 
 /** The body of a create: `{data: {type, attributes, relationships?}}`, no client id. */
-export const resourceDocument = <A extends Shape, R extends Shape = {}>(type: string, attributes: A, relationships?: R) =>
+export const resourceDocument = <A extends Shape, R extends Shape = None>(type: string, attributes: A, relationships?: R) =>
   document<DataShape<{ attributes: Strict<A> }, R>>(type, z.strictObject(attributes), relationships);
 
 /**
  * The body of an update: as resourceDocument, with every attribute optional and `attributes`
  * itself optional (JSON:API: a PATCH may send only what it changes, or nothing).
  */
-export const updateDocument = <A extends Shape, R extends Shape = {}>(type: string, attributes: A, relationships?: R) =>
+export const updateDocument = <A extends Shape, R extends Shape = None>(type: string, attributes: A, relationships?: R) =>
   document<DataShape<{ attributes: z.ZodMiniOptional<Strict<A>> }, R>>(type, z.optional(z.strictObject(attributes)), relationships);
 
 /** A relationship body: `{data: {type, id}}`. */
@@ -105,7 +107,7 @@ function withoutPathId(input: unknown, pathId: string): unknown {
 }
 
 function describe(issue: z.core.$ZodIssue, input: unknown) {
-  const pointer = (path: PropertyKey[]) => '/' + path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  const pointer = (path: PropertyKey[]) => `/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
   const at = (path: PropertyKey[]) => ({ code: 'PARAMETER_INVALID', source: { pointer: pointer(path) } });
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, issue.path) === undefined) {
     return [{ detail: 'is missing', ...at(issue.path) }];

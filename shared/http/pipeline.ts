@@ -197,7 +197,7 @@ function negotiate(): Middleware {
           source: { header: 'Content-Type' },
         });
       }
-      const accept = headers['accept'];
+      const accept = headers.accept;
       if (accept !== undefined && !acceptsJson(accept)) {
         throw badRequest(`The Accept header must admit ${MEDIA_TYPE} or application/json`, {
           code: 'MIME_TYPE_INVALID',
@@ -217,7 +217,7 @@ function readAhead(auth: AuthMode): Middleware {
   return {
     before: async ({ event, context }) => {
       const token = auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
-      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, context.request.body!));
+      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, context.request.body ?? { absent: true }));
     },
   };
 }
@@ -256,16 +256,17 @@ function selectEnvironment(): Middleware {
   return {
     before: async ({ event, context }) => {
       const request = context.request;
+      const { id: accountId } = earlier(request.account, 'the account');
       const given = requestedEnvironment(event);
       if (given === undefined) {
         request.environment = null;
-        request.scope = globalScope(request.account!.id, request.readAhead);
+        request.scope = globalScope(accountId, request.readAhead);
         return;
       }
       if (typeof given !== 'string' || given.trim() === '') throw environmentInvalid('The environment cannot be blank');
-      const environment = await findEnvironment(request.account!.id, given.trim(), request.readAhead);
+      const environment = await findEnvironment(accountId, given.trim(), request.readAhead);
       const alias = secondEnvironmentHeader(event);
-      if (alias !== undefined && (await findEnvironment(request.account!.id, alias))?.id !== environment?.id) {
+      if (alias !== undefined && (await findEnvironment(accountId, alias))?.id !== environment?.id) {
         throw badRequest('Service-Environment and Keygen-Environment name different environments: send one', {
           code: 'ENVIRONMENT_HEADER_CONFLICT',
           source: { header: 'Keygen-Environment' },
@@ -273,7 +274,7 @@ function selectEnvironment(): Middleware {
       }
       if (!environment) throw environmentInvalid(`The environment '${given}' is not valid`);
       request.environment = environment;
-      request.scope = environmentScope(request.account!.id, environment, request.readAhead);
+      request.scope = environmentScope(accountId, environment, request.readAhead);
     },
   };
 }
@@ -282,13 +283,14 @@ function authenticate(mode: AuthMode): Middleware {
   return {
     before: async ({ event, context }) => {
       const request = context.request;
+      if (mode === 'none') return;
       const header = event.headers?.authorization;
-      if (mode === 'bearer' && header !== undefined && /^License\s/i.test(header)) {
-        request.bearer = await authenticateLicenseKey(header, request.scope!);
-      } else if (mode === 'bearer') {
-        request.bearer = await authenticateToken(header, request.account!, request.environment!, request.readAhead);
-      }
-      if (mode === 'basic') request.user = await authenticateBasic(header, request.account!, request.environment!, request.scope!);
+      const account = earlier(request.account, 'the account');
+      const scope = earlier(request.scope, 'the scope');
+      const environment = request.environment ?? null;
+      if (mode === 'basic') request.user = await authenticateBasic(header, account, environment, scope);
+      else if (header !== undefined && /^License\s/i.test(header)) request.bearer = await authenticateLicenseKey(header, scope);
+      else request.bearer = await authenticateToken(header, account, environment, request.readAhead);
     },
   };
 }
@@ -309,7 +311,7 @@ function baseHeaders(context: PipelineContext, requestId: string): Record<string
 }
 
 function render(context: PipelineContext, reply: Reply): Result {
-  const headers = { ...baseHeaders(context, context.request.requestId!), ...reply.headers };
+  const headers = { ...baseHeaders(context, context.request.requestId ?? context.awsRequestId), ...reply.headers };
   if (reply.body === undefined) delete headers['Content-Type'];
   return {
     statusCode: reply.status,
@@ -322,14 +324,20 @@ function renderError(context: PipelineContext, error: ApiError, requestId: strin
   return errorResult(error, requestId, baseHeaders(context, requestId));
 }
 
+/** A media type or range without its parameters, lower-cased. */
+const mediaTypeOf = (value: string) => (value.split(';')[0] ?? '').trim().toLowerCase();
+
 function isJsonMediaType(value: string): boolean {
-  const type = value.split(';')[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(value);
   return type === MEDIA_TYPE || type === 'application/json';
 }
 
 function acceptsJson(value: string): boolean {
-  return value.split(',').some((range) => {
-    const type = range.split(';')[0]!.trim().toLowerCase();
-    return ['*/*', 'application/*', 'application/json', MEDIA_TYPE].includes(type);
-  });
+  return value.split(',').some((range) => ['*/*', 'application/*', 'application/json', MEDIA_TYPE].includes(mediaTypeOf(range)));
+}
+
+/** A value an earlier step of the pipeline sets: its absence would be a fault of the steps' order. */
+function earlier<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`The pipeline reached a step that needs ${what} before it was resolved`);
+  return value;
 }

@@ -21,25 +21,25 @@ export function parseQuery(raw: string | undefined): Query {
     const eq = pair.indexOf('=');
     const name = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
-    const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(name);
-    if (!match) throw invalidQuery(name, `The query parameter '${name}' is malformed`);
-    const path = [...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!);
-    if ([match[1]!, ...path].some((segment) => FORBIDDEN_NAMES.has(segment))) {
+    const [, key, brackets = ''] = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(name) ?? [];
+    if (key === undefined) throw invalidQuery(name, `The query parameter '${name}' is malformed`);
+    const path = [...brackets.matchAll(/\[([^[\]]*)\]/g)].map(([, segment = '']) => segment);
+    if ([key, ...path].some((segment) => FORBIDDEN_NAMES.has(segment))) {
       throw invalidQuery(name, `The query parameter '${name}' is not allowed`);
     }
-    assign(query, match[1]!, path, value, name);
+    assign(query, key, path, value, name);
   }
   return query;
 }
 
 function assign(target: Record<string, QueryValue>, key: string, path: string[], value: string, name: string) {
   const existing = target[key];
-  if (path.length === 0) {
+  const [next, ...rest] = path;
+  if (next === undefined) {
     if (existing !== undefined) throw invalidQuery(name, `The query parameter '${name}' is given more than once`);
     target[key] = value;
     return;
   }
-  const [next, ...rest] = path;
   if (next === '') {
     if (rest.length > 0 || (existing !== undefined && !Array.isArray(existing))) {
       throw invalidQuery(name, `The query parameter '${name}' is malformed`);
@@ -52,7 +52,7 @@ function assign(target: Record<string, QueryValue>, key: string, path: string[],
   }
   const child = (existing as Record<string, QueryValue> | undefined) ?? Object.create(null);
   target[key] = child;
-  assign(child, next!, rest, value, name);
+  assign(child, next, rest, value, name);
 }
 
 function decode(text: string): string {
@@ -82,8 +82,8 @@ export function formatQuery(query: Query): string {
 export function parseQueryWith<T>(query: Query, schema: z.ZodMiniType<T>): T {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const [head, ...rest] = issue.path.map(String);
-  const parameter = `${head ?? ''}${rest.map((key) => `[${key}]`).join('')}`;
-  throw invalidQuery(parameter, `${parameter} ${issue.message}`);
+  const [issue] = result.error.issues;
+  const [head = '', ...rest] = issue?.path.map(String) ?? [];
+  const parameter = `${head}${rest.map((key) => `[${key}]`).join('')}`;
+  throw invalidQuery(parameter, `${parameter} ${issue?.message ?? 'is not valid'}`);
 }

@@ -7,8 +7,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 export function clientOf(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped && isIPv4(mapped[1]!)) return mapped[1]!;
+  const [, mapped] = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address) ?? [];
+  if (mapped !== undefined && isIPv4(mapped)) return mapped;
   if (!isIPv6(address)) return address;
   const groupsIn = (part: string) => (part === '' ? [] : part.split(':'));
   const [head = '', tail] = address.split('::');
