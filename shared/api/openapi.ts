@@ -63,7 +63,8 @@ export async function buildOpenApi(): Promise<OpenApiDocument> {
     if (!declaration) continue;
     const tag = tagOf(route);
     if (!document.tags.some((t) => t.name === tag)) document.tags.push({ name: tag });
-    (document.paths[route.path] ??= {})[route.method.toLowerCase()] = describeOperation(route, declaration, document);
+    document.paths[route.path] ??= {};
+    document.paths[route.path][route.method.toLowerCase()] = describeOperation(route, declaration, document);
   }
   document.components.schemas = sortedByKey(document.components.schemas);
   document.components.responses = sortedByKey(document.components.responses);
@@ -112,13 +113,17 @@ function packageVersion(): string {
 }
 
 /** An operation's tag: its resource family, as its name starts (`webhookEndpoints.list` → `webhook-endpoints`). */
-const tagOf = (route: Route) => route.operation.split('.')[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+function tagOf(route: Route): string {
+  // Splitting yields at least one part: the whole name when it has no dot.
+  const [family] = route.operation.split('.');
+  return family.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
 
 /** `components.tokens.generate` → `ComponentsTokensGenerate`. */
 const pascal = (operation: string) =>
   operation
     .split('.')
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
 function describeOperation(route: Route, declaration: Declaration, document: OpenApiDocument): Json {
@@ -308,8 +313,8 @@ function documentSchemas(): Record<string, Json> {
 
 /** An error answer: the error document, each error with its status's title. */
 function errorResponse(status: number, description?: string): Json {
-  // The title the pipeline gives an error of this status.
-  const title = new ApiError(status, [{ detail: '' }]).errors[0]!.title;
+  // The title the pipeline gives an error of this status: that of the one error it is built with.
+  const [{ title }] = new ApiError(status, [{ detail: '' }]).errors;
   const headers: Record<string, Json> = { ...ANSWER_HEADERS };
   if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
   if (status === 429) for (const name of RATE_LIMIT_HEADERS) headers[name] = ref('headers', name);

@@ -65,10 +65,10 @@ export async function authenticateToken(
  * of its key and admitted into the requested environment like any bearer of its home.
  */
 export async function authenticateLicenseKey(header: string, scope: Scope): Promise<Bearer> {
-  const match = /^License\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new NotAuthenticated('TOKEN_MISSING', 'A license key is required', 'Bearer');
+  const key = /^License\s+(?<key>\S+)\s*$/i.exec(header)?.groups?.key;
+  if (!key) throw new NotAuthenticated('TOKEN_MISSING', 'A license key is required', 'Bearer');
   // The licenses a request's environment can read are exactly the ones it admits as bearers.
-  const holder = await findLicenseItemByKey(scope, match[1]!);
+  const holder = await findLicenseItemByKey(scope, key);
   if (!holder) throw new NotAuthenticated('TOKEN_INVALID', 'License key is invalid');
   const environmentId = (holder.environmentId as string | null | undefined) ?? null;
   return {
@@ -96,9 +96,9 @@ export async function authenticateBasic(
   environment: Environment | null,
   scope: Scope,
 ): Promise<UserRecord> {
-  const match = header && /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (!match) throw new NotAuthenticated('TOKEN_MISSING', 'HTTP Basic credentials (email:password) are required', 'Basic');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const credentials = header && /^Basic\s+(?<credentials>[A-Za-z0-9+/=]+)\s*$/i.exec(header)?.groups?.credentials;
+  if (!credentials) throw new NotAuthenticated('TOKEN_MISSING', 'HTTP Basic credentials (email:password) are required', 'Basic');
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const email = colon < 0 ? '' : decoded.slice(0, colon);
   const password = colon < 0 ? '' : decoded.slice(colon + 1);

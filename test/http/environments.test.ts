@@ -577,7 +577,7 @@ describe.concurrent('environment selection', () => {
 
   it('the environment is checked before authentication (400 even without a token)', async () => {
     expectError(await call('GET', `${account.path}/users`, { environment: 'nope-nope' }), 400, { code: 'ENVIRONMENT_INVALID' });
-    expectError(await call('GET', `${account.path}/users`, { environment: 'nope-nope', token: 'user-' + '0'.repeat(64) }), 400, {
+    expectError(await call('GET', `${account.path}/users`, { environment: 'nope-nope', token: `user-${'0'.repeat(64)}` }), 400, {
       code: 'ENVIRONMENT_INVALID',
     });
   });

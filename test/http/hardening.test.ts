@@ -43,7 +43,7 @@ describe('values DynamoDB cannot store', () => {
   it('keeps metadata with numbers beyond 2^53, empty keys and deep nesting as sent', async () => {
     let deep: Record<string, unknown> = { end: true };
     for (let i = 0; i < 40; i++) deep = { deeper: deep };
-    for (const metadata of [{ n: 12345678901234567890 }, { '': 1 }, deep]) {
+    for (const metadata of [{ n: 12345678901234567000 }, { '': 1 }, deep]) {
       const reply = await admin('POST', '/users', userBody({ email: `${randomUUID()}@meta.example`, metadata }));
       expect(reply.status, JSON.stringify(reply.body)).toBe(201);
       expect(reply.body.data.attributes.metadata).toEqual(metadata);

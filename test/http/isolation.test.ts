@@ -235,7 +235,7 @@ beforeAll(async () => {
   tokens.set(adminTokenId, { home: 'global', ownerUserId: account.adminId });
 
   const made = await Promise.all([...HOMES.map((h) => makeUser(h)), makeUser('global')]);
-  HOMES.forEach((h, i) => (homeUser[h] = made[i]!));
+  for (const [i, h] of HOMES.entries()) homeUser[h] = made[i]!;
   otherGlobal = made[4]!;
 
   bearers = [

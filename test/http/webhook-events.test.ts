@@ -40,7 +40,10 @@ beforeAll(async () => {
   await admin('PATCH', `/users/${users[1]!.id}`, { body: userBody({ firstName: 'B' }) });
   await admin('DELETE', `/users/${users[2]!.id}`);
   const all = await list('page[size]=100');
-  for (const event of all.data) (made[event.attributes.event] ??= []).push(event.id);
+  for (const event of all.data) {
+    made[event.attributes.event] ??= [];
+    made[event.attributes.event].push(event.id);
+  }
   await receiver.waitFor((d) => d.length >= all.data.length);
   // The receiver has the POSTs; the worker records each outcome right after the answer.
   const until = Date.now() + 20_000;
@@ -101,7 +104,7 @@ describe.concurrent('the resource', () => {
     const one = await list('events[]=user.updated');
     expect(one.data.map((e: any) => e.id).sort()).toEqual([...made['user.updated']!].sort());
     expect(one.links.meta.count).toBe(2);
-    expect(one.links.self).toContain(encodeURIComponent('events[]') + '=user.updated');
+    expect(one.links.self).toContain(`${encodeURIComponent('events[]')}=user.updated`);
 
     const two = await list('events[]=user.created&events[]=user.deleted&page[size]=3');
     expect(two.links.meta).toEqual({ pages: 2, count: 4 });

@@ -32,7 +32,7 @@ function ipv6Bytes(address: string): Buffer {
   const back = groups(tail!);
   const all = [...front, ...Array(8 - front.length - back.length).fill(0), ...back];
   const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(group, i * 2));
+  for (const [i, group] of all.entries()) bytes.writeUInt16BE(group, i * 2);
   return bytes;
 }
 

@@ -52,8 +52,11 @@ export async function filteredList<T extends StoredRecord>(
   for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);
   if (contradiction) return emptyPage<T>(page);
 
-  const partition = filters.find((filter) => values[filter.attribute] !== undefined);
-  if (!partition) return listCollection<T>(scope, { type }, page);
-  const { [partition.attribute]: id, ...where } = values;
-  return listCollection<T>(scope, { type, parent: { type: partition.parent, id: id!, slot: partition.slot }, where }, page);
+  // The partition is the most selective filter given; the other values are conditions within it.
+  for (const partition of filters) {
+    const { [partition.attribute]: id, ...where } = values;
+    if (id === undefined) continue;
+    return listCollection<T>(scope, { type, parent: { type: partition.parent, id, slot: partition.slot }, where }, page);
+  }
+  return listCollection<T>(scope, { type }, page);
 }

@@ -78,6 +78,12 @@ class CountGone extends Error {}
 const PARALLEL = 10;
 const MAX_ATTEMPTS = 10;
 
+/** A share of a license's seats, with the whole count it is part of. */
+interface Share {
+  shareKey: Key;
+  countKey: Key;
+}
+
 /**
  * Gives back the seats held in a purged environment: every share among `keys` (items of the
  * environment, as the purge found them) is returned to its license's count and deleted.
@@ -85,13 +91,18 @@ const MAX_ATTEMPTS = 10;
  * share changed since it was read is never deleted with its seats still taken.
  */
 export async function giveBackShares(keys: Key[]): Promise<Key[]> {
-  const shares = keys.filter((key) => machineCountOfShare(key));
+  const shares: Share[] = [];
+  const others: Key[] = [];
+  for (const key of keys) {
+    const countKey = machineCountOfShare(key);
+    if (countKey) shares.push({ shareKey: key, countKey });
+    else others.push(key);
+  }
   for (let i = 0; i < shares.length; i += PARALLEL) await Promise.all(shares.slice(i, i + PARALLEL).map(giveBackShare));
-  return shares.length ? keys.filter((key) => !machineCountOfShare(key)) : keys;
+  return others;
 }
 
-async function giveBackShare(shareKey: Key): Promise<void> {
-  const countKey = machineCountOfShare(shareKey)!;
+async function giveBackShare({ shareKey, countKey }: Share): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const items = await getItems([shareKey, countKey]);
     const share = items.find((item) => item.SK === shareKey.SK);

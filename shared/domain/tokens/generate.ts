@@ -41,7 +41,10 @@ export async function generateTokenFor(
 ) {
   maxLength('name', attributes.name, 255);
   const requested = attributes.permissions ?? ['*'];
-  authorizeGrant(actor, effectivePermissions(kindOf(holder as never)!, home, requested), 'The token');
+  const holderKind = kindOf(holder as never);
+  // Only a record that may act as a bearer (an environment, a product, a license) is given tokens here.
+  if (!holderKind) throw new Error(`A ${String(holder.type)} holds no tokens`);
+  authorizeGrant(actor, effectivePermissions(holderKind, home, requested), 'The token');
   const permissions = normalisePermissions(requested);
   let expiry: string | null = null;
   if (attributes.expiry != null) {

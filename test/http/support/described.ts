@@ -47,7 +47,8 @@ class Checker {
     if (found.kind === 'fallback') {
       const fail = failure(`${answer.method} ${path} (no route)`, answer);
       if (answer.status !== 404) throw fail(`a request no route matches must answer 404 (components.responses.NoRoute)`);
-      return this.checkResponse(['components', 'responses', 'NoRoute'], answer, fail);
+      this.checkResponse(['components', 'responses', 'NoRoute'], answer, fail);
+      return;
     }
     const { operation, path: template } = found.route;
     const fail = failure(`${operation} (${answer.method} ${template})`, answer);
@@ -70,7 +71,7 @@ class Checker {
       if (answer.text !== '') throw fail('the description has no body for it, and one was sent');
       return;
     }
-    const mediaType = answer.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+    const mediaType = (answer.contentType ?? '').split(';')[0].trim().toLowerCase();
     if (!response.content[mediaType]) {
       throw fail(`content type ${answer.contentType ?? '(none)'}; the description has ${Object.keys(response.content).join(', ')}`);
     }
