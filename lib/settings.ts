@@ -12,6 +12,8 @@ export interface OperatorSettings {
   publicUrl?: string;
   /** Requests a minute per source address to each unauthenticated route; the service default (60) when absent. */
   rateLimitPerAddress?: number;
+  /** AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. */
+  tracing: boolean;
 }
 
 export const defaultMailFrom = 'no-reply@example.com';
@@ -28,6 +30,7 @@ export function readOperatorSettings(node: Node): OperatorSettings {
     webhookRetryDelays: readDelays(node.tryGetContext('webhookRetryDelays')),
     publicUrl: readUrl(node.tryGetContext('publicUrl')),
     rateLimitPerAddress: readPositiveWhole('rateLimitPerAddress', node.tryGetContext('rateLimitPerAddress')),
+    tracing: readTracing(node),
   };
 }
 
@@ -70,4 +73,13 @@ function readUrl(value: unknown): string | undefined {
     throw new Error(`publicUrl must be an http(s) URL, got ${JSON.stringify(value)}`);
   }
   return value.replace(/\/+$/, '');
+}
+
+/**
+ * Tracing is on by default: X-Ray bills per trace recorded and Lambda samples by its default rule
+ * (the first request each second and 5 % of the rest), so a busy service pays for a sample, not for
+ * every request. Exported because each function reads it where it is built (lib/service-function.ts).
+ */
+export function readTracing(node: Node): boolean {
+  return readBoolean('tracing', node.tryGetContext('tracing') ?? true);
 }

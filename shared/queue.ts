@@ -6,9 +6,10 @@ import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk
 import { config } from './config.ts';
 import { queues } from './queues.ts';
 import type { QueueName } from './routes.ts';
+import { traced } from './tracer.ts';
 
 let client: SQSClient | undefined;
-const sqs = () => (client ??= new SQSClient({}));
+const sqs = () => (client ??= traced(new SQSClient({})));
 
 /** SQS delays a message by at most 15 minutes. */
 export const MAX_DELAY_SECONDS = 900;

@@ -9,8 +9,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processDelivery, readEndpoints } from '#shared/events/deliver.ts';
 import { type DeliveryMessage, parseDeliveryMessage } from '#shared/events/messages.ts';
+import { tracedWorker } from '#shared/tracer.ts';
 
-export const handler = async (event: SQSEvent, context: Context) => {
+export const handler = tracedWorker('workers.deliverWebhook', async (event: SQSEvent, context: Context) => {
   // The endpoints of the whole batch in one read; a malformed message fails on its own below.
   const endpoints = await readEndpoints(
     event.Records.flatMap((record): DeliveryMessage[] => {
@@ -31,4 +32,4 @@ export const handler = async (event: SQSEvent, context: Context) => {
     new BatchProcessor(EventType.SQS),
     { context },
   );
-};
+});

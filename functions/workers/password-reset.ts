@@ -10,11 +10,12 @@ import type { ResetMessage } from '#shared/domain/passwords/request.ts';
 import { processResetRequest } from '#shared/domain/passwords/reset.ts';
 import { workerTimeoutSeconds } from '#shared/queues.ts';
 import { once } from '#shared/store/once.ts';
+import { tracedWorker } from '#shared/tracer.ts';
 
 /** A claim outlives any invocation working on it: a crashed one's claim is taken over after this. */
 const LEASE_SECONDS = 2 * workerTimeoutSeconds.mail;
 
-export const handler = async (event: SQSEvent, context: Context) =>
+export const handler = tracedWorker('workers.passwordReset', async (event: SQSEvent, context: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
@@ -25,4 +26,5 @@ export const handler = async (event: SQSEvent, context: Context) =>
     // several invocations of a worker at once in one process.
     new BatchProcessor(EventType.SQS),
     { context },
-  );
+  ),
+);

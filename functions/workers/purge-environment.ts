@@ -6,8 +6,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type PurgeStep, runPurgeStep } from '#shared/domain/environments/purge.ts';
+import { tracedWorker } from '#shared/tracer.ts';
 
-export const handler = async (event: SQSEvent, context: Context) =>
+export const handler = tracedWorker('workers.purgeEnvironment', async (event: SQSEvent, context: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
@@ -17,4 +18,5 @@ export const handler = async (event: SQSEvent, context: Context) =>
     // several invocations of a worker at once in one process.
     new BatchProcessor(EventType.SQS),
     { context },
-  );
+  ),
+);

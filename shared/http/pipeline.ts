@@ -1,8 +1,10 @@
 /**
  * The request pipeline every operation runs through, in this order (docs/rules.md §1):
  *
- *   respond      request id and logging; renders replies and every error (registered first,
- *                so its onError sees all of them)
+ *   trace        when tracing is on (shared/tracer.ts): one X-Ray subsegment around the steps below,
+ *                annotated with the operation, the account and the status
+ *   respond      request id and logging; renders replies and every error (registered before the
+ *                steps, so its onError sees all of them)
  *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404)
@@ -19,6 +21,7 @@
  * calls throws the service's faults (shared/errors.ts), mapped to JSON:API errors in one place
  * (`toApiError`).
  */
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Actor, LoggingIn, Requester } from '../auth/actor.ts';
@@ -35,6 +38,7 @@ import type { PageRequest } from '../store/paging.ts';
 import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
+import { traceInvocation, tracer } from '../tracer.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
 import type { Reply } from './documents.ts';
@@ -85,11 +89,7 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
   declaration: Declaration<A, P, B, Q>,
   handle: (call: Call<A, P, B, Q>) => Promise<Reply>,
 ) {
-  const pipeline = middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
-    .use(respond())
-    .use(negotiate())
-    .use(readAhead(declaration.auth))
-    .use(resolveAccount());
+  const pipeline = traceable(declaration.operation).use(respond()).use(negotiate()).use(readAhead(declaration.auth)).use(resolveAccount());
   if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation));
   return pipeline
     .use(selectEnvironment())
@@ -127,11 +127,29 @@ function parse<A extends AuthMode, P extends string, B, Q>(
 
 /** The handler of every request no route matches. */
 export function unmatched() {
-  return middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 })
+  return traceable(NOT_FOUND_OPERATION)
     .use(respond())
     .handler(async (event) => {
       throw new ApiError(404, [{ detail: `No route matches ${event.requestContext.http.method} ${event.rawPath}`, code: 'NOT_FOUND' }]);
     });
+}
+
+/** The route table's name for the fallback (shared/routes.ts), which has no declaration of its own. */
+const NOT_FOUND_OPERATION = 'notFound';
+
+/** A pipeline whose first step is the trace when tracing is on: first in and last out, it spans every step and sees the rendered status. */
+function traceable(operation: string) {
+  const pipeline = middy<Event, Result, Error, PipelineContext>({ timeoutEarlyInMillis: 0 });
+  if (tracer) pipeline.use(traceRequest(tracer, operation));
+  return pipeline;
+}
+
+function traceRequest(active: Tracer, operation: string): Middleware {
+  return traceInvocation(active, ({ context, response }) => ({
+    operation,
+    accountId: context.request?.account?.id,
+    status: response?.statusCode,
+  }));
 }
 
 function respond(): Middleware {

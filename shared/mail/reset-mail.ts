@@ -4,9 +4,10 @@
  */
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { config } from '../config.ts';
+import { traced } from '../tracer.ts';
 
 let client: SESClient | undefined;
-const ses = () => (client ??= new SESClient({}));
+const ses = () => (client ??= traced(new SESClient({})));
 
 export interface ResetMail {
   to: string;

@@ -12,6 +12,7 @@ describe('operator settings', () => {
       webhookRetryDelays: undefined,
       publicUrl: undefined,
       rateLimitPerAddress: undefined,
+      tracing: true,
     });
   });
 
@@ -30,6 +31,7 @@ describe('operator settings', () => {
       webhookRetryDelays: '30,120,600',
       publicUrl: 'https://api.vendor.example',
       rateLimitPerAddress: 120,
+      tracing: true,
     });
   });
 
@@ -54,5 +56,18 @@ describe('operator settings', () => {
     [{ rateLimitPerAddress: 'sixty' }, /rateLimitPerAddress/],
   ])('stop the synth on %o', (context, message) => {
     expect(() => settingsFrom(context)).toThrow(message);
+  });
+
+  describe('tracing', () => {
+    it('is on unless set to false, as cdk.json or `-c tracing=false` gives it', () => {
+      expect(settingsFrom({}).tracing).toBe(true);
+      expect(settingsFrom({ tracing: 'true' }).tracing).toBe(true);
+      expect(settingsFrom({ tracing: false }).tracing).toBe(false);
+      expect(settingsFrom({ tracing: 'false' }).tracing).toBe(false);
+    });
+
+    it.each(['off', '0', 1])('stops the synth on %o', (tracing) => {
+      expect(() => settingsFrom({ tracing })).toThrow(/tracing must be true or false/);
+    });
   });
 });

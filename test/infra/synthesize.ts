@@ -22,7 +22,7 @@ export const cdkContext = (
 
 export const env = { account: '123456789012', region: 'eu-west-1' };
 
-export const baseSettings: OperatorSettings = { mailFrom: 'no-reply@licensing.example', allowPrivateWebhookTargets: false };
+export const baseSettings: OperatorSettings = { mailFrom: 'no-reply@licensing.example', allowPrivateWebhookTargets: false, tracing: true };
 
 export interface SynthesisOptions extends Partial<Omit<LicensingStackProps, 'settings'>> {
   settings?: Partial<OperatorSettings>;
@@ -36,8 +36,10 @@ export interface Synthesis {
 }
 
 export function synthesize({ validate = false, ...options }: SynthesisOptions = {}): Synthesis {
+  const settings = { ...baseSettings, ...options.settings };
   const app = new App({
-    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] },
+    // The functions read `tracing` from the context (lib/service-function.ts), as `cdk synth` gives it.
+    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [], tracing: settings.tracing },
     builtinCloudFormationValidation: validate,
   });
   const stack = new LicensingStack(app, 'LicensingService', {
@@ -48,7 +50,7 @@ export function synthesize({ validate = false, ...options }: SynthesisOptions = 
       fallback.handler,
     ]),
     ...options,
-    settings: { ...baseSettings, ...options.settings },
+    settings,
   });
   return { stack, template: Template.fromStack(stack) };
 }
