@@ -41,6 +41,14 @@ describe('a function bundle', () => {
     expect(code.includes(`name:"@aws-sdk/client-sqs",version:"${version}"`)).toBe(true);
   });
 
+  it('takes its credentials from the environment, as Lambda gives them, without the rest of the SDK’s chain', () => {
+    // The chain's other links and the STS and SSO clients they carry (shared/lambda-credentials.ts).
+    expect(code.includes('AWS_ACCESS_KEY_ID')).toBe(true);
+    for (const gone of ['@aws-sdk/nested-clients', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'sso_start_url']) {
+      expect(code.includes(gone), gone).toBe(false);
+    }
+  });
+
   it('is minified, with a source map that leaves the sources out', () => {
     expect(/\bclient\s*=\s*new\b/.test(code)).toBe(false);
     const map = JSON.parse(readFileSync(path.join(bundle, 'index.mjs.map'), 'utf8'));

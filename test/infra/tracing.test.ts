@@ -1,0 +1,52 @@
+/**
+ * The `tracing` setting (docs/operations.md, "Tracing"): on by default, every function, the API's
+ * and the workers', traces actively, is told so, and may write to X-Ray; off, none does, none is
+ * told to, and no role may write traces.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ServiceFunction } from '../../lib/service-function.ts';
+import { fallback, routes, workers } from '../../shared/routes.ts';
+import { environmentOf, functionFor, logicalIdOf, type Synthesis, statementsOf, synthesize } from './synthesize.ts';
+
+const TRACE_WRITES = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
+const on = synthesize();
+const off = synthesize({ settings: { tracing: false } });
+
+/** Every function of the stack: the routes', the fallback's and the workers'. */
+const functionsOf = ({ stack }: Synthesis) => [
+  ...routes.map((route) => functionFor(stack, 'Api', route.operation)),
+  functionFor(stack, 'Api', fallback.operation),
+  ...workers.map((worker) => functionFor(stack, 'Workers', worker.operation)),
+];
+
+const tracingConfigOf = ({ stack, template }: Synthesis, fn: ServiceFunction) =>
+  template.toJSON().Resources[logicalIdOf(stack, fn)].Properties.TracingConfig;
+
+const traceWritesOf = (synthesis: Synthesis, fn: ServiceFunction) =>
+  statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('xray:')));
+
+describe('tracing', () => {
+  it('is on by default: every function traces actively and is told so', () => {
+    const functions = functionsOf(on);
+    expect(functions).toHaveLength(routes.length + 1 + workers.length);
+    for (const fn of functions) {
+      expect(tracingConfigOf(on, fn), fn.node.path).toEqual({ Mode: 'Active' });
+      expect(environmentOf(on, fn).POWERTOOLS_TRACE_ENABLED, fn.node.path).toBe('true');
+    }
+  });
+
+  it('lets every function write its traces, in one statement per role', () => {
+    for (const fn of functionsOf(on)) {
+      expect(traceWritesOf(on, fn), fn.node.path).toEqual([{ Effect: 'Allow', Action: TRACE_WRITES, Resource: '*' }]);
+    }
+  });
+
+  it('turned off, leaves every function untraced, told so, and without the permission', () => {
+    for (const fn of functionsOf(off)) {
+      expect(tracingConfigOf(off, fn), fn.node.path).toBeUndefined();
+      expect(environmentOf(off, fn).POWERTOOLS_TRACE_ENABLED, fn.node.path).toBe('false');
+      expect(traceWritesOf(off, fn), fn.node.path).toEqual([]);
+    }
+  });
+});
