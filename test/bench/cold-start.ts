@@ -43,7 +43,12 @@ const STACK_OPTIONS: BuildOptions = {
 };
 
 /** What Lambda sets in every execution environment, as far as the bundles read it. */
-const LAMBDA_ENVIRONMENT = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', LAMBDA_TASK_ROOT: '/var/task', _HANDLER: 'index.handler' };
+const LAMBDA_ENVIRONMENT = {
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+  LAMBDA_TASK_ROOT: '/var/task',
+  _HANDLER: 'index.handler',
+};
 
 type Tracing = 'off' | 'on';
 
