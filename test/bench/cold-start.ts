@@ -62,15 +62,23 @@ function tracingEnvironment(tracing: Tracing, daemonPort: number): Record<string
   };
 }
 
-/** The smallest handler that does what every API function does: middy around one GetItem. */
+/**
+ * The smallest handler that does what every API function does: middy around one GetItem, traced
+ * when tracing is on, with the Tracer loaded only then (as shared/tracer.ts does).
+ */
 const MINIMAL = `
 import middy from '@middy/core';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-export const sqs = new SQSClient({});
-export const handler = middy().handler(async (event) => {
+const tracer = process.env.POWERTOOLS_TRACE_ENABLED === 'true' ? new (await import('@aws-lambda-powertools/tracer')).Tracer() : undefined;
+const traced = (client) => (tracer ? tracer.captureAWSv3Client(client) : client);
+const db = DynamoDBDocumentClient.from(traced(new DynamoDBClient({})));
+export const sqs = traced(new SQSClient({}));
+const pipeline = middy();
+if (tracer) pipeline.use(captureLambdaHandler(tracer, { captureResponse: false }));
+export const handler = pipeline.handler(async (event) => {
   const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'ACCOUNT#' + event.pathParameters.account, SK: '#' }, ConsistentRead: true }));
   return { statusCode: Item ? 200 : 404, body: JSON.stringify(Item ?? null) };
 });
@@ -187,17 +195,22 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       on: tracingEnvironment('on', daemon.port),
     };
 
-    const baselineRuns: number[] = [];
-    for (let i = 0; i < 5; i++) baselineRuns.push((await coldRun(join(dir, 'minimal.mjs'), event, environments.off)).ms);
-    const baseline = median(baselineRuns);
+    // The reference, in each mode: every handler is held to the minimal handler traced as it is.
+    const baselineRuns: Record<Tracing, number[]> = { off: [], on: [] };
+    for (let i = 0; i < 5; i++) {
+      for (const tracing of ['off', 'on'] as const) {
+        baselineRuns[tracing].push((await coldRun(join(dir, 'minimal.mjs'), event, environments[tracing])).ms);
+      }
+    }
+    const baseline: Record<Tracing, number> = { off: median(baselineRuns.off), on: median(baselineRuns.on) };
+    const budgetMs: Record<Tracing, number> = { off: TIME_FACTOR * baseline.off, on: TIME_FACTOR * baseline.on };
     const baselineSize = statSync(join(dir, 'minimal.mjs')).size;
-    const budgetMs = TIME_FACTOR * baseline;
 
     const measure = async (handler: string, tracing: Tracing): Promise<ColdResult> => {
       const once = () => coldRun(outFor(handler), eventFor(handler), environments[tracing]);
       const first = await once();
       // A figure over budget is measured twice more and the median kept: one slow run on a shared machine is noise.
-      if (first.ms <= budgetMs) return first;
+      if (first.ms <= budgetMs[tracing]) return first;
       return { ...first, ms: median([first.ms, (await once()).ms, (await once()).ms]) };
     };
     const results: { handler: string; size: number; off: ColdResult; on: ColdResult; tracer: boolean; traced: boolean }[] = [];
@@ -213,14 +226,12 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
     }
 
     const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
-    const ratio = (ms: number) => `${fmt(ms / baseline, 2)} ×`;
-    const rows: Measurement[] = [
-      {
-        what: 'Minimal middy handler (DynamoDB, document and SQS clients; one GetItem)',
-        figure: `${kb(baselineSize)}, ${fmt(baseline)} ms (median of 5; runs ${baselineRuns.map((n) => fmt(n)).join(', ')})`,
-        budget: 'reference',
-      },
-    ];
+    const ratio = (ms: number, tracing: Tracing) => `${fmt(ms / baseline[tracing], 2)} ×`;
+    const rows: Measurement[] = (['off', 'on'] as const).map((tracing) => ({
+      what: `Minimal middy handler (DynamoDB, document and SQS clients, the Tracer; one GetItem), tracing ${tracing}`,
+      figure: `${kb(baselineSize)}, ${fmt(baseline[tracing])} ms (median of 5; runs ${baselineRuns[tracing].map((n) => fmt(n)).join(', ')})`,
+      budget: 'reference',
+    }));
     const sizes = results.map((r) => r.size);
     const largest = [...results].sort((a, b) => b.size - a.size)[0]!;
     rows.push({
@@ -234,9 +245,9 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       const slowest = [...results].sort((a, b) => b[tracing].ms - a[tracing].ms)[0]!;
       rows.push({
         what: `All ${results.length} handlers, tracing ${tracing}: import + first event (median, slowest)`,
-        figure: `${fmt(median(times))} ms (${ratio(median(times))}), ${fmt(slowest[tracing].ms)} ms (${ratio(slowest[tracing].ms)}, ${slowest.handler})`,
-        budget: `≤ ${TIME_FACTOR} × minimal (${fmt(budgetMs)} ms) each`,
-        met: times.every((t) => t <= budgetMs),
+        figure: `${fmt(median(times))} ms (${ratio(median(times), tracing)}), ${fmt(slowest[tracing].ms)} ms (${ratio(slowest[tracing].ms, tracing)}, ${slowest.handler})`,
+        budget: `≤ ${TIME_FACTOR} × minimal, tracing ${tracing} (${fmt(budgetMs[tracing])} ms) each`,
+        met: times.every((t) => t <= budgetMs[tracing]),
       });
     }
     const withTracer = results.filter((r) => r.tracer);
@@ -249,17 +260,17 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       met: traced.length === withTracer.length && traced.every((r) => r.tracer) && changed.length === 0,
     });
     for (const r of results) {
-      const over = r.size > SIZE_BUDGET || r.off.ms > budgetMs || r.on.ms > budgetMs;
+      const over = r.size > SIZE_BUDGET || r.off.ms > budgetMs.off || r.on.ms > budgetMs.on;
       rows.push({
         what: r.handler,
-        figure: `${kb(r.size)}; off ${fmt(r.off.ms)} ms (${ratio(r.off.ms)}), on ${fmt(r.on.ms)} ms (${ratio(r.on.ms)}); first answer ${r.off.status ?? 'batch'}`,
-        budget: `≤ 500 KB, ≤ ${fmt(budgetMs)} ms`,
+        figure: `${kb(r.size)}; off ${fmt(r.off.ms)} ms (${ratio(r.off.ms, 'off')}), on ${fmt(r.on.ms)} ms (${ratio(r.on.ms, 'on')}); first answer ${r.off.status ?? 'batch'}`,
+        budget: `≤ 500 KB; ≤ ${fmt(budgetMs.off)} ms off, ≤ ${fmt(budgetMs.on)} ms on`,
         met: !over,
       });
     }
     return {
       title: 'Cold start',
-      method: `Every handler of the route table and the queue workers, bundled with esbuild with the options the stack's NodejsFunction uses (ESM, minified, source maps without sources, the createRequire banner, the SDK bundled with the credential chain Lambda uses, target node22; ${bundleSeconds.toFixed(1)} s for all). Each bundle is imported in a fresh \`node --enable-source-maps\` process with the variables Lambda sets, which then calls its handler once: API handlers with a GET event for an existing account and no credentials (the account read, then 401), workers with an empty batch. Each handler runs with tracing off (\`POWERTOOLS_TRACE_ENABLED=false\`), then on (\`true\`, a sampled trace id, and a UDP socket on the loopback standing in for the X-Ray daemon). The figure is import plus first answer, measured inside the process (Node's own start-up excluded; it is the same for all), against the minimal handler with tracing off. A handler over budget is measured three times and the median kept.`,
+      method: `Every handler of the route table and the queue workers, bundled with esbuild with the options the stack's NodejsFunction uses (ESM, minified, source maps without sources, the createRequire banner, the SDK bundled with the credential chain Lambda uses, target node22; ${bundleSeconds.toFixed(1)} s for all). Each bundle is imported in a fresh \`node --enable-source-maps\` process with the variables Lambda sets, which then calls its handler once: API handlers with a GET event for an existing account and no credentials (the account read, then 401), workers with an empty batch. Each handler runs with tracing off (\`POWERTOOLS_TRACE_ENABLED=false\`), then on (\`true\`, a sampled trace id, and a UDP socket on the loopback standing in for the X-Ray daemon). The figure is import plus first answer, measured inside the process (Node's own start-up excluded; it is the same for all), against the minimal handler in the same mode. A handler over budget is measured three times and the median kept.`,
       rows,
       notes: NOTES,
     };
@@ -269,4 +280,10 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
   }
 }
 
-const NOTES = ['TODO'].join('\n');
+const NOTES = [
+  "Sizes: an API bundle is about 400–450 KB: the SDK clients the minimal handler also carries are about 205 KB, the X-Ray SDK with Powertools Tracer about 118 KB, Powertools Logger about 25 KB, zod about 18 KB and the service's own code about 40 KB. The X-Ray SDK is CommonJS and does not tree-shake: bundled as it came, it took the largest bundle from 469 KB to 595 KB and 76 of 80 bundles over budget. What made the room: the SDK's default credential chain is bundled as its first link only, the environment variables Lambda sets (shared/lambda-credentials.ts, an esbuild alias in lib/service-function.ts); its other links and the STS and SSO clients they carry were about 90–130 KB of every bundle. The minimal handler is bundled the same way and, like every function, carries the Tracer (loaded only with tracing on): what any function of the service must carry, about the 362 KB it was before tracing.",
+  'The schemas are built with `zod/mini`, whose functions let esbuild keep only the schemas and checks in use; read-only handlers carry zod too, because their service module declares the create and update bodies at load. The workers are the largest: the password-reset worker adds the SES client and the KMS client that seals the reset token; the delivery worker adds Powertools batch and the KMS client that unseals secret event meta.',
+  "Tracing: shared/tracer.ts imports the Tracer, and with it the X-Ray SDK, only when tracing is on in a Lambda execution environment, so with tracing off a bundle carries the SDK but never runs it (no async hook, nothing sent). With tracing on, the SDK loads at init and each invocation opens, annotates and sends its subsegments: the difference between the minimal handler's two rows is what tracing costs any function, and each handler is held to the minimal handler in its own mode.",
+  'The API reference page (functions/reference/page.ts) renders the whole reference when its module loads, which is its time with tracing off or on; the plain pages carry no tracer.',
+  "Time: import and first answer grow with the JavaScript a bundle parses. On a loaded machine single runs vary by ±50 ms or more (see the minimal handler's own runs), which is why a handler over budget is measured three times; the load average in the heading says how far a run can be trusted.",
+].join('\n');
