@@ -12,7 +12,10 @@ export interface OperatorSettings {
   publicUrl?: string;
   /** Requests a minute per source address to each unauthenticated route; the service default (60) when absent. */
   rateLimitPerAddress?: number;
-  /** AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. */
+  /**
+   * AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. Each
+   * function reads it from the context where it is built (`readTracing`), as validated here.
+   */
   tracing: boolean;
 }
 
