@@ -1,4 +1,8 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { QueueName, Route, Worker } from '../shared/routes.ts';
 import { fallback as fallbackRoute, routes as routeTable, workers as workerTable } from '../shared/routes.ts';
@@ -6,7 +10,8 @@ import { Api, type FallbackRoute } from './api.ts';
 import { constructIdOf } from './construct-id.ts';
 import { Data } from './data.ts';
 import { ServiceQueues } from './queues.ts';
-import { repositoryRoot, type ServiceContext } from './service-function.ts';
+import type { RouteFamily } from './route-family.ts';
+import { repositoryRoot, type ServiceContext, type ServiceFunction } from './service-function.ts';
 import type { OperatorSettings } from './settings.ts';
 import { Workers } from './workers.ts';
 
@@ -22,8 +27,30 @@ export interface LicensingStackProps extends StackProps {
   codeRoot?: string;
 }
 
-/** The licensing service: the HTTP API and its functions over one table, and the queues that carry slow work. */
+/**
+ * The licensing service: the HTTP API and its functions over one table, and the queues that carry
+ * slow work. This stack holds the table, the sealing key, the queues, the API with its stage and
+ * the queue workers; each route family's functions and routes live in a nested stack of their own
+ * (`families`), deployed with it.
+ */
 export class LicensingStack extends Stack {
+  /** The HTTP API; its routes are added by the family stacks. */
+  readonly httpApi: HttpApi;
+  /** The API's `$default` stage, the one requests reach. */
+  readonly defaultStage: HttpStage;
+  /**
+   * The API's route families (lib/families.ts), each a nested stack holding its routes and their
+   * functions, the fallback included. What watches one family's functions is best built in its
+   * stack: each value the parent takes from a family stack costs that stack an output.
+   */
+  readonly families: readonly RouteFamily[];
+  /** The queue consumers' functions, by operation. */
+  readonly workerFunctions: ReadonlyMap<string, ServiceFunction>;
+  readonly table: TableV2;
+  readonly sealingKey: Key;
+  readonly queues: Readonly<Record<QueueName, Queue>>;
+  readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
     const { settings } = props;
@@ -31,6 +58,12 @@ export class LicensingStack extends Stack {
     const data = new Data(this, 'Data');
     const queues = new ServiceQueues(this, 'Queues');
     const api = new Api(this, 'Api');
+    this.httpApi = api.httpApi;
+    this.defaultStage = api.defaultStage;
+    this.table = data.table;
+    this.sealingKey = data.sealingKey;
+    this.queues = queues.queues;
+    this.deadLetterQueues = queues.deadLetterQueues;
 
     const context: ServiceContext = {
       codeRoot: props.codeRoot ?? repositoryRoot,
@@ -44,8 +77,13 @@ export class LicensingStack extends Stack {
       },
     };
 
-    api.serve(props.routes ?? routeTable, props.fallback ?? fallbackRoute, context);
-    new Workers(this, 'Workers', { workers: props.workers ?? workerTable, queues: queues.queues, context });
+    this.families = api.serve(props.routes ?? routeTable, props.fallback ?? fallbackRoute, context);
+    // The workers are few and bound to the queues: they stay here, beside them.
+    this.workerFunctions = new Workers(this, 'Workers', {
+      workers: props.workers ?? workerTable,
+      queues: queues.queues,
+      context,
+    }).functions;
 
     new CfnOutput(this, 'ApiUrl', { value: api.endpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName, description: 'The service table' });
