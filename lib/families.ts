@@ -9,21 +9,21 @@
  * which API Gateway refuses (docs/operations.md, "Stack layout"): an entry below is added before
  * its family's first route is deployed, and never changed.
  */
-const sharedFamilies: Readonly<Record<string, string>> = {
+const sharedFamilies: ReadonlyMap<string, string> = new Map([
   // Endpoints and the events delivered to them are one feature, and one page of the dashboard.
-  webhookEndpoints: 'webhooks',
-  webhookEvents: 'webhooks',
+  ['webhookEndpoints', 'webhooks'],
+  ['webhookEvents', 'webhooks'],
   // Requesting a password reset and answering its link are about users.
-  passwords: 'users',
+  ['passwords', 'users'],
   // The answers that touch no data: the API's description, its page, and the 404 for unmatched requests.
-  openapi: 'reference',
-  notFound: 'reference',
-};
+  ['openapi', 'reference'],
+  ['notFound', 'reference'],
+]);
 
 /** The family an operation belongs to: `licenses.validateKey` → `licenses`, `webhookEvents.retry` → `webhooks`. */
 export function familyOf(operation: string): string {
-  const [resource = operation] = operation.split('.');
-  return sharedFamilies[resource] ?? resource;
+  const [resource] = operation.split('.', 1);
+  return sharedFamilies.get(resource) ?? resource;
 }
 
 /** Entries grouped by family, in the order each family first appears. */
