@@ -8,7 +8,6 @@ import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
-import { queues as queueDefinitions } from '../../shared/queues.ts';
 import { type Access, fallback, type Method, type QueueName, type Route, routes } from '../../shared/routes.ts';
 import {
   baseSettings,
@@ -87,10 +86,11 @@ describe('the route table plus 150 routes', () => {
     },
   );
 
-  it('keeps the parent’s outputs and parameters as they are, however many routes', () => {
-    const template = grown.template.toJSON();
-    expect(Object.keys(template.Outputs)).toHaveLength(3 + 2 * Object.keys(queueDefinitions).length);
-    expect(Object.keys(template.Parameters)).toEqual(['BootstrapVersion']);
+  it('keeps the parent’s outputs and parameters as the real table has them: they do not grow with the routes', () => {
+    const names = (synthesis: Synthesis, section: 'Outputs' | 'Parameters') => Object.keys(synthesis.template.toJSON()[section] ?? {});
+    const real = synthesize();
+    expect(names(grown, 'Outputs')).toEqual(names(real, 'Outputs'));
+    expect(names(grown, 'Parameters')).toEqual(names(real, 'Parameters'));
   });
 });
 
