@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -145,7 +145,9 @@ export class Monitoring extends Construct {
     for (const group of functionGroups) this.watchFunctions(group);
     const tableWidgets = this.watchTable(props.table);
     const queueWidgets = this.watchQueues(props.queues, props.deadLetterQueues);
-    for (const alarm of props.deadLetterAlarms) this.notify(alarm);
+    // Their states show in the queue widgets; listing them in the alarm widget too would make
+    // the stack that owns them and the one watching them each depend on the other.
+    for (const alarm of props.deadLetterAlarms) this.addActions(alarm);
 
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
     this.dashboard.addWidgets(...apiWidgets, this.requestsByFamily(props.families));
@@ -185,17 +187,17 @@ export class Monitoring extends Construct {
       }),
     );
     for (const address of addresses) topic.addSubscription(new EmailSubscription(address));
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: topic.topicArn,
-      description: 'The topic every alarm of the service notifies',
-    }).overrideLogicalId('AlarmTopicArn');
     return topic;
   }
 
   private notify(alarm: AlarmBase): void {
+    this.addActions(alarm);
+    this.alarms.push(alarm);
+  }
+
+  private addActions(alarm: AlarmBase): void {
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
-    this.alarms.push(alarm);
   }
 
   private apiMetric(metricName: string, statistic: string, dimensions: Record<string, string> = {}): Metric {

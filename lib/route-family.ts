@@ -48,6 +48,7 @@ export class RouteFamily extends NestedStack {
       const routeId = constructIdOf(route.operation);
       const fn = new ServiceFunction(this, routeId, {
         ...props.context,
+        operation: route.operation,
         handlerModule: route.handler,
         access: route.access,
         role: roles.roleFor(route.access),

@@ -25,6 +25,7 @@ export class Workers extends Construct {
     for (const worker of props.workers) {
       const fn = new ServiceFunction(this, constructIdOf(worker.operation), {
         ...props.context,
+        operation: worker.operation,
         handlerModule: worker.handler,
         access: worker.access,
         timeout: Duration.seconds(workerTimeoutSeconds[worker.queue]),
