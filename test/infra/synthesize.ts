@@ -92,7 +92,8 @@ export function logicalIdOf(construct: IConstruct): string {
 
 /** Every stack of the synthesis: the parent, then each family's. */
 export function stacksOf({ stack }: Synthesis): Stack[] {
-  return [stack, ...stack.families];
+  // The family stacks, and the others nested in it (the monitoring's).
+  return [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => construct instanceof NestedStack)];
 }
 
 /**
