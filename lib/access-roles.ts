@@ -4,9 +4,9 @@ import type { Access } from '../shared/routes.ts';
 import { grantAccess, type ServiceResources } from './access.ts';
 
 /**
- * One IAM role per distinct access set of the API's functions. Functions that declare the same
- * access get exactly the same grants, so sharing their role widens nothing, and it keeps the
- * stack far below CloudFormation's 500 resources (a role and a policy per function would not).
+ * One IAM role per distinct access set of a route family's functions. Functions that declare the
+ * same access get exactly the same grants, so sharing their role widens nothing, and it keeps the
+ * family's stack far below CloudFormation's 500 resources (a role and a policy per function would not).
  */
 export class AccessRoles extends Construct {
   private readonly roles = new Map<string, Role>();

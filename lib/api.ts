@@ -1,24 +1,26 @@
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { HttpApi, HttpMethod, HttpRouteKey, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Construct } from 'constructs';
 import type { Route } from '../shared/routes.ts';
-import { AccessRoles } from './access-roles.ts';
 import { constructIdOf } from './construct-id.ts';
-import { type ServiceContext, ServiceFunction } from './service-function.ts';
+import { groupByFamily } from './families.ts';
+import { type FamilyRoute, RouteFamily } from './route-family.ts';
+import type { ServiceContext } from './service-function.ts';
 
 /** The entry that answers requests no route matches. */
 export type FallbackRoute = Pick<Route, 'operation' | 'handler' | 'access'>;
 
 /**
- * The HTTP API: one function per route-table entry, and the fallback on `$default`.
+ * The HTTP API and its default stage, here; its routes and their functions in one nested stack
+ * per route family (lib/families.ts), fallback included.
  *
  * Built in two steps because the functions' environment carries the API's own URL: the API
- * exists first, then `serve` adds the functions. In CloudFormation this is no cycle: the
- * functions depend on the API, the routes and integrations on the functions.
+ * exists first, then `serve` adds the families. In CloudFormation this is no cycle: the family
+ * stacks take the API's id and URL as parameters, and the API depends on none of them.
  */
 export class Api extends Construct {
   readonly httpApi: HttpApi;
+  /** The `$default` stage, deployed automatically on every change of a route. */
+  readonly defaultStage: HttpStage;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -26,6 +28,9 @@ export class Api extends Construct {
       description: 'Software-licensing API',
       createDefaultStage: true,
     });
+    const stage = this.httpApi.defaultStage;
+    if (!(stage instanceof HttpStage)) throw new Error('The HTTP API was built without its default stage');
+    this.defaultStage = stage;
   }
 
   /** The API's base URL, without a trailing slash. */
@@ -33,37 +38,15 @@ export class Api extends Construct {
     return this.httpApi.apiEndpoint;
   }
 
-  /**
-   * The API's functions share one role per access set and one log group (every line names its
-   * route): a role, a policy and a log group for each of dozens of functions would take the
-   * stack past CloudFormation's 500 resources.
-   */
-  serve(routes: readonly Route[], fallback: FallbackRoute, context: ServiceContext): void {
-    const roles = new AccessRoles(this, 'Roles', context.resources);
-    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
-    const functionFor = (id: string, entry: FallbackRoute) =>
-      new ServiceFunction(this, id, {
-        ...context,
-        handlerModule: entry.handler,
-        access: entry.access,
-        role: roles.roleFor(entry.access),
-        logGroup,
-      });
-
-    for (const route of routes) {
-      const id = constructIdOf(route.operation);
-      this.httpApi.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${id}Integration`, functionFor(id, route)),
-      });
-    }
-
-    const fallbackId = constructIdOf(fallback.operation);
-    new HttpRoute(this, 'DefaultRoute', {
-      httpApi: this.httpApi,
-      routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration(`${fallbackId}Integration`, functionFor(fallbackId, fallback)),
-    });
+  /** Adds a nested stack per route family, holding its routes' functions, and returns them. */
+  serve(routes: readonly Route[], fallback: FallbackRoute, context: ServiceContext): RouteFamily[] {
+    const keyed: FamilyRoute[] = [
+      ...routes.map((route) => ({ ...route, routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]) })),
+      { ...fallback, routeKey: HttpRouteKey.DEFAULT },
+    ];
+    return [...groupByFamily(keyed)].map(
+      ([family, familyRoutes]) =>
+        new RouteFamily(this, constructIdOf(family), { name: family, routes: familyRoutes, httpApi: this.httpApi, context }),
+    );
   }
 }

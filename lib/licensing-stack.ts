@@ -1,13 +1,22 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
+import type { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { QueueName, Route, Worker } from '../shared/routes.ts';
+import type { Method, QueueName, Route, Worker } from '../shared/routes.ts';
 import { fallback as fallbackRoute, routes as routeTable, workers as workerTable } from '../shared/routes.ts';
 import { Api, type FallbackRoute } from './api.ts';
-import { constructIdOf } from './construct-id.ts';
+import { applyConcurrency } from './concurrency.ts';
+import { constructIdOf, functionNameOf } from './construct-id.ts';
 import { Data } from './data.ts';
+import { Monitoring } from './monitoring.ts';
 import { ServiceQueues } from './queues.ts';
-import { repositoryRoot, type ServiceContext } from './service-function.ts';
+import type { RouteFamily } from './route-family.ts';
+import { repositoryRoot, type ServiceContext, type ServiceFunction } from './service-function.ts';
 import type { OperatorSettings } from './settings.ts';
+import { ApiStage } from './stage.ts';
 import { Workers } from './workers.ts';
 
 export interface LicensingStackProps extends StackProps {
@@ -22,8 +31,30 @@ export interface LicensingStackProps extends StackProps {
   codeRoot?: string;
 }
 
-/** The licensing service: the HTTP API and its functions over one table, and the queues that carry slow work. */
+/**
+ * The licensing service: the HTTP API and its functions over one table, and the queues that carry
+ * slow work. This stack holds the table, the sealing key, the queues, the API with its stage and
+ * the queue workers; each route family's functions and routes live in a nested stack of their own
+ * (`families`), deployed with it.
+ */
 export class LicensingStack extends Stack {
+  /** The HTTP API; its routes are added by the family stacks. */
+  readonly httpApi: HttpApi;
+  /** The API's `$default` stage, the one requests reach. */
+  readonly defaultStage: HttpStage;
+  /**
+   * The API's route families (lib/families.ts), each a nested stack holding its routes and their
+   * functions, the fallback included. What watches one family's functions is best built in its
+   * stack: each value the parent takes from a family stack costs that stack an output.
+   */
+  readonly families: readonly RouteFamily[];
+  /** The queue consumers' functions, by operation. */
+  readonly workerFunctions: ReadonlyMap<string, ServiceFunction>;
+  readonly table: TableV2;
+  readonly sealingKey: Key;
+  readonly queues: Readonly<Record<QueueName, Queue>>;
+  readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
+
   constructor(scope: Construct, id: string, props: LicensingStackProps) {
     super(scope, id, props);
     const { settings } = props;
@@ -31,9 +62,16 @@ export class LicensingStack extends Stack {
     const data = new Data(this, 'Data');
     const queues = new ServiceQueues(this, 'Queues');
     const api = new Api(this, 'Api');
+    this.httpApi = api.httpApi;
+    this.defaultStage = api.defaultStage;
+    this.table = data.table;
+    this.sealingKey = data.sealingKey;
+    this.queues = queues.queues;
+    this.deadLetterQueues = queues.deadLetterQueues;
 
     const context: ServiceContext = {
       codeRoot: props.codeRoot ?? repositoryRoot,
+      stackName: this.stackName,
       resources: { table: data.table, queues: queues.queues, mailFrom: settings.mailFrom, sealingKey: data.sealingKey },
       environment: {
         TABLE_NAME: data.table.tableName,
@@ -44,9 +82,23 @@ export class LicensingStack extends Stack {
       },
     };
 
-    api.serve(props.routes ?? routeTable, props.fallback ?? fallbackRoute, context);
-    new Workers(this, 'Workers', { workers: props.workers ?? workerTable, queues: queues.queues, context });
+    this.families = api.serve(props.routes ?? routeTable, props.fallback ?? fallbackRoute, context);
+    // The workers are few and bound to the queues: they stay here, beside them.
+    this.workerFunctions = new Workers(this, 'Workers', {
+      workers: props.workers ?? workerTable,
+      queues: queues.queues,
+      context,
+    }).functions;
 
+    const stage = new ApiStage(this, 'Stage', { api: this.httpApi, routes: props.routes ?? routeTable, settings });
+    stage.dependOnRoutes(...this.families);
+    applyConcurrency(Object.fromEntries([...this.families.flatMap((family) => [...family.functions]), ...this.workerFunctions]), settings);
+    const monitoring = this.watch(settings, queues);
+
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: monitoring.topic.topicArn,
+      description: 'The topic every alarm of the service notifies',
+    });
     new CfnOutput(this, 'ApiUrl', { value: api.endpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName, description: 'The service table' });
     new CfnOutput(this, 'SealingKeyArn', { value: data.sealingKey.keyArn, description: 'The KMS key that seals secrets at rest' });
@@ -58,5 +110,35 @@ export class LicensingStack extends Stack {
         description: `Where ${name} messages go after their last failed attempt`,
       });
     }
+  }
+
+  /**
+   * The dashboard and alarms, in a nested stack of their own: they grow with the routes. They
+   * name the functions by their fixed names (`functionNameOf`), so that no family's stack has to
+   * hand each function out.
+   */
+  private watch(settings: OperatorSettings, queues: ServiceQueues): Monitoring {
+    const stack = new NestedStack(this, 'Monitoring', { description: 'Software-licensing API: dashboard and alarms' });
+    const named = (operation: string) =>
+      LambdaFunction.fromFunctionName(stack, `${constructIdOf(operation)}Function`, functionNameOf(this.stackName, operation));
+    return new Monitoring(stack, 'Monitoring', {
+      name: this.stackName,
+      api: this.httpApi,
+      families: this.families
+        .map((family) => ({
+          name: family.name,
+          routes: family.routes.flatMap(({ routeKey }) =>
+            routeKey.method && routeKey.path ? [{ method: routeKey.method as Method, path: routeKey.path }] : [],
+          ),
+          functions: [...family.functions.keys()].map(named),
+        }))
+        .filter((family) => family.routes.length > 0),
+      workers: [...this.workerFunctions.keys()].map(named),
+      table: this.table,
+      queues: this.queues,
+      deadLetterQueues: this.deadLetterQueues,
+      deadLetterAlarms: Object.values(queues.deadLetterAlarms),
+      alarmEmail: settings.alarmEmail,
+    });
   }
 }

@@ -10,6 +10,8 @@ import { constructIdOf } from './construct-id.ts';
 export class ServiceQueues extends Construct {
   readonly queues = {} as Record<QueueName, Queue>;
   readonly deadLetterQueues = {} as Record<QueueName, Queue>;
+  /** Raised while a dead-letter queue holds a message; lib/monitoring.ts gives them their actions. */
+  readonly deadLetterAlarms = {} as Record<QueueName, Alarm>;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -37,7 +39,7 @@ export class ServiceQueues extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    new Alarm(this, `${id}DeadLetterAlarm`, {
+    this.deadLetterAlarms[name] = new Alarm(this, `${id}DeadLetterAlarm`, {
       alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its dead-letter queue.`,
       metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 1,

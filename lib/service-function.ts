@@ -8,6 +8,7 @@ import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
+import { functionNameOf } from './construct-id.ts';
 import { readTracing } from './settings.ts';
 
 /** The repository root: the route table's handler paths are relative to it. */
@@ -17,11 +18,15 @@ export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 export interface ServiceContext {
   /** Directory the handler paths are relative to, holding package-lock.json. */
   codeRoot: string;
+  /** The service's (top-level) stack name: it prefixes every function's name (`functionNameOf`). */
+  stackName: string;
   resources: ServiceResources;
   environment: Record<string, string>;
 }
 
 export interface ServiceFunctionProps extends ServiceContext {
+  /** The route table's operation the function serves: it names the function. */
+  operation: string;
   /** Handler module as the route table writes it, e.g. `functions/users/create.ts`. */
   handlerModule: string;
   access: readonly Access[];
@@ -50,6 +55,7 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: 1024,
       timeout: props.timeout ?? Duration.seconds(10),
+      functionName: functionNameOf(props.stackName, props.operation),
       role: props.role,
       logGroup: props.logGroup ?? new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH }),
       // Active: Lambda samples requests and records them, the function adds its subsegments

@@ -12,6 +12,14 @@ export interface OperatorSettings {
   publicUrl?: string;
   /** Requests a minute per source address to each unauthenticated route; the service default (60) when absent. */
   rateLimitPerAddress?: number;
+  /** Requests a second API Gateway passes to each route without an override of its own; `defaultThrottle` when absent. */
+  throttleRate?: number;
+  /** Requests at once (the burst) API Gateway passes to each such route; `defaultThrottle` when absent. */
+  throttleBurst?: number;
+  /** Addresses the alarm topic mails (each confirms its subscription once); none when absent. */
+  alarmEmail?: readonly string[];
+  /** Reserved concurrency by operation (`licenses.validateKey` → 100); none when absent. */
+  reservedConcurrency?: Readonly<Record<string, number>>;
   /**
    * AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. Each
    * function reads it from the context where it is built (`readTracing`), as validated here.
@@ -33,13 +41,19 @@ export function readOperatorSettings(node: Node): OperatorSettings {
     webhookRetryDelays: readDelays(node.tryGetContext('webhookRetryDelays')),
     publicUrl: readUrl(node.tryGetContext('publicUrl')),
     rateLimitPerAddress: readPositiveWhole('rateLimitPerAddress', node.tryGetContext('rateLimitPerAddress')),
+    throttleRate: readPositiveWhole('throttleRate', node.tryGetContext('throttleRate')),
+    throttleBurst: readPositiveWhole('throttleBurst', node.tryGetContext('throttleBurst')),
+    alarmEmail: readAddresses('alarmEmail', node.tryGetContext('alarmEmail')),
+    reservedConcurrency: readConcurrency(node.tryGetContext('reservedConcurrency')),
     tracing: readTracing(node),
   };
 }
 
+const plainAddress = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
 function readMailFrom(value: unknown): string {
   if (value === undefined) return defaultMailFrom;
-  if (typeof value !== 'string' || !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(value)) {
+  if (typeof value !== 'string' || !plainAddress.test(value)) {
     throw new Error(`mailFrom must be a plain e-mail address such as ${defaultMailFrom}, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -60,6 +74,42 @@ function readDelays(value: unknown): string | undefined {
     throw new Error(`webhookRetryDelays must be whole seconds separated by commas, e.g. 60,300,1800; got ${JSON.stringify(value)}`);
   }
   return delays.map(Number).join(',');
+}
+
+/** One address or several (comma-separated, or an array in cdk.json): several at once let a new one confirm before an old one goes. */
+function readAddresses(name: string, value: unknown): readonly string[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parts: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+  const addresses = parts.map((part) => (typeof part === 'string' ? part.trim() : ''));
+  if (!addresses.every((address) => plainAddress.test(address))) {
+    throw new Error(`${name} must be plain e-mail addresses separated by commas, e.g. ops@vendor.example; got ${JSON.stringify(value)}`);
+  }
+  return [...new Set(addresses)];
+}
+
+/**
+ * `licenses.validateKey=100,licenses.validate=50` from `-c`, or an object in cdk.json. Whether
+ * each name is an operation of the service is checked where the functions are (lib/concurrency.ts).
+ */
+function readConcurrency(value: unknown): Readonly<Record<string, number>> | undefined {
+  if (value === undefined || value === '') return undefined;
+  const pairs: unknown[][] =
+    typeof value === 'string'
+      ? value.split(',').map((pair) => pair.split('='))
+      : typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.entries(value)
+        : [[value]];
+  const reserved: Record<string, number> = {};
+  for (const pair of pairs) {
+    const [operation, count] = pair.map((part) => String(part).trim());
+    if (pair.length !== 2 || !/^[A-Za-z][\w.]*$/.test(operation) || !/^[1-9]\d*$/.test(count)) {
+      throw new Error(
+        `reservedConcurrency must map operations to whole numbers above 0, e.g. licenses.validateKey=100,licenses.validate=50; got ${JSON.stringify(value)}`,
+      );
+    }
+    reserved[operation] = Number(count);
+  }
+  return reserved;
 }
 
 function readPositiveWhole(name: string, value: unknown): number | undefined {

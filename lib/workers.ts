@@ -15,12 +15,17 @@ export interface WorkersProps {
 
 /** One function per queue consumer, fed by its queue the way the local poller imitates. */
 export class Workers extends Construct {
+  /** The consumers' functions, by operation. */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
 
+    const functions = new Map<string, ServiceFunction>();
     for (const worker of props.workers) {
       const fn = new ServiceFunction(this, constructIdOf(worker.operation), {
         ...props.context,
+        operation: worker.operation,
         handlerModule: worker.handler,
         access: worker.access,
         timeout: Duration.seconds(workerTimeoutSeconds[worker.queue]),
@@ -35,6 +40,8 @@ export class Workers extends Construct {
           reportBatchItemFailures: true,
         }),
       );
+      functions.set(worker.operation, fn);
     }
+    this.functions = functions;
   }
 }

@@ -32,6 +32,17 @@ export interface Route {
   /** Handler module, relative to the repository root. */
   handler: string;
   access: readonly Access[];
+  /** API Gateway's limit for this route, in place of the stage's default (lib/stage.ts). */
+  throttle?: Throttle;
+}
+
+/**
+ * Requests a second (`rate`, sustained) and at once (`burst`, the token bucket's size) that
+ * API Gateway passes to one route; beyond them it answers 429 without invoking the function.
+ */
+export interface Throttle {
+  rate: number;
+  burst: number;
 }
 
 /** The queues the service uses; each has a dead-letter queue. */
@@ -56,6 +67,22 @@ const READ = ['table:read'] as const;
 const WRITE = ['table:read', 'table:write'] as const;
 /** A write that emits webhook events: their deliveries are queued once it commits. */
 const EMIT = [...WRITE, 'queue:webhooks'] as const;
+
+// Route throttles in place of the stage's default (`stageThrottle`, lib/stage.ts).
+/**
+ * Validation is what licensed software calls, from every machine, at every start: the busiest
+ * routes by far. Each call makes up to 9 table requests (docs/benchmarks.md), so 500/s stays
+ * within what a new on-demand table serves without warming up (4,000 writes, 12,000 reads a second).
+ */
+const VALIDATION: Throttle = { rate: 500, burst: 1000 };
+/**
+ * A credential check (scrypt: 16 MB and tens of milliseconds of CPU per password) that anyone
+ * may call: logins are rare, guessing is not. The per-address limit inside the function costs
+ * a table write of its own, so the flood is best stopped before it.
+ */
+const CREDENTIALS: Throttle = { rate: 20, burst: 40 };
+/** Each request may queue a password-reset mail: a flood would spend the SES sending quota and reputation every account shares. */
+const MAIL: Throttle = { rate: 5, burst: 10 };
 
 export const routes: readonly Route[] = [
   // The API's description (outside any account; no credential): for tools, and as a page for people
@@ -111,7 +138,14 @@ export const routes: readonly Route[] = [
   },
 
   // Tokens
-  { operation: 'tokens.generate', method: 'POST', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/generate.ts', access: EMIT },
+  {
+    operation: 'tokens.generate',
+    method: 'POST',
+    path: `${ACCOUNT}/tokens`,
+    handler: 'functions/tokens/generate.ts',
+    access: EMIT,
+    throttle: CREDENTIALS,
+  },
   { operation: 'tokens.list', method: 'GET', path: `${ACCOUNT}/tokens`, handler: 'functions/tokens/list.ts', access: READ },
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
   { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: EMIT },
@@ -123,6 +157,7 @@ export const routes: readonly Route[] = [
     path: `${ACCOUNT}/passwords`,
     handler: 'functions/passwords/request.ts',
     access: [...WRITE, 'queue:mail'],
+    throttle: MAIL,
   },
   { operation: 'passwords.form', method: 'GET', path: `${ACCOUNT}/password-reset`, handler: 'functions/passwords/form.ts', access: [] },
 
@@ -271,6 +306,7 @@ export const routes: readonly Route[] = [
     path: `${ACCOUNT}/licenses/{id}/actions/validate`,
     handler: 'functions/licenses/validate.ts',
     access: EMIT,
+    throttle: VALIDATION,
   },
   {
     operation: 'licenses.validateKey',
@@ -278,6 +314,7 @@ export const routes: readonly Route[] = [
     path: `${ACCOUNT}/licenses/actions/validate-key`,
     handler: 'functions/licenses/validate-key.ts',
     access: EMIT,
+    throttle: VALIDATION,
   },
   {
     operation: 'licenses.machines',

@@ -21,7 +21,7 @@ describe('a function bundle', () => {
     fallback: { operation: 'sdkProbe', handler: 'test/infra/fixtures/sdk-handler.ts', access: [] },
     workers: [],
   });
-  const asset = functionFor(stack, 'Api', 'sdkProbe').node.findChild('Code') as Asset;
+  const asset = functionFor(stack, 'sdkProbe').node.findChild('Code') as Asset;
   const bundle = path.resolve(app.outdir, asset.assetPath);
   const code = readFileSync(path.join(bundle, 'index.mjs'), 'utf8');
 

@@ -5,13 +5,17 @@ import { defaultMailFrom, readOperatorSettings } from '../../lib/settings.ts';
 const settingsFrom = (context: Record<string, unknown>) => readOperatorSettings(new App({ context }).node);
 
 describe('operator settings', () => {
-  it('default to the example sender, no private webhook targets, and the API’s own URL', () => {
+  it('default to the example sender, no private webhook targets, the API’s own URL, the stage’s throttle, no alarm mail and no reserved concurrency', () => {
     expect(settingsFrom({})).toEqual({
       mailFrom: defaultMailFrom,
       allowPrivateWebhookTargets: false,
       webhookRetryDelays: undefined,
       publicUrl: undefined,
       rateLimitPerAddress: undefined,
+      throttleRate: undefined,
+      throttleBurst: undefined,
+      alarmEmail: undefined,
+      reservedConcurrency: undefined,
       tracing: true,
     });
   });
@@ -24,6 +28,10 @@ describe('operator settings', () => {
         webhookRetryDelays: ' 30, 120 ,600',
         publicUrl: 'https://api.vendor.example/',
         rateLimitPerAddress: ' 120',
+        throttleRate: '40 ',
+        throttleBurst: '80',
+        alarmEmail: 'ops@vendor.example, oncall@vendor.example',
+        reservedConcurrency: 'licenses.validateKey=100, tokens.generate = 10',
       }),
     ).toEqual({
       mailFrom: 'licensing@vendor.example',
@@ -31,6 +39,10 @@ describe('operator settings', () => {
       webhookRetryDelays: '30,120,600',
       publicUrl: 'https://api.vendor.example',
       rateLimitPerAddress: 120,
+      throttleRate: 40,
+      throttleBurst: 80,
+      alarmEmail: ['ops@vendor.example', 'oncall@vendor.example'],
+      reservedConcurrency: { 'licenses.validateKey': 100, 'tokens.generate': 10 },
       tracing: true,
     });
   });
@@ -42,6 +54,19 @@ describe('operator settings', () => {
     });
     expect(settingsFrom({ allowPrivateWebhookTargets: 'false' }).allowPrivateWebhookTargets).toBe(false);
     expect(settingsFrom({ rateLimitPerAddress: 30 }).rateLimitPerAddress).toBe(30);
+    expect(
+      settingsFrom({
+        throttleRate: 250,
+        throttleBurst: 500,
+        alarmEmail: ['ops@vendor.example', 'ops@vendor.example'],
+        reservedConcurrency: { 'licenses.validate': 50 },
+      }),
+    ).toMatchObject({
+      throttleRate: 250,
+      throttleBurst: 500,
+      alarmEmail: ['ops@vendor.example'],
+      reservedConcurrency: { 'licenses.validate': 50 },
+    });
   });
 
   it.each([
@@ -54,6 +79,18 @@ describe('operator settings', () => {
     [{ publicUrl: 'ftp://api.vendor.example' }, /publicUrl/],
     [{ rateLimitPerAddress: '0' }, /rateLimitPerAddress/],
     [{ rateLimitPerAddress: 'sixty' }, /rateLimitPerAddress/],
+    [{ throttleRate: '0' }, /throttleRate/],
+    [{ throttleRate: 'fast' }, /throttleRate/],
+    [{ throttleBurst: '-1' }, /throttleBurst/],
+    [{ throttleBurst: 1.5 }, /throttleBurst/],
+    [{ alarmEmail: 'Ops <ops@vendor.example>' }, /alarmEmail/],
+    [{ alarmEmail: 'ops@vendor.example,' }, /alarmEmail/],
+    [{ alarmEmail: ['ops@vendor.example', 42] }, /alarmEmail/],
+    [{ reservedConcurrency: 'licenses.validateKey' }, /reservedConcurrency/],
+    [{ reservedConcurrency: 'licenses.validateKey=0' }, /reservedConcurrency/],
+    [{ reservedConcurrency: 'licenses.validateKey=1=2' }, /reservedConcurrency/],
+    [{ reservedConcurrency: { 'licenses.validate': 'many' } }, /reservedConcurrency/],
+    [{ reservedConcurrency: ['licenses.validate=5'] }, /reservedConcurrency/],
   ])('stop the synth on %o', (context, message) => {
     expect(() => settingsFrom(context)).toThrow(message);
   });

@@ -1,6 +1,7 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { constructIdOf } from '../../lib/construct-id.ts';
+import { familyOf } from '../../lib/families.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
 import { type Access, fallback, type QueueName, type Route, routes, type Worker, workers } from '../../shared/routes.ts';
@@ -11,8 +12,12 @@ import {
   env,
   environmentOf,
   functionFor,
+  inParentTerms,
   logicalIdOf,
+  propertiesOf,
+  resourcesOf,
   type Synthesis,
+  stacksOf,
   statementsOf,
   synthesize,
 } from './synthesize.ts';
@@ -54,11 +59,11 @@ const live = synthesize({ validate: true });
 const extended = synthesize({ routes: [...routes, resetPassword, testWebhook, sealSecrets], workers: [deliverWebhooks] });
 
 const queueNames = Object.keys(queueDefinitions) as QueueName[];
-const tableId = logicalIdOf(live.stack, live.stack.node.findChild('Data').node.findChild('Table'));
-const sealingKeyId = logicalIdOf(live.stack, live.stack.node.findChild('Data').node.findChild('SealingKey'));
-const apiId = logicalIdOf(live.stack, live.stack.node.findChild('Api').node.findChild('HttpApi'));
+const tableId = logicalIdOf(live.stack.table);
+const sealingKeyId = logicalIdOf(live.stack.sealingKey);
+const apiId = logicalIdOf(live.stack.httpApi);
 const queueIdOf = ({ stack }: Synthesis, name: QueueName, kind: 'Queue' | 'DeadLetterQueue') =>
-  logicalIdOf(stack, stack.node.findChild('Queues').node.findChild(`${constructIdOf(name)}${kind}`));
+  logicalIdOf(kind === 'Queue' ? stack.queues[name] : stack.deadLetterQueues[name]);
 
 describe('the table', () => {
   it('is one on-demand table keyed by string PK and SK, with TTL', () => {
@@ -171,38 +176,47 @@ describe('the queues', () => {
 });
 
 describe('the functions', () => {
-  it('are one per route plus the fallback, and one per worker', () => {
-    live.template.resourceCountIs('AWS::Lambda::Function', routes.length + 1 + workers.length);
-    extended.template.resourceCountIs('AWS::Lambda::Function', routes.length + 3 + 1 + 1);
+  it('are one per route plus the fallback, each in its family’s stack, and one per worker in the parent', () => {
+    expect(resourcesOf(live, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1 + workers.length);
+    expect(resourcesOf(extended, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3 + 1 + 1);
+    live.template.resourceCountIs('AWS::Lambda::Function', workers.length);
+    for (const family of live.stack.families) {
+      for (const operation of family.functions.keys()) expect(familyOf(operation), operation).toBe(family.name);
+    }
+    expect(live.stack.families.flatMap((family) => [...family.functions.keys()]).sort()).toEqual(
+      [...routes, fallback].map((route) => route.operation).sort(),
+    );
   });
 
-  it('all run the same way: Node.js 22 on arm64, ESM handler, Powertools, source maps, own log group', () => {
-    extended.template.allResourcesProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      MemorySize: 1024,
-      Handler: 'index.handler',
-      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
-      Environment: {
-        Variables: Match.objectLike({
-          POWERTOOLS_SERVICE_NAME: 'licensing',
-          NODE_OPTIONS: '--enable-source-maps',
-          TABLE_NAME: { Ref: tableId },
-          PUBLIC_URL: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
-          ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false',
-        }),
-      },
-    });
-    extended.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  it('all run the same way: Node.js 22 on arm64, ESM handler, Powertools, source maps, a log group', () => {
+    for (const { logicalId, properties } of resourcesOf(extended, 'AWS::Lambda::Function')) {
+      expect(properties, logicalId).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 1024,
+        Handler: 'index.handler',
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+        Environment: {
+          Variables: expect.objectContaining({
+            POWERTOOLS_SERVICE_NAME: 'licensing',
+            NODE_OPTIONS: '--enable-source-maps',
+            TABLE_NAME: { Ref: tableId },
+            PUBLIC_URL: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
+            ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false',
+          }),
+        },
+      });
+    }
+    for (const { logicalId, properties } of resourcesOf(extended, 'AWS::Logs::LogGroup')) {
+      expect(properties, logicalId).toEqual({ RetentionInDays: 30 });
+    }
   });
 
   it('answer the API within its limit; workers get their queue’s timeout', () => {
-    const { template, stack } = extended;
-    const timeoutOf = (home: 'Api' | 'Workers', operation: string) =>
-      template.toJSON().Resources[logicalIdOf(stack, functionFor(stack, home, operation))].Properties.Timeout;
+    const timeoutOf = (operation: string) => propertiesOf(extended, functionFor(extended.stack, operation)).Timeout;
 
-    for (const route of [...routes, fallback]) expect(timeoutOf('Api', route.operation)).toBe(10);
-    expect(timeoutOf('Workers', deliverWebhooks.operation)).toBe(workerTimeoutSeconds.webhooks);
+    for (const route of [...routes, fallback]) expect(timeoutOf(route.operation)).toBe(10);
+    expect(timeoutOf(deliverWebhooks.operation)).toBe(workerTimeoutSeconds.webhooks);
   });
 
   it('carry the operator settings', () => {
@@ -214,47 +228,63 @@ describe('the functions', () => {
         rateLimitPerAddress: 120,
       },
     });
-    configured.template.allResourcesProperties('AWS::Lambda::Function', {
-      Environment: {
-        Variables: Match.objectLike({
-          PUBLIC_URL: 'https://licensing.example',
-          ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-          WEBHOOK_RETRY_DELAYS: '60,300',
-          RATE_LIMIT_PER_ADDRESS: '120',
-        }),
-      },
-    });
-    expect(environmentOf(live, functionFor(live.stack, 'Api', 'users.list'))).not.toHaveProperty('WEBHOOK_RETRY_DELAYS');
-    expect(environmentOf(live, functionFor(live.stack, 'Api', 'users.list'))).not.toHaveProperty('RATE_LIMIT_PER_ADDRESS');
+    for (const { logicalId, properties } of resourcesOf(configured, 'AWS::Lambda::Function')) {
+      expect(properties, logicalId).toMatchObject({
+        Environment: {
+          Variables: expect.objectContaining({
+            PUBLIC_URL: 'https://licensing.example',
+            ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+            WEBHOOK_RETRY_DELAYS: '60,300',
+            RATE_LIMIT_PER_ADDRESS: '120',
+          }),
+        },
+      });
+    }
+    expect(environmentOf(live, functionFor(live.stack, 'users.list'))).not.toHaveProperty('WEBHOOK_RETRY_DELAYS');
+    expect(environmentOf(live, functionFor(live.stack, 'users.list'))).not.toHaveProperty('RATE_LIMIT_PER_ADDRESS');
   });
 });
 
 describe('the API', () => {
-  it('is one HTTP API with an auto-deployed default stage', () => {
-    live.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+  it('is one HTTP API with an auto-deployed default stage, both in the parent stack', () => {
+    for (const holder of stacksOf(live)) {
+      live.templateOf(holder).resourceCountIs('AWS::ApiGatewayV2::Api', holder === live.stack ? 1 : 0);
+      live.templateOf(holder).resourceCountIs('AWS::ApiGatewayV2::Stage', holder === live.stack ? 1 : 0);
+    }
     live.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     live.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: '$default', AutoDeploy: true });
+    expect(logicalIdOf(live.stack.defaultStage)).toBe(
+      Object.keys(live.template.findResources('AWS::ApiGatewayV2::Stage', { Properties: { ApiId: { Ref: apiId } } }))[0],
+    );
   });
 
-  it('has one route per route-table entry plus $default', () => {
-    live.template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
-    expect(
-      live.template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /v1/accounts/{account}/users/{id}' } }),
-    ).not.toEqual({});
+  it('has one route per route-table entry plus $default, all on that API', () => {
+    const apiRoutes = resourcesOf(live, 'AWS::ApiGatewayV2::Route');
+    expect(apiRoutes).toHaveLength(routes.length + 1);
+    for (const { logicalId, properties } of apiRoutes) expect(properties.ApiId, logicalId).toEqual({ Ref: apiId });
   });
 
   it.each([...routes.map((route) => [`${route.method} ${route.path}`, route.operation]), ['$default', fallback.operation]])(
-    '%s invokes the %s function',
+    '%s invokes the %s function, from the function’s own stack',
     (routeKey, operation) => {
-      const { template, stack } = live;
+      const fn = functionFor(live.stack, operation);
+      const template = live.templateOf(fn);
       const [route] = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: routeKey } }));
       expect(route, `no route ${routeKey}`).toBeDefined();
 
-      const integrationId = route!.Properties.Target['Fn::Join'][1][1].Ref as string;
+      const integrationId = route?.Properties.Target['Fn::Join'][1][1].Ref as string;
       expect(template.toJSON().Resources[integrationId].Properties).toMatchObject({
         IntegrationType: 'AWS_PROXY',
         PayloadFormatVersion: '2.0',
-        IntegrationUri: { 'Fn::GetAtt': [logicalIdOf(stack, functionFor(stack, 'Api', operation)), 'Arn'] },
+        IntegrationUri: { 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] },
+      });
+      const [permission] = Object.values(
+        template.findResources('AWS::Lambda::Permission', { Properties: { FunctionName: { 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] } } }),
+      );
+      expect(inParentTerms(live, fn, permission?.Properties)).toMatchObject({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: { 'Fn::Join': ['', expect.arrayContaining([{ Ref: apiId }])] },
       });
     },
   );
@@ -264,9 +294,10 @@ describe('the workers', () => {
   it('are fed by their queue in batches, retrying only the messages they report as failed', () => {
     const { template, stack } = extended;
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    expect(resourcesOf(extended, 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] },
-      FunctionName: { Ref: logicalIdOf(stack, functionFor(stack, 'Workers', deliverWebhooks.operation)) },
+      FunctionName: { Ref: logicalIdOf(functionFor(stack, deliverWebhooks.operation)) },
       BatchSize: deliverWebhooks.batchSize,
       ScalingConfig: { MaximumConcurrency: deliverWebhooks.maxConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -278,7 +309,7 @@ describe('the workers', () => {
     for (const worker of workers) {
       expect(worker.maxConcurrency, worker.operation).toBeGreaterThanOrEqual(2);
       live.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: logicalIdOf(live.stack, functionFor(live.stack, 'Workers', worker.operation)) },
+        FunctionName: { Ref: logicalIdOf(functionFor(live.stack, worker.operation)) },
         ScalingConfig: { MaximumConcurrency: worker.maxConcurrency },
       });
     }
@@ -288,7 +319,7 @@ describe('the workers', () => {
 describe('grants follow the declared access and nothing more', () => {
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const allRoutes = [...routes, resetPassword, testWebhook, sealSecrets];
-  const functionOf = (route: Pick<Route, 'operation'>) => functionFor(extended.stack, 'Api', route.operation);
+  const functionOf = (route: Pick<Route, 'operation'>) => functionFor(extended.stack, route.operation);
 
   it.each(
     allRoutes
@@ -299,7 +330,7 @@ describe('grants follow the declared access and nothing more', () => {
     const actions = statements.flatMap((statement) => statement.Action);
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
     for (const write of writes) expect(actions).not.toContain(write);
-    expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))!.Resource).toContainEqual({
+    expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))?.Resource).toContainEqual({
       'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']],
     });
   });
@@ -328,14 +359,14 @@ describe('grants follow the declared access and nothing more', () => {
     const mail = statementsOf(extended, functionOf(resetPassword)).find((statement) => statement.Action.includes('ses:SendEmail'));
     expect(mail).toMatchObject({ Effect: 'Allow', Action: ['ses:SendEmail', 'ses:SendRawEmail'] });
     const identity = `arn:aws:ses:${env.region}:${env.account}:identity`;
-    expect([mail!.Resource].flat().sort()).toEqual([`${identity}/licensing.example`, `${identity}/${baseSettings.mailFrom}`]);
+    expect([mail?.Resource].flat().sort()).toEqual([`${identity}/licensing.example`, `${identity}/${baseSettings.mailFrom}`]);
     expect(environmentOf(extended, functionOf(resetPassword))).toMatchObject({ MAIL_FROM: baseSettings.mailFrom });
   });
 
   it('lets only functions declaring a queue send to it, and tells them its URL', () => {
     const webhooksQueueId = queueIdOf(extended, 'webhooks', 'Queue');
     const send = statementsOf(extended, functionOf(testWebhook)).find((statement) => statement.Action.includes('sqs:SendMessage'));
-    expect(send!.Resource).toEqual({ 'Fn::GetAtt': [webhooksQueueId, 'Arn'] });
+    expect(send?.Resource).toEqual({ 'Fn::GetAtt': [webhooksQueueId, 'Arn'] });
     expect(environmentOf(extended, functionOf(testWebhook))).toMatchObject({
       [queueDefinitions.webhooks.urlVariable]: { Ref: webhooksQueueId },
     });
@@ -356,7 +387,7 @@ describe('grants follow the declared access and nothing more', () => {
     } as const;
     const all: { entry: Route | Worker; fn: ServiceFunction; synthesis: Synthesis }[] = [
       ...allRoutes.map((route) => ({ entry: route, fn: functionOf(route), synthesis: extended })),
-      ...workers.map((worker) => ({ entry: worker, fn: functionFor(live.stack, 'Workers', worker.operation), synthesis: live })),
+      ...workers.map((worker) => ({ entry: worker, fn: functionFor(live.stack, worker.operation), synthesis: live })),
     ];
     expect(
       all
@@ -383,10 +414,10 @@ describe('grants follow the declared access and nothing more', () => {
   });
 
   it('lets a worker consume its own queue', () => {
-    const worker = functionFor(extended.stack, 'Workers', deliverWebhooks.operation);
+    const worker = functionFor(extended.stack, deliverWebhooks.operation);
     const consume = statementsOf(extended, worker).find((statement) => statement.Action.includes('sqs:ReceiveMessage'));
-    expect(consume!.Action).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
-    expect(consume!.Resource).toEqual({ 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] });
+    expect(consume?.Action).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [queueIdOf(extended, deliverWebhooks.queue, 'Queue'), 'Arn'] });
   });
 });
 
@@ -406,7 +437,8 @@ describe('the outputs', () => {
 });
 
 describe('synthesis', () => {
-  it('passes CloudFormation validation and raises no warnings or errors', () => {
+  // The family stacks' constructs report with the parent: nested stacks are part of its artifact.
+  it('passes CloudFormation validation and raises no warnings or errors, in any stack', () => {
     Annotations.fromStack(live.stack).hasNoWarning('*', Match.anyValue());
     Annotations.fromStack(live.stack).hasNoError('*', Match.anyValue());
   });

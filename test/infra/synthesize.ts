@@ -6,10 +6,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { constructIdOf } from '../../lib/construct-id.ts';
 import { LicensingStack, type LicensingStackProps } from '../../lib/licensing-stack.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import type { OperatorSettings } from '../../lib/settings.ts';
@@ -32,7 +31,10 @@ export interface SynthesisOptions extends Partial<Omit<LicensingStackProps, 'set
 
 export interface Synthesis {
   stack: LicensingStack;
+  /** The parent stack's template. */
   template: Template;
+  /** The template of the stack, parent or family, that holds `construct`. */
+  templateOf(construct: IConstruct): Template;
 }
 
 export function synthesize({ validate = false, ...options }: SynthesisOptions = {}): Synthesis {
@@ -52,7 +54,17 @@ export function synthesize({ validate = false, ...options }: SynthesisOptions = 
     ...options,
     settings,
   });
-  return { stack, template: Template.fromStack(stack) };
+  const templates = new Map<Stack, Template>();
+  const templateOf = (construct: IConstruct) => {
+    const holder = Stack.of(construct);
+    let template = templates.get(holder);
+    if (!template) {
+      template = Template.fromStack(holder);
+      templates.set(holder, template);
+    }
+    return template;
+  };
+  return { stack, template: templateOf(stack), templateOf };
 }
 
 /** A directory holding an empty module at each handler path, and the lock file NodejsFunction requires. */
@@ -66,13 +78,69 @@ function stubCodeRoot(handlers: readonly string[]): string {
   return root;
 }
 
-/** The function built for an operation; `Api` holds the routes' functions, `Workers` the consumers'. */
-export function functionFor(stack: LicensingStack, home: 'Api' | 'Workers', operation: string): ServiceFunction {
-  return stack.node.findChild(home).node.findChild(constructIdOf(operation)) as ServiceFunction;
+/** The function built for an operation: a route's in its family's stack, a worker's in the parent. */
+export function functionFor(stack: LicensingStack, operation: string): ServiceFunction {
+  const fn = [...stack.families.map((family) => family.functions), stack.workerFunctions]
+    .map((functions) => functions.get(operation))
+    .find((candidate) => candidate !== undefined);
+  if (!fn) throw new Error(`no function for ${operation}`);
+  return fn;
 }
 
-export function logicalIdOf(stack: LicensingStack, construct: IConstruct): string {
-  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+/** The logical id of a construct's resource in the template of the stack that holds it. */
+export function logicalIdOf(construct: IConstruct): string {
+  return Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** Every stack of the synthesis: the parent, then each family's. */
+export function stacksOf({ stack }: Synthesis): Stack[] {
+  // The family stacks, and the others nested in it (the monitoring's).
+  return [stack, ...stack.node.findAll().filter((construct): construct is NestedStack => construct instanceof NestedStack)];
+}
+
+/**
+ * A value of `holder`'s template in the parent's terms: a family stack sees the parent's table,
+ * queues and API through parameters, which the parent sets to its own references. Translating
+ * them back lets an assertion name the parent's resources, wherever the value was written.
+ */
+export function inParentTerms<Value>({ stack, template }: Synthesis, holder: IConstruct, value: Value): Value {
+  const nested = Stack.of(holder);
+  if (!(nested instanceof NestedStack) || !nested.nestedStackResource) return value;
+  const resource = template.toJSON().Resources[stack.getLogicalId(nested.nestedStackResource)];
+  const parameters = resource.Properties.Parameters as Record<string, unknown>;
+  const translate = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(translate);
+    if (node === null || typeof node !== 'object') return node;
+    const { Ref: reference } = node as { Ref?: unknown };
+    if (typeof reference === 'string' && Object.keys(node).length === 1 && reference in parameters) return parameters[reference];
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, translate(child)]));
+  };
+  return translate(value) as Value;
+}
+
+export interface SynthesisedResource {
+  /** The stack whose template holds it. */
+  stack: Stack;
+  logicalId: string;
+  /** Its properties, in the parent's terms. */
+  properties: Record<string, unknown>;
+}
+
+/** Every resource of a type, in every template of the synthesis. */
+export function resourcesOf(synthesis: Synthesis, type: string): SynthesisedResource[] {
+  return stacksOf(synthesis).flatMap((holder) =>
+    Object.entries(synthesis.templateOf(holder).findResources(type)).map(([logicalId, resource]) => ({
+      stack: holder,
+      logicalId,
+      properties: inParentTerms(synthesis, holder, resource.Properties ?? {}),
+    })),
+  );
+}
+
+/** A construct's resource properties, in the parent's terms. */
+export function propertiesOf(synthesis: Synthesis, construct: IConstruct): Record<string, unknown> {
+  const resource = synthesis.templateOf(construct).toJSON().Resources[logicalIdOf(construct)];
+  return inParentTerms(synthesis, construct, resource.Properties);
 }
 
 export interface Statement {
@@ -81,19 +149,21 @@ export interface Statement {
   Resource: unknown;
 }
 
-/** Every statement of the inline policies attached to a function's role. */
-export function statementsOf({ stack, template }: Synthesis, fn: ServiceFunction): Statement[] {
-  const roleId = logicalIdOf(stack, fn.role!);
-  const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
+/** Every statement of the inline policies attached to a function's role, in the parent's terms. */
+export function statementsOf(synthesis: Synthesis, fn: ServiceFunction): Statement[] {
+  const { role } = fn;
+  if (!role) throw new Error(`${fn.node.path} has no role`);
+  const policies = synthesis.templateOf(role).findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: logicalIdOf(role) }] } });
   return Object.values(policies)
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<Statement & { Action: string | string[] }>)
-    .map((statement) => ({ ...statement, Action: [statement.Action].flat() }));
+    .map((statement) => inParentTerms(synthesis, role, { ...statement, Action: [statement.Action].flat() }));
 }
 
 export function actionsOf(synthesis: Synthesis, fn: ServiceFunction): string[] {
   return statementsOf(synthesis, fn).flatMap((statement) => statement.Action);
 }
 
-export function environmentOf({ stack, template }: Synthesis, fn: ServiceFunction): Record<string, unknown> {
-  return template.toJSON().Resources[logicalIdOf(stack, fn)].Properties.Environment.Variables;
+export function environmentOf(synthesis: Synthesis, fn: ServiceFunction): Record<string, unknown> {
+  const { Environment } = propertiesOf(synthesis, fn) as { Environment: { Variables: Record<string, unknown> } };
+  return Environment.Variables;
 }

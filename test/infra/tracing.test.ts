@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { fallback, routes, workers } from '../../shared/routes.ts';
-import { environmentOf, functionFor, logicalIdOf, type Synthesis, statementsOf, synthesize } from './synthesize.ts';
+import { environmentOf, functionFor, propertiesOf, type Synthesis, statementsOf, synthesize } from './synthesize.ts';
 
 const TRACE_WRITES = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
@@ -14,14 +14,9 @@ const on = synthesize();
 const off = synthesize({ settings: { tracing: false } });
 
 /** Every function of the stack: the routes', the fallback's and the workers'. */
-const functionsOf = ({ stack }: Synthesis) => [
-  ...routes.map((route) => functionFor(stack, 'Api', route.operation)),
-  functionFor(stack, 'Api', fallback.operation),
-  ...workers.map((worker) => functionFor(stack, 'Workers', worker.operation)),
-];
+const functionsOf = ({ stack }: Synthesis) => [...routes, fallback, ...workers].map((entry) => functionFor(stack, entry.operation));
 
-const tracingConfigOf = ({ stack, template }: Synthesis, fn: ServiceFunction) =>
-  template.toJSON().Resources[logicalIdOf(stack, fn)].Properties.TracingConfig;
+const tracingConfigOf = (synthesis: Synthesis, fn: ServiceFunction) => propertiesOf(synthesis, fn).TracingConfig;
 
 const traceWritesOf = (synthesis: Synthesis, fn: ServiceFunction) =>
   statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('xray:')));
