@@ -11,6 +11,13 @@ import { tableDefinition } from '../shared/store/table.ts';
  *
  * Beside it, the KMS key that seals secrets at rest (shared/auth/seal.ts): the records sealed
  * with it outlive the stack only if it does, so it is retained too; rotated yearly.
+ *
+ * The table itself is encrypted at rest with DynamoDB's own key, not with a key of ours: who may
+ * read it is decided by each route's role, and the values that must stay unreadable even to a
+ * reader of the table are sealed with the key above before they are written. A key of ours would
+ * add KMS grants to every role that reads or writes the table, and tie the table's availability,
+ * and its backups' and restores', to that key staying enabled (docs/operations.md,
+ * Well-architected checks).
  */
 export class Data extends Construct {
   readonly table: TableV2;

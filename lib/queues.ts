@@ -21,6 +21,9 @@ export class ServiceQueues extends Construct {
       this.deadLetterQueues[name] = deadLetterQueue;
       this.queues[name] = new Queue(this, `${constructIdOf(name)}Queue`, {
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        // SQS's own key: messages carry ids, an e-mail address and attempt counts, no secret
+        // (docs/operations.md, Well-architected checks); a key of ours would have to be granted
+        // to every sender and consumer.
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },

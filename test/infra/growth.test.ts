@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
 import { type Access, fallback, type Method, type QueueName, type Route, routes } from '../../shared/routes.ts';
+import { tableDefinition } from '../../shared/store/table.ts';
 import {
   baseSettings,
   env,
@@ -146,7 +147,7 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement): string[] {
   const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.table), 'Arn'] };
   const targets = new Map<string, string>([
     [JSON.stringify(tableArn), 'table'],
-    [JSON.stringify({ 'Fn::Join': ['', [tableArn, '/index/*']] }), 'table'],
+    ...tableDefinition.indexes.map((index) => [JSON.stringify({ 'Fn::Join': ['', [tableArn, `/index/${index.name}`]] }), 'table'] as const),
     [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.sealingKey), 'Arn'] }), 'key'],
     ...(Object.keys(stack.queues) as QueueName[]).map(
       (name) => [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.queues[name]), 'Arn'] }), `queue:${name}`] as const,

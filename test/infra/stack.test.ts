@@ -330,9 +330,14 @@ describe('grants follow the declared access and nothing more', () => {
     const actions = statements.flatMap((statement) => statement.Action);
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
     for (const write of writes) expect(actions).not.toContain(write);
-    expect(statements.find((statement) => statement.Action.includes('dynamodb:Query'))?.Resource).toContainEqual({
-      'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/*']],
-    });
+    // The table and each index of the table definition by name, no wildcard.
+    const table = [
+      { 'Fn::GetAtt': [tableId, 'Arn'] },
+      ...tableDefinition.indexes.map((index) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, `/index/${index.name}`]] })),
+    ];
+    const query = statements.find((statement) => statement.Action.includes('dynamodb:Query'));
+    expect(query?.Resource).toEqual(expect.arrayContaining(table));
+    expect(query?.Resource).toHaveLength(table.length);
   });
 
   it.each(allRoutes.filter((route) => route.access.includes('table:write')).map((route) => route.operation))(
