@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
 import { functionNameOf } from './construct-id.ts';
@@ -88,5 +88,25 @@ export class ServiceFunction extends NodejsFunction {
     });
 
     if (!props.role) grantAccess(this, this, props.access, props.resources);
+    if (tracing && this.role) acknowledgeTraceWrites(this.role);
   }
+}
+
+/**
+ * Active tracing adds to the function's role the one statement on every resource: X-Ray's
+ * PutTraceSegments and PutTelemetryRecords name no resource, they write the account's traces. Any
+ * other statement on * in a route's role fails the growth test (test/infra/growth.test.ts).
+ */
+const TRACE_WRITES = {
+  id: 'AwsSolutions-IAM5[Resource::*]',
+  reason: "X-Ray's PutTraceSegments and PutTelemetryRecords take no resource: active tracing grants them on *",
+};
+
+/** Once per role: the API's functions share theirs. */
+function acknowledgeTraceWrites(role: IConstruct): void {
+  const acknowledged = role.node.metadata.some(
+    (entry) =>
+      entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY && Object.keys(entry.data).some((id) => id.endsWith(TRACE_WRITES.id)),
+  );
+  if (!acknowledged) Validations.of(role).acknowledge(TRACE_WRITES);
 }

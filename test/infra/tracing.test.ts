@@ -3,6 +3,7 @@
  * and the workers', traces actively, is told so, and may write to X-Ray; off, none does, none is
  * told to, and no role may write traces.
  */
+import { Validations } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { fallback, routes, workers } from '../../shared/routes.ts';
@@ -17,6 +18,13 @@ const off = synthesize({ settings: { tracing: false } });
 const functionsOf = ({ stack }: Synthesis) => [...routes, fallback, ...workers].map((entry) => functionFor(stack, entry.operation));
 
 const tracingConfigOf = (synthesis: Synthesis, fn: ServiceFunction) => propertiesOf(synthesis, fn).TracingConfig;
+
+/** The acknowledgements of a wildcard resource on a function's role (cdk-nag reads them: test/infra/nag.test.ts). */
+const wildcardAcknowledgementsOn = (fn: ServiceFunction) =>
+  (fn.role?.node.metadata ?? [])
+    .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+    .flatMap((entry) => Object.keys(entry.data as Record<string, string>))
+    .filter((id) => id.endsWith('AwsSolutions-IAM5[Resource::*]'));
 
 const traceWritesOf = (synthesis: Synthesis, fn: ServiceFunction) =>
   statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('xray:')));
@@ -34,6 +42,11 @@ describe('tracing', () => {
   it('lets every function write its traces, in one statement per role', () => {
     for (const fn of functionsOf(on)) {
       expect(traceWritesOf(on, fn), fn.node.path).toEqual([{ Effect: 'Allow', Action: TRACE_WRITES, Resource: '*' }]);
+      // The wildcard is X-Ray's own, acknowledged once on each role.
+      expect(
+        acknowledgedOn(fn).filter((id) => id.endsWith('AwsSolutions-IAM5[Resource::*]')),
+        fn.node.path,
+      ).toHaveLength(1);
     }
   });
 
@@ -42,6 +55,7 @@ describe('tracing', () => {
       expect(tracingConfigOf(off, fn), fn.node.path).toBeUndefined();
       expect(environmentOf(off, fn).POWERTOOLS_TRACE_ENABLED, fn.node.path).toBe('false');
       expect(traceWritesOf(off, fn), fn.node.path).toEqual([]);
+      expect(acknowledgedOn(fn), fn.node.path).toEqual([]);
     }
   });
 });
