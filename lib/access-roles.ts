@@ -1,4 +1,5 @@
-import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
 import { grantAccess, type ServiceResources } from './access.ts';
@@ -15,6 +16,8 @@ export class AccessRoles extends Construct {
     scope: Construct,
     id: string,
     private readonly resources: ServiceResources,
+    /** The one log group the functions of these roles write to; they may write to no other. */
+    private readonly logGroup: ILogGroup,
   ) {
     super(scope, id);
   }
@@ -26,9 +29,10 @@ export class AccessRoles extends Construct {
       const name = key ? key.replace(/[^a-z]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase()) : 'None';
       role = new Role(this, `${name.charAt(0).toUpperCase()}${name.slice(1)}`, {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-        managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
         description: `Lambda functions of the API with access: ${key || 'none'}`,
       });
+      // Rather than AWS's basic execution policy, which lets a role write to any log group.
+      this.logGroup.grantWrite(role);
       grantAccess(this, role, access, this.resources);
       this.roles.set(key, role);
     }

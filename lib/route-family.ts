@@ -41,8 +41,8 @@ export class RouteFamily extends NestedStack {
     this.name = props.name;
     this.routes = props.routes;
 
-    const roles = new AccessRoles(this, 'Roles', props.context.resources);
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    const roles = new AccessRoles(this, 'Roles', props.context.resources, logGroup);
     const functions = new Map<string, ServiceFunction>();
     for (const route of props.routes) {
       const routeId = constructIdOf(route.operation);

@@ -87,6 +87,12 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
 
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime the service is built, tested and benchmarked for (cold-start budgets in ' +
+        'docs/benchmarks.md); a newer runtime is adopted deliberately, with the benchmarks re-run.',
+    });
     if (!props.role) grantAccess(this, this, props.access, props.resources);
     if (tracing && this.role) acknowledgeTraceWrites(this.role);
   }

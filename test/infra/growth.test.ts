@@ -8,6 +8,7 @@ import { Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
+import type { ServiceFunction } from '../../lib/service-function.ts';
 import { type Access, fallback, type Method, type QueueName, type Route, routes } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
@@ -129,13 +130,12 @@ describe('each route of the grown table', () => {
       AssumeRolePolicyDocument: {
         Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
       },
-      ManagedPolicyArns: [
-        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] },
-      ],
     });
-    // Besides its access, every function may write its traces (tracing is on by default: tracing.test.ts).
-    const expected = new Set<string>([...(access.includes('table:write') ? [...access, 'table:read'] : access), 'traces:write']);
-    expect(new Set(statementsOf(grown, fn).flatMap((statement) => accessGrantedBy(grown, statement)))).toEqual(expected);
+    // No managed policy: the role writes to its family's log group only.
+    expect(propertiesOf(grown, role).ManagedPolicyArns).toBeUndefined();
+    // Besides its access and its log, every function may write its traces (tracing is on by default: tracing.test.ts).
+    const expected = new Set<string>([...(access.includes('table:write') ? [...access, 'table:read'] : access), 'logs', 'traces:write']);
+    expect(new Set(statementsOf(grown, fn).flatMap((statement) => accessGrantedBy(grown, statement, fn)))).toEqual(expected);
   });
 });
 
@@ -143,7 +143,8 @@ describe('each route of the grown table', () => {
  * The access each action of a statement grants, named as the route table names it; an action
  * or a resource no access accounts for is named as it is, so that it fails the comparison.
  */
-function accessGrantedBy({ stack }: Synthesis, statement: Statement): string[] {
+function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: ServiceFunction): string[] {
+  const ownLogs = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] });
   const tableArn = { 'Fn::GetAtt': [logicalIdOf(stack.table), 'Arn'] };
   const targets = new Map<string, string>([
     [JSON.stringify(tableArn), 'table'],
@@ -165,6 +166,7 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement): string[] {
     const target = targets.get(JSON.stringify(resource));
     return statement.Action.map((action) => {
       if (resource === '*' && traceWrites.includes(action)) return 'traces:write';
+      if (JSON.stringify(resource) === ownLogs && (action === 'logs:CreateLogStream' || action === 'logs:PutLogEvents')) return 'logs';
       if (target === 'table' && action.startsWith('dynamodb:')) return tableWrites.includes(action) ? 'table:write' : 'table:read';
       if (target?.startsWith('queue:') && queueSends.includes(action)) return target;
       if (target === 'mail' && (action === 'ses:SendEmail' || action === 'ses:SendRawEmail')) return 'mail:send';

@@ -347,9 +347,14 @@ describe('grants follow the declared access and nothing more', () => {
     },
   );
 
-  it('leaves the fallback without any data access', () => {
-    // Only the trace writes that tracing grants every function (tracing.test.ts).
-    expect(actionsOf(extended, functionOf(fallback)).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  it('leaves the fallback without any data access: it writes its log and its traces, nothing more', () => {
+    // The trace writes are what tracing grants every function (tracing.test.ts).
+    expect(actionsOf(extended, functionOf(fallback)).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
   });
 
   it('lets only functions declaring mail:send send mail, from the configured identity only', () => {
