@@ -72,6 +72,7 @@ export class LicensingStack extends Stack {
     const context: ServiceContext = {
       codeRoot: props.codeRoot ?? repositoryRoot,
       stackName: this.stackName,
+      tracing: settings.tracing,
       resources: { table: data.table, queues: queues.queues, mailFrom: settings.mailFrom, sealingKey: data.sealingKey },
       environment: {
         TABLE_NAME: data.table.tableName,

@@ -9,7 +9,6 @@ import type { Construct, IConstruct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
 import { functionNameOf } from './construct-id.ts';
-import { readTracing } from './settings.ts';
 
 /** The repository root: the route table's handler paths are relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -20,6 +19,8 @@ export interface ServiceContext {
   codeRoot: string;
   /** The service's (top-level) stack name: it prefixes every function's name (`functionNameOf`). */
   stackName: string;
+  /** Active X-Ray tracing through Powertools Tracer (the `tracing` setting). */
+  tracing: boolean;
   resources: ServiceResources;
   environment: Record<string, string>;
 }
@@ -45,7 +46,7 @@ export interface ServiceFunctionProps extends ServiceContext {
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // Read from the context where the function is built, so every function, wherever it sits in the app, agrees.
-    const tracing = readTracing(scope.node);
+    const { tracing } = props;
     super(scope, id, {
       entry: path.resolve(props.codeRoot, props.handlerModule),
       handler: 'handler',

@@ -20,10 +20,7 @@ export interface OperatorSettings {
   alarmEmail?: readonly string[];
   /** Reserved concurrency by operation (`licenses.validateKey` → 100); none when absent. */
   reservedConcurrency?: Readonly<Record<string, number>>;
-  /**
-   * AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. Each
-   * function reads it from the context where it is built (`readTracing`), as validated here.
-   */
+  /** AWS X-Ray tracing of every function (docs/operations.md, "Tracing"); on unless set to false. */
   tracing: boolean;
 }
 
@@ -131,8 +128,8 @@ function readUrl(value: unknown): string | undefined {
 /**
  * Tracing is on by default: X-Ray bills per trace recorded and Lambda samples by its default rule
  * (the first request each second and 5 % of the rest), so a busy service pays for a sample, not for
- * every request. Exported because each function reads it where it is built (lib/service-function.ts).
+ * every request.
  */
-export function readTracing(node: Node): boolean {
+function readTracing(node: Node): boolean {
   return readBoolean('tracing', node.tryGetContext('tracing') ?? true);
 }

@@ -40,8 +40,7 @@ export interface Synthesis {
 export function synthesize({ validate = false, ...options }: SynthesisOptions = {}): Synthesis {
   const settings = { ...baseSettings, ...options.settings };
   const app = new App({
-    // The functions read `tracing` from the context (lib/service-function.ts), as `cdk synth` gives it.
-    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [], tracing: settings.tracing },
+    context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: validate,
   });
   const stack = new LicensingStack(app, 'LicensingService', {
