@@ -48,6 +48,7 @@ import { parseQuery, parseQueryWith, type Query } from './query.ts';
 import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
 import { clientOf } from './source-address.ts';
 
+/** What the pipeline's steps resolve of a request, before the declaration parses it for the handler. */
 export interface RequestContext {
   requestId: string;
   event: APIGatewayProxyEventV2;

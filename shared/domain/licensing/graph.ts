@@ -27,9 +27,9 @@ import { SLOTS } from './slots.ts';
  * shows is exactly what a new record may hang on (its own environment, or global from a
  * SHARED one), so compatibility (docs/rules.md §3) holds by construction.
  */
-export async function relatedItem(ctx: Actor, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
-  const item = isUuid(id) ? await getVisibleItem(ctx.scope, type, id) : undefined;
-  if (!item || !(await relatable(ctx, type, item))) {
+export async function relatedItem(actor: Actor, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
+  const item = isUuid(id) ? await getVisibleItem(actor.scope, type, id) : undefined;
+  if (!item || !(await relatable(actor, type, item))) {
     throw ruleBroken(
       `${relationship.toUpperCase()}_NOT_FOUND`,
       `${relationship} '${id}' was not found`,
