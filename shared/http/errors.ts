@@ -50,9 +50,6 @@ type Detail = { detail: string; code?: string; source?: ErrorSource };
 
 export const badRequest = (detail: string, extra: Omit<Detail, 'detail'> = {}) => new ApiError(400, [{ detail, ...extra }]);
 
-export const notFound = (type: string, id: string) =>
-  new ApiError(404, [{ detail: `The requested ${type} '${id}' was not found`, code: 'NOT_FOUND' }]);
-
 /** A request body over the limit (MAX_BODY_BYTES), or values too large for the table to store. */
 export const payloadTooLarge = (detail: string) => new ApiError(413, [{ detail, code: 'PAYLOAD_TOO_LARGE' }]);
 

@@ -34,6 +34,7 @@ import { type Environment, findEnvironment } from '../domain/environments/enviro
 import type { UserRecord } from '../domain/users/user.ts';
 import { LimitReached } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { RecordNotFound } from '../store/errors.ts';
 import type { PageRequest } from '../store/paging.ts';
 import { hit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
@@ -42,7 +43,7 @@ import { traceInvocation, tracer } from '../tracer.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
 import type { Reply } from './documents.ts';
-import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, notFound, toApiError } from './errors.ts';
+import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, toApiError } from './errors.ts';
 import { pageRequest } from './pagination.ts';
 import { parseQuery, parseQueryWith, type Query } from './query.ts';
 import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
@@ -246,7 +247,7 @@ function resolveAccount(): Middleware {
     before: async ({ event, context }) => {
       const given = event.pathParameters?.account ?? '';
       const account = await findAccount(given, context.request.readAhead);
-      if (!account) throw notFound('account', given);
+      if (!account) throw new RecordNotFound('accounts', given);
       context.request.account = account;
     },
   };

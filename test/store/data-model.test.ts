@@ -403,15 +403,18 @@ describe('access patterns', () => {
 
     // The outcome written (the lease ends): a copy of the message is declined, POSTing nothing.
     const item = recordKey(accountId, 'webhook-events', event.id);
-    await db().send(
-      new UpdateCommand({
-        TableName: getTable(),
-        Key: item,
-        UpdateExpression: 'SET #s = :s REMOVE deliveryLease',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': 'FAILING' },
-      }),
-    );
+    // The worker's outcome, as it writes it: a status, and the lease ends.
+    const recordOutcome = (status: string) =>
+      db().send(
+        new UpdateCommand({
+          TableName: getTable(),
+          Key: item,
+          UpdateExpression: 'SET #s = :s REMOVE deliveryLease',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':s': status },
+        }),
+      );
+    await recordOutcome('FAILING');
     expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
     // Given back after its outcome (the next attempt could not be queued): runs again.
     await releaseAttempt(key, leaseOf(third), true);
@@ -420,15 +423,7 @@ describe('access patterns', () => {
     // The next attempt; the earlier one is then declined, as is any attempt of a final or removed event.
     leaseOf(await claimAttempt({ ...key, attempt: 2 }, 20_000));
     expect(await claimAttempt(key, 20_000)).toEqual({ declined: { status: 'FAILING', skipped: true } });
-    await db().send(
-      new UpdateCommand({
-        TableName: getTable(),
-        Key: item,
-        UpdateExpression: 'SET #s = :s REMOVE deliveryLease',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':s': 'DELIVERED' },
-      }),
-    );
+    await recordOutcome('DELIVERED');
     expect(await claimAttempt({ ...key, attempt: 3 }, 20_000)).toEqual({ declined: { status: 'DELIVERED', skipped: true } });
     expect(await claimAttempt({ ...key, webhookEventId: randomUUID() }, 20_000)).toEqual({ declined: { status: 'GONE', skipped: true } });
   });

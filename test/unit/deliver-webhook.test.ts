@@ -607,18 +607,7 @@ describe('messages', () => {
     expect(() => parseDeliveryMessage('not json')).toThrow(PoisonMessage);
     expect(() => parseDeliveryMessage('{"accountId":"a"}')).toThrow(PoisonMessage);
     expect(() => parseDeliveryMessage(JSON.stringify({ ...message, attempt: 0 }))).toThrow(PoisonMessage);
-    const record = (messageId: string, body: string) => ({
-      messageId,
-      body,
-      receiptHandle: messageId,
-      attributes: {},
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn',
-      awsRegion: 'x',
-    });
-    const event = { Records: [record('poison', '{{{'), record('good', JSON.stringify(message))] } as unknown as SQSEvent;
+    const event = batch(sqsRecord('poison', '{{{'), sqsRecord('good', message));
     const result = await handler(event, context);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'poison' }] });
     expect(model.posts).toHaveLength(1);
