@@ -3,7 +3,9 @@
  *
  *   create-account --slug <slug> --name <name> --email <email> --password <password>
  *
- * Against a deployed stack, set TABLE_NAME (and the usual AWS credentials and region). Without
+ * Against a deployed stack, set TABLE_NAME and SIGNING_KMS_KEY (the stack's outputs TableName and
+ * SigningKeyArn: a new account's signing key is sealed with it), and the usual AWS credentials and
+ * region. Without
  * TABLE_NAME it talks to the running local stack, whose endpoints `npm start` records in
  * <DATA_DIR>/stack.json. Prints one JSON object on success; a clear message and exit status 1
  * otherwise, having written nothing.
@@ -26,10 +28,11 @@ function useLocalStackUnlessConfigured() {
   if (process.env.TABLE_NAME) return;
   const file = resolve(process.env.DATA_DIR ?? '.data', 'stack.json');
   if (!existsSync(file)) fail('TABLE_NAME is not set and no local stack is running (start one with `npm start`)');
-  const stack = JSON.parse(readFileSync(file, 'utf8')) as { tableName: string; dynamodb: string; region: string };
+  const stack = JSON.parse(readFileSync(file, 'utf8')) as { tableName: string; dynamodb: string; region: string; masterKeyFile: string };
   process.env.TABLE_NAME = stack.tableName;
   process.env.AWS_ENDPOINT_URL_DYNAMODB ??= stack.dynamodb;
   process.env.AWS_REGION ??= stack.region;
+  process.env.SEALING_MASTER_KEY_FILE ??= stack.masterKeyFile;
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 }

@@ -71,6 +71,7 @@ const endpoints = {
   region: stack.region,
   tableName: stack.tableName,
   queueUrls: stack.queueUrls,
+  masterKeyFile: stack.masterKeyFile,
 };
 
 if (dataDir) {

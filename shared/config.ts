@@ -69,6 +69,18 @@ export const config = {
     throw new Error('Neither SEALING_KMS_KEY nor SEALING_MASTER_KEY_FILE is set: secrets cannot be sealed or unsealed');
   },
   /**
+   * What wraps the data keys that seal the accounts' signing keys: the KMS key named by
+   * SIGNING_KMS_KEY (set by the stack on every function that answers for an account), else the
+   * local master key file (SEALING_MASTER_KEY_FILE).
+   */
+  get signingKeySealingKey(): { kmsKeyId: string } | { masterKeyFile: string } {
+    const kmsKeyId = process.env.SIGNING_KMS_KEY;
+    if (kmsKeyId) return { kmsKeyId };
+    const masterKeyFile = process.env.SEALING_MASTER_KEY_FILE;
+    if (masterKeyFile) return { masterKeyFile };
+    throw new Error('Neither SIGNING_KMS_KEY nor SEALING_MASTER_KEY_FILE is set: signing keys cannot be made or used');
+  },
+  /**
    * Requests a minute one source address may make to each route limited per address (the
    * pipeline's `limitPerAddress`), from RATE_LIMIT_PER_ADDRESS; the default when unset or not a positive
    * whole number.

@@ -55,6 +55,7 @@ function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R ext
   type: T,
   attributes: A,
   relationships: R,
+  meta?: z.ZodMiniType,
 ) {
   return named(
     id,
@@ -64,13 +65,28 @@ function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R ext
       attributes: z.strictObject({ ...attributes, created: Timestamp, updated: Timestamp }),
       relationships: z.strictObject(relationships),
       links: SelfLinks,
+      ...(meta ? { meta } : {}),
     }),
   );
 }
 
 /** The resource object of each type. */
 export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = {
-  accounts: resource('Account', 'accounts', { slug: z.string(), name: z.string(), protected: z.boolean() }, {}),
+  accounts: resource(
+    'Account',
+    'accounts',
+    { slug: z.string(), name: z.string(), protected: z.boolean() },
+    {},
+    z.optional(
+      z.strictObject({
+        keys: z.strictObject({
+          ed25519: z
+            .string()
+            .check(z.describe("The Ed25519 public key answers and files are signed with: base64 of the key's 64 hex digits")),
+        }),
+      }),
+    ),
+  ),
   users: resource(
     'User',
     'users',

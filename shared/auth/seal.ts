@@ -193,17 +193,25 @@ export class Sealer {
   }
 }
 
-/** The keeper configuration names: a KMS key when deployed, a master key file locally. */
-function configuredKeeper(): KeyKeeper {
-  const key = config.sealingKey;
+/** The keeper a configuration names: a KMS key when deployed, a master key file locally. */
+function keeperOf(key: { kmsKeyId: string } | { masterKeyFile: string }): KeyKeeper {
   return 'kmsKeyId' in key ? kmsKeeper(key.kmsKeyId) : masterKeyKeeper(key.masterKeyFile);
 }
 
 let sealer: Sealer | undefined;
-const configuredSealer = () => (sealer ??= new Sealer(configuredKeeper()));
+const configuredSealer = () => (sealer ??= new Sealer(keeperOf(config.sealingKey)));
 
 /** Seals `plaintext` for `context` (what it belongs to and what for: the same string unseals it). */
 export const seal = (plaintext: string, context?: string): Promise<string> => configuredSealer().seal(plaintext, context);
 
 /** The plaintext of a value `seal` gave for the same context; throws UnsealError otherwise. */
 export const unseal = (sealed: string, context?: string): Promise<string> => configuredSealer().unseal(sealed, context);
+
+let signingSealer: Sealer | undefined;
+
+/**
+ * The sealer of the accounts' signing keys (shared/auth/signing-key.ts). Deployed, its KMS key is
+ * not the one of the other secrets: every API function unseals signing keys, and none of them
+ * may thereby unseal a webhook's token.
+ */
+export const signingKeySealer = (): Sealer => (signingSealer ??= new Sealer(keeperOf(config.signingKeySealingKey)));

@@ -4,10 +4,12 @@
  *   trace        when tracing is on (shared/tracer.ts): one X-Ray subsegment around the steps below,
  *                annotated with the operation, the account and the status
  *   respond      request id and logging; renders replies and every error (registered before the
- *                steps, so its onError sees all of them)
+ *                steps, so its onError sees all of them); signs every answer given once the
+ *                account is known (shared/http/signature.ts)
  *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
- *   account      <account> by UUID or slug (404)
+ *   account      <account> by UUID or slug (404); the Keygen-Accept-Signature it is asked to
+ *                sign with (400 ACCEPT_SIGNATURE_INVALID)
  *   by address   routes anyone may call (`limitPerAddress`), per source address and route
  *                (429); counted before any credential is checked, so failures count
  *   environment  Service-Environment (or its alias Keygen-Environment) header, else ?environment=
@@ -47,6 +49,7 @@ import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, toAp
 import { pageRequest } from './pagination.ts';
 import { parseQuery, parseQueryWith, type Query } from './query.ts';
 import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
+import { checkAcceptSignature, signAnswer } from './signature.ts';
 import { clientOf } from './source-address.ts';
 
 /** What the pipeline's steps resolve of a request, before the declaration parses it for the handler. */
@@ -169,10 +172,11 @@ function respond(): Middleware {
         body: { absent: true },
       };
     },
-    after: (request) => {
+    after: async (request) => {
       logger.info('request', { ...logKeys(request.context), status: request.response?.statusCode });
+      if (request.response) request.response = await signed(request.context, request.response);
     },
-    onError: (request) => {
+    onError: async (request) => {
       const error = toApiError(request.error);
       const requestId = request.context.request?.requestId ?? request.context.awsRequestId;
       if (error instanceof ApiError) {
@@ -183,8 +187,15 @@ function respond(): Middleware {
         const internal = new ApiError(500, [{ detail: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }]);
         request.response = renderError(request.context, internal, requestId);
       }
+      request.response = await signed(request.context, request.response);
     },
   };
+}
+
+/** The answer signed by the account, once the account is known; answers before that go unsigned. */
+function signed(context: PipelineContext, response: Result): Promise<Result> | Result {
+  const { account, event } = context.request ?? {};
+  return account && event ? signAnswer(response, event, account) : response;
 }
 
 /**
@@ -249,6 +260,7 @@ function resolveAccount(): Middleware {
       const account = await findAccount(given, context.request.readAhead);
       if (!account) throw new RecordNotFound('accounts', given);
       context.request.account = account;
+      checkAcceptSignature(event, account.id);
     },
   };
 }

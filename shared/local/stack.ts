@@ -29,6 +29,8 @@ export interface LocalStackEndpoints {
   region: string;
   tableName: string;
   queueUrls: Record<QueueName, string>;
+  /** The master key file that plays KMS's part in sealing (secrets, signing keys). */
+  masterKeyFile: string;
 }
 
 export interface LocalStackOptions {
@@ -61,7 +63,7 @@ function setDefault(name: string, value: string): void {
 }
 
 /** The variables the functions read on AWS, pointed at the local services. */
-function applyHandlerEnvironment(endpoints: LocalStackEndpoints, masterKeyFile: string): void {
+function applyHandlerEnvironment(endpoints: LocalStackEndpoints): void {
   setDefault('AWS_REGION', endpoints.region);
   setDefault('AWS_ACCESS_KEY_ID', 'local');
   setDefault('AWS_SECRET_ACCESS_KEY', 'local');
@@ -75,7 +77,7 @@ function applyHandlerEnvironment(endpoints: LocalStackEndpoints, masterKeyFile: 
   // Local webhook targets are usually on this machine; on AWS private targets stay refused.
   setDefault('ALLOW_PRIVATE_WEBHOOK_TARGETS', 'true');
   // The master key plays the part the stack's KMS key plays on AWS.
-  process.env.SEALING_MASTER_KEY_FILE = masterKeyFile;
+  process.env.SEALING_MASTER_KEY_FILE = endpoints.masterKeyFile;
 }
 
 /**
@@ -144,10 +146,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region,
       tableName: LOCAL_TABLE_NAME,
       queueUrls: sqsServer.queueUrls,
+      masterKeyFile: key.file,
     };
     // Handler modules load on their first request or message; the API's port is only known
     // now (PUBLIC_URL), and no request can be served before this synchronous step completes.
-    applyHandlerEnvironment(endpoints, key.file);
+    applyHandlerEnvironment(endpoints);
 
     poller = startPoller({
       workers: options.workers ?? workers,

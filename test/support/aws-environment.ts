@@ -17,5 +17,6 @@ Object.assign(process.env, {
   AWS_ENDPOINT_URL_SES: local.ses,
   TABLE_NAME: local.tableName,
   PUBLIC_URL: local.api,
+  SEALING_MASTER_KEY_FILE: local.masterKeyFile,
 });
 for (const name of Object.keys(queues) as QueueName[]) process.env[queues[name].urlVariable] = local.queueUrls[name];

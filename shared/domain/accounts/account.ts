@@ -2,6 +2,7 @@
  * Accounts: the tenant every other record belongs to. An account is found by UUID or by
  * slug; the slug is held by a marker item so two accounts can never share one.
  */
+import type { StoredSigningKey } from '../../auth/signing-key.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
 import { getItem, isUuid, toRecord } from '../../store/records.ts';
@@ -15,6 +16,8 @@ export interface Account {
   protected: boolean;
   created: string;
   updated: string;
+  /** Absent only on an account made before signing keys existed, until its first use (signing-key.ts). */
+  signingKey?: StoredSigningKey;
 }
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -1,6 +1,12 @@
+import { publishedPublicKey } from '../../auth/signing-key.ts';
 import { accountPath, type ResourceObject } from '../../jsonapi.ts';
 import type { Account } from './account.ts';
 
+/**
+ * The account as the API shows it; `meta.keys.ed25519` is the public key its answers, license
+ * files and signed keys verify with (Keygen's encoding: base64 of the key's hex), shown once the
+ * account has its signing key (`signingKeyOf` gives it one on first use).
+ */
 export function accountDocument(account: Account): ResourceObject {
   return {
     id: account.id,
@@ -14,5 +20,6 @@ export function accountDocument(account: Account): ResourceObject {
     },
     relationships: {},
     links: { self: accountPath(account.id) },
+    ...(account.signingKey ? { meta: { keys: { ed25519: publishedPublicKey(account.signingKey) } } } : {}),
   };
 }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorizeAction } from '../../auth/authorize.ts';
+import { newSigningKey, signingKeyOf } from '../../auth/signing-key.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { accountKey } from '../../store/keys.ts';
@@ -39,7 +40,16 @@ export async function createAccount(input: NewAccount) {
   if (input.name.trim() === '') throw ruleBroken('NAME_INVALID', 'name cannot be blank', attributePointer('name'));
   maxLength('name', input.name, 255);
   const timestamp = now();
-  const account: Account = { id: randomUUID(), slug, name: input.name.trim(), protected: false, created: timestamp, updated: timestamp };
+  const id = randomUUID();
+  const account: Account = {
+    id,
+    slug,
+    name: input.name.trim(),
+    protected: false,
+    created: timestamp,
+    updated: timestamp,
+    signingKey: await newSigningKey(id),
+  };
   const tx = new Transaction();
   putNewAccount(tx, account, ruleBroken('SLUG_TAKEN', `the slug '${slug}' has already been taken`, attributePointer('slug')));
   const user = await addUser(tx, globalScope(account.id), { email: input.email, password: input.password, role: 'admin' });
@@ -58,9 +68,10 @@ export interface AccountChanges {
   protected?: boolean;
 }
 
+/** The account, with its signing key (made now if it has none yet: its public key is shown). */
 export async function retrieveAccount(actor: Actor): Promise<Account> {
   await authorizeAction(actor, 'accounts', 'read');
-  return actor.account;
+  return { ...actor.account, signingKey: (await signingKeyOf(actor.account)).stored };
 }
 
 export async function updateAccount(actor: Actor, attributes: AccountChanges): Promise<Account> {
@@ -74,7 +85,7 @@ export async function updateAccount(actor: Actor, attributes: AccountChanges): P
   tx.update({ ...accountKey(actor.account.id), accountId: actor.account.id, environmentId: null }, changes, {
     missing: new Error('The account was deleted during the update'),
   });
-  const next: Account = { ...actor.account, ...changes };
+  const next: Account = { ...actor.account, ...changes, signingKey: (await signingKeyOf(actor.account)).stored };
   await emitEvent(tx, globalScope(actor.account.id), 'account.updated', accountDocument(next));
   await tx.commit();
   return next;

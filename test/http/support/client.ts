@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { api } from '../../support/stack.ts';
 import { checkDescribed } from './described.ts';
+import { checkSigned, knowAccount } from './signed.ts';
 
 export interface Reply {
   status: number;
@@ -39,7 +40,9 @@ export async function call(method: string, path: string, options: CallOptions = 
     headers['content-type'] ??= 'application/vnd.api+json';
   }
   const response = await api(path, { method, headers, body });
-  const text = await response.text();
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const text = bytes.toString('utf8');
+  await checkSigned({ method, url: new URL(response.url), status: response.status, headers: response.headers, body: bytes });
   await checkDescribed({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -62,6 +65,7 @@ export async function newAccount(): Promise<TestAccount> {
   const adminEmail = `admin@${slug}.example`;
   const adminPassword = 'correct horse battery';
   const { account, user, token } = await createAccount({ slug, name: `Test ${slug}`, email: adminEmail, password: adminPassword });
+  if (account.signingKey) knowAccount({ id: account.id, slug, publicKey: account.signingKey.publicKey });
   return { id: account.id, slug, path: `/v1/accounts/${account.id}`, adminToken: token, adminEmail, adminPassword, adminId: user.id };
 }
 
