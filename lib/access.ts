@@ -4,8 +4,10 @@ import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-ia
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { SIGNING_KEY_ATTRIBUTE } from '../shared/auth/signing-key.ts';
 import { queues as queueDefinitions } from '../shared/queues.ts';
 import type { Access, QueueName } from '../shared/routes.ts';
+import { accountKey } from '../shared/store/keys.ts';
 import { tableDefinition } from '../shared/store/table.ts';
 
 /** What a function can be granted access to. */
@@ -16,6 +18,8 @@ export interface ServiceResources {
   mailFrom: string;
   /** The KMS key whose data keys seal secrets at rest. */
   sealingKey: IKey;
+  /** The KMS key whose data keys seal the accounts' signing keys. */
+  signingKeysKey: IKey;
 }
 
 /**
@@ -46,6 +50,10 @@ export function grantAccess(
       case 'key:unseal':
         resources.sealingKey.grant(grantee, 'kms:Decrypt');
         break;
+      case 'account:sign':
+        resources.signingKeysKey.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
+        grantee.grantPrincipal.addToPrincipalPolicy(signingKeyProvisionStatement(resources.table));
+        break;
       default:
         resources.queues[queueNameOf(grant)].grantSendMessages(grantee);
     }
@@ -58,6 +66,7 @@ export function accessEnvironment(access: readonly Access[], resources: ServiceR
   for (const grant of access) {
     if (grant === 'mail:send') environment.MAIL_FROM = resources.mailFrom;
     else if (grant === 'key:seal' || grant === 'key:unseal') environment.SEALING_KMS_KEY = resources.sealingKey.keyArn;
+    else if (grant === 'account:sign') environment.SIGNING_KMS_KEY = resources.signingKeysKey.keyArn;
     else if (grant.startsWith('queue:')) {
       const name = queueNameOf(grant as `queue:${QueueName}`);
       environment[queueDefinitions[name].urlVariable] = resources.queues[name].queueUrl;
@@ -87,6 +96,25 @@ function tableStatement(table: ITableV2, actions: readonly string[]): PolicyStat
   return new PolicyStatement({
     actions: [...actions],
     resources: [table.tableArn, ...tableDefinition.indexes.map((index) => `${table.tableArn}/index/${index.name}`)],
+  });
+}
+
+/**
+ * An account made before signing keys existed is given its key on first use, by whichever
+ * function answers for it first: an update of that one attribute of an account item, returning
+ * nothing — a function that only reads may do no more.
+ */
+function signingKeyProvisionStatement(table: ITableV2): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['dynamodb:UpdateItem'],
+    resources: [table.tableArn],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [accountKey('*').PK] },
+      'ForAllValues:StringEquals': {
+        'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, SIGNING_KEY_ATTRIBUTE],
+      },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    },
   });
 }
 

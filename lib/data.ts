@@ -22,6 +22,7 @@ import { tableDefinition } from '../shared/store/table.ts';
 export class Data extends Construct {
   readonly table: TableV2;
   readonly sealingKey: Key;
+  readonly signingKeysKey: Key;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -44,6 +45,13 @@ export class Data extends Construct {
 
     this.sealingKey = new Key(this, 'SealingKey', {
       description: 'Wraps the data keys that seal secrets at rest in the service table',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // Apart from the sealing key: every API function unseals signing keys, and none may thereby
+    // unseal the secrets the sealing key keeps.
+    this.signingKeysKey = new Key(this, 'SigningKeysKey', {
+      description: "Wraps the data keys that seal the accounts' signing keys in the service table",
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

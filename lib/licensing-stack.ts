@@ -52,6 +52,7 @@ export class LicensingStack extends Stack {
   readonly workerFunctions: ReadonlyMap<string, ServiceFunction>;
   readonly table: TableV2;
   readonly sealingKey: Key;
+  readonly signingKeysKey: Key;
   readonly queues: Readonly<Record<QueueName, Queue>>;
   readonly deadLetterQueues: Readonly<Record<QueueName, Queue>>;
 
@@ -66,6 +67,7 @@ export class LicensingStack extends Stack {
     this.defaultStage = api.defaultStage;
     this.table = data.table;
     this.sealingKey = data.sealingKey;
+    this.signingKeysKey = data.signingKeysKey;
     this.queues = queues.queues;
     this.deadLetterQueues = queues.deadLetterQueues;
 
@@ -73,7 +75,13 @@ export class LicensingStack extends Stack {
       codeRoot: props.codeRoot ?? repositoryRoot,
       stackName: this.stackName,
       tracing: settings.tracing,
-      resources: { table: data.table, queues: queues.queues, mailFrom: settings.mailFrom, sealingKey: data.sealingKey },
+      resources: {
+        table: data.table,
+        queues: queues.queues,
+        mailFrom: settings.mailFrom,
+        sealingKey: data.sealingKey,
+        signingKeysKey: data.signingKeysKey,
+      },
       environment: {
         TABLE_NAME: data.table.tableName,
         PUBLIC_URL: settings.publicUrl ?? api.endpoint,
@@ -103,6 +111,10 @@ export class LicensingStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.endpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName, description: 'The service table' });
     new CfnOutput(this, 'SealingKeyArn', { value: data.sealingKey.keyArn, description: 'The KMS key that seals secrets at rest' });
+    new CfnOutput(this, 'SigningKeysKeyArn', {
+      value: data.signingKeysKey.keyArn,
+      description: "The KMS key that seals the accounts' signing keys (SIGNING_KMS_KEY for the operator CLI)",
+    });
     for (const name of Object.keys(queues.queues) as QueueName[]) {
       const id = constructIdOf(name);
       new CfnOutput(this, `${id}QueueUrl`, { value: queues.queues[name].queueUrl, description: `The ${name} queue` });

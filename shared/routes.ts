@@ -19,7 +19,13 @@ export type Access =
   /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
   | 'key:seal'
   /** Unseal them (the data keys unwrapped by the sealing key). */
-  | 'key:unseal';
+  | 'key:unseal'
+  /**
+   * Sign answers with the account's key (shared/auth/signing-key.ts): unseal it with the signing
+   * keys' own KMS key, and give an account made before signing keys its key on first use (a new
+   * data key, and an update of that one attribute of the account item).
+   */
+  | 'account:sign';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -63,8 +69,10 @@ export interface Worker {
 }
 
 const ACCOUNT = '/v1/accounts/{account}';
-const READ = ['table:read'] as const;
-const WRITE = ['table:read', 'table:write'] as const;
+const TABLE_WRITE = ['table:read', 'table:write'] as const;
+// Every route under an account signs its answers (shared/http/signature.ts).
+const READ = ['table:read', 'account:sign'] as const;
+const WRITE = [...TABLE_WRITE, 'account:sign'] as const;
 /** A write that emits webhook events: their deliveries are queued once it commits. */
 const EMIT = [...WRITE, 'queue:webhooks'] as const;
 
@@ -516,7 +524,7 @@ export const workers: readonly Worker[] = [
     operation: 'workers.purgeEnvironment',
     queue: 'purge',
     handler: 'functions/workers/purge-environment.ts',
-    access: [...WRITE, 'queue:purge'],
+    access: [...TABLE_WRITE, 'queue:purge'],
     batchSize: 1,
     // Each step is a burst of deletes: a few purges at once leave the table to the API.
     maxConcurrency: 2,
@@ -526,7 +534,7 @@ export const workers: readonly Worker[] = [
     queue: 'mail',
     handler: 'functions/workers/password-reset.ts',
     // Hands the reset token over by mail, or in a user.password-reset event (which keeps it sealed).
-    access: [...EMIT, 'mail:send', 'key:seal'],
+    access: [...TABLE_WRITE, 'queue:webhooks', 'mail:send', 'key:seal'],
     batchSize: 10,
     // Well within SES's sending rate.
     maxConcurrency: 2,
@@ -537,7 +545,7 @@ export const workers: readonly Worker[] = [
     handler: 'functions/workers/deliver-webhook.ts',
     // Writes the event's outcome, disables an endpoint that answers 410 (an event of its own),
     // and queues the next attempt; unseals the secrets an event delivers.
-    access: [...EMIT, 'key:unseal'],
+    access: [...TABLE_WRITE, 'queue:webhooks', 'key:unseal'],
     batchSize: 10,
     // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 did
     // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a

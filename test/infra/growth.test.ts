@@ -53,6 +53,7 @@ const accessSets: readonly (readonly Access[])[] = [
   ['table:read', 'mail:send'],
   ['table:read', 'key:seal'],
   ['table:read', 'key:unseal'],
+  ['table:read', 'account:sign'],
   [],
 ];
 const methods: readonly Method[] = ['GET', 'POST', 'PATCH', 'DELETE'];
@@ -150,6 +151,7 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
     [JSON.stringify(tableArn), 'table'],
     ...tableDefinition.indexes.map((index) => [JSON.stringify({ 'Fn::Join': ['', [tableArn, `/index/${index.name}`]] }), 'table'] as const),
     [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.sealingKey), 'Arn'] }), 'key'],
+    [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.signingKeysKey), 'Arn'] }), 'signing keys'],
     ...(Object.keys(stack.queues) as QueueName[]).map(
       (name) => [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.queues[name]), 'Arn'] }), `queue:${name}`] as const,
     ),
@@ -162,6 +164,8 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
   const traceWrites = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 
   if (statement.Effect !== 'Allow') return [`${statement.Effect} ${statement.Action}`];
+  // Giving an account its signing key: one attribute of account items, nothing else (lib/access.ts).
+  if (isSigningKeyProvision(statement, tableArn)) return ['account:sign'];
   return [statement.Resource].flat().flatMap((resource) => {
     const target = targets.get(JSON.stringify(resource));
     return statement.Action.map((action) => {
@@ -172,7 +176,21 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
       if (target === 'mail' && (action === 'ses:SendEmail' || action === 'ses:SendRawEmail')) return 'mail:send';
       if (target === 'key' && action === 'kms:GenerateDataKey') return 'key:seal';
       if (target === 'key' && action === 'kms:Decrypt') return 'key:unseal';
+      if (target === 'signing keys' && (action === 'kms:Decrypt' || action === 'kms:GenerateDataKey')) return 'account:sign';
       return `${action} on ${JSON.stringify(resource)}`;
     });
   });
+}
+
+function isSigningKeyProvision(statement: Statement, tableArn: unknown): boolean {
+  return (
+    JSON.stringify(statement.Action) === JSON.stringify(['dynamodb:UpdateItem']) &&
+    JSON.stringify(statement.Resource) === JSON.stringify(tableArn) &&
+    JSON.stringify(statement.Condition) ===
+      JSON.stringify({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'signingKey'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      })
+  );
 }

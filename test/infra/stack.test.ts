@@ -112,8 +112,8 @@ describe('the table', () => {
 });
 
 describe('the sealing key', () => {
-  it('is one KMS key, rotated yearly, retained on stack deletion as the table is', () => {
-    live.template.resourceCountIs('AWS::KMS::Key', 1);
+  it('is one of two KMS keys (the other seals the signing keys), each rotated yearly, retained on stack deletion as the table is', () => {
+    live.template.resourceCountIs('AWS::KMS::Key', 2);
     live.template.hasResource('AWS::KMS::Key', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -326,7 +326,8 @@ describe('grants follow the declared access and nothing more', () => {
       .filter((route) => route.access.includes('table:read') && !route.access.includes('table:write'))
       .map((route) => route.operation),
   )('read-only %s can read the table and its indexes but not write', (operation) => {
-    const statements = statementsOf(extended, functionOf({ operation }));
+    // The one conditional statement, giving an account its signing key, is checked below.
+    const statements = statementsOf(extended, functionOf({ operation })).filter((statement) => statement.Condition === undefined);
     const actions = statements.flatMap((statement) => statement.Action);
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
     for (const write of writes) expect(actions).not.toContain(write);
@@ -408,9 +409,11 @@ describe('grants follow the declared access and nothing more', () => {
       const expected = (Object.keys(kmsActions) as (keyof typeof kmsActions)[])
         .filter((access) => entry.access.includes(access))
         .flatMap((access) => kmsActions[access]);
-      const statements = statementsOf(synthesis, fn).filter((statement) => statement.Action.some((action) => action.startsWith('kms:')));
+      const statements = statementsOf(synthesis, fn).filter(
+        (statement) =>
+          statement.Action.some((action) => action.startsWith('kms:')) && JSON.stringify(statement.Resource) === JSON.stringify(keyArn),
+      );
       expect(statements.flatMap((statement) => statement.Action).sort(), entry.operation).toEqual([...expected].sort());
-      for (const statement of statements) expect(statement.Resource, entry.operation).toEqual(keyArn);
       if (expected.length > 0) expect(environmentOf(synthesis, fn), entry.operation).toMatchObject({ SEALING_KMS_KEY: keyArn });
       else expect(environmentOf(synthesis, fn), entry.operation).not.toHaveProperty('SEALING_KMS_KEY');
     }
@@ -421,6 +424,44 @@ describe('grants follow the declared access and nothing more', () => {
       [...routes, fallback, ...workers].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
     expect(holders('key:seal')).toEqual(['workers.passwordReset']);
     expect(holders('key:unseal')).toEqual(['workers.deliverWebhook']);
+  });
+
+  it('lets every route under an account, and nothing else, sign with the signing keys: unseal them, and give an account its key', () => {
+    const keyArn = { 'Fn::GetAtt': [logicalIdOf(live.stack.signingKeysKey), 'Arn'] };
+    const signers = [...routes, fallback, ...workers]
+      .filter((entry) => entry.access.includes('account:sign'))
+      .map((entry) => entry.operation);
+    // Every route under an account but the hosted reset form, which reads no account.
+    const underAccount = routes.filter((route) => route.path.startsWith('/v1/accounts/{account}') && route.operation !== 'passwords.form');
+    expect(signers).toEqual(underAccount.map((route) => route.operation));
+    const all: { entry: Route | Worker; synthesis: Synthesis }[] = [
+      ...allRoutes.map((route) => ({ entry: route, synthesis: extended })),
+      ...workers.map((worker) => ({ entry: worker, synthesis: live })),
+    ];
+    for (const { entry, synthesis } of all) {
+      const fn = functionFor(synthesis.stack, entry.operation);
+      const statements = statementsOf(synthesis, fn);
+      const onKey = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(keyArn));
+      const provision = statements.filter((statement) => statement.Condition !== undefined);
+      if (!entry.access.includes('account:sign')) {
+        expect([...onKey, ...provision], entry.operation).toEqual([]);
+        expect(environmentOf(synthesis, fn), entry.operation).not.toHaveProperty('SIGNING_KMS_KEY');
+        continue;
+      }
+      expect(onKey.flatMap((statement) => statement.Action).sort(), entry.operation).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      expect(provision, entry.operation).toEqual([
+        expect.objectContaining({
+          Action: ['dynamodb:UpdateItem'],
+          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+          Condition: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ACCOUNT#*'] },
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'signingKey'] },
+            StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+          },
+        }),
+      ]);
+      expect(environmentOf(synthesis, fn), entry.operation).toMatchObject({ SIGNING_KMS_KEY: keyArn });
+    }
   });
 
   it('lets a worker consume its own queue', () => {
@@ -436,6 +477,7 @@ describe('the outputs', () => {
     live.template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
     live.template.hasOutput('TableName', { Value: { Ref: tableId } });
     live.template.hasOutput('SealingKeyArn', { Value: { 'Fn::GetAtt': [sealingKeyId, 'Arn'] } });
+    live.template.hasOutput('SigningKeysKeyArn', { Value: { 'Fn::GetAtt': [logicalIdOf(live.stack.signingKeysKey), 'Arn'] } });
     for (const name of queueNames) {
       live.template.hasOutput(`${constructIdOf(name)}QueueUrl`, { Value: { Ref: queueIdOf(live, name, 'Queue') } });
       live.template.hasOutput(`${constructIdOf(name)}DeadLetterQueueUrl`, { Value: { Ref: queueIdOf(live, name, 'DeadLetterQueue') } });

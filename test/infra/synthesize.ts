@@ -146,6 +146,7 @@ export interface Statement {
   Effect: string;
   Action: string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** Every statement of the inline policies attached to a function's role, in the parent's terms. */
