@@ -3,4 +3,6 @@ import { validateKey } from '#shared/domain/licenses/validation.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 /** POST /licenses/actions/validate-key: no bearer; the key is the credential, inside the request's environment. */
-export const handler = operation(licenses.validateKey, async ({ actor, body }) => validationReply(await validateKey(actor, body.meta)));
+export const handler = operation(licenses.validateKey, async ({ actor, body: { meta } }) =>
+  validationReply(await validateKey(actor, meta), meta),
+);

@@ -1,7 +1,7 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
 import { licenseDocument } from '../domain/licenses/document.ts';
-import { VALIDATION_CODES, type Validation } from '../domain/licenses/validation.ts';
+import { VALIDATION_CODES, type Validation, type ValidationScope } from '../domain/licenses/validation.ts';
 import { metadataSchema } from '../domain/rules.ts';
 import { metaDocument, nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
@@ -32,8 +32,30 @@ const validationScope = z.strictObject({
   policy: z.optional(z.string()),
 });
 
-/** The verdict both validations answer with, beside the license. */
-const validationMeta = z.strictObject({ valid: z.boolean(), detail: z.string(), code: z.enum(VALIDATION_CODES) });
+/**
+ * A number the client chooses afresh for each validation and finds again in the signed answer
+ * (docs/rules.md §7). A JSON integer, within JavaScript's exact range so that the echo is exact.
+ */
+const nonce = z
+  .int()
+  .check(z.describe('An integer the client chooses afresh for this validation; the answer echoes it (docs/rules.md §7)'));
+
+/** What both validations read of `meta` besides the key. */
+const validationRequest = { nonce: z.optional(nonce), scope: z.optional(validationScope) };
+
+/**
+ * The verdict both validations answer with, beside the license: when it was reached, and the
+ * request's nonce and scope, so that a client holding the account's public key can tell a fresh
+ * answer to its own request from a replayed one.
+ */
+const validationMeta = z.strictObject({
+  ts: z.iso.datetime().check(z.describe('When the verdict was reached: ISO 8601, UTC')),
+  valid: z.boolean(),
+  detail: z.string(),
+  code: z.enum(VALIDATION_CODES),
+  nonce: z.optional(nonce.check(z.describe("The request's meta.nonce, only when it sent one"))),
+  scope: z.optional(validationScope.check(z.describe("The request's meta.scope as sent, only when it sent one"))),
+});
 
 export const licenses = {
   create: declare({
@@ -98,7 +120,7 @@ export const licenses = {
     summary: 'Validate a license the bearer may see',
     auth: 'bearer',
     params: ['id'],
-    body: z.optional(metaDocument({ scope: z.optional(validationScope) })),
+    body: z.optional(metaDocument(validationRequest)),
     answers: { 200: { resource: 'licenses', meta: validationMeta } },
     faults: [403],
   }),
@@ -107,7 +129,7 @@ export const licenses = {
     summary: 'Validate a license key (no bearer: the key is the credential)',
     auth: 'none',
     limitPerAddress: true,
-    body: metaDocument({ key: nonBlank(), scope: z.optional(validationScope) }),
+    body: metaDocument({ key: nonBlank(), ...validationRequest }),
     // An unknown key is a verdict too (NOT_FOUND), with data null.
     answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },
   }),
@@ -142,8 +164,20 @@ export const licenses = {
   }),
 };
 
-/** The answer of both validations: 200 with the license (null for an unknown key) and the verdict as meta. */
-export const validationReply = ({ license, verdict }: Validation): Reply => ({
+/** What a validation request asked, echoed in its answer. */
+export interface ValidationEcho {
+  nonce?: number;
+  scope?: ValidationScope;
+}
+
+/**
+ * The answer of both validations: 200 with the license (null for an unknown key) and as meta the
+ * verdict with its time, and the nonce and scope when the request sent them.
+ */
+export const validationReply = ({ license, verdict, ts }: Validation, { nonce, scope }: ValidationEcho = {}): Reply => ({
   status: 200,
-  body: { data: license && licenseDocument(license), meta: verdict },
+  body: {
+    data: license && licenseDocument(license),
+    meta: { ts, ...verdict, ...(nonce !== undefined ? { nonce } : {}), ...(scope !== undefined ? { scope } : {}) },
+  },
 });

@@ -18,12 +18,17 @@ const attributes = {
   metadata: z.optional(metadataSchema()),
 };
 
+/** Set at creation only (a PATCH naming it is 400, an unpermitted parameter); read as a string, like the strategies. */
+const createOnly = {
+  scheme: z.nullish(z.string().check(z.describe('null (the default: random keys) or ED25519_SIGN (signed keys, docs/rules.md §9)'))),
+};
+
 export const policies = {
   create: declare({
     operation: 'policies.create',
     summary: 'Create a policy for a product',
     auth: 'bearer',
-    body: resourceDocument('policies', { name: nonBlank(), ...attributes }, { product: relationship('products') }),
+    body: resourceDocument('policies', { name: nonBlank(), ...attributes, ...createOnly }, { product: relationship('products') }),
     answers: { 201: { resource: 'policies' } },
     faults: [403, 422],
   }),

@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
-import { MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
+import { KEY_SCHEMES, MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
 import type { TokenKind } from '../domain/tokens/token.ts';
 import type { UserRole, UserStatus } from '../domain/users/user.ts';
 import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
@@ -49,6 +49,18 @@ const nestedOne = <T extends ResourceType>(type: T) => z.strictObject({ links: R
 const nested = z.strictObject({ links: Related });
 const account = z.strictObject({ links: Related, data: identifier('accounts') });
 const environment = toOne('environments');
+
+/** A policy's key scheme, which its licenses keep. */
+const KeyScheme = named(
+  'KeyScheme',
+  z
+    .nullable(z.enum(KEY_SCHEMES))
+    .check(
+      z.describe(
+        "How license keys are made: null, random (or as given); ED25519_SIGN, `key/<dataset>.<signature>` signed with the account's Ed25519 key (docs/rules.md §9)",
+      ),
+    ),
+);
 
 function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R extends z.core.$ZodLooseShape>(
   id: string,
@@ -143,6 +155,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       requireComponentsScope: z.boolean(),
       protected: z.boolean(),
       maxMachines: z.nullable(z.int()),
+      scheme: KeyScheme,
       metadata: Metadata,
     },
     { account, environment, product: toOne('products') },
@@ -151,7 +164,16 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
     'License',
     'licenses',
     {
-      key: z.nullable(z.string().check(z.describe('null for a reader who may not see the key (docs/rules.md §9)'))),
+      key: z.nullable(
+        z
+          .string()
+          .check(
+            z.describe(
+              'null for a reader who may not see the key (docs/rules.md §9); under ED25519_SIGN, `key/` + base64url(dataset) + `.` + base64url(Ed25519 signature of what precedes the dot), base64url with `=` padding',
+            ),
+          ),
+      ),
+      scheme: KeyScheme,
       name: z.nullable(z.string()),
       status: every<LicenseStatus>()(['ACTIVE', 'EXPIRED', 'SUSPENDED']),
       suspended: z.boolean(),

@@ -1,6 +1,7 @@
 /**
  * License validation with components (docs/rules.md §7):
- * POST /licenses/actions/validate-key (no bearer) and POST /licenses/<id>/actions/validate.
+ * POST /licenses/actions/validate-key (no bearer) and POST /licenses/<id>/actions/validate,
+ * and what binds an answer to its request: its time, the nonce and the scope echoed.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +18,12 @@ beforeAll(async () => {
 type Scope = { fingerprint?: string; components?: string[]; product?: string; policy?: string };
 const validateKey = (key: string, scope?: Scope, options: { environment?: string } = {}) =>
   call('POST', `${account.path}/licenses/actions/validate-key`, { ...options, body: { meta: { key, ...(scope ? { scope } : {}) } } });
+/** The verdict's code, the verdict checked for its shape (its time, nonce and scope are checked below). */
 const code = (reply: { status: number; body: any }) => {
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  expect(reply.body.meta).toEqual({ valid: reply.body.meta.code === 'VALID', detail: expect.any(String), code: expect.any(String) });
+  const { ts, nonce, scope, ...verdict } = reply.body.meta;
+  expect(ts).toEqual(expect.any(String));
+  expect(verdict).toEqual({ valid: reply.body.meta.code === 'VALID', detail: expect.any(String), code: expect.any(String) });
   return reply.body.meta.code as string;
 };
 
@@ -172,5 +176,72 @@ describe.concurrent('POST /licenses/<id>/actions/validate', () => {
     expectError(await send({ meta: { scope: { fingerprint: 'x', serial: 1 } } }), 400, { source: { pointer: '/meta/scope/serial' } });
     expectError(await send({ meta: { key: g.license.attributes.key } }), 400, { source: { pointer: '/meta/key' } });
     expectError(await send({ data: null }), 400);
+  });
+});
+
+describe.concurrent('answers bound to their request: ts, nonce and scope', () => {
+  const validateKeyWith = (meta: Record<string, unknown>) =>
+    call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta } });
+  const validateWith = (id: string, meta: Record<string, unknown>) =>
+    call('POST', `${account.path}/licenses/${id}/actions/validate`, { token: account.adminToken, body: { meta } });
+
+  it('validate-key: ts is the time of the verdict; nonce and scope come back as sent, and only when sent', async () => {
+    const g = await l.graph();
+    const key = g.license.attributes.key as string;
+    const scope = { fingerprint: g.machine.attributes.fingerprint, product: g.product.id, components: [] };
+    const before = Date.now();
+    const reply = await validateKeyWith({ key, nonce: 1234567890123, scope: { fingerprint: scope.fingerprint, product: g.product.id } });
+    const after = Date.now();
+    expect(code(reply)).toBe('VALID');
+    expect(reply.body.meta).toEqual({
+      ts: expect.any(String),
+      valid: true,
+      detail: 'is valid',
+      code: 'VALID',
+      nonce: 1234567890123,
+      scope: { fingerprint: scope.fingerprint, product: g.product.id },
+    });
+    const ts = Date.parse(reply.body.meta.ts);
+    expect(new Date(ts).toISOString()).toBe(reply.body.meta.ts);
+    expect(ts).toBeGreaterThanOrEqual(before);
+    expect(ts).toBeLessThanOrEqual(after);
+    // A verdict that is not VALID binds the same way; the scope comes back even when it failed the check.
+    expect((await validateKeyWith({ key, nonce: -7, scope })).body.meta).toMatchObject({
+      code: 'COMPONENTS_SCOPE_EMPTY',
+      nonce: -7,
+      scope,
+    });
+    const bare = await validateKeyWith({ key });
+    expect(Object.keys(bare.body.meta).sort()).toEqual(['code', 'detail', 'ts', 'valid']);
+    expect((await validateKeyWith({ key, nonce: 0 })).body.meta.nonce).toBe(0);
+  });
+
+  it('validate-key: an unknown key is a verdict bound like any other', async () => {
+    const reply = await validateKeyWith({ key: `nope-${randomUUID()}`, nonce: 42, scope: { policy: 'p' } });
+    expect(code(reply)).toBe('NOT_FOUND');
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.meta).toMatchObject({ nonce: 42, scope: { policy: 'p' } });
+  });
+
+  it('validate: nonce and scope echoed, ts present; neither echoed when not sent', async () => {
+    const g = await l.graph();
+    const before = Date.now();
+    const reply = await validateWith(g.license.id, { nonce: 9, scope: { policy: g.policy.id } });
+    expect(code(reply)).toBe('VALID');
+    expect(reply.body.meta).toMatchObject({ nonce: 9, scope: { policy: g.policy.id } });
+    expect(Date.parse(reply.body.meta.ts)).toBeGreaterThanOrEqual(before);
+    expect(Object.keys((await validateWith(g.license.id, {})).body.meta).sort()).toEqual(['code', 'detail', 'ts', 'valid']);
+    const unscoped = await call('POST', `${account.path}/licenses/${g.license.id}/actions/validate`, { token: account.adminToken });
+    expect(Object.keys(unscoped.body.meta).sort()).toEqual(['code', 'detail', 'ts', 'valid']);
+  });
+
+  it('a nonce that is not a JSON integer is 400 at /meta/nonce, on both routes', async () => {
+    const g = await l.graph();
+    const key = g.license.attributes.key as string;
+    for (const nonce of ['1', 1.5, true, false, null, [], {}, 2 ** 53]) {
+      for (const reply of [await validateKeyWith({ key, nonce }), await validateWith(g.license.id, { nonce })]) {
+        expect(expectCode(reply, 400, 'PARAMETER_INVALID').source, JSON.stringify(nonce)).toEqual({ pointer: '/meta/nonce' });
+      }
+    }
   });
 });

@@ -8,6 +8,7 @@ export function licenseDocument(license: LicenseRecord): ResourceObject {
     type: 'licenses',
     attributes: {
       key: license.key,
+      scheme: license.scheme ?? null,
       name: license.name ?? null,
       status: licenseStatus(license),
       suspended: license.suspended,

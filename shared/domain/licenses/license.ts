@@ -1,12 +1,15 @@
 /**
  * Licenses: a policy's grant to a licensee. A key is unique per account; its marker is keyed by
  * the key's SHA-256 (keys may be longer than a DynamoDB key may be), and `Authorization:
- * License <key>` finds the license through that marker.
+ * License <key>` finds the license through that marker. A license keeps its policy's key scheme
+ * as it was at its creation, so nothing that reads a license by its key reads the policy for it.
  */
 import { digest } from '../../auth/secrets.ts';
 import type { Item, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
+import type { KeyScheme } from '../policies/policy.ts';
+import { SIGNED_KEY_MAX_LENGTH } from './signed-key.ts';
 
 export type LicenseStatus = 'ACTIVE' | 'EXPIRED' | 'SUSPENDED';
 
@@ -16,6 +19,8 @@ export interface LicenseRecord extends StoredRecord {
   productId: string;
   ownerId: string | null;
   key: string;
+  /** The policy's scheme when the key was made; absent from licenses made before schemes existed: read as null. */
+  scheme?: KeyScheme | null;
   name: string | null;
   protected: boolean;
   suspended: boolean;
@@ -27,9 +32,18 @@ export const LICENSE_KEY_MARKER = 'LICENSE_KEY';
 
 export const licenseKeyValue = (key: string) => digest(key);
 
+/** Random keys and given ones: at most this many characters (code points). */
+export const KEY_MAX = 4096;
+
+/**
+ * The longest key, in UTF-16 units, any license may hold: a signed key of the largest dataset,
+ * or a given key of KEY_MAX characters outside the Basic Multilingual Plane (two units each).
+ */
+const LONGEST_KEY = Math.max(SIGNED_KEY_MAX_LENGTH, 2 * KEY_MAX);
+
 /** The license holding `key`, if the scope may read it. */
 export async function findLicenseItemByKey(scope: Scope, key: string): Promise<Item | undefined> {
-  if (key.length === 0 || key.length > 4096) return undefined;
+  if (key.length === 0 || key.length > LONGEST_KEY) return undefined;
   return findByUnique(scope, LICENSE_KEY_MARKER, licenseKeyValue(key));
 }
 

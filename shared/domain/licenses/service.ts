@@ -5,10 +5,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
+import { signingKeyOf } from '../../auth/signing-key.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getVisibleItem, recordKeyOf, toRecord } from '../../store/records.ts';
+import { getVisibleItem, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
@@ -19,9 +20,8 @@ import { attributePointer, type Metadata, maxLength, metadataRule, now } from '.
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { retrieveUser } from '../users/service.ts';
 import { licenseDocument } from './document.ts';
-import { LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './license.ts';
-
-const KEY_MAX = 4096;
+import { KEY_MAX, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './license.ts';
+import { DATASET_MAX_BYTES, defaultDataset, type LicenseFacts, renderTemplate, signedKey } from './signed-key.ts';
 
 /** What an update may change (null clears name and expiry). */
 export interface LicenseChanges {
@@ -34,7 +34,7 @@ export interface LicenseChanges {
 }
 
 export interface NewLicense extends LicenseChanges {
-  /** Generated when not given. */
+  /** Generated when not given; under ED25519_SIGN, the template of the signed key's dataset. */
   key?: string;
   policyId: string;
   ownerId?: string;
@@ -62,14 +62,44 @@ function newKey(): string {
   return [0, 8, 16, 24].map((start) => hex.slice(start, start + 8)).join('-');
 }
 
+/** A signed key (shared/domain/licenses/signed-key.ts): its dataset from the template given, else the default one. */
+async function signedLicenseKey(actor: Actor, template: string | undefined, facts: LicenseFacts): Promise<string> {
+  maxLength('key', template, DATASET_MAX_BYTES);
+  const dataset = template === undefined ? defaultDataset(facts) : renderTemplate(template, facts);
+  if (Buffer.byteLength(dataset, 'utf8') > DATASET_MAX_BYTES) {
+    throw ruleBroken(
+      'KEY_TOO_LONG',
+      `key is too long once its placeholders are filled in (maximum is ${DATASET_MAX_BYTES} bytes)`,
+      attributePointer('key'),
+    );
+  }
+  return signedKey(dataset, await signingKeyOf(actor.account));
+}
+
+/** The facts of a license a signed key's dataset may tell. */
+function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined): LicenseFacts {
+  return {
+    id: license.id,
+    account: license.accountId,
+    product: license.productId,
+    policy: license.policyId,
+    user: owner ? { id: owner.id as string, email: owner.email as string } : null,
+    created: license.created,
+    expiry: license.expiry,
+    // Policies have no duration yet; a signed key names it once they do.
+    duration: null,
+  };
+}
+
 export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseRecord> {
   await authorizeAction(actor, 'licenses', 'create');
-  const attributes = checked(input);
-  if (attributes.key !== undefined) maxLength('key', attributes.key, KEY_MAX);
+  const { key, ...attributes } = checked(input);
   const policy = toRecord<PolicyRecord>(await relatedItem(actor, 'policies', attributes.policyId, 'policy'));
+  const scheme = policy.scheme ?? null;
+  if (scheme === null) maxLength('key', key, KEY_MAX);
   const owner = attributes.ownerId !== undefined ? await relatedItem(actor, 'users', attributes.ownerId, 'owner') : undefined;
   const timestamp = now();
-  const license: LicenseRecord = {
+  const unsigned: Omit<LicenseRecord, 'key'> = {
     type: 'licenses',
     id: randomUUID(),
     accountId: actor.scope.accountId,
@@ -79,12 +109,16 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     policyId: policy.id,
     productId: policy.productId,
     ownerId: (owner?.id as string | undefined) ?? null,
-    key: attributes.key ?? newKey(),
+    scheme,
     name: attributes.name ?? null,
     protected: attributes.protected ?? policy.protected,
     suspended: attributes.suspended ?? false,
     expiry: attributes.expiry ?? null,
     metadata: attributes.metadata ?? {},
+  };
+  const license: LicenseRecord = {
+    ...unsigned,
+    key: scheme === 'ED25519_SIGN' ? await signedLicenseKey(actor, key, factsOf(unsigned, owner)) : (key ?? newKey()),
   };
   const tx = new Transaction();
   tx.create(license, {

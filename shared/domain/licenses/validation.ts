@@ -1,9 +1,10 @@
 /**
  * License validation (docs/rules.md §7): `POST /licenses/actions/validate-key` (no bearer: the key
  * is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
- * license). Both reach a verdict `{valid, detail, code}` about the license (answered as the
- * reply's meta: shared/api/licenses.ts); an unknown key, or a key of a license the request's
- * environment cannot see, is `NOT_FOUND` without a license.
+ * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`
+ * (answered as the reply's meta with the request's nonce and scope: shared/api/licenses.ts; the
+ * `license.validated` event carries the verdict alone); an unknown key, or a key of a license the
+ * request's environment cannot see, is `NOT_FOUND` without a license.
  *
  * Checks, in order: SUSPENDED, EXPIRED, PRODUCT_SCOPE_MISMATCH, POLICY_SCOPE_MISMATCH,
  * FINGERPRINT_SCOPE_REQUIRED (components without a fingerprint), COMPONENTS_SCOPE_REQUIRED
@@ -29,6 +30,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
+import { now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
 import { findLicenseItemByKey, type LicenseRecord, licenseStatus } from './license.ts';
 
@@ -71,15 +73,18 @@ export type Verdict = {
   code: ValidationCode;
 };
 
-/** The license validated (null: no license has the key) and the verdict. */
+/** The license validated (null: no license has the key), the verdict and when it was reached. */
 export interface Validation {
   license: LicenseRecord | null;
   verdict: Verdict;
+  /** ISO 8601, UTC. */
+  ts: string;
 }
 
 const result = (license: LicenseRecord | null, code: ValidationCode, detail: string): Validation => ({
   license,
   verdict: { valid: code === 'VALID', detail, code },
+  ts: now(),
 });
 
 /**

@@ -12,6 +12,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       requireComponentsScope: policy.requireComponentsScope,
       protected: policy.protected,
       maxMachines: policy.maxMachines ?? null,
+      scheme: policy.scheme ?? null,
       metadata: policy.metadata,
       created: policy.created,
       updated: policy.updated,

@@ -13,6 +13,13 @@ export type UniquenessStrategy = (typeof UNIQUENESS_STRATEGIES)[number];
 export const MATCHING_STRATEGIES = ['MATCH_ANY', 'MATCH_TWO', 'MATCH_MOST', 'MATCH_ALL'] as const;
 export type MatchingStrategy = (typeof MATCHING_STRATEGIES)[number];
 
+/**
+ * How the licenses of a policy get their keys: null, random keys (or the key given); ED25519_SIGN,
+ * keys signed with the account's key (shared/domain/licenses/signed-key.ts). Set at creation only.
+ */
+export const KEY_SCHEMES = ['ED25519_SIGN'] as const;
+export type KeyScheme = (typeof KEY_SCHEMES)[number];
+
 export interface PolicyRecord extends StoredRecord {
   type: 'policies';
   productId: string;
@@ -22,5 +29,7 @@ export interface PolicyRecord extends StoredRecord {
   requireComponentsScope: boolean;
   protected: boolean;
   maxMachines: number | null;
+  /** Absent from policies made before schemes existed: read as null. */
+  scheme?: KeyScheme | null;
   metadata: Record<string, unknown>;
 }

@@ -18,7 +18,7 @@ import { SLOTS } from '../licensing/slots.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { policyDocument } from './document.ts';
-import { MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
+import { KEY_SCHEMES, MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {
@@ -35,6 +35,8 @@ export interface PolicyChanges {
 export interface NewPolicy extends PolicyChanges {
   name: string;
   productId: string;
+  /** null or absent: random keys; anything but KEY_SCHEMES → 422. */
+  scheme?: string | null;
 }
 
 /** The changes checked against the model's rules, with only the attributes given. */
@@ -55,8 +57,9 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
 
 export async function createPolicy(actor: Actor, input: NewPolicy): Promise<PolicyRecord> {
   await authorizeAction(actor, 'policies', 'create');
-  const { productId, ...attributes } = input;
+  const { productId, scheme, ...attributes } = input;
   const checked = rules(attributes);
+  const keyScheme = scheme == null ? null : (oneOf('scheme', scheme, KEY_SCHEMES) ?? null);
   const product = toRecord<ProductRecord>(await relatedItem(actor, 'products', productId, 'product'));
   const timestamp = now();
   const policy: PolicyRecord = {
@@ -73,6 +76,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     requireComponentsScope: checked.requireComponentsScope ?? false,
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
+    scheme: keyScheme,
     metadata: checked.metadata ?? {},
   };
   const tx = new Transaction();
