@@ -91,8 +91,8 @@ async function loadSigningKey(accountId: string, stored: StoredSigningKey | unde
   return { publicKey: held.publicKey, stored: held, sign: (message) => sign(null, Buffer.from(message), privateKey) };
 }
 
-/** Gives an account made before signing keys existed its key; the first writer wins a race. */
-async function provisionSigningKey(accountId: string): Promise<StoredSigningKey> {
+/** Gives an account made before signing keys existed its key; the first writer wins a race (exported for the data-model tests). */
+export async function provisionSigningKey(accountId: string): Promise<StoredSigningKey> {
   const made = await newSigningKey(accountId);
   try {
     await db().send(

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
-import { findAccount } from '#shared/domain/accounts/account.ts';
+import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
+import { findAccount, putNewAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
 import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
@@ -22,6 +23,7 @@ import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/
 import { childItems } from '#shared/store/cascade.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import {
+  accountKey,
   collectionIndex,
   collectionName,
   collectionPartition,
@@ -426,6 +428,26 @@ describe('access patterns', () => {
     await recordOutcome('DELIVERED');
     expect(await claimAttempt({ ...key, attempt: 3 }, 20_000)).toEqual({ declined: { status: 'DELIVERED', skipped: true } });
     expect(await claimAttempt({ ...key, webhookEventId: randomUUID() }, 20_000)).toEqual({ declined: { status: 'GONE', skipped: true } });
+  });
+});
+
+describe('signing keys', () => {
+  it('38: gives an account without a signing key one, once: racing givers all get the first writer’s key', async () => {
+    const account = { id: randomUUID(), slug: `k-${randomUUID().slice(0, 8)}`, name: 'Keys', protected: false, created: '', updated: '' };
+    const tx = new Transaction();
+    putNewAccount(tx, account, new Error('taken'));
+    await tx.commit();
+    const given = await Promise.all(Array.from({ length: 5 }, () => provisionSigningKey(account.id)));
+    const stored = (await getItem(accountKey(account.id)))?.signingKey as StoredSigningKey;
+    expect(stored.publicKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(given.map((key) => key.publicKey)).toEqual(Array(5).fill(stored.publicKey));
+    expect((await signingKeyOf({ id: account.id })).publicKey).toBe(stored.publicKey);
+  });
+
+  it('38: gives no key to an account that does not exist', async () => {
+    const id = randomUUID();
+    await expect(provisionSigningKey(id)).rejects.toThrow('no longer exists');
+    await expect(getItem(accountKey(id))).resolves.toBeUndefined();
   });
 });
 
