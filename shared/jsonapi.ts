@@ -8,7 +8,8 @@ export interface ResourceObject {
   type: string;
   attributes: Record<string, unknown>;
   relationships: Record<string, RelationshipObject>;
-  links: { self: string };
+  /** `related` for a join that has no path of its own (a policy's or license's attachment of an entitlement). */
+  links: { self: string } | { related: string };
   meta?: Record<string, unknown>;
 }
 

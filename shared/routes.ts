@@ -276,6 +276,27 @@ export const routes: readonly Route[] = [
     handler: 'functions/policies/delete.ts',
     access: EMIT,
   },
+  {
+    operation: 'policies.entitlements',
+    method: 'GET',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/entitlements.ts',
+    access: READ,
+  },
+  {
+    operation: 'policies.entitlements.attach',
+    method: 'POST',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/attach-entitlements.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'policies.entitlements.detach',
+    method: 'DELETE',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/detach-entitlements.ts',
+    access: EMIT,
+  },
 
   // Licenses
   { operation: 'licenses.create', method: 'POST', path: `${ACCOUNT}/licenses`, handler: 'functions/licenses/create.ts', access: EMIT },
@@ -351,6 +372,27 @@ export const routes: readonly Route[] = [
     path: `${ACCOUNT}/licenses/{id}/owner`,
     handler: 'functions/licenses/owner.ts',
     access: READ,
+  },
+  {
+    operation: 'licenses.entitlements',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/entitlements.ts',
+    access: READ,
+  },
+  {
+    operation: 'licenses.entitlements.attach',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/attach-entitlements.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.entitlements.detach',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/detach-entitlements.ts',
+    access: EMIT,
   },
 
   // Machines
@@ -442,6 +484,43 @@ export const routes: readonly Route[] = [
     path: `${ACCOUNT}/components/{id}/product`,
     handler: 'functions/components/product.ts',
     access: READ,
+  },
+
+  // Entitlements (their attachments are routed with policies and licenses)
+  {
+    operation: 'entitlements.create',
+    method: 'POST',
+    path: `${ACCOUNT}/entitlements`,
+    handler: 'functions/entitlements/create.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'entitlements.list',
+    method: 'GET',
+    path: `${ACCOUNT}/entitlements`,
+    handler: 'functions/entitlements/list.ts',
+    access: READ,
+  },
+  {
+    operation: 'entitlements.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/retrieve.ts',
+    access: READ,
+  },
+  {
+    operation: 'entitlements.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/update.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'entitlements.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/delete.ts',
+    access: EMIT,
   },
 
   // Webhook endpoints

@@ -30,6 +30,7 @@ const validationScope = z.strictObject({
   components: z.optional(z.array(z.string())),
   product: z.optional(z.string()),
   policy: z.optional(z.string()),
+  entitlements: z.optional(z.array(z.string()).check(z.maxLength(100, 'names at most 100 entitlement codes'))),
 });
 
 /**

@@ -190,6 +190,7 @@ function describeAnswer(answer: Answer, operation: string, schemas: Record<strin
 
 function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
+  if ('collection' in answer) return `The ${resourceSchemaName(answer.collection)} resources`;
   if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
   return 'The outcome, in meta';
 }
@@ -200,6 +201,7 @@ function documentSchema(
   schemas: Record<string, Json>,
 ): Json {
   if ('list' in answer) return schemaRef(listDocument(answer.list, schemas));
+  if ('collection' in answer) return schemaRef(collectionDocument(answer.collection, schemas));
   if ('resource' in answer && !answer.nullable && !answer.meta) return schemaRef(resourceDocument(answer.resource, schemas));
   const members: Record<string, Json> = {};
   if ('resource' in answer) {
@@ -223,6 +225,14 @@ function listDocument(type: ResourceType, schemas: Record<string, Json>): string
   const resource = resourceSchemaName(type);
   const name = `${resource}List`;
   schemas[name] ??= closedObject({ data: { type: 'array', items: schemaRef(resource) }, links: schemaRef('ListLinks') });
+  return name;
+}
+
+/** `{data: [<resource>...]}`, not a page: named once per type. */
+function collectionDocument(type: ResourceType, schemas: Record<string, Json>): string {
+  const resource = resourceSchemaName(type);
+  const name = `${resource}Collection`;
+  schemas[name] ??= closedObject({ data: { type: 'array', items: schemaRef(resource) } });
   return name;
 }
 

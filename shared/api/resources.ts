@@ -82,6 +82,23 @@ function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R ext
   );
 }
 
+/**
+ * An entitlement attached to a policy or a license: no attributes but its times, and no path of
+ * its own (its link is the holder's entitlements).
+ */
+function attachment<T extends ResourceType, H extends ResourceType>(id: string, type: T, holder: string, holderType: H) {
+  return named(
+    id,
+    z.strictObject({
+      id: Id,
+      type: z.literal(type),
+      attributes: z.strictObject({ created: Timestamp, updated: Timestamp }),
+      relationships: z.strictObject({ account, environment, entitlement: toOne('entitlements'), [holder]: toOne(holderType) }),
+      links: Related,
+    }),
+  );
+}
+
 /** The resource object of each type. */
 export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = {
   accounts: resource(
@@ -158,7 +175,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       scheme: KeyScheme,
       metadata: Metadata,
     },
-    { account, environment, product: toOne('products') },
+    { account, environment, product: toOne('products'), entitlements: nested },
   ),
   licenses: resource(
     'License',
@@ -188,6 +205,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       policy: nestedOne('policies'),
       owner: nestedOne('users'),
       machines: nested,
+      entitlements: nested,
     },
   ),
   machines: resource(
@@ -208,6 +226,14 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
     { fingerprint: z.string(), name: z.string(), metadata: Metadata },
     { account, environment, product: nestedOne('products'), license: nestedOne('licenses'), machine: nestedOne('machines') },
   ),
+  entitlements: resource(
+    'Entitlement',
+    'entitlements',
+    { name: z.string(), code: z.string(), metadata: Metadata },
+    { account, environment },
+  ),
+  'policy-entitlements': attachment('PolicyEntitlement', 'policy-entitlements', 'policy', 'policies'),
+  'license-entitlements': attachment('LicenseEntitlement', 'license-entitlements', 'license', 'licenses'),
   'webhook-endpoints': resource(
     'WebhookEndpoint',
     'webhook-endpoints',

@@ -5,6 +5,7 @@
  * service checks the body (400) and the model's rules (422) after.
  */
 
+import { heldEntitlementIds } from '../domain/entitlements/held.ts';
 import { SLOTS } from '../domain/licensing/slots.ts';
 import { refused } from '../errors.ts';
 import { RecordNotFound } from '../store/errors.ts';
@@ -28,6 +29,7 @@ export function principalOf(actor: Actor): Principal {
         where: where as Record<string, string>,
       }),
     licenseOf: (record) => getItem(recordKey(actor.scope.accountId, 'licenses', record.licenseId as string)),
+    holdsEntitlement: async (entitlementId) => (await heldEntitlementIds(actor.scope, actor.bearer)).includes(entitlementId),
   };
 }
 

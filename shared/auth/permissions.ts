@@ -37,12 +37,16 @@ export const PERMISSIONS = [
   'policy.read',
   'policy.update',
   'policy.delete',
+  'policy.entitlements.attach',
+  'policy.entitlements.detach',
   'license.create',
   'license.read',
   'license.update',
   'license.delete',
   'license.validate',
   'license.tokens.generate',
+  'license.entitlements.attach',
+  'license.entitlements.detach',
   'machine.create',
   'machine.read',
   'machine.update',
@@ -51,6 +55,10 @@ export const PERMISSIONS = [
   'component.read',
   'component.update',
   'component.delete',
+  'entitlement.create',
+  'entitlement.read',
+  'entitlement.update',
+  'entitlement.delete',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -65,12 +73,13 @@ const ALL: readonly Permission[] = PERMISSIONS;
  */
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
-/** What a licensee touches: reading their licensing graph, activating and deactivating machines. */
+/** What a licensee touches: reading their licensing graph (and what it entitles them to), activating and deactivating machines. */
 const LICENSEE: readonly Permission[] = [
   'product.read',
   'policy.read',
   'license.read',
   'license.validate',
+  'entitlement.read',
   'machine.create',
   'machine.read',
   'machine.delete',
@@ -79,11 +88,14 @@ const LICENSEE: readonly Permission[] = [
   'component.delete',
 ];
 
-/** A product bearer manages everything under its product, but not products themselves. */
+/**
+ * A product bearer manages everything under its product (attaching entitlements to its policies
+ * and licenses included), but not products themselves, and reads entitlements it does not manage.
+ */
 const PRODUCT_BEARER = ALL.filter(
   (p) =>
     ['policy.', 'license.', 'machine.', 'component.'].some((prefix) => p.startsWith(prefix)) ||
-    ['product.read', 'product.update'].includes(p),
+    ['product.read', 'product.update', 'entitlement.read'].includes(p),
 );
 
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {

@@ -12,7 +12,8 @@
  * - `event`: `<type>.<action>` with the singular type: `license.created`, `machine.updated`,
  *   `component.deleted`, plus the actions that are not plain changes (`license.validated`,
  *   `token.generated`, `user.password-reset`).
- * - `document`: the resource object as the API shows it (for a delete: as it was). The
+ * - `document`: the resource object as the API shows it (for a delete: as it was), or several
+ *   (the attachments an attach or a detach of entitlements made or removed). The
  *   payload is `{"data": document}` serialised, with `meta` when given
  *   (`user.password-reset` carries `{passwordResetToken}` there). A meta value marked
  *   `secret(...)` is delivered but stored sealed and shown as "[FILTERED]" (see secret-meta.ts).
@@ -55,7 +56,7 @@ export async function emitEvent(
   tx: Transaction,
   where: EventOrigin,
   event: string,
-  document: ResourceObject,
+  document: ResourceObject | readonly ResourceObject[],
   meta?: EventMeta,
 ): Promise<WebhookEventRecord[]> {
   const endpoints = (await subscriptionsOf(where.accountId, where.environmentId, where.readAhead)).filter(
@@ -87,8 +88,8 @@ export async function emitEvent(
 }
 
 /** An endpoint is not told of its own deletion or of its own disabling. */
-function aboutItself(endpoint: Subscription, event: string, document: ResourceObject): boolean {
-  if (document.type !== 'webhook-endpoints' || document.id !== endpoint.id) return false;
+function aboutItself(endpoint: Subscription, event: string, document: ResourceObject | readonly ResourceObject[]): boolean {
+  if (!('type' in document) || document.type !== 'webhook-endpoints' || document.id !== endpoint.id) return false;
   return event === 'webhook-endpoint.deleted' || document.attributes.enabled === false;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
  * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
- * type; three actions that are not plain changes have kinds of their own. Webhook events
+ * type; the actions that are not plain changes have kinds of their own. Webhook events
  * themselves emit nothing (their deliveries would feed on themselves).
  */
 const TYPES = [
@@ -14,6 +14,7 @@ const TYPES = [
   'license',
   'machine',
   'component',
+  'entitlement',
   'webhook-endpoint',
 ] as const;
 
@@ -22,6 +23,10 @@ export const EVENT_KINDS: readonly string[] = [
   'license.validated',
   'token.generated',
   'user.password-reset',
+  'policy.entitlements.attached',
+  'policy.entitlements.detached',
+  'license.entitlements.attached',
+  'license.entitlements.detached',
 ];
 
 export const isEventKind = (value: string) => EVENT_KINDS.includes(value);

@@ -22,6 +22,9 @@ export type ResourceType =
   | 'licenses'
   | 'machines'
   | 'components'
+  | 'entitlements'
+  | 'policy-entitlements'
+  | 'license-entitlements'
   | 'webhook-endpoints'
   | 'webhook-events';
 
@@ -31,6 +34,8 @@ export type Answer =
   | { resource: ResourceType; nullable?: boolean; meta?: z.ZodMiniType }
   /** A page of a collection: `{data: [...], links}` (the declaration is `paged`). */
   | { list: ResourceType }
+  /** Resources a request made or named, not a page: `{data: [...]}` (the attachments of an attach). */
+  | { collection: ResourceType }
   /** `{meta: {...}}` alone. */
   | { meta: z.ZodMiniType }
   /** No body (204, 202). */

@@ -21,3 +21,5 @@ export const created = (data: ResourceObject): Reply => ({ status: 201, body: { 
 export const noContent = (): Reply => ({ status: 204 });
 export const accepted = (): Reply => ({ status: 202 });
 export const list = (data: ResourceObject[], links: ListLinks): Reply => ({ status: 200, body: { data, links } });
+/** 200 with resources a request made or named, not a page (the attachments of an attach). */
+export const okCollection = (data: ResourceObject[]): Reply => ({ status: 200, body: { data } });

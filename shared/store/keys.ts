@@ -21,6 +21,7 @@ export const PREFIXES = {
   licenses: 'LICENSE',
   machines: 'MACHINE',
   components: 'COMPONENT',
+  entitlements: 'ENTITLEMENT',
 } as const;
 
 export type RecordType = keyof typeof PREFIXES;
@@ -82,6 +83,32 @@ export const bearerTokenEntryKey = (accountId: string, type: RecordType, id: str
 export const subscriptionsKey = (accountId: string, environmentId: string | null): Key => ({
   PK: `A#${accountId}#E#${environmentId ?? GLOBAL}#WEBHOOK_SUBSCRIPTIONS`,
   SK: ITEM,
+});
+
+/** What may hold entitlements: a policy (for every license under it) or one license. */
+export type EntitlementHolder = 'policies' | 'licenses';
+
+/**
+ * The entitlements attached to a policy or to a license: one item per holder, one attribute per
+ * attachment (`entitlement#<entitlementId>`), so a license's effective set is one BatchGetItem of
+ * two items and an attach of up to 100 is one conditional write.
+ */
+export const entitlementSetKey = (accountId: string, holder: EntitlementHolder, holderId: string): Key => ({
+  PK: `A#${accountId}#${PREFIXES[holder]}#${holderId}#ENTITLEMENTS`,
+  SK: ITEM,
+});
+
+/**
+ * Where an entitlement is attached: one item per holder (SK `POLICY#<id>` or `LICENSE#<id>`) in
+ * the entitlement's own partition, so removing the entitlement finds every attachment with one
+ * strongly consistent Query.
+ */
+export const entitlementHoldersPartition = (accountId: string, entitlementId: string) =>
+  `A#${accountId}#${PREFIXES.entitlements}#${entitlementId}#HOLDERS`;
+
+export const entitlementHolderKey = (accountId: string, entitlementId: string, holder: EntitlementHolder, holderId: string): Key => ({
+  PK: entitlementHoldersPartition(accountId, entitlementId),
+  SK: `${PREFIXES[holder]}#${holderId}`,
 });
 
 /** The count of a collection, kept in the same transactions as its members. */

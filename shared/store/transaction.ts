@@ -215,9 +215,15 @@ export class Transaction {
 
   /**
    * Changes an item outside the record model, creating it if absent: `changes` set attributes
-   * (null removes one), `increments` add to numbers.
+   * (null removes one), `increments` add to numbers. With `expected`, only while the item holds
+   * those values (undefined: the attribute is absent), else the transaction fails with `changed`.
    */
-  patch(key: Key, changes: Record<string, unknown>, increments: Record<string, number> = {}): void {
+  patch(
+    key: Key,
+    changes: Record<string, unknown>,
+    increments: Record<string, number> = {},
+    expected?: { state: Record<string, unknown>; changed: Error },
+  ): void {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
@@ -243,15 +249,21 @@ export class Transaction {
     ]
       .filter(Boolean)
       .join(' ');
-    this.add({
-      Update: {
-        TableName: table(),
-        Key: key,
-        UpdateExpression: expression,
-        ExpressionAttributeNames: names,
-        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    const condition = expected && stateCondition(expected.state);
+    const allValues = { ...values, ...condition?.ExpressionAttributeValues };
+    this.add(
+      {
+        Update: {
+          TableName: table(),
+          Key: key,
+          UpdateExpression: expression,
+          ExpressionAttributeNames: { ...names, ...condition?.ExpressionAttributeNames },
+          ...(condition ? { ConditionExpression: condition.ConditionExpression } : {}),
+          ...(Object.keys(allValues).length ? { ExpressionAttributeValues: allValues } : {}),
+        },
       },
-    });
+      expected?.changed,
+    );
   }
 
   /** Fails the transaction with `missing` unless the item exists (e.g. a parent deleted meanwhile). */

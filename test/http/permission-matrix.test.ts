@@ -28,11 +28,19 @@ let administrators: Record<'globalAdmin' | 'envAdmin' | 'envToken' | 'narrowToke
 interface Fixture {
   records: Record<Ref, string>;
   credentials: Record<BearerName, string>;
+  /** An entitlement attached to the license itself (N is attached to its policy): what detaching from the license names. */
+  licenseEntitlement: string;
+  /** Entitlements attached nowhere: each attach that may succeed takes one. */
+  spare: string[];
 }
 const fixtures = {} as Record<'same' | 'global', Fixture>;
 
-/** A licensing graph (product, policy, license owned by U, machine, component), a webhook endpoint with an event, in `home`. */
-async function fixtureIn(home: 'same' | 'global'): Promise<Fixture> {
+/**
+ * A licensing graph (product, policy, license owned by U, machine, component), an entitlement N
+ * attached to the policy and one attached to the license, `spares` entitlements attached nowhere,
+ * a webhook endpoint with an event, in `home`.
+ */
+async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> {
   const environment = home === 'same' ? S.code : undefined;
   const admin = home === 'same' ? administrators.envToken : account.adminToken;
   const l = licensing(account);
@@ -43,6 +51,24 @@ async function fixtureIn(home: 'same' | 'global'): Promise<Fixture> {
   const license = await l.license(policy.id, {}, { token: admin, environment, owner: owner.id });
   const machine = await l.machine(license.id, {}, { token: admin, environment });
   const component = await l.component(machine.id, undefined, { token: admin, environment });
+  const entitlement = async () => {
+    const code = `feature-${unique()}`;
+    const reply = await call('POST', `${account.path}/entitlements`, {
+      token: admin,
+      environment,
+      body: doc('entitlements', { name: code, code }),
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    return reply.body.data.id as string;
+  };
+  const [held, licenseEntitlement, ...spare] = await Promise.all(Array.from({ length: 2 + spares }, entitlement));
+  for (const [holder, id] of [
+    [`/policies/${policy.id}`, held],
+    [`/licenses/${license.id}`, licenseEntitlement],
+  ] as const) {
+    const attached = await l.api('POST', `${holder}/entitlements`, { token: admin, environment, body: named(id) });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+  }
   const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
     token: admin,
     environment,
@@ -64,8 +90,11 @@ async function fixtureIn(home: 'same' | 'global'): Promise<Fixture> {
       T: owner.tokenId,
       W: endpoint.body.data.id,
       X: events.body.data[0].id,
+      N: held,
       S: S.id,
     },
+    licenseEntitlement,
+    spare,
     credentials: {
       ...administrators,
       product: await l.productToken(product.id, { token: admin, environment }),
@@ -92,13 +121,18 @@ beforeAll(async () => {
       PERMISSIONS.filter((permission) => permission.endsWith('.read')),
     ),
   };
-  [fixtures.same, fixtures.global] = await Promise.all([fixtureIn('same'), fixtureIn('global')]);
+  // Every cell of the two attach routes takes a spare (nine bearers and none, each).
+  [fixtures.same, fixtures.global] = await Promise.all([fixtureIn('same', 20), fixtureIn('global')]);
 }, 60_000);
 
 const unique = () => randomUUID().slice(0, 8);
 
+/** The body of an attach or a detach naming one entitlement. */
+const named = (id: string) => ({ data: [{ type: 'entitlements', id }] });
+
 /** The body each route sends, naming the fixture's records where a relationship is needed. */
-function bodyOf(route: Route, records: Record<Ref, string>, id: string): unknown {
+function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
+  const { records } = fixture;
   const type = route.path.split('/')[4];
   if (route.method === 'PATCH') {
     const attributes = { users: { firstName: 'Same' }, environments: { name: 'Shared' }, 'webhook-endpoints': { enabled: true } }[
@@ -123,6 +157,16 @@ function bodyOf(route: Route, records: Record<Ref, string>, id: string): unknown
       return doc('components', { fingerprint: `c-${unique()}`, name: 'Part' }, { machine: relationship('machines', records.M) });
     case 'webhookEndpoints.create':
       return doc('webhook-endpoints', { url: receiver.url });
+    case 'entitlements.create':
+      return doc('entitlements', { name: 'Made', code: `made-${unique()}` });
+    case 'policies.entitlements.attach':
+    case 'licenses.entitlements.attach':
+      // A refusal changes nothing, whatever it names; a success takes a spare (none are left: N, already attached, 422).
+      return named(fixture.spare.pop() ?? records.N);
+    case 'policies.entitlements.detach':
+      return named(records.N);
+    case 'licenses.entitlements.detach':
+      return named(fixture.licenseEntitlement);
     default:
       return undefined;
   }
@@ -145,7 +189,7 @@ async function ask(route: Route, fixture: Fixture, cell: Cell, target?: string):
   const ref = refOf(route.operation);
   const id = target ?? (ref ? fixture.records[ref] : undefined);
   const path = route.path.replace('/v1/accounts/{account}', account.path).replace('{id}', ref === 'S' && !target ? S.code : (id ?? ''));
-  const body = bodyOf(route, fixture.records, id ?? '');
+  const body = bodyOf(route, fixture, id ?? '');
   const credential = bearer === 'none' ? undefined : fixture.credentials[bearer];
   const reply: Reply = await call(route.method, path, {
     environment: S.code,

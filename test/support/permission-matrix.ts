@@ -28,8 +28,11 @@ export const BEARERS = [
 ] as const;
 export type BearerName = (typeof BEARERS)[number];
 
-/** The records a route is about: the graph's product, policy, license, machine, component, owner, token, endpoint, event; S itself. */
-export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'U' | 'T' | 'W' | 'X' | 'S';
+/**
+ * The records a route is about: the graph's product, policy, license, machine, component, owner,
+ * token, endpoint, event; an entitlement the license holds (N); S itself.
+ */
+export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'U' | 'T' | 'W' | 'X' | 'N' | 'S';
 
 /** One question a route asks of the policies, in the order it asks them. */
 export type Step =
@@ -135,6 +138,27 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'policies.retrieve': { steps: [{ type: 'policies', action: 'read', record: 'Q' }], same: '200 200 200 200 200 200 200 200 404' },
   'policies.update': { steps: [{ type: 'policies', action: 'update', record: 'Q' }], same: '200 200 200 403 200 403 403 403 404' },
   'policies.delete': { steps: [{ type: 'policies', action: 'delete', record: 'Q' }], same: '204 204 204 403 204 403 403 403 404' },
+  'policies.entitlements': {
+    steps: [
+      { type: 'policies', action: 'read', record: 'Q' },
+      { type: 'policy-entitlements', action: 'list', record: 'Q' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'policies.entitlements.attach': {
+    steps: [
+      { type: 'policies', action: 'read', record: 'Q' },
+      { type: 'policy-entitlements', action: 'attach', record: 'Q' },
+    ],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
+  'policies.entitlements.detach': {
+    steps: [
+      { type: 'policies', action: 'read', record: 'Q' },
+      { type: 'policy-entitlements', action: 'detach', record: 'Q' },
+    ],
+    same: '204 204 204 403 204 403 403 403 404',
+  },
 
   'licenses.create': {
     steps: [
@@ -180,6 +204,27 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
       { type: 'users', action: 'read', record: 'U' },
     ],
     same: '200 200 200 200 404 404 404 200 404',
+  },
+  'licenses.entitlements': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'license-entitlements', action: 'list', record: 'L' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'licenses.entitlements.attach': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'license-entitlements', action: 'attach', record: 'L' },
+    ],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
+  'licenses.entitlements.detach': {
+    steps: [
+      { type: 'licenses', action: 'read', record: 'L' },
+      { type: 'license-entitlements', action: 'detach', record: 'L' },
+    ],
+    same: '204 204 204 403 204 403 403 403 404',
   },
 
   'machines.create': {
@@ -242,6 +287,13 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     ],
     same: '200 200 200 200 200 200 200 200 404',
   },
+
+  // Licensees see the entitlements they hold (N: through their license's policy), and change none.
+  'entitlements.create': { steps: [{ type: 'entitlements', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
+  'entitlements.list': { steps: [{ type: 'entitlements', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
+  'entitlements.retrieve': { steps: [{ type: 'entitlements', action: 'read', record: 'N' }], same: '200 200 200 200 200 200 200 200 404' },
+  'entitlements.update': { steps: [{ type: 'entitlements', action: 'update', record: 'N' }], same: '200 200 200 403 403 403 403 403 404' },
+  'entitlements.delete': { steps: [{ type: 'entitlements', action: 'delete', record: 'N' }], same: '204 204 204 403 403 403 403 403 404' },
 
   'webhookEndpoints.create': { steps: [{ type: 'webhook-endpoints', action: 'create' }], same: '201 201 201 403 403 403 403 403 403' },
   'webhookEndpoints.list': { steps: [{ type: 'webhook-endpoints', action: 'list' }], same: '200 200 200 200 403 403 403 403 403' },

@@ -37,6 +37,7 @@ function graphIn(home: Home): Graph {
     T: record('tokens', 8, { bearerType: 'users', bearerId: U }),
     W: record('webhook-endpoints', 9),
     X: record('webhook-events', 10, { endpointId: W }),
+    N: record('entitlements', 11),
     S: {
       PK: `environments#${S}`,
       SK: '#',
@@ -98,6 +99,8 @@ function principalOf(bearer: Bearer, graph: Graph): Principal {
       (where.productId ?? graph.L.productId) === graph.L.productId &&
       (where.policyId ?? graph.L.policyId) === graph.L.policyId,
     licenseOf: async (record) => (record.licenseId === graph.L.id ? graph.L : undefined),
+    // N is attached to the license's policy: the license and the license's owner hold it.
+    holdsEntitlement: async (entitlementId) => entitlementId === graph.N.id && (bearer.id === graph.L.id || bearer.id === graph.L.ownerId),
   };
 }
 
@@ -128,7 +131,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     if (!judgement.allowed) return judgement.status;
   }
   const method = routes.find((r) => r.operation === route)!.method;
-  if (route.endsWith('.tokens.generate') || route === 'licenses.validate') return 200;
+  if (route.endsWith('.tokens.generate') || route.endsWith('.entitlements.attach') || route === 'licenses.validate') return 200;
   if (method === 'POST') return route.startsWith('users.ban') || route.startsWith('users.unban') ? 200 : 201;
   if (method === 'DELETE') return 204;
   return 200;

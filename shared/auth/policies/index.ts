@@ -9,6 +9,7 @@ import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
 import { accounts } from './accounts.ts';
+import { entitlements, licenseEntitlements, policyEntitlements } from './entitlements.ts';
 import { environments } from './environments.ts';
 import { components, licenses, machines, policies, products } from './licensing.ts';
 import type { ActionContext, Policy, Principal } from './policy.ts';
@@ -26,6 +27,9 @@ export const POLICIES = {
   licenses,
   machines,
   components,
+  entitlements,
+  'policy-entitlements': policyEntitlements,
+  'license-entitlements': licenseEntitlements,
   'webhook-endpoints': webhookEndpoints,
   'webhook-events': webhookEvents,
 } as const satisfies Record<string, Policy>;

@@ -25,6 +25,8 @@ export interface Principal {
   ownsLicense(where: { productId?: string; policyId?: string }): Promise<boolean>;
   /** The license a record of the graph hangs on. */
   licenseOf(record: Item): Promise<Item | undefined>;
+  /** Whether the bearer holds this entitlement: a license through its policy or itself, a user through a license they own. */
+  holdsEntitlement(entitlementId: string): Promise<boolean>;
 }
 
 /** true, or why not. */

@@ -25,6 +25,7 @@ export function licenseDocument(license: LicenseRecord): ResourceObject {
       policy: nestedOne(self, 'policy', 'policies', license.policyId),
       owner: nestedOne(self, 'owner', 'users', license.ownerId),
       machines: nested(self, 'machines'),
+      entitlements: nested(self, 'entitlements'),
     },
     links: { self },
   };

@@ -7,7 +7,7 @@
  * request's environment cannot see, is `NOT_FOUND` without a license.
  *
  * Checks, in order: SUSPENDED, EXPIRED, PRODUCT_SCOPE_MISMATCH, POLICY_SCOPE_MISMATCH,
- * FINGERPRINT_SCOPE_REQUIRED (components without a fingerprint), COMPONENTS_SCOPE_REQUIRED
+ * ENTITLEMENTS_SCOPE_EMPTY, ENTITLEMENTS_MISSING (entitlements/check.ts), FINGERPRINT_SCOPE_REQUIRED (components without a fingerprint), COMPONENTS_SCOPE_REQUIRED
  * (the policy requires them), NO_MACHINE, FINGERPRINT_SCOPE_MISMATCH, COMPONENTS_SCOPE_EMPTY,
  * COMPONENTS_SCOPE_MISMATCH, then VALID.
  *
@@ -27,6 +27,7 @@ import { listCollection } from '../../store/paging.ts';
 import { getItem, type Item, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { checkEntitlements } from '../entitlements/check.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
 import type { MatchingStrategy } from '../policies/policy.ts';
@@ -40,6 +41,8 @@ export interface ValidationScope {
   components?: string[];
   product?: string;
   policy?: string;
+  /** Entitlement codes the license must hold. */
+  entitlements?: string[];
 }
 
 /** A license key to validate, with its scope. */
@@ -55,6 +58,8 @@ export const VALIDATION_CODES = [
   'EXPIRED',
   'PRODUCT_SCOPE_MISMATCH',
   'POLICY_SCOPE_MISMATCH',
+  'ENTITLEMENTS_SCOPE_EMPTY',
+  'ENTITLEMENTS_MISSING',
   'FINGERPRINT_SCOPE_REQUIRED',
   'COMPONENTS_SCOPE_REQUIRED',
   'NO_MACHINE',
@@ -126,6 +131,8 @@ async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationS
   if (given.policy !== undefined && given.policy.toLowerCase() !== license.policyId) {
     return result(license, 'POLICY_SCOPE_MISMATCH', 'policy scope does not match');
   }
+  const entitlements = await checkEntitlements(license, given.entitlements);
+  if (entitlements) return result(license, entitlements.code, entitlements.detail);
   if (given.components !== undefined && given.fingerprint === undefined) {
     return result(license, 'FINGERPRINT_SCOPE_REQUIRED', 'fingerprint scope is required when components are given');
   }

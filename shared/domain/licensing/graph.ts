@@ -16,6 +16,7 @@ import { listCollection } from '../../store/paging.ts';
 import { getVisibleItem, type Item, isUuid } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
+import { removeSetsOf } from '../entitlements/attachments.ts';
 import type { Environment } from '../environments/environment.ts';
 import { dropSeats, giveSeatBack } from '../machines/seats.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
@@ -122,6 +123,8 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
   const registers: Registers = new Map();
   const items = await descendants(item, environments, registers);
+  // Policies and licenses leave their entitlements first: the attachments are not in their collections.
+  await removeSetsOf([...items, item]);
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);

@@ -1,7 +1,8 @@
-import { accountRelationship, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import type { PolicyRecord } from './policy.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {
+  const self = resourcePath(policy.accountId, 'policies', policy.id);
   return {
     id: policy.id,
     type: 'policies',
@@ -21,7 +22,8 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       account: accountRelationship(policy.accountId),
       environment: toOne(policy.accountId, 'environments', policy.environmentId),
       product: toOne(policy.accountId, 'products', policy.productId),
+      entitlements: nested(self, 'entitlements'),
     },
-    links: { self: resourcePath(policy.accountId, 'policies', policy.id) },
+    links: { self },
   };
 }
