@@ -9,6 +9,23 @@ import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#share
 import { findAccount, putNewAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
+import {
+  type Attachment,
+  addToSet,
+  attachmentsOf,
+  detachEverywhere,
+  effectiveEntitlementIds,
+  effectiveEntitlements,
+  effectiveSetKeys,
+  type Holder,
+  holderOf,
+  pointAt,
+  removeFromSet,
+  removeSetsOf,
+  requireNoneHeld,
+} from '#shared/domain/entitlements/attachments.ts';
+import { checkEntitlements } from '#shared/domain/entitlements/check.ts';
+import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/domain/entitlements/entitlement.ts';
 import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { SLOTS } from '#shared/domain/licensing/slots.ts';
@@ -28,6 +45,9 @@ import {
   collectionName,
   collectionPartition,
   counterKey,
+  entitlementHolderKey,
+  entitlementHoldersPartition,
+  entitlementSetKey,
   environmentMembership,
   keysOnlyIndex,
   licenseMachineCountKey,
@@ -38,7 +58,7 @@ import {
   tokenLookupKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
-import { listCollection } from '#shared/store/paging.ts';
+import { listCollection, partitionItems } from '#shared/store/paging.ts';
 import { getItem, getRecord, type Item } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -814,5 +834,121 @@ describe('licensing access patterns', () => {
     expect(
       (await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id),
     ).toEqual([m.id]);
+  });
+});
+
+describe('entitlement access patterns', () => {
+  /** An entitlement written straight through the store, holding its code's marker. */
+  async function addEntitlement(environmentId: string | null = null): Promise<EntitlementRecord> {
+    const at = new Date().toISOString();
+    const code = `Feature-${randomUUID()}`;
+    const record: EntitlementRecord = {
+      type: 'entitlements',
+      id: randomUUID(),
+      accountId,
+      environmentId,
+      created: at,
+      updated: at,
+      name: code,
+      code,
+      metadata: {},
+    };
+    const tx = new Transaction();
+    tx.create(record, { unique: [{ kind: ENTITLEMENT_CODE_MARKER, value: entitlementCodeValue(code), taken: new Error('code taken') }] });
+    await tx.commit();
+    return record;
+  }
+
+  /** Attaches as the service does: the pointers first, then the set in one conditional write. */
+  async function attachTo(holder: Holder, entitlements: EntitlementRecord[], changed = new Error('changed')): Promise<Attachment[]> {
+    const created = new Date().toISOString();
+    const attachments = entitlements.map((e) => ({ ...holder, id: randomUUID(), entitlementId: e.id, created }));
+    await pointAt(
+      holder,
+      entitlements.map((e) => e.id),
+    );
+    const tx = new Transaction();
+    addToSet(tx, holder, attachments, changed);
+    await tx.commit();
+    return attachments;
+  }
+
+  const asHolder = (record: { type: string; id: string }): Holder => holderOf({ ...record, accountId, environmentId: null });
+
+  it("39, 40: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
+    const g = await addGraph(null);
+    const policy = asHolder(g.policy);
+    const license = asHolder(g.license);
+    const [a, b, c] = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
+    await attachTo(policy, [a, b]);
+    await attachTo(license, [c]);
+
+    // One item per holder, one attribute per attachment.
+    const set = await getItem(entitlementSetKey(accountId, 'policies', g.policy.id));
+    expect(Object.keys(set ?? {}).filter((name) => name.startsWith('entitlement#'))).toHaveLength(2);
+    expect(effectiveSetKeys(g.license).map((key) => key.PK)).toEqual([
+      `A#${accountId}#POLICY#${g.policy.id}#ENTITLEMENTS`,
+      `A#${accountId}#LICENSE#${g.license.id}#ENTITLEMENTS`,
+    ]);
+    expect((await effectiveEntitlementIds(g.license)).sort()).toEqual([a.id, b.id, c.id].sort());
+    expect((await effectiveEntitlements(g.license)).map((e) => e.code).sort()).toEqual([a.code, b.code, c.code].sort());
+
+    // A write naming one attachment already there changes nothing, whatever else it names.
+    const d = await addEntitlement();
+    await expect(attachTo(license, [d, c], new Error('already there'))).rejects.toThrow('already there');
+    expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([c.id]);
+    // Of concurrent attaches of one entitlement, one commits.
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => attachTo(license, [d])));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    // A license's attach fails while its policy holds one of its entitlements.
+    const held = new Error('held by the policy');
+    const tx = new Transaction();
+    requireNoneHeld(tx, policy, [a.id], held);
+    await expect(tx.commit()).rejects.toBe(held);
+
+    // Detaching requires each attachment as read.
+    const [own] = (await attachmentsOf(license)).filter((x) => x.entitlementId === c.id);
+    const stale = { ...own!, id: randomUUID() };
+    const refused = new Transaction();
+    removeFromSet(refused, license, [stale], new Error('stale'));
+    await expect(refused.commit()).rejects.toThrow('stale');
+    const detach = new Transaction();
+    removeFromSet(detach, license, [own!], new Error('changed'));
+    await detach.commit();
+    expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([d.id]);
+  });
+
+  it('41: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
+    const [g1, g2] = [await addGraph(null), await addGraph(null)];
+    const [shared, other] = [await addEntitlement(), await addEntitlement()];
+    await attachTo(asHolder(g1.policy), [shared]);
+    await attachTo(asHolder(g2.license), [shared, other]);
+    const pointers = await partitionItems(undefined, entitlementHoldersPartition(accountId, shared.id));
+    expect(pointers.map((p) => p.SK).sort()).toEqual([`LICENSE#${g2.license.id}`, `POLICY#${g1.policy.id}`].sort());
+    // A pointer whose attachment never committed is passed over.
+    await pointAt(asHolder(g1.license), [shared.id]);
+
+    await detachEverywhere(accountId, shared.id);
+    expect(await partitionItems(undefined, entitlementHoldersPartition(accountId, shared.id))).toEqual([]);
+    expect(await attachmentsOf(asHolder(g1.policy))).toEqual([]);
+    expect((await attachmentsOf(asHolder(g2.license))).map((x) => x.entitlementId)).toEqual([other.id]);
+    expect(await getItem(entitlementSetKey(accountId, 'licenses', g1.license.id))).toBeUndefined();
+
+    await removeSetsOf([g2.license as unknown as Item]);
+    expect(await getItem(entitlementSetKey(accountId, 'licenses', g2.license.id))).toBeUndefined();
+    expect(await getItem(entitlementHolderKey(accountId, other.id, 'licenses', g2.license.id))).toBeUndefined();
+  });
+
+  it('42: the codes a license holds: one BatchGetItem of the code markers and its two sets', async () => {
+    const g = await addGraph(null);
+    const [onPolicy, own, absent] = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
+    await attachTo(asHolder(g.policy), [onPolicy]);
+    await attachTo(asHolder(g.license), [own]);
+    const marker = await getItem(uniqueKey(accountId, ENTITLEMENT_CODE_MARKER, entitlementCodeValue(own.code)));
+    expect(marker?.ref).toBe(recordKey(accountId, 'entitlements', own.id).PK);
+    expect(await checkEntitlements(g.license, [onPolicy.code.toUpperCase(), own.code])).toBeUndefined();
+    expect(await checkEntitlements(g.license, [own.code, absent.code])).toMatchObject({ code: 'ENTITLEMENTS_MISSING' });
+    expect(await checkEntitlements(g.license, ['no such code'])).toMatchObject({ code: 'ENTITLEMENTS_MISSING' });
+    expect(await checkEntitlements(g.license, [])).toMatchObject({ code: 'ENTITLEMENTS_SCOPE_EMPTY' });
   });
 });
