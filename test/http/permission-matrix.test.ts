@@ -240,6 +240,6 @@ describe('permission matrix over HTTP', () => {
       }
       expect(wrong).toEqual([]);
       expect(asked).toBeGreaterThan(home === 'same' ? 600 : 300);
-    }, 120_000);
+    }, 180_000);
   }
 });

@@ -11,9 +11,10 @@ import { authorize, relatable } from '../../auth/authorize.ts';
 import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import type { EntitlementHolder } from '../../store/keys.ts';
+import { type EntitlementHolder, recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItems, getVisibleItem, type Item, isUuid, toRecord } from '../../store/records.ts';
+import { getItems, type Item, isUuid, toRecord } from '../../store/records.ts';
+import { canRead } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { now } from '../rules.ts';
@@ -46,13 +47,14 @@ export const MAX_ATTACHMENTS = 1000;
 /** Reads and commits before a change that keeps losing to concurrent ones is answered 409. */
 const ATTEMPTS = 5;
 
-const POLICY_TYPE = { policies: 'policy-entitlements', licenses: 'license-entitlements' } as const;
+/** What judges each kind of holder's attachments (shared/auth/policies/entitlements.ts). */
+const ATTACHMENTS_OF = { policies: 'policy-entitlements', licenses: 'license-entitlements' } as const;
 const SINGULAR = { policies: 'policy', licenses: 'license' } as const;
 
 /** The holder the path names, on which the bearer may do `action` (404 unseen, 403 refused). */
 async function holderItem(actor: Actor, holder: EntitlementHolder, id: string, action: 'list' | 'attach' | 'detach'): Promise<Item> {
   const item = await authorize(actor, holder, id, 'read');
-  return authorize(actor, POLICY_TYPE[holder], item, action);
+  return authorize(actor, ATTACHMENTS_OF[holder], item, action);
 }
 
 const pointer = (index: number) => `/data/${index}`;
@@ -89,16 +91,18 @@ async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachme
 }
 
 /**
- * The entitlements a body names, each found (in the scope, within the bearer's reach) or
- * undefined: an id that is no UUID names nothing.
+ * The entitlements a body names, each found (one BatchGetItem: in the scope, within the bearer's
+ * reach) or undefined: an id that is no UUID names nothing.
  */
 async function named(actor: Actor, refs: readonly EntitlementRef[]): Promise<(Item | undefined)[]> {
-  return Promise.all(
-    refs.map(async ({ id }) => {
-      const item = isUuid(id) ? await getVisibleItem(actor.scope, 'entitlements', id) : undefined;
-      return item && (await relatable(actor, 'entitlements', item)) ? item : undefined;
-    }),
-  );
+  const ids = [...new Set(refs.map((ref) => ref.id.toLowerCase()).filter(isUuid))];
+  const found = await getItems(ids.map((id) => recordKey(actor.scope.accountId, 'entitlements', id)));
+  const usable = new Map<string, Item>();
+  for (const item of found) {
+    const inScope = canRead(actor.scope, 'entitlements', (item.environmentId as string | null | undefined) ?? null);
+    if (inScope && (await relatable(actor, 'entitlements', item))) usable.set(item.id as string, item);
+  }
+  return refs.map((ref) => usable.get(ref.id.toLowerCase()));
 }
 
 /** POST /<holder>/<id>/entitlements: attaches every entitlement named, or none. */
