@@ -195,7 +195,9 @@ describe('signAnswer', () => {
   function expectVerified(signed: APIGatewayProxyStructuredResultV2, bytes: Buffer, target: string, publicKey: string, accountId: string) {
     const headers = signed.headers ?? {};
     const date = String(headers.Date);
-    expect(date).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(date).toMatch(
+      /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+    );
     expect(headers.Digest).toBe(`sha-256=${createHash('sha256').update(bytes).digest('base64')}`);
     expect(headers['Keygen-Date']).toBe(date);
     expect(headers['Keygen-Digest']).toBe(headers.Digest);
@@ -224,7 +226,11 @@ describe('signAnswer', () => {
 
   it('signs an empty answer (204) with the digest of no bytes', async () => {
     const signer = await account();
-    const signed = await signAnswer({ statusCode: 204, headers: { 'X-Request-Id': 'r' }, body: '' }, request('DELETE', '/v1/x', ''), signer);
+    const signed = await signAnswer(
+      { statusCode: 204, headers: { 'X-Request-Id': 'r' }, body: '' },
+      request('DELETE', '/v1/x', ''),
+      signer,
+    );
     expect(signed.headers?.Digest).toBe('sha-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=');
     expect(bodyDigest(Buffer.alloc(0))).toBe('sha-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=');
     expectVerified(signed, Buffer.alloc(0), 'delete /v1/x', signer.signingKey.publicKey, signer.id);
@@ -233,7 +239,11 @@ describe('signAnswer', () => {
   it('digests the bytes a base64-encoded body decodes to', async () => {
     const signer = await account();
     const bytes = Buffer.from([0, 1, 2, 250, 251, 255]);
-    const signed = await signAnswer(answer({ body: bytes.toString('base64'), isBase64Encoded: true }), request('POST', '/v1/y', ''), signer);
+    const signed = await signAnswer(
+      answer({ body: bytes.toString('base64'), isBase64Encoded: true }),
+      request('POST', '/v1/y', ''),
+      signer,
+    );
     expectVerified(signed, bytes, 'post /v1/y', signer.signingKey.publicKey, signer.id);
   });
 
