@@ -13,6 +13,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from '../store/client.ts';
 import { accountKey } from '../store/keys.ts';
+import { logger } from '../logger.ts';
 import { signingKeySealer } from './seal.ts';
 
 /** The signing key as the account item stores it. */
@@ -94,6 +95,21 @@ async function loadSigningKey(accountId: string, stored: StoredSigningKey | unde
   const key = keyFromSeed(seed);
   if (key.publicKey !== held.publicKey) throw new Error(`The signing key of account ${accountId} is inconsistent`);
   return { ...key, stored: held };
+}
+
+/**
+ * The account's key as stored, to show its public half: the one the account holds (nothing to
+ * unseal), else one given now; undefined, and the failure logged, when none can be given — like
+ * signing, showing the key never fails a request.
+ */
+export async function storedSigningKeyOf(account: { id: string; signingKey?: StoredSigningKey }): Promise<StoredSigningKey | undefined> {
+  if (account.signingKey) return account.signingKey;
+  try {
+    return (await signingKeyOf(account)).stored;
+  } catch (error) {
+    logger.error('the account has no signing key to show', { accountId: account.id, error: error as Error });
+    return undefined;
+  }
 }
 
 /** Gives an account made before signing keys existed its key; the first writer wins a race (exported for the data-model tests). */
