@@ -78,7 +78,6 @@ const LICENSEE: readonly Permission[] = [
   'machine.read',
   'machine.delete',
   'machine.check-out',
-  'machine.check-out',
   'component.create',
   'component.read',
   'component.delete',
