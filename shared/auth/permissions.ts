@@ -42,11 +42,13 @@ export const PERMISSIONS = [
   'license.update',
   'license.delete',
   'license.validate',
+  'license.check-out',
   'license.tokens.generate',
   'machine.create',
   'machine.read',
   'machine.update',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.update',
@@ -65,15 +67,17 @@ const ALL: readonly Permission[] = PERMISSIONS;
  */
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
-/** What a licensee touches: reading their licensing graph, activating and deactivating machines. */
+/** What a licensee touches: reading their licensing graph, activating and deactivating machines, checking out files. */
 const LICENSEE: readonly Permission[] = [
   'product.read',
   'policy.read',
   'license.read',
   'license.validate',
+  'license.check-out',
   'machine.create',
   'machine.read',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.delete',
