@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLicenseFile, VerificationError } from '../../docs/examples/verify.mjs';
 import { type ParsedCertificate, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
 import {
   type CallOptions,
@@ -174,6 +175,40 @@ describe('machine files', () => {
     expect(reply.body.data.attributes.includes).toEqual(['license', 'license.entitlements']);
     const dataset = await readDataset(parsed, `${g.license.attributes.key}${g.machine.attributes.fingerprint}`);
     expect(dataset.included.map((record: any) => `${record.type}/${record.id}`)).toEqual([`licenses/${g.license.id}`]);
+  });
+});
+
+describe('the client recipe (docs/examples/verify.mjs)', () => {
+  it('reads license and machine files, plain and encrypted, with the published key; refuses a forged or clock-rolled one', async () => {
+    const g = await ownedGraph();
+    const published = (await call('GET', account.path, { token: account.adminToken })).body.data.meta.keys.ed25519 as string;
+    const licenseKey = g.license.attributes.key as string;
+    const fingerprint = g.machine.attributes.fingerprint as string;
+    const certificate = async (type: 'licenses' | 'machines', id: string, query?: string) =>
+      (await checkOut(type, id, { query })).body.data.attributes.certificate as string;
+
+    const plain = readLicenseFile(await certificate('licenses', g.license.id), { publicKey: published });
+    expect(plain).toMatchObject({ kind: 'license', status: 'VALID', data: { type: 'licenses', id: g.license.id } });
+    const sealed = readLicenseFile(await certificate('licenses', g.license.id, 'encrypt=true'), { publicKey: published, licenseKey });
+    expect(sealed.data.attributes.key).toBe(licenseKey);
+    const machine = readLicenseFile(await certificate('machines', g.machine.id, 'encrypt=true&include=license'), {
+      publicKey: published,
+      licenseKey,
+      fingerprint,
+    });
+    expect(machine).toMatchObject({ kind: 'machine', status: 'VALID', data: { id: g.machine.id }, included: [{ id: g.license.id }] });
+    // A year before the file was issued: the client's clock was set back.
+    const rolledBack = new Date(Date.parse(plain.meta.issued) - 365 * 86_400_000);
+    expect(readLicenseFile(await certificate('licenses', g.license.id), { publicKey: published, now: rolledBack }).status).toBe(
+      'CLOCK_ROLLED_BACK',
+    );
+    const text = await certificate('licenses', g.license.id);
+    const body = text.split('\n').slice(1, -2).join('');
+    const doc = JSON.parse(Buffer.from(body, 'base64').toString('utf8'));
+    const forged = Buffer.from(JSON.stringify({ ...doc, enc: flipped(doc.enc, 3) })).toString('base64');
+    expect(() =>
+      readLicenseFile(`-----BEGIN LICENSE FILE-----\n${forged}\n-----END LICENSE FILE-----\n`, { publicKey: published }),
+    ).toThrow(VerificationError);
   });
 });
 
