@@ -31,6 +31,8 @@ export type ResourceType =
 export type Answer =
   /** `{data: <resource>}`; `nullable`: a to-one relationship that may be empty (`data: null`). */
   | { resource: ResourceType; nullable?: boolean; meta?: z.ZodMiniType }
+  /** `{data: <resource>}` of one of several types (the bearer of `GET /me`: a user, a product, a license...). */
+  | { oneOf: readonly ResourceType[] }
   /** A page of a collection: `{data: [...], links}` (the declaration is `paged`). */
   | { list: ResourceType }
   /** `{meta: {...}}` alone. */
