@@ -199,11 +199,7 @@ function describeAnswer(answer: Answer, operation: string, schemas: Record<strin
 function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true } | { file: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
   if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
-  if ('oneOf' in answer)
-    return `The ${answer.oneOf
-      .map(resourceSchemaName)
-      .join(', ')
-      .replace(/, ([^,]*)$/, ' or $1')}`;
+  if ('oneOf' in answer) return `One of ${answer.oneOf.map(resourceSchemaName).join(', ')}`;
   return 'The outcome, in meta';
 }
 

@@ -58,8 +58,8 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   body?: z.ZodMiniType<B>;
   /**
    * The path's `{id}` may name the record by another key than its id (an environment by its
-   * code): an update's `data.id` is then the body schema's to read and the service's to compare
-   * with the record it finds, not the path's.
+   * code, a license by its key, a machine by its fingerprint): an update's `data.id` is then the
+   * body schema's to read and the service's to compare with the record it finds, not the path's.
    */
   pathByAlias?: boolean;
   /** Query parameters besides pagination and `environment`; unknown ones are ignored. */

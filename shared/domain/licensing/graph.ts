@@ -126,7 +126,7 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
-    // A machine gives its seat back and leaves its fingerprint's entries; a license's count goes with it (machines go first).
+    // A machine gives its seat back and leaves its fingerprint's entry; a license's count goes with it (machines go first).
     if (child.type === 'machines') {
       giveSeatBack(tx, child);
       unlistByFingerprint(tx, child);

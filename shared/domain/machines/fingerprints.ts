@@ -41,7 +41,7 @@ export function listByFingerprint(tx: Transaction, machine: Listed): void {
   });
 }
 
-/** A machine removed in this transaction leaves its fingerprint's entries. */
+/** A machine removed in this transaction leaves its fingerprint's partition. */
 export function unlistByFingerprint(tx: Transaction, machine: Item): void {
   tx.remove(entryKey(machine as unknown as Listed));
 }
