@@ -158,6 +158,9 @@ export const routes: readonly Route[] = [
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
   { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: EMIT },
 
+  // The bearer itself: whom the request's credential stands for (Keygen's SDKs start with it)
+  { operation: 'me.retrieve', method: 'GET', path: `${ACCOUNT}/me`, handler: 'functions/me/retrieve.ts', access: READ },
+
   // Password resets
   {
     operation: 'passwords.request',
@@ -346,6 +349,21 @@ export const routes: readonly Route[] = [
     throttle: VALIDATION,
   },
   {
+    operation: 'licenses.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out.ts',
+    access: EMIT,
+  },
+  // A GET that writes: the check-out sets the license's lastCheckOut and emits an event.
+  {
+    operation: 'licenses.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out-file.ts',
+    access: EMIT,
+  },
+  {
     operation: 'licenses.machines',
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/machines`,
@@ -417,6 +435,21 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/delete.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'machines.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out.ts',
+    access: EMIT,
+  },
+  // A GET that writes: the check-out sets the machine's lastCheckOut and emits an event.
+  {
+    operation: 'machines.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out-file.ts',
     access: EMIT,
   },
   {

@@ -1,7 +1,7 @@
 /** The machines' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
 import { metadataSchema } from '../domain/rules.ts';
-import { nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import { uuidFilter } from './common.ts';
 
@@ -12,6 +12,11 @@ const mutable = {
   name: z.nullish(z.string()),
   hostname: z.nullish(z.string()),
   platform: z.nullish(z.string()),
+  // What Keygen's SDKs send besides: integers are checked by the model's rules (422), not here.
+  ip: z.nullish(z.string()),
+  cores: z.nullish(z.number()),
+  memory: z.nullish(z.number()),
+  disk: z.nullish(z.number()),
   metadata: z.optional(metadata),
 };
 
@@ -53,7 +58,9 @@ export const machines = {
     summary: 'Update a machine',
     auth: 'bearer',
     params: ['id'],
-    body: updateDocument('machines', mutable),
+    // The path may name the machine by its fingerprint: `data.id` is compared with the one found.
+    pathByAlias: true,
+    body: aliasedUpdateDocument('machines', mutable),
     answers: { 200: { resource: 'machines' } },
     faults: [403, 409, 422],
   }),

@@ -44,6 +44,7 @@ export const PERMISSIONS = [
   'license.update',
   'license.delete',
   'license.validate',
+  'license.check-out',
   'license.tokens.generate',
   'license.entitlements.attach',
   'license.entitlements.detach',
@@ -51,6 +52,7 @@ export const PERMISSIONS = [
   'machine.read',
   'machine.update',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.update',
@@ -73,16 +75,18 @@ const ALL: readonly Permission[] = PERMISSIONS;
  */
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
-/** What a licensee touches: reading their licensing graph (and what it entitles them to), activating and deactivating machines. */
+/** What a licensee touches: reading their licensing graph (and what it entitles them to), activating and deactivating machines, checking out files. */
 const LICENSEE: readonly Permission[] = [
   'product.read',
   'policy.read',
   'license.read',
   'license.validate',
   'entitlement.read',
+  'license.check-out',
   'machine.create',
   'machine.read',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.delete',

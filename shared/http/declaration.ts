@@ -26,12 +26,16 @@ export type ResourceType =
   | 'policy-entitlements'
   | 'license-entitlements'
   | 'webhook-endpoints'
-  | 'webhook-events';
+  | 'webhook-events'
+  | 'license-files'
+  | 'machine-files';
 
 /** The document of one successful answer. */
 export type Answer =
   /** `{data: <resource>}`; `nullable`: a to-one relationship that may be empty (`data: null`). */
   | { resource: ResourceType; nullable?: boolean; meta?: z.ZodMiniType }
+  /** `{data: <resource>}` of one of several types (the bearer of `GET /me`: a user, a product, a license...). */
+  | { oneOf: readonly ResourceType[] }
   /** A page of a collection: `{data: [...], links}` (the declaration is `paged`). */
   | { list: ResourceType }
   /** Resources a request made or named, not a page: `{data: [...]}` (the attachments of an attach). */
@@ -43,7 +47,9 @@ export type Answer =
   /** An HTML page (the hosted password-reset form, the API reference). */
   | { html: true }
   /** A JSON document that is not JSON:API (the API's own OpenAPI description). */
-  | { json: true };
+  | { json: true }
+  /** A file to save, `application/octet-stream` with a `Content-Disposition` naming it (a license file). */
+  | { file: true };
 
 export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
   /** The route table's name of the operation (shared/routes.ts). */
@@ -57,8 +63,8 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   body?: z.ZodMiniType<B>;
   /**
    * The path's `{id}` may name the record by another key than its id (an environment by its
-   * code): an update's `data.id` is then the body schema's to read and the service's to compare
-   * with the record it finds, not the path's.
+   * code, a license by its key, a machine by its fingerprint): an update's `data.id` is then the
+   * body schema's to read and the service's to compare with the record it finds, not the path's.
    */
   pathByAlias?: boolean;
   /** Query parameters besides pagination and `environment`; unknown ones are ignored. */

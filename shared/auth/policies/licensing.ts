@@ -9,7 +9,7 @@
  *                   license's owner) own, and the products and policies of licenses they own
  *
  * Licensees (users and licenses) act on machines and components within the permissions they
- * hold; a user never activates or deactivates on a protected license. A license's key is
+ * hold; a user never activates, deactivates or checks out on a protected license. A license's key is
  * shown to those who may change the license in its own environment, to the license itself
  * and to its owner — and only to a credential holding every permission the key would give it:
  * a key is a credential.
@@ -93,10 +93,27 @@ const reachesLicense = reachedBy({
   user: (bearer, record) => record.ownerId === bearer.id,
 }) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
+/**
+ * A check-out writes the record's `lastCheckOut`: like a change, it is refused on a record the
+ * request's environment only reads (a global one seen from SHARED).
+ */
+const CHECK_OUT = 'check-out';
+
 export const licenses: Policy = {
-  permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate' },
-  writes: new Set([...CHANGES, 'tokens.generate']),
+  permissions: {
+    ...crud('license'),
+    'tokens.generate': 'license.tokens.generate',
+    validate: 'license.validate',
+    [CHECK_OUT]: 'license.check-out',
+  },
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT]),
   reaches: reachesLicense,
+  may(actor, action, record) {
+    if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
+      return 'The license is protected: only administrators, its product and the license itself may check it out';
+    }
+    return true;
+  },
   restrict(actor): Record<string, string> {
     const { bearer } = actor;
     if (bearer.kind === 'product') return { productId: bearer.id };
@@ -116,11 +133,18 @@ export const licenses: Policy = {
   },
 };
 
-/** Machines and components: the records of a license's activations. */
-function activations(singular: 'machine' | 'component', licenseeActions: readonly string[]): Policy {
+/**
+ * Machines and components: the records of a license's activations. `actions`: the actions
+ * beyond create, read, update and delete, by the permission each needs.
+ */
+function activations(
+  singular: 'machine' | 'component',
+  licenseeActions: readonly string[],
+  actions: Readonly<Record<string, Permission>> = {},
+): Policy {
   return {
-    permissions: crud(singular),
-    writes: CHANGES,
+    permissions: { ...crud(singular), ...actions },
+    writes: new Set([...CHANGES, ...Object.keys(actions)]),
     reaches: reachedBy({
       product: (bearer, record) => record.productId === bearer.id,
       license: (bearer, record) => record.licenseId === bearer.id,
@@ -144,5 +168,5 @@ function activations(singular: 'machine' | 'component', licenseeActions: readonl
   };
 }
 
-export const machines = activations('machine', ['create', 'delete']);
+export const machines = activations('machine', ['create', 'delete', CHECK_OUT], { [CHECK_OUT]: 'machine.check-out' });
 export const components = activations('component', ['create', 'delete']);

@@ -1,6 +1,6 @@
 /**
  * Entitlements attached to policies and licenses (`/policies/<id>/entitlements`,
- * `/licenses/<id>/entitlements`; docs/rules.md §10). A license's effective set is its policy's
+ * `/licenses/<id>/entitlements`; docs/rules.md §12). A license's effective set is its policy's
  * entitlements and its own. Attaching and detaching are all or nothing: every entitlement named is
  * checked against the sets as read, then the holder's set changes in one conditional write, which
  * a concurrent change of the same attachments makes fail; the sets are then read and checked again.
@@ -17,6 +17,7 @@ import { getItems, type Item, isUuid, toRecord } from '../../store/records.ts';
 import { canRead } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
+import { licenseNamed } from '../licensing/aliases.ts';
 import { now } from '../rules.ts';
 import {
   type Attachment,
@@ -51,9 +52,12 @@ const ATTEMPTS = 5;
 const ATTACHMENTS_OF = { policies: 'policy-entitlements', licenses: 'license-entitlements' } as const;
 const SINGULAR = { policies: 'policy', licenses: 'license' } as const;
 
-/** The holder the path names, on which the bearer may do `action` (404 unseen, 403 refused). */
+/**
+ * The holder the path names (a license by its id or its key, docs/rules.md §11), on which the
+ * bearer may do `action` (404 unseen, 403 refused).
+ */
 async function holderItem(actor: Actor, holder: EntitlementHolder, id: string, action: 'list' | 'attach' | 'detach'): Promise<Item> {
-  const item = await authorize(actor, holder, id, 'read');
+  const item = await authorize(actor, holder, holder === 'licenses' ? await licenseNamed(actor, id) : id, 'read');
   return authorize(actor, ATTACHMENTS_OF[holder], item, action);
 }
 
