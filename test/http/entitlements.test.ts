@@ -300,6 +300,10 @@ describe('attaching and detaching', () => {
     });
     expect(await listed(policyPath)).toEqual(sorted(a.id, b.id));
     expect(await listed(licensePath)).toEqual(sorted(a.id, b.id, c.id));
+    // A license is also named by its key, as Keygen's SDKs name it.
+    const byKey = `/licenses/${encodeURIComponent(license.attributes.key)}`;
+    expect(await listed(byKey)).toEqual(sorted(a.id, b.id, c.id));
+    expectError(await attach(byKey, [c.id]), 422, { code: 'ENTITLEMENT_TAKEN' });
     const page = await l.api('GET', `${licensePath}/entitlements?page[size]=2`);
     expect(page.body.links.meta).toEqual({ pages: 2, count: 3 });
     expect(page.body.data[0].type).toBe('entitlements');
