@@ -6,7 +6,8 @@
  *                   mint product tokens
  *   license         itself, its policy and product, its machines and their components
  *   user            the licenses they own, the machines and components they (or their
- *                   license's owner) own, and the products and policies of licenses they own
+ *                   license's owner) own, and the products and policies of licenses they own;
+ *                   they renew and revoke their unprotected licenses
  *
  * Licensees (users and licenses) act on machines and components within the permissions they
  * hold; a user never activates or deactivates on a protected license. A license's key is
@@ -93,10 +94,32 @@ const reachesLicense = reachedBy({
   user: (bearer, record) => record.ownerId === bearer.id,
 }) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
+/**
+ * The lifecycle actions (docs/rules.md §10): suspending and reinstating are the administrators'
+ * and the product's; renewing and revoking also the owning user's, unless the license is
+ * protected. A license never acts on its own standing.
+ */
+const LIFECYCLE = {
+  suspend: 'license.suspend',
+  reinstate: 'license.reinstate',
+  renew: 'license.renew',
+  revoke: 'license.revoke',
+} as const satisfies Record<string, Permission>;
+const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
+
 export const licenses: Policy = {
-  permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate' },
-  writes: new Set([...CHANGES, 'tokens.generate']),
+  permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate', ...LIFECYCLE },
+  writes: new Set([...CHANGES, 'tokens.generate', ...Object.keys(LIFECYCLE)]),
   reaches: reachesLicense,
+  may(actor, action, record) {
+    if (!Object.hasOwn(LIFECYCLE, action)) return true;
+    const { kind } = actor.bearer;
+    if (isAdministrator(actor.bearer) || kind === 'product') return true;
+    if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
+      return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
+    }
+    return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
+  },
   restrict(actor): Record<string, string> {
     const { bearer } = actor;
     if (bearer.kind === 'product') return { productId: bearer.id };

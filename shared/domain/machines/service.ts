@@ -13,10 +13,12 @@ import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { holdLicenseForActivation } from '../licenses/expiry.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
+import { expirationOf } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
@@ -108,8 +110,11 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     max,
     ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
   );
-  tx.requireExists(
-    { PK: licenseItem.PK, SK: licenseItem.SK },
+  // The license must still exist; under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
+  holdLicenseForActivation(
+    tx,
+    licenseItem,
+    expirationOf(policy),
     ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
   );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
