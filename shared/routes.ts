@@ -325,6 +325,21 @@ export const routes: readonly Route[] = [
     throttle: VALIDATION,
   },
   {
+    operation: 'licenses.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out.ts',
+    access: EMIT,
+  },
+  // A GET that writes: the check-out sets the license's lastCheckOut and emits an event.
+  {
+    operation: 'licenses.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out-file.ts',
+    access: EMIT,
+  },
+  {
     operation: 'licenses.machines',
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/machines`,
@@ -352,7 +367,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/licenses/owner.ts',
     access: READ,
   },
-  // A license's lifecycle (docs/rules.md §10)
+  // A license's lifecycle (docs/rules.md §11)
   {
     operation: 'licenses.suspend',
     method: 'POST',
@@ -404,6 +419,21 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/delete.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'machines.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out.ts',
+    access: EMIT,
+  },
+  // A GET that writes: the check-out sets the machine's lastCheckOut and emits an event.
+  {
+    operation: 'machines.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out-file.ts',
     access: EMIT,
   },
   {

@@ -1,4 +1,4 @@
-/** A license's lifecycle actions (docs/rules.md §10): what each reads of a request, and what it answers. */
+/** A license's lifecycle actions (docs/rules.md §11): what each reads of a request, and what it answers. */
 import { declare } from '../http/declaration.ts';
 
 export const licenseActions = {

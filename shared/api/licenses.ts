@@ -24,7 +24,7 @@ const mutable = {
 /** The filters of every list of licenses. */
 const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuidFilter(), product: uuidFilter() });
 
-/** What a validation is asked to check besides the license itself (docs/rules.md §7, §10). */
+/** What a validation is asked to check besides the license itself (docs/rules.md §7, §11). */
 const validationScope = z.strictObject({
   environment: z.nullish(z.string().check(z.describe("The license's environment, by id or code; null: the global environment"))),
   user: z.optional(z.string().check(z.describe("The license's owner, by id or e-mail"))),

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { EVENT_KINDS } from '../events/kinds.ts';
 import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
+import { FILE_MEDIA_TYPE } from '../http/documents.ts';
 import { ApiError, MEDIA_TYPE } from '../http/errors.ts';
 import { type Route, routes } from '../routes.ts';
 import { namedSchemas, resourceSchemaName } from './resources.ts';
@@ -184,18 +185,25 @@ function describeAnswer(answer: Answer, operation: string, schemas: Record<strin
     return { description: 'An HTML page', headers: ANSWER_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } };
   }
   if ('json' in answer) return { description: 'A JSON document', content: { 'application/json': { schema: { type: 'object' } } } };
+  if ('file' in answer) {
+    return {
+      description: 'A file to save, as an attachment',
+      headers: { ...ANSWER_HEADERS, 'Content-Disposition': ref('headers', 'Content-Disposition') },
+      content: { [FILE_MEDIA_TYPE]: { schema: { type: 'string' } } },
+    };
+  }
   const schema = documentSchema(answer, operation, schemas);
   return { description: describeDocument(answer), headers: ANSWER_HEADERS, content: { [MEDIA_TYPE]: { schema } } };
 }
 
-function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>): string {
+function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true } | { file: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
   if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
   return 'The outcome, in meta';
 }
 
 function documentSchema(
-  answer: Exclude<Answer, { empty: true } | { html: true } | { json: true }>,
+  answer: Exclude<Answer, { empty: true } | { html: true } | { json: true } | { file: true }>,
   operation: string,
   schemas: Record<string, Json>,
 ): Json {
@@ -351,6 +359,7 @@ const HEADERS: Record<string, Json> = {
     description: 'The code of the environment the request was served in; absent for the global one',
     schema: { type: 'string' },
   },
+  'Content-Disposition': { description: '`attachment; filename="<name>"`: the name to save the file as', schema: { type: 'string' } },
   'WWW-Authenticate': { description: 'The scheme to authenticate with, when no credential was sent', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds until the limit allows a request again', schema: { type: 'integer' } },
   'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },

@@ -6,6 +6,7 @@
  * member fails them until its schema here follows.
  */
 import * as z from 'zod/mini';
+import { CHECK_OUT_ALGORITHMS } from '../domain/check-out/certificate.ts';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
 import {
@@ -41,6 +42,11 @@ const every =
 
 const Id = named('Id', z.uuid());
 const Timestamp = named('Timestamp', z.iso.datetime().check(z.describe('An ISO 8601 time in UTC')));
+/** Set by the service alone: a create or an update that names it is refused (unpermitted parameter). */
+const LastCheckOut = named(
+  'LastCheckOut',
+  z.nullable(Timestamp).check(z.describe('When the record was last checked out (docs/rules.md §10); null before the first. Read-only')),
+);
 const Metadata = named('Metadata', z.record(z.string(), z.unknown()).check(z.describe('Free-form metadata: any JSON object, as sent')));
 
 const identifier = <T extends ResourceType>(type: T) => z.strictObject({ type: z.literal(type), id: Id });
@@ -85,6 +91,34 @@ function resource<T extends ResourceType, A extends z.core.$ZodLooseShape, R ext
       relationships: z.strictObject(relationships),
       links: SelfLinks,
       ...(meta ? { meta } : {}),
+    }),
+  );
+}
+
+/** A related record that is always there: its identifier, with its own path as link. */
+const linked = <T extends ResourceType>(type: T) => z.strictObject({ links: Related, data: identifier(type) });
+
+/**
+ * A license or machine file (shared/domain/check-out/): made by a check-out and kept nowhere, so
+ * it has no `links` to read it back by, nor `created` and `updated`.
+ */
+function checkOutFile<T extends 'license-files' | 'machine-files'>(id: string, type: T, relationships: z.core.$ZodLooseShape) {
+  return named(
+    id,
+    z.strictObject({
+      id: Id.check(z.describe('New for every check-out')),
+      type: z.literal(type),
+      attributes: z.strictObject({
+        certificate: z
+          .string()
+          .check(z.describe('The armoured file: `-----BEGIN ... FILE-----`, base64 of {enc, sig, alg} in lines of 60 (docs/rules.md §10)')),
+        algorithm: z.enum(CHECK_OUT_ALGORITHMS),
+        includes: z.array(z.string()),
+        ttl: z.nullable(z.int()).check(z.describe('Seconds from issued to expiry; null: the file never expires')),
+        issued: Timestamp,
+        expiry: z.nullable(Timestamp),
+      }),
+      relationships: z.strictObject({ account, environment, ...relationships }),
     }),
   );
 }
@@ -192,6 +226,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       suspended: z.boolean(),
       protected: z.boolean(),
       expiry: z.nullable(Timestamp),
+      lastCheckOut: LastCheckOut,
       metadata: Metadata,
     },
     {
@@ -211,6 +246,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       name: z.nullable(z.string()),
       hostname: z.nullable(z.string()),
       platform: z.nullable(z.string()),
+      lastCheckOut: LastCheckOut,
       metadata: Metadata,
     },
     { account, environment, product: toOne('products'), license: nestedOne('licenses'), owner: toOne('users'), components: nested },
@@ -252,6 +288,8 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       links: SelfLinks,
     }),
   ),
+  'license-files': checkOutFile('LicenseFile', 'license-files', { license: linked('licenses') }),
+  'machine-files': checkOutFile('MachineFile', 'machine-files', { license: linked('licenses'), machine: linked('machines') }),
 };
 
 /** The name of a type's resource object in the description. */

@@ -64,7 +64,7 @@ export async function authenticateToken(
 }
 
 /**
- * A license token stands only while its license does (docs/rules.md §10): the license, its policy
+ * A license token stands only while its license does (docs/rules.md §11): the license, its policy
  * and its owner read together in one BatchGetItem (the lookup names all three; a lookup written
  * before it carried the owner has its owner read after). The lookup cannot carry the license's
  * standing itself: suspending, renewing or banning would then rewrite every lookup of every token

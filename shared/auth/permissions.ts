@@ -42,6 +42,7 @@ export const PERMISSIONS = [
   'license.update',
   'license.delete',
   'license.validate',
+  'license.check-out',
   'license.tokens.generate',
   'license.suspend',
   'license.reinstate',
@@ -51,6 +52,7 @@ export const PERMISSIONS = [
   'machine.read',
   'machine.update',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.update',
@@ -69,15 +71,17 @@ const ALL: readonly Permission[] = PERMISSIONS;
  */
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
-/** What a licensee touches: reading their licensing graph, activating and deactivating machines. */
+/** What a licensee touches: reading their licensing graph, activating and deactivating machines, checking out files. */
 const LICENSEE: readonly Permission[] = [
   'product.read',
   'policy.read',
   'license.read',
   'license.validate',
+  'license.check-out',
   'machine.create',
   'machine.read',
   'machine.delete',
+  'machine.check-out',
   'component.create',
   'component.read',
   'component.delete',

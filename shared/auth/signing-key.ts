@@ -13,6 +13,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from '../store/client.ts';
 import { accountKey } from '../store/keys.ts';
+import { logger } from '../logger.ts';
 import { signingKeySealer } from './seal.ts';
 
 /** The signing key as the account item stores it. */
@@ -44,6 +45,12 @@ const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 const privateKeyFromSeed = (seed: Buffer) => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 const rawPublicKey = (key: KeyObject) => createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length);
+
+/** The key pair of a 32-byte private seed (RFC 8032's secret key): its public key (hex) and its signer. */
+export function keyFromSeed(seed: Buffer): Pick<SigningKey, 'publicKey' | 'sign'> {
+  const privateKey = privateKeyFromSeed(seed);
+  return { publicKey: rawPublicKey(privateKey).toString('hex'), sign: (message) => sign(null, Buffer.from(message), privateKey) };
+}
 
 /** An Ed25519 public key, given as 32 bytes of lower-case hex, as a key object to verify with. */
 export const publicKeyFromHex = (hex: string) =>
@@ -85,10 +92,24 @@ export function signingKeyOf(account: { id: string; signingKey?: StoredSigningKe
 async function loadSigningKey(accountId: string, stored: StoredSigningKey | undefined): Promise<SigningKey> {
   const held = stored ?? (await provisionSigningKey(accountId));
   const seed = Buffer.from(await signingKeySealer().unseal(held.sealedPrivateKey, sealContext(accountId)), 'hex');
-  const privateKey = privateKeyFromSeed(seed);
-  if (rawPublicKey(privateKey).toString('hex') !== held.publicKey)
-    throw new Error(`The signing key of account ${accountId} is inconsistent`);
-  return { publicKey: held.publicKey, stored: held, sign: (message) => sign(null, Buffer.from(message), privateKey) };
+  const key = keyFromSeed(seed);
+  if (key.publicKey !== held.publicKey) throw new Error(`The signing key of account ${accountId} is inconsistent`);
+  return { ...key, stored: held };
+}
+
+/**
+ * The account's key as stored, to show its public half: the one the account holds (nothing to
+ * unseal), else one given now; undefined, and the failure logged, when none can be given — like
+ * signing, showing the key never fails a request.
+ */
+export async function storedSigningKeyOf(account: { id: string; signingKey?: StoredSigningKey }): Promise<StoredSigningKey | undefined> {
+  if (account.signingKey) return account.signingKey;
+  try {
+    return (await signingKeyOf(account)).stored;
+  } catch (error) {
+    logger.error('the account has no signing key to show', { accountId: account.id, error: error as Error });
+    return undefined;
+  }
 }
 
 /** Gives an account made before signing keys existed its key; the first writer wins a race (exported for the data-model tests). */

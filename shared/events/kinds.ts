@@ -1,7 +1,8 @@
 /**
  * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
  * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
- * type; actions that are not plain changes have kinds of their own. Webhook events
+ * type; the actions that are not plain changes (validations, check-outs, a license's lifecycle, tokens,
+ * password resets) have kinds of their own. Webhook events
  * themselves emit nothing (their deliveries would feed on themselves).
  */
 const TYPES = [
@@ -19,6 +20,8 @@ const TYPES = [
 
 export const EVENT_KINDS: readonly string[] = [
   ...TYPES.flatMap((type) => ['created', 'updated', 'deleted'].map((action) => `${type}.${action}`)),
+  'license.checked-out',
+  'machine.checked-out',
   // A license's lifecycle actions (revoke removes it: `license.revoked` instead of `license.deleted`).
   'license.suspended',
   'license.reinstated',

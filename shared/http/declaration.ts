@@ -23,7 +23,9 @@ export type ResourceType =
   | 'machines'
   | 'components'
   | 'webhook-endpoints'
-  | 'webhook-events';
+  | 'webhook-events'
+  | 'license-files'
+  | 'machine-files';
 
 /** The document of one successful answer. */
 export type Answer =
@@ -38,7 +40,9 @@ export type Answer =
   /** An HTML page (the hosted password-reset form, the API reference). */
   | { html: true }
   /** A JSON document that is not JSON:API (the API's own OpenAPI description). */
-  | { json: true };
+  | { json: true }
+  /** A file to save, `application/octet-stream` with a `Content-Disposition` naming it (a license file). */
+  | { file: true };
 
 export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
   /** The route table's name of the operation (shared/routes.ts). */

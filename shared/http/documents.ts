@@ -1,5 +1,6 @@
 /**
- * The replies handlers return: JSON:API documents of resource objects (shared/jsonapi.ts).
+ * The replies handlers return: JSON:API documents of resource objects (shared/jsonapi.ts), or a
+ * file to save.
  */
 
 import type { ResourceObject } from '../jsonapi.ts';
@@ -7,9 +8,15 @@ import type { ListLinks } from './pagination.ts';
 
 export interface Reply {
   status: number;
+  /** The document, sent as JSON. */
   body?: unknown;
+  /** A body sent as it is instead (a file), its media type named in `headers`. */
+  raw?: string;
   headers?: Record<string, string>;
 }
+
+/** The media type of a file the API answers with (a license file). */
+export const FILE_MEDIA_TYPE = 'application/octet-stream';
 
 export const ok = (data: ResourceObject, meta?: Record<string, unknown>): Reply => ({
   status: 200,
@@ -21,3 +28,9 @@ export const created = (data: ResourceObject): Reply => ({ status: 201, body: { 
 export const noContent = (): Reply => ({ status: 204 });
 export const accepted = (): Reply => ({ status: 202 });
 export const list = (data: ResourceObject[], links: ListLinks): Reply => ({ status: 200, body: { data, links } });
+/** 200 with a file to save under `filename`. */
+export const attachment = (content: string, filename: string): Reply => ({
+  status: 200,
+  raw: content,
+  headers: { 'Content-Type': FILE_MEDIA_TYPE, 'Content-Disposition': `attachment; filename="${filename}"` },
+});

@@ -44,7 +44,7 @@ import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
-import type { Reply } from './documents.ts';
+import { FILE_MEDIA_TYPE, type Reply } from './documents.ts';
 import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, toApiError } from './errors.ts';
 import { pageRequest } from './pagination.ts';
 import { parseQuery, parseQueryWith, type Query } from './query.ts';
@@ -94,7 +94,11 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
   declaration: Declaration<A, P, B, Q>,
   handle: (call: Call<A, P, B, Q>) => Promise<Reply>,
 ) {
-  const pipeline = traceable(declaration.operation).use(respond()).use(negotiate()).use(readAhead(declaration.auth)).use(resolveAccount());
+  const pipeline = traceable(declaration.operation)
+    .use(respond())
+    .use(negotiate(answersFile(declaration)))
+    .use(readAhead(declaration.auth))
+    .use(resolveAccount());
   if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation));
   return pipeline
     .use(selectEnvironment())
@@ -214,7 +218,11 @@ function logKeys(context: PipelineContext) {
   };
 }
 
-function negotiate(): Middleware {
+/** Whether an operation answers with a file: its clients may then ask for that media type alone. */
+const answersFile = (declaration: Declaration) => Object.values(declaration.answers).some((answer) => 'file' in answer);
+
+function negotiate(file: boolean): Middleware {
+  const accepted = [MEDIA_TYPE, 'application/json', ...(file ? [FILE_MEDIA_TYPE] : [])];
   return {
     before: ({ event, context }) => {
       // API Gateway passes bodies of up to 10 MB; the API reads 1 MB at most.
@@ -229,8 +237,8 @@ function negotiate(): Middleware {
         });
       }
       const accept = headers.accept;
-      if (accept !== undefined && !acceptsJson(accept)) {
-        throw badRequest(`The Accept header must admit ${MEDIA_TYPE} or application/json`, {
+      if (accept !== undefined && !admits(accept, accepted)) {
+        throw badRequest(`The Accept header must admit ${accepted.join(' or ')}`, {
           code: 'MIME_TYPE_INVALID',
           source: { header: 'Accept' },
         });
@@ -344,11 +352,11 @@ function baseHeaders(context: PipelineContext, requestId: string): Record<string
 
 function render(context: PipelineContext, reply: Reply): Result {
   const headers = { ...baseHeaders(context, context.request.requestId ?? context.awsRequestId), ...reply.headers };
-  if (reply.body === undefined) delete headers['Content-Type'];
+  if (reply.body === undefined && reply.raw === undefined) delete headers['Content-Type'];
   return {
     statusCode: reply.status,
     headers,
-    body: reply.body === undefined ? '' : JSON.stringify(reply.body),
+    body: reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)),
   };
 }
 
@@ -364,8 +372,9 @@ function isJsonMediaType(value: string): boolean {
   return type === MEDIA_TYPE || type === 'application/json';
 }
 
-function acceptsJson(value: string): boolean {
-  return value.split(',').some((range) => ['*/*', 'application/*', 'application/json', MEDIA_TYPE].includes(mediaTypeOf(range)));
+/** Whether an Accept header admits one of the media types; the wildcards (all, or all of application) admit them all. */
+function admits(accept: string, mediaTypes: readonly string[]): boolean {
+  return accept.split(',').some((range) => ['*/*', 'application/*', ...mediaTypes].includes(mediaTypeOf(range)));
 }
 
 /** A value an earlier step of the pipeline sets: its absence would be a fault of the steps' order. */

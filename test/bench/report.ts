@@ -46,28 +46,34 @@ export function render(sections: Section[], run: { totalSeconds?: number; ranAt?
     'on one machine rather than predict AWS latencies. Tests never assert timings; this report does.',
     '',
   ];
-  for (const section of sections) {
-    const when = [
-      section.load === undefined ? '' : `load average ${section.load.toFixed(2)} at start`,
-      section.seconds === undefined ? '' : `${section.seconds.toFixed(0)} s`,
-    ]
-      .filter(Boolean)
-      .join(', ');
-    lines.push(
-      `## ${section.title}`,
-      '',
-      ...(when ? [`_${when}_`, ''] : []),
-      section.method,
-      '',
-      '| What | Figure | Budget | Met |',
-      '|---|---|---|---|',
-    );
-    for (const row of section.rows) {
-      const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
-      lines.push(`| ${row.what} | ${row.figure} | ${row.budget} | ${met} |`);
-    }
-    if (section.notes) lines.push('', section.notes);
-    lines.push('');
-  }
+  for (const section of sections) lines.push(...sectionLines(section));
   return lines.join('\n');
+}
+
+/** One section: its heading, how it was measured, its table and its notes. */
+export function sectionLines(section: Section): string[] {
+  const when = [
+    section.load === undefined ? '' : `load average ${section.load.toFixed(2)} at start`,
+    section.seconds === undefined ? '' : `${section.seconds.toFixed(0)} s`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const rows = section.rows.map((row) => [row.what, row.figure, row.budget, row.met === undefined ? '' : row.met ? 'yes' : '**no**']);
+  return [
+    `## ${section.title}`,
+    '',
+    ...(when ? [`_${when}_`, ''] : []),
+    section.method,
+    '',
+    ...table(['What', 'Figure', 'Budget', 'Met'], rows),
+    ...(section.notes ? ['', section.notes] : []),
+    '',
+  ];
+}
+
+/** A Markdown table with its columns padded to their widest cell, as a Markdown formatter lays it out. */
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((cell, i) => Math.max(3, cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
 }

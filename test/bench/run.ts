@@ -15,10 +15,11 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.DYNAMODB_JAVA_OPTS ??= '-XX:+UseParallelGC';
 
 const { REPOSITORY_ROOT, startLocalStack } = await import('#shared/local/stack.ts');
-const { render } = await import('./report.ts');
+const { render, sectionLines } = await import('./report.ts');
 const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');
 const { throughputSection } = await import('./throughput.ts');
+const { signingSection } = await import('./signing.ts');
 const { coldStartSection } = await import('./cold-start.ts');
 const { deepPagesSection } = await import('./deep-pages.ts');
 const { deliverySection } = await import('./delivery.ts');
@@ -34,6 +35,7 @@ type Context = import('./support.ts').BenchContext;
 const sections: [string, (context: Context) => Promise<Section>][] = [
   ['round-trips', (context) => roundTripsSection(context, sizesFrom(process.env.BENCH_ROUND_TRIP_SIZES) ?? [1_000, 50_000])],
   ['throughput', (context) => throughputSection(context)],
+  ['signing', (context) => signingSection(context)],
   ['cold-start', (context) => coldStartSection(context)],
   ['deep-pages', (context) => deepPagesSection(context)],
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
@@ -60,7 +62,7 @@ try {
     section.load = load;
     section.seconds = seconds;
     results.set(name, section);
-    process.stdout.write(`bench: ${name} done in ${seconds.toFixed(1)} s\n`);
+    process.stdout.write(`bench: ${name} done in ${seconds.toFixed(1)} s\n\n${sectionLines(section).join('\n')}\n`);
   }
 } finally {
   await stack.stop();

@@ -133,7 +133,7 @@ export async function throughputSection(context: BenchContext): Promise<Section>
     notes: [
       "The bare server spends one DynamoDB Local request per answer, and so does `GET a component`: one BatchGetItem reads the account, the token lookup (which carries what its holder acts as) and the component together (see the round-trip section). What separates the two is the pipeline's own work: media types, authentication and permission checks, the JSON:API document, the log line, and three keys read instead of one. Before the read-ahead, a GET made four requests (account, token lookup, token holder, record) and reached 0.25 × bare.",
       'This machine is shared with other work (see the load averages), and DynamoDB Local (a JVM) takes most of the two cores, so every figure here moves by ±30 % from run to run; compare cases within one run.',
-      'Lists, creates and validations make 2, 3 and 9 requests respectively; their p99 stays within 5 × p50.',
+      'Lists, creates and validations make 2, 3 and 10 requests respectively; their p99 stays within 5 × p50.',
     ].join('\n'),
   };
 }

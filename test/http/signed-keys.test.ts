@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { VerificationError, verifySignedKey } from '../../docs/examples/verify.mjs';
 import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
@@ -185,3 +186,15 @@ function code(reply: { status: number; body: any }): string {
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return reply.body.meta.code;
 }
+
+describe('the client recipe (docs/examples/verify.mjs)', () => {
+  it("verifies a signed key with the account's published key and gives its dataset; refuses a changed one", async () => {
+    const published = (await call('GET', account.path, { token: account.adminToken })).body.data.meta.keys.ed25519 as string;
+    const lic = await l.license((await signedPolicy()).id, { key: 'seat-{{id}}' });
+    const key = lic.attributes.key as string;
+    expect(verifySignedKey(key, published)).toBe(`seat-${lic.id}`);
+    const signature = key.slice(key.lastIndexOf('.') + 1);
+    const changed = `key/${Buffer.from(`seat-${randomUUID()}`).toString('base64url')}.${signature}`;
+    expect(() => verifySignedKey(changed, published)).toThrow(VerificationError);
+  });
+});

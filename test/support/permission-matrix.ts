@@ -158,6 +158,8 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'licenses.renew': { steps: [{ type: 'licenses', action: 'renew', record: 'L' }], same: '200 200 200 403 200 403 403 200 404' },
   'licenses.revoke': { steps: [{ type: 'licenses', action: 'revoke', record: 'L' }], same: '204 204 204 403 204 403 403 204 404' },
   'licenses.validateKey': 'public',
+  'licenses.checkOut': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
+  'licenses.checkOutFile': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.machines': {
     steps: [
       { type: 'licenses', action: 'read', record: 'L' },
@@ -199,6 +201,8 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'machines.retrieve': { steps: [{ type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404' },
   'machines.update': { steps: [{ type: 'machines', action: 'update', record: 'M' }], same: '200 200 200 403 200 403 403 403 404' },
   'machines.delete': { steps: [{ type: 'machines', action: 'delete', record: 'M' }], same: '204 204 204 403 204 204 204 204 404' },
+  'machines.checkOut': { steps: [{ type: 'machines', action: 'check-out', record: 'M' }], same: '200 200 200 403 200 200 200 200 404' },
+  'machines.checkOutFile': { steps: [{ type: 'machines', action: 'check-out', record: 'M' }], same: '200 200 200 403 200 200 200 200 404' },
   'machines.components': {
     steps: [
       { type: 'machines', action: 'read', record: 'M' },
@@ -309,9 +313,13 @@ export function expectedStatus(route: string, bearer: BearerName, home: Home): n
   return 404;
 }
 
-/** Routes that change the record they name (not counting creates, which make a new one in S). */
+/**
+ * Routes that change the record they name (not counting creates, which make a new one in S); a
+ * check-out, by either method, sets the record's lastCheckOut.
+ */
 export const WRITES: ReadonlySet<string> = new Set(
   routes
-    .filter((route) => route.method !== 'GET' && route.path.includes('{id}') && !route.operation.endsWith('.validate'))
+    .filter((route) => route.method !== 'GET' || route.path.endsWith('/actions/check-out'))
+    .filter((route) => route.path.includes('{id}') && !route.operation.endsWith('.validate'))
     .map((route) => route.operation),
 );

@@ -131,7 +131,8 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     if (!judgement.allowed) return judgement.status;
   }
   const method = routes.find((r) => r.operation === route)!.method;
-  if (route.endsWith('.tokens.generate') || route === 'licenses.validate' || LICENSE_ACTIONS.has(route)) return 200;
+  if (route.endsWith('.tokens.generate') || route === 'licenses.validate' || route.endsWith('.checkOut') || LICENSE_ACTIONS.has(route))
+    return 200;
   if (method === 'POST') return route.startsWith('users.ban') || route.startsWith('users.unban') ? 200 : 201;
   if (method === 'DELETE') return 204;
   return 200;

@@ -10,7 +10,7 @@
  *                   they renew and revoke their unprotected licenses
  *
  * Licensees (users and licenses) act on machines and components within the permissions they
- * hold; a user never activates or deactivates on a protected license. A license's key is
+ * hold; a user never activates, deactivates or checks out on a protected license. A license's key is
  * shown to those who may change the license in its own environment, to the license itself
  * and to its owner — and only to a credential holding every permission the key would give it:
  * a key is a credential.
@@ -20,7 +20,7 @@ import type { Item } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 import type { Bearer } from '../bearer.ts';
 import { heldBy, type Permission } from '../permissions.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
   create: `${singular}.create`,
@@ -95,7 +95,14 @@ const reachesLicense = reachedBy({
 }) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
 /**
- * The lifecycle actions (docs/rules.md §10): suspending and reinstating are the administrators'
+/**
+ * A check-out writes the record's `lastCheckOut`: like a change, it is refused on a record the
+ * request's environment only reads (a global one seen from SHARED).
+ */
+const CHECK_OUT = 'check-out';
+
+/**
+ * The lifecycle actions (docs/rules.md §11): suspending and reinstating are the administrators'
  * and the product's; renewing and revoking also the owning user's, unless the license is
  * protected. A license never acts on its own standing.
  */
@@ -107,18 +114,32 @@ const LIFECYCLE = {
 } as const satisfies Record<string, Permission>;
 const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
 
+/** Who may take a lifecycle action besides holding its permission. */
+function mayChangeStanding(actor: Principal, action: string, record: Item | undefined): Verdict {
+  const { kind } = actor.bearer;
+  if (isAdministrator(actor.bearer) || kind === 'product') return true;
+  if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
+    return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
+  }
+  return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
+}
+
 export const licenses: Policy = {
-  permissions: { ...crud('license'), 'tokens.generate': 'license.tokens.generate', validate: 'license.validate', ...LIFECYCLE },
-  writes: new Set([...CHANGES, 'tokens.generate', ...Object.keys(LIFECYCLE)]),
+  permissions: {
+    ...crud('license'),
+    'tokens.generate': 'license.tokens.generate',
+    validate: 'license.validate',
+    [CHECK_OUT]: 'license.check-out',
+    ...LIFECYCLE,
+  },
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE)]),
   reaches: reachesLicense,
   may(actor, action, record) {
-    if (!Object.hasOwn(LIFECYCLE, action)) return true;
-    const { kind } = actor.bearer;
-    if (isAdministrator(actor.bearer) || kind === 'product') return true;
-    if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
-      return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
+    if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
+    if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
+      return 'The license is protected: only administrators, its product and the license itself may check it out';
     }
-    return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
+    return true;
   },
   restrict(actor): Record<string, string> {
     const { bearer } = actor;
@@ -139,11 +160,18 @@ export const licenses: Policy = {
   },
 };
 
-/** Machines and components: the records of a license's activations. */
-function activations(singular: 'machine' | 'component', licenseeActions: readonly string[]): Policy {
+/**
+ * Machines and components: the records of a license's activations. `actions`: the actions
+ * beyond create, read, update and delete, by the permission each needs.
+ */
+function activations(
+  singular: 'machine' | 'component',
+  licenseeActions: readonly string[],
+  actions: Readonly<Record<string, Permission>> = {},
+): Policy {
   return {
-    permissions: crud(singular),
-    writes: CHANGES,
+    permissions: { ...crud(singular), ...actions },
+    writes: new Set([...CHANGES, ...Object.keys(actions)]),
     reaches: reachedBy({
       product: (bearer, record) => record.productId === bearer.id,
       license: (bearer, record) => record.licenseId === bearer.id,
@@ -167,5 +195,5 @@ function activations(singular: 'machine' | 'component', licenseeActions: readonl
   };
 }
 
-export const machines = activations('machine', ['create', 'delete']);
+export const machines = activations('machine', ['create', 'delete', CHECK_OUT], { [CHECK_OUT]: 'machine.check-out' });
 export const components = activations('component', ['create', 'delete']);

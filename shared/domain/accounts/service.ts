@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorizeAction } from '../../auth/authorize.ts';
-import { newSigningKey, signingKeyOf } from '../../auth/signing-key.ts';
+import { newSigningKey, storedSigningKeyOf } from '../../auth/signing-key.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { accountKey } from '../../store/keys.ts';
@@ -71,7 +71,7 @@ export interface AccountChanges {
 /** The account, with its signing key (made now if it has none yet: its public key is shown). */
 export async function retrieveAccount(actor: Actor): Promise<Account> {
   await authorizeAction(actor, 'accounts', 'read');
-  return { ...actor.account, signingKey: (await signingKeyOf(actor.account)).stored };
+  return { ...actor.account, signingKey: await storedSigningKeyOf(actor.account) };
 }
 
 export async function updateAccount(actor: Actor, attributes: AccountChanges): Promise<Account> {
@@ -85,7 +85,7 @@ export async function updateAccount(actor: Actor, attributes: AccountChanges): P
   tx.update({ ...accountKey(actor.account.id), accountId: actor.account.id, environmentId: null }, changes, {
     missing: new Error('The account was deleted during the update'),
   });
-  const next: Account = { ...actor.account, ...changes, signingKey: (await signingKeyOf(actor.account)).stored };
+  const next: Account = { ...actor.account, ...changes, signingKey: await storedSigningKeyOf(actor.account) };
   await emitEvent(tx, globalScope(actor.account.id), 'account.updated', accountDocument(next));
   await tx.commit();
   return next;

@@ -14,6 +14,7 @@ export function licenseDocument(license: LicenseRecord): ResourceObject {
       suspended: license.suspended,
       protected: license.protected,
       expiry: license.expiry ?? null,
+      lastCheckOut: license.lastCheckOut ?? null,
       metadata: license.metadata,
       created: license.created,
       updated: license.updated,

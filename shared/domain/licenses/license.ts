@@ -26,6 +26,8 @@ export interface LicenseRecord extends StoredRecord {
   suspended: boolean;
   expiry: string | null;
   metadata: Record<string, unknown>;
+  /** When the license was last checked out (a license file issued); absent until then. */
+  lastCheckOut?: string | null;
 }
 
 export const LICENSE_KEY_MARKER = 'LICENSE_KEY';

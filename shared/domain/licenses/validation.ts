@@ -1,5 +1,5 @@
 /**
- * License validation (docs/rules.md §7, §10): `POST /licenses/actions/validate-key` (no bearer:
+ * License validation (docs/rules.md §7, §11): `POST /licenses/actions/validate-key` (no bearer:
  * the key is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
  * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`,
  * answered as the reply's meta with the request's nonce and scope (`answerMeta`); the same meta
@@ -40,7 +40,7 @@ import { startExpiryOnValidation } from './expiry.ts';
 import { findLicenseItemByKey, isExpired, type LicenseRecord } from './license.ts';
 import { ownerAndPolicy, standingOf } from './standing.ts';
 
-/** What a validation checks besides the license itself (docs/rules.md §10). */
+/** What a validation checks besides the license itself (docs/rules.md §11). */
 export interface ValidationScope {
   /** The license's environment, by id or code (null: global), as Keygen's SDKs send it. */
   environment?: string | null;

@@ -11,6 +11,7 @@ export function machineDocument(machine: MachineRecord): ResourceObject {
       name: machine.name ?? null,
       hostname: machine.hostname ?? null,
       platform: machine.platform ?? null,
+      lastCheckOut: machine.lastCheckOut ?? null,
       metadata: machine.metadata,
       created: machine.created,
       updated: machine.updated,

@@ -23,6 +23,8 @@ export interface MachineRecord extends StoredRecord {
   hostname: string | null;
   platform: string | null;
   metadata: Record<string, unknown>;
+  /** When the machine was last checked out (a machine file issued); absent until then. */
+  lastCheckOut?: string | null;
 }
 
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';

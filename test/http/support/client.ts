@@ -13,7 +13,7 @@ import { checkSigned, knowAccount } from './signed.ts';
 export interface Reply {
   status: number;
   headers: Headers;
-  /** The parsed JSON body, or undefined for an empty body. */
+  /** The parsed JSON body, the text of any other (a file), or undefined for an empty body. */
   body: any;
 }
 
@@ -44,7 +44,8 @@ export async function call(method: string, path: string, options: CallOptions = 
   const text = bytes.toString('utf8');
   await checkSigned({ method, url: new URL(response.url), status: response.status, headers: response.headers, body: bytes });
   await checkDescribed({ method, path, status: response.status, contentType: response.headers.get('content-type'), text });
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const json = /json/i.test(response.headers.get('content-type') ?? '');
+  return { status: response.status, headers: response.headers, body: text ? (json ? JSON.parse(text) : text) : undefined };
 }
 
 export const basic = (email: string, password: string) => `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
