@@ -210,6 +210,6 @@ describe('permission matrix over HTTP', () => {
       }
       expect(wrong).toEqual([]);
       expect(asked).toBeGreaterThan(home === 'same' ? 600 : 300);
-    }, 120_000);
+    }, 240_000);
   }
 });
