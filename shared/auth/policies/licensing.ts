@@ -95,7 +95,6 @@ const reachesLicense = reachedBy({
 }) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
 /**
-/**
  * A check-out writes the record's `lastCheckOut`: like a change, it is refused on a record the
  * request's environment only reads (a global one seen from SHARED).
  */
