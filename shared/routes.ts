@@ -413,6 +413,36 @@ export const routes: readonly Route[] = [
     access: EMIT,
   },
 
+  // A license's lifecycle (docs/rules.md §11)
+  {
+    operation: 'licenses.suspend',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/suspend`,
+    handler: 'functions/licenses/suspend.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.reinstate',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/reinstate`,
+    handler: 'functions/licenses/reinstate.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.renew',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/renew`,
+    handler: 'functions/licenses/renew.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.revoke',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}/actions/revoke`,
+    handler: 'functions/licenses/revoke.ts',
+    access: EMIT,
+  },
+
   // Machines
   { operation: 'machines.create', method: 'POST', path: `${ACCOUNT}/machines`, handler: 'functions/machines/create.ts', access: EMIT },
   { operation: 'machines.list', method: 'GET', path: `${ACCOUNT}/machines`, handler: 'functions/machines/list.ts', access: READ },

@@ -1,5 +1,5 @@
 /**
- * Entitlements (docs/rules.md §12): the resource and its rules, who sees which, attaching them to
+ * Entitlements (docs/rules.md §13): the resource and its rules, who sees which, attaching them to
  * policies and licenses (all or nothing, one winner among concurrent attaches), what a license
  * holds, what removals take with them, and the entitlements scope of a validation.
  */
@@ -548,12 +548,16 @@ describe('the entitlements scope of a validation', () => {
     expect(verdict(await validateKey(key, { entitlements: [p!] }))).toEqual({ valid: false, code: 'ENTITLEMENTS_MISSING' });
   });
 
-  it('comes after the policy scope and before the machine scope', async () => {
+  it('comes after the policy and user scopes and before the machine scope', async () => {
     const { policy, license } = await holders();
     const key = license.attributes.key as string;
     expect(verdict(await validateKey(key, { policy: randomUUID(), entitlements: [] }))).toEqual({
       valid: false,
       code: 'POLICY_SCOPE_MISMATCH',
+    });
+    expect(verdict(await validateKey(key, { user: 'nobody@users.example', entitlements: [] }))).toEqual({
+      valid: false,
+      code: 'USER_SCOPE_MISMATCH',
     });
     expect(verdict(await validateKey(key, { policy: policy.id, entitlements: ['ABSENT'], fingerprint: 'no-such-machine' }))).toEqual({
       valid: false,

@@ -875,7 +875,7 @@ describe('entitlement access patterns', () => {
 
   const asHolder = (record: { type: string; id: string }): Holder => holderOf({ ...record, accountId, environmentId: null });
 
-  it("40, 41: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
+  it("43, 44: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
     const g = await addGraph(null);
     const policy = asHolder(g.policy);
     const license = asHolder(g.license);
@@ -918,7 +918,7 @@ describe('entitlement access patterns', () => {
     expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([d.id]);
   });
 
-  it('42: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
+  it('45: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
     const [g1, g2] = [await addGraph(null), await addGraph(null)];
     const [shared, other] = [await addEntitlement(), await addEntitlement()];
     await attachTo(asHolder(g1.policy), [shared]);
@@ -939,7 +939,7 @@ describe('entitlement access patterns', () => {
     expect(await getItem(entitlementHolderKey(accountId, other.id, 'licenses', g2.license.id))).toBeUndefined();
   });
 
-  it('43: the codes a license holds: one BatchGetItem of the code markers and its two sets', async () => {
+  it('46: the codes a license holds: one BatchGetItem of the code markers and its two sets', async () => {
     const g = await addGraph(null);
     const [onPolicy, own, absent] = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
     await attachTo(asHolder(g.policy), [onPolicy]);

@@ -104,6 +104,9 @@ function principalOf(bearer: Bearer, graph: Graph): Principal {
   };
 }
 
+/** A license's lifecycle actions answer 200 with the license. */
+const LICENSE_ACTIONS = new Set(['licenses.suspend', 'licenses.reinstate', 'licenses.renew']);
+
 /** The status the policies give one route for one bearer: the first question refused, else the route's success. */
 async function statusOf(route: string, steps: Step[], bearerName: BearerName, home: Home): Promise<number> {
   const records = graphIn(home);
@@ -135,7 +138,8 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     route.endsWith('.tokens.generate') ||
     route.endsWith('.entitlements.attach') ||
     route === 'licenses.validate' ||
-    route.endsWith('.checkOut')
+    route.endsWith('.checkOut') ||
+    LICENSE_ACTIONS.has(route)
   )
     return 200;
   if (method === 'POST') return route.startsWith('users.ban') || route.startsWith('users.unban') ? 200 : 201;
