@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { CHECK_OUT_ALGORITHMS } from '../domain/check-out/certificate.ts';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
-import { KEY_SCHEMES, MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
+import { KEY_SCHEMES, MACHINE_UNIQUENESS_STRATEGIES, MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
 import type { TokenKind } from '../domain/tokens/token.ts';
 import type { UserRole, UserStatus } from '../domain/users/user.ts';
 import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
@@ -186,6 +186,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       name: z.string(),
       componentUniquenessStrategy: z.enum(UNIQUENESS_STRATEGIES),
       componentMatchingStrategy: z.enum(MATCHING_STRATEGIES),
+      machineUniquenessStrategy: z.enum(MACHINE_UNIQUENESS_STRATEGIES),
       requireComponentsScope: z.boolean(),
       protected: z.boolean(),
       maxMachines: z.nullable(z.int()),

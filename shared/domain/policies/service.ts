@@ -18,13 +18,14 @@ import { SLOTS } from '../licensing/slots.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { policyDocument } from './document.ts';
-import { KEY_SCHEMES, MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
+import { KEY_SCHEMES, MACHINE_UNIQUENESS_STRATEGIES, MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {
   name?: string;
   componentUniquenessStrategy?: string;
   componentMatchingStrategy?: string;
+  machineUniquenessStrategy?: string;
   requireComponentsScope?: boolean;
   protected?: boolean;
   /** null: no limit. */
@@ -50,6 +51,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
     ...input,
     componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
     componentMatchingStrategy: oneOf('componentMatchingStrategy', input.componentMatchingStrategy, MATCHING_STRATEGIES),
+    machineUniquenessStrategy: oneOf('machineUniquenessStrategy', input.machineUniquenessStrategy, MACHINE_UNIQUENESS_STRATEGIES),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
   return checked;
@@ -73,6 +75,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     name: input.name,
     componentUniquenessStrategy: checked.componentUniquenessStrategy ?? 'UNIQUE_PER_MACHINE',
     componentMatchingStrategy: checked.componentMatchingStrategy ?? 'MATCH_ANY',
+    machineUniquenessStrategy: checked.machineUniquenessStrategy ?? 'UNIQUE_PER_LICENSE',
     requireComponentsScope: checked.requireComponentsScope ?? false,
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
