@@ -331,6 +331,29 @@ describe.concurrent('components created with their machine', () => {
     await expectNothingMade(g, host, [a, b]);
   });
 
+  it('a bearer without component.create may activate a machine, but not with components: 403', async () => {
+    const g = await l.graph();
+    const narrow = await l.api('POST', `/licenses/${g.license.id}/tokens`, {
+      body: doc('tokens', { permissions: ['machine.create', 'machine.read'] }),
+    });
+    const token = narrow.body.data.attributes.token as string;
+    const host = `host-${randomUUID()}`;
+    const part = `part-${randomUUID()}`;
+    expectCode(
+      await l.api('POST', '/machines', {
+        token,
+        body: doc('machines', { fingerprint: host }, { license: ref('licenses', g.license.id), ...nested([{ fingerprint: part }]) }),
+      }),
+      403,
+    );
+    await expectNothingMade(g, host, [part]);
+    const plain = await l.api('POST', '/machines', {
+      token,
+      body: doc('machines', { fingerprint: host }, { license: ref('licenses', g.license.id) }),
+    });
+    expect(plain.status).toBe(201);
+  });
+
   it('a body that is not a list of components, or more than 20 of them, is 400', async () => {
     const g = await l.graph();
     const host = `host-${randomUUID()}`;

@@ -51,6 +51,7 @@ function rules(attributes: MachineChanges) {
 
 export async function createMachine(actor: Actor, input: NewMachine): Promise<MachineRecord> {
   await authorizeAction(actor, 'machines', 'create');
+  if (input.components?.length) await authorizeAction(actor, 'components', 'create');
   fingerprintRule(input.fingerprint);
   rules(input);
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
