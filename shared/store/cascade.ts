@@ -4,7 +4,7 @@
  * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { collectionIndex, collectionName, collectionPartition, PARENT_INDEXES, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
@@ -19,16 +19,18 @@ const ALSO_DELETED = 2;
 export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>
   partitionItems(collectionIndex(slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
 
+/** What deleting `item` writes besides the counts it leaves: the record, its markers, what `alsoDelete` adds. */
+const ownOperations = (item: Item) => 1 + ((item.markers as unknown[] | undefined)?.length ?? 0) + ALSO_DELETED;
+
 /**
- * The operations deleting `item` takes at most: the record, its markers, the counts it leaves
- * (its collections' counters, which children of different parents do not share, and its holder
- * counts) and what `alsoDelete` adds.
+ * The counts deleting `item` changes: its collections' counters and its holder counts. Siblings
+ * share many (a license's components its counter, and often their machine's), and a transaction
+ * changes each count once, however many of its records leave it.
  */
-function operationsOf(item: Item): number {
-  const collections = ['GSI1', ...PARENT_INDEXES].filter((index) => typeof item[`${index}PK`] === 'string').length;
-  const markers = (item.markers as unknown[] | undefined)?.length ?? 0;
-  const counted = (item.counted as unknown[] | undefined)?.length ?? 0;
-  return 1 + markers + collections + counted + ALSO_DELETED;
+function countsOf(item: Item): string[] {
+  const collections = ['GSI1', ...PARENT_INDEXES].map((index) => item[`${index}PK`]).filter((pk): pk is string => typeof pk === 'string');
+  const counted = ((item.counted as Key[] | undefined) ?? []).map((key) => `${key.PK}|${key.SK}`);
+  return [...collections, ...counted];
 }
 
 /**
@@ -41,19 +43,25 @@ export async function deleteWithChildren(
   last: (tx: Transaction) => void | Promise<void>,
   alsoDelete: (tx: Transaction, item: Item) => void = () => {},
 ): Promise<void> {
-  const chunks: Item[][] = [[]];
+  let chunk: Item[] = [];
+  const chunks = [chunk];
   let operations = 0;
+  let counts = new Set<string>();
   for (const item of items) {
-    const cost = operationsOf(item);
-    if (operations + cost > CHUNK_OPERATIONS && chunks[chunks.length - 1]?.length) {
-      chunks.push([]);
+    const added = () => countsOf(item).filter((count) => !counts.has(count));
+    if (chunk.length > 0 && operations + ownOperations(item) + added().length > CHUNK_OPERATIONS) {
+      chunk = [];
+      chunks.push(chunk);
       operations = 0;
+      counts = new Set();
     }
-    chunks[chunks.length - 1]?.push(item);
-    operations += cost;
+    const fresh = added();
+    chunk.push(item);
+    operations += ownOperations(item) + fresh.length;
+    for (const count of fresh) counts.add(count);
   }
-  for (const [i, chunk] of chunks.entries()) {
-    await commitChunk(chunk, i === chunks.length - 1 ? last : () => {}, alsoDelete);
+  for (const [i, children] of chunks.entries()) {
+    await commitChunk(children, i === chunks.length - 1 ? last : () => {}, alsoDelete);
   }
 }
 
