@@ -15,6 +15,8 @@ const sharedFamilies: ReadonlyMap<string, string> = new Map([
   ['webhookEvents', 'webhooks'],
   // Requesting a password reset and answering its link are about users.
   ['passwords', 'users'],
+  // Whom a credential stands for (GET /me) is the tokens' question.
+  ['me', 'tokens'],
   // The answers that touch no data: the API's description, its page, and the 404 for unmatched requests.
   ['openapi', 'reference'],
   ['notFound', 'reference'],

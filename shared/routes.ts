@@ -158,6 +158,9 @@ export const routes: readonly Route[] = [
   { operation: 'tokens.retrieve', method: 'GET', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/retrieve.ts', access: READ },
   { operation: 'tokens.revoke', method: 'DELETE', path: `${ACCOUNT}/tokens/{id}`, handler: 'functions/tokens/revoke.ts', access: EMIT },
 
+  // The bearer itself: whom the request's credential stands for (Keygen's SDKs start with it)
+  { operation: 'me.retrieve', method: 'GET', path: `${ACCOUNT}/me`, handler: 'functions/me/retrieve.ts', access: READ },
+
   // Password resets
   {
     operation: 'passwords.request',

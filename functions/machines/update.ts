@@ -4,6 +4,6 @@ import { updateMachine } from '#shared/domain/machines/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
-export const handler = operation(machines.update, async ({ actor, params, body }) =>
-  ok(machineDocument(await updateMachine(actor, params.id, body.data.attributes ?? {}))),
+export const handler = operation(machines.update, async ({ actor, params, body: { data } }) =>
+  ok(machineDocument(await updateMachine(actor, params.id, data.attributes ?? {}, data.id))),
 );

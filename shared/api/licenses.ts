@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { licenseDocument } from '../domain/licenses/document.ts';
 import { VALIDATION_CODES, type Validation, type ValidationScope } from '../domain/licenses/validation.ts';
 import { metadataSchema } from '../domain/rules.ts';
-import { metaDocument, nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import type { Reply } from '../http/documents.ts';
 import { uuidFilter } from './common.ts';
@@ -92,7 +92,9 @@ export const licenses = {
     summary: 'Update a license',
     auth: 'bearer',
     params: ['id'],
-    body: updateDocument('licenses', mutable),
+    // The path may name the license by its key: `data.id` is compared with the one found.
+    pathByAlias: true,
+    body: aliasedUpdateDocument('licenses', mutable),
     answers: { 200: { resource: 'licenses' } },
     faults: [403, 409, 422],
   }),

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { NESTED_COMPONENTS_MAX } from '../domain/components/component.ts';
 import { metadataSchema } from '../domain/rules.ts';
-import { nonBlank, relationship, resourceDocument, updateDocument } from '../http/body.ts';
+import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import { uuidFilter } from './common.ts';
 import { componentAttributes } from './components.ts';
@@ -14,6 +14,11 @@ const mutable = {
   name: z.nullish(z.string()),
   hostname: z.nullish(z.string()),
   platform: z.nullish(z.string()),
+  // What Keygen's SDKs send besides: integers are checked by the model's rules (422), not here.
+  ip: z.nullish(z.string()),
+  cores: z.nullish(z.number()),
+  memory: z.nullish(z.number()),
+  disk: z.nullish(z.number()),
   metadata: z.optional(metadata),
 };
 
@@ -62,7 +67,9 @@ export const machines = {
     summary: 'Update a machine',
     auth: 'bearer',
     params: ['id'],
-    body: updateDocument('machines', mutable),
+    // The path may name the machine by its fingerprint: `data.id` is compared with the one found.
+    pathByAlias: true,
+    body: aliasedUpdateDocument('machines', mutable),
     answers: { 200: { resource: 'machines' } },
     faults: [403, 409, 422],
   }),

@@ -199,6 +199,7 @@ function describeAnswer(answer: Answer, operation: string, schemas: Record<strin
 function describeDocument(answer: Exclude<Answer, { empty: true } | { html: true } | { json: true } | { file: true }>): string {
   if ('list' in answer) return `A page of ${resourceSchemaName(answer.list)} resources`;
   if ('resource' in answer) return `The ${resourceSchemaName(answer.resource)}${answer.nullable ? ', or null' : ''}`;
+  if ('oneOf' in answer) return `One of ${answer.oneOf.map(resourceSchemaName).join(', ')}`;
   return 'The outcome, in meta';
 }
 
@@ -208,6 +209,7 @@ function documentSchema(
   schemas: Record<string, Json>,
 ): Json {
   if ('list' in answer) return schemaRef(listDocument(answer.list, schemas));
+  if ('oneOf' in answer) return closedObject({ data: { oneOf: answer.oneOf.map((type) => schemaRef(resourceSchemaName(type))) } });
   if ('resource' in answer && !answer.nullable && !answer.meta) return schemaRef(resourceDocument(answer.resource, schemas));
   const members: Record<string, Json> = {};
   if ('resource' in answer) {
@@ -379,7 +381,8 @@ const PATH_PARAMETERS: Record<string, Json> = {
     name: 'id',
     in: 'path',
     required: true,
-    description: "The record's UUID (an environment's: its UUID or its code)",
+    description:
+      "The record's UUID; an environment's may be its code, and where docs/rules.md §11 says so a license's its key and a machine's its fingerprint",
     schema: { type: 'string' },
   },
 };

@@ -60,6 +60,27 @@ export async function relatable(actor: Actor, type: PolicyType, item: Item): Pro
 /** The conditions a list of `type` must meet for this bearer ({} = all the scope shows). */
 export const restriction = (actor: Actor, type: PolicyType): Record<string, string> => POLICIES[type].restrict?.(principalOf(actor)) ?? {};
 
+/**
+ * The record the bearer stands for (GET /me), as it may see it. Every credential may learn whom
+ * it stands for, whatever permissions it holds: authentication has admitted it already. Its
+ * secrets follow `present` (a narrowed license token does not see its own key).
+ */
+export async function ownRecord(actor: Actor): Promise<Item> {
+  const { type, id } = actor.bearer;
+  const item = await getItem(recordKey(actor.scope.accountId, type, id));
+  if (!item) throw new RecordNotFound(type, id);
+  return present(actor, type as PolicyType, item);
+}
+
+/**
+ * Whether the bearer sees a record the scope shows (its policy's reach), whatever it may do to
+ * it: what tells a lookup by id from one by an alias that looks like an id.
+ */
+export async function sees(actor: Actor, type: PolicyType, item: Item): Promise<boolean> {
+  const judgement = await judge(principalOf(actor), type, 'read', item);
+  return judgement.allowed || judgement.status !== 404;
+}
+
 /** A record as the bearer may see it: secret attributes it may not read are null. */
 export function present<T>(actor: Actor, type: PolicyType, record: T): T {
   const policy = POLICIES[type] as { present?: (actor: Principal, record: Item) => Item };

@@ -11,9 +11,9 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../logger.ts';
 import { db, getTable } from '../store/client.ts';
 import { accountKey } from '../store/keys.ts';
-import { logger } from '../logger.ts';
 import { signingKeySealer } from './seal.ts';
 
 /** The signing key as the account item stores it. */

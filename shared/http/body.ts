@@ -66,6 +66,16 @@ export const resourceDocument = <A extends Shape, R extends Shape = None>(type: 
 export const updateDocument = <A extends Shape, R extends Shape = None>(type: string, attributes: A, relationships?: R) =>
   document<DataShape<{ attributes: z.ZodMiniOptional<Strict<A>> }, R>>(type, z.optional(z.strictObject(attributes)), relationships);
 
+/**
+ * The body of an update whose path may name its record by an alias (a license by its key; the
+ * declaration is `pathByAlias`): as updateDocument, with `data.id` read here, for the service to
+ * compare with the id of the record it finds.
+ */
+export const aliasedUpdateDocument = <A extends Shape>(type: string, attributes: A) =>
+  z.strictObject({
+    data: z.strictObject({ type: z.literal(type), id: z.optional(z.string()), attributes: z.optional(z.strictObject(attributes)) }),
+  });
+
 /** A relationship body: `{data: {type, id}}`. */
 export const relationship = (type: string) => z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
 

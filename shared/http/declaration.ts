@@ -31,6 +31,8 @@ export type ResourceType =
 export type Answer =
   /** `{data: <resource>}`; `nullable`: a to-one relationship that may be empty (`data: null`). */
   | { resource: ResourceType; nullable?: boolean; meta?: z.ZodMiniType }
+  /** `{data: <resource>}` of one of several types (the bearer of `GET /me`: a user, a product, a license...). */
+  | { oneOf: readonly ResourceType[] }
   /** A page of a collection: `{data: [...], links}` (the declaration is `paged`). */
   | { list: ResourceType }
   /** `{meta: {...}}` alone. */
@@ -56,8 +58,8 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   body?: z.ZodMiniType<B>;
   /**
    * The path's `{id}` may name the record by another key than its id (an environment by its
-   * code): an update's `data.id` is then the body schema's to read and the service's to compare
-   * with the record it finds, not the path's.
+   * code, a license by its key, a machine by its fingerprint): an update's `data.id` is then the
+   * body schema's to read and the service's to compare with the record it finds, not the path's.
    */
   pathByAlias?: boolean;
   /** Query parameters besides pagination and `environment`; unknown ones are ignored. */

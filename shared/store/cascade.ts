@@ -12,8 +12,11 @@ import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
 /** The operations of children in one transaction: the rest is room for what the caller adds. */
 const CHUNK_OPERATIONS = 80;
 
-/** What `alsoDelete` may add for one child at most (a token's lookup and register entry, a machine's seat and its share). */
-const ALSO_DELETED = 2;
+/**
+ * What `alsoDelete` may add for one child at most: a token's lookup and register entry; a
+ * machine's seat, its share and its entry under its fingerprint.
+ */
+const ALSO_DELETED = 3;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
 export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>

@@ -122,6 +122,19 @@ export const isFingerprintCount = (key: Key): boolean => /^A#[^#]+#FINGERPRINT_C
 export const countOfShare = (key: Key): Key | undefined =>
   (key.PK.endsWith('#MACHINE_COUNT') || isFingerprintCount(key)) && key.SK.startsWith('E#') ? { PK: key.PK, SK: ITEM } : undefined;
 
+/**
+ * The machines holding one fingerprint in an account, whatever their license and environment:
+ * one entry per machine (SK `MACHINE#<id>`) in the partition of the fingerprint's SHA-256, so a
+ * machine is found by its fingerprint alone (`/machines/<fingerprint>`).
+ */
+export const machinesByFingerprintPartition = (accountId: string, fingerprintDigest: string) =>
+  `A#${accountId}#MACHINES_BY_FINGERPRINT#${fingerprintDigest}`;
+
+export const machineFingerprintEntryKey = (accountId: string, fingerprintDigest: string, machineId: string): Key => ({
+  PK: machinesByFingerprintPartition(accountId, fingerprintDigest),
+  SK: `MACHINE#${machineId}`,
+});
+
 /** ENVPK: every item of an environment carries it, so a purge can find them all. */
 export const environmentMembership = (accountId: string, environmentId: string) => `A#${accountId}#E#${environmentId}`;
 

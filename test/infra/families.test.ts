@@ -9,6 +9,7 @@ describe('route families', () => {
     ['webhookEndpoints.create', 'webhooks'],
     ['webhookEvents.retry', 'webhooks'],
     ['passwords.request', 'users'],
+    ['me.retrieve', 'tokens'],
     ['openapi.retrieve', 'reference'],
     ['reference.page', 'reference'],
     ['notFound', 'reference'],

@@ -14,6 +14,7 @@ import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItems, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { machineNamed } from '../licensing/aliases.ts';
 import {
   createHolder,
   type FingerprintHold,
@@ -167,9 +168,9 @@ export async function listComponents(
   return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [restriction(actor, 'components'), forced], page);
 }
 
-/** GET /machines/<id>/components: the components of a machine the bearer may see. */
+/** GET /machines/<id>/components: the components of a machine the bearer may see, named by id or fingerprint. */
 export async function listMachineComponents(actor: Actor, machineId: string, filters: FilterValues, page: PageRequest) {
-  const machine = await authorize(actor, 'machines', machineId, 'read');
+  const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
   await authorizeAction(actor, 'components', 'list');
   // Whoever sees the machine sees all its components.
   return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id as string }], page);

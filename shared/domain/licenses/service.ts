@@ -12,6 +12,7 @@ import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getVisibleItem, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { licenseNamed, requireNamedId } from '../licensing/aliases.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
@@ -137,18 +138,21 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   return present(actor, 'licenses', license);
 }
 
+/** `id`: the license's id or its key (docs/rules.md §11), as for its update and delete. */
 export async function retrieveLicense(actor: Actor, id: string): Promise<LicenseRecord> {
-  return present(actor, 'licenses', toRecord<LicenseRecord>(await authorize(actor, 'licenses', id, 'read')));
+  return present(actor, 'licenses', toRecord<LicenseRecord>(await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')));
 }
 
-export async function updateLicense(actor: Actor, id: string, changes: LicenseChanges): Promise<LicenseRecord> {
-  const item = await authorize(actor, 'licenses', id, 'update');
+/** `namedId`: the update's `data.id`, if sent; the path may name the license by its key. */
+export async function updateLicense(actor: Actor, id: string, changes: LicenseChanges, namedId?: string): Promise<LicenseRecord> {
+  const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'update');
+  requireNamedId(item, namedId);
   const written = { ...checked(changes), updated: now() };
   return present(actor, 'licenses', await updateAndAnnounce<LicenseRecord>(item, written, 'license.updated', licenseDocument, actor.scope));
 }
 
 export async function deleteLicense(actor: Actor, id: string): Promise<void> {
-  const item = await authorize(actor, 'licenses', id, 'delete');
+  const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'delete');
   const removed = toRecord<LicenseRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'license.deleted', licenseDocument(removed)));
 }

@@ -17,6 +17,7 @@ import { getVisibleItem, type Item, isUuid } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import type { Environment } from '../environments/environment.ts';
+import { unlistByFingerprint } from '../machines/fingerprints.ts';
 import { dropSeats, giveSeatBack } from '../machines/seats.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import { SLOTS } from './slots.ts';
@@ -125,8 +126,11 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
-    // A machine gives its seat back; a license's count goes with it (machines go first).
-    if (child.type === 'machines') giveSeatBack(tx, child);
+    // A machine gives its seat back and leaves its fingerprint's entry; a license's count goes with it (machines go first).
+    if (child.type === 'machines') {
+      giveSeatBack(tx, child);
+      unlistByFingerprint(tx, child);
+    }
     if (child.type === 'licenses') dropSeats(tx, child);
   };
   await deleteWithChildren(

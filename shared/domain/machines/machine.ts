@@ -25,6 +25,11 @@ export interface MachineRecord extends StoredRecord {
   name: string | null;
   hostname: string | null;
   platform: string | null;
+  /** What Keygen's SDKs send of the machine (hardware.ts); absent from machines activated before they were kept: read as null. */
+  ip?: string | null;
+  cores?: number | null;
+  memory?: number | null;
+  disk?: number | null;
   metadata: Record<string, unknown>;
   /** When the machine was last checked out (a machine file issued); absent until then. */
   lastCheckOut?: string | null;

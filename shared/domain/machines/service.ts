@@ -16,6 +16,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
+import { licenseNamed, machineNamed, requireNamedId } from '../licensing/aliases.ts';
 import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, scopeEnvironmentsOf } from '../licensing/fingerprints.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
@@ -24,11 +25,13 @@ import type { MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
+import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
+import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
 import { MACHINE_FINGERPRINTS, type MachineRecord } from './machine.ts';
 import { giveSeatBack, takeSeat } from './seats.ts';
 
 /** What an update may change (null clears it). */
-export interface MachineChanges {
+export interface MachineChanges extends Hardware {
   name?: string | null;
   hostname?: string | null;
   platform?: string | null;
@@ -47,6 +50,7 @@ export interface NewMachine extends MachineChanges {
 function rules(attributes: MachineChanges) {
   for (const name of ['name', 'hostname', 'platform'] as const) maxLength(name, attributes[name], 255);
   metadataRule(attributes.metadata);
+  hardwareRules(attributes);
 }
 
 export async function createMachine(actor: Actor, input: NewMachine): Promise<MachineRecord> {
@@ -78,6 +82,7 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     name: input.name ?? null,
     hostname: input.hostname ?? null,
     platform: input.platform ?? null,
+    ...hardwareOf(input),
     metadata: input.metadata ?? {},
   };
   const scopes = { license: licenseItem, policy, product };
@@ -93,6 +98,8 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     ],
     machineHold(machine, scopes),
   );
+  // Found by its fingerprint alone as well, whatever its license (fingerprints.ts).
+  listByFingerprint(tx, machine);
   // maxMachines counts the license's machines in every environment together (seats.ts).
   const max = policy?.maxMachines as number | null | undefined;
   takeSeat(
@@ -145,22 +152,26 @@ async function withdrawActivation(actor: Actor, machine: MachineRecord, item: It
     if (!there) return;
     tx.delete(item);
     giveSeatBack(tx, item);
+    unlistByFingerprint(tx, item);
     await emitEvent(tx, originOf(machine, actor.scope), 'machine.deleted', machineDocument(machine));
   });
 }
 
+/** `id`: the machine's id or its fingerprint (docs/rules.md §11), as for its update and delete. */
 export async function retrieveMachine(actor: Actor, id: string): Promise<MachineRecord> {
-  return toRecord<MachineRecord>(await authorize(actor, 'machines', id, 'read'));
+  return toRecord<MachineRecord>(await authorize(actor, 'machines', await machineNamed(actor, id), 'read'));
 }
 
-export async function updateMachine(actor: Actor, id: string, changes: MachineChanges): Promise<MachineRecord> {
-  const item = await authorize(actor, 'machines', id, 'update');
+/** `namedId`: the update's `data.id`, if sent; the path may name the machine by its fingerprint. */
+export async function updateMachine(actor: Actor, id: string, changes: MachineChanges, namedId?: string): Promise<MachineRecord> {
+  const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'update');
+  requireNamedId(item, namedId);
   rules(changes);
   return updateAndAnnounce<MachineRecord>(item, { ...changes, updated: now() }, 'machine.updated', machineDocument, actor.scope);
 }
 
 export async function deleteMachine(actor: Actor, id: string): Promise<void> {
-  const item = await authorize(actor, 'machines', id, 'delete');
+  const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
   const removed = toRecord<MachineRecord>(item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed)));
 }
@@ -184,7 +195,7 @@ export async function listMachines(
 
 /** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
 export async function listLicenseMachines(actor: Actor, licenseId: string, filters: FilterValues, page: PageRequest) {
-  const license = await authorize(actor, 'licenses', licenseId, 'read');
+  const license = await authorize(actor, 'licenses', await licenseNamed(actor, licenseId), 'read');
   await authorizeAction(actor, 'machines', 'list');
   return filteredList<MachineRecord>(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id as string }], page);
 }
