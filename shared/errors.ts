@@ -33,9 +33,12 @@ export class RuleBroken extends Error {
   }
 }
 
-/** The caller is known and sees the record, but may not do this. */
+/** The caller is known and sees the record, but may not do this; `code` when the refusal has one (a license that may not authenticate). */
 export class ActionRefused extends Error {
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    readonly code?: string,
+  ) {
     super(detail);
     this.name = 'ActionRefused';
   }
@@ -90,7 +93,7 @@ export class InputInvalid extends Error {
 
 export const ruleBroken = (code: string, detail: string, pointer?: string) => new RuleBroken(code, detail, pointer);
 
-export const refused = (detail: string) => new ActionRefused(detail);
+export const refused = (detail: string, code?: string) => new ActionRefused(detail, code);
 
 export const conflict = (detail: string) => new Conflict(detail);
 

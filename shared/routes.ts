@@ -370,6 +370,35 @@ export const routes: readonly Route[] = [
     handler: 'functions/licenses/owner.ts',
     access: READ,
   },
+  // A license's lifecycle (docs/rules.md §11)
+  {
+    operation: 'licenses.suspend',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/suspend`,
+    handler: 'functions/licenses/suspend.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.reinstate',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/reinstate`,
+    handler: 'functions/licenses/reinstate.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.renew',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/renew`,
+    handler: 'functions/licenses/renew.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'licenses.revoke',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}/actions/revoke`,
+    handler: 'functions/licenses/revoke.ts',
+    access: EMIT,
+  },
 
   // Machines
   { operation: 'machines.create', method: 'POST', path: `${ACCOUNT}/machines`, handler: 'functions/machines/create.ts', access: EMIT },

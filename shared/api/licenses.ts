@@ -1,7 +1,7 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
 import { licenseDocument } from '../domain/licenses/document.ts';
-import { VALIDATION_CODES, type Validation, type ValidationScope } from '../domain/licenses/validation.ts';
+import { answerMeta, VALIDATION_CODES, type Validation, type ValidationScope } from '../domain/licenses/validation.ts';
 import { metadataSchema } from '../domain/rules.ts';
 import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
@@ -24,8 +24,12 @@ const mutable = {
 /** The filters of every list of licenses. */
 const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuidFilter(), product: uuidFilter() });
 
-/** What a validation is asked to check besides the license itself (docs/rules.md §7). */
+/** What a validation is asked to check besides the license itself (docs/rules.md §7, §11). */
 const validationScope = z.strictObject({
+  environment: z.nullish(z.string().check(z.describe("The license's environment, by id or code; null: the global environment"))),
+  user: z.optional(z.string().check(z.describe("The license's owner, by id or e-mail"))),
+  machine: z.optional(z.string().check(z.describe('The id of a machine of the license'))),
+  fingerprints: z.optional(z.array(nonBlank()).check(z.maxLength(100), z.describe('At least one must be a machine of the license'))),
   fingerprint: z.optional(nonBlank()),
   components: z.optional(z.array(z.string())),
   product: z.optional(z.string()),
@@ -180,6 +184,6 @@ export const validationReply = ({ license, verdict, ts }: Validation, { nonce, s
   status: 200,
   body: {
     data: license && licenseDocument(license),
-    meta: { ts, ...verdict, ...(nonce !== undefined ? { nonce } : {}), ...(scope !== undefined ? { scope } : {}) },
+    meta: answerMeta({ verdict, ts }, { nonce, scope }),
   },
 });

@@ -382,7 +382,7 @@ const PATH_PARAMETERS: Record<string, Json> = {
     in: 'path',
     required: true,
     description:
-      "The record's UUID; an environment's may be its code, and where docs/rules.md §11 says so a license's its key and a machine's its fingerprint",
+      "The record's UUID; an environment's may be its code, and where docs/rules.md §12 says so a license's its key and a machine's its fingerprint",
     schema: { type: 'string' },
   },
 };

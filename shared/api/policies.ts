@@ -16,6 +16,10 @@ const attributes = {
   requireComponentsScope: z.optional(z.boolean()),
   protected: z.optional(z.boolean()),
   maxMachines: z.nullish(z.int()),
+  duration: z.nullish(z.int().check(z.describe('Seconds a license lasts, 86400 to 2147483647; null: perpetual (docs/rules.md §11)'))),
+  expirationStrategy: z.optional(z.string().check(z.describe('RESTRICT_ACCESS (default), REVOKE_ACCESS, MAINTAIN_ACCESS or ALLOW_ACCESS'))),
+  expirationBasis: z.optional(z.string().check(z.describe('FROM_CREATION (default), FROM_FIRST_VALIDATION or FROM_FIRST_ACTIVATION'))),
+  renewalBasis: z.optional(z.string().check(z.describe('FROM_EXPIRY (default), FROM_NOW or FROM_NOW_IF_EXPIRED'))),
   metadata: z.optional(metadataSchema()),
 };
 

@@ -9,7 +9,15 @@ import * as z from 'zod/mini';
 import { CHECK_OUT_ALGORITHMS } from '../domain/check-out/certificate.ts';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
-import { KEY_SCHEMES, MACHINE_UNIQUENESS_STRATEGIES, MATCHING_STRATEGIES, UNIQUENESS_STRATEGIES } from '../domain/policies/policy.ts';
+import {
+  EXPIRATION_BASES,
+  EXPIRATION_STRATEGIES,
+  KEY_SCHEMES,
+  MACHINE_UNIQUENESS_STRATEGIES,
+  MATCHING_STRATEGIES,
+  RENEWAL_BASES,
+  UNIQUENESS_STRATEGIES,
+} from '../domain/policies/policy.ts';
 import type { TokenKind } from '../domain/tokens/token.ts';
 import type { UserRole, UserStatus } from '../domain/users/user.ts';
 import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
@@ -191,6 +199,10 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       protected: z.boolean(),
       maxMachines: z.nullable(z.int()),
       scheme: KeyScheme,
+      duration: z.nullable(z.int().check(z.describe('Seconds a license lasts; null: perpetual'))),
+      expirationStrategy: z.enum(EXPIRATION_STRATEGIES),
+      expirationBasis: z.enum(EXPIRATION_BASES),
+      renewalBasis: z.enum(RENEWAL_BASES),
       metadata: Metadata,
     },
     { account, environment, product: toOne('products') },
@@ -210,7 +222,9 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       ),
       scheme: KeyScheme,
       name: z.nullable(z.string()),
-      status: every<LicenseStatus>()(['ACTIVE', 'EXPIRED', 'SUSPENDED']),
+      status: every<LicenseStatus>()(['ACTIVE', 'EXPIRING', 'EXPIRED', 'SUSPENDED']).check(
+        z.describe('Derived: SUSPENDED, else EXPIRED, else EXPIRING (expiry within 3 days), else ACTIVE'),
+      ),
       suspended: z.boolean(),
       protected: z.boolean(),
       expiry: z.nullable(Timestamp),

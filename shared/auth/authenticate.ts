@@ -5,13 +5,14 @@
 import type { Account } from '../domain/accounts/account.ts';
 import type { Environment } from '../domain/environments/environment.ts';
 import { findLicenseItemByKey } from '../domain/licenses/license.ts';
+import { requireStanding } from '../domain/licenses/standing.ts';
 import type { TokenRecord } from '../domain/tokens/token.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
 import { LimitReached, NotAuthenticated } from '../errors.ts';
-import { type Key, type RecordType, tokenLookupKey } from '../store/keys.ts';
+import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
 import { type ReadAhead, readItem } from '../store/read-ahead.ts';
-import { type Item, toRecord } from '../store/records.ts';
+import { getItems, type Item, toRecord } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
 import { admits, type Bearer, kindOf } from './bearer.ts';
@@ -31,7 +32,8 @@ export function bearerTokenKey(header: string | undefined): Key | undefined {
 
 /**
  * The bearer behind `Authorization: Bearer <token>`, admitted into the requested environment.
- * One read: the token's lookup item holds what its holder acts as (see addToken).
+ * One read: the token's lookup item holds what its holder acts as (see addToken); a license
+ * token's license is read as well, for its standing.
  */
 export async function authenticateToken(
   header: string | undefined,
@@ -49,6 +51,7 @@ export async function authenticateToken(
   const token = toRecord<TokenRecord & { bearerKind: BearerKind }>(lookup);
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
+  if (token.bearerType === 'licenses') await requireLicenseTokenStanding(lookup);
   return {
     kind: token.bearerKind,
     type: token.bearerType,
@@ -61,15 +64,35 @@ export async function authenticateToken(
 }
 
 /**
+ * A license token stands only while its license does (docs/rules.md §11): the license, its policy
+ * and its owner read together in one BatchGetItem (the lookup names all three; a lookup written
+ * before it carried the owner has its owner read after). The lookup cannot carry the license's
+ * standing itself: suspending, renewing or banning would then rewrite every lookup of every token
+ * of the license, and a policy's change of strategy those of all its licenses.
+ */
+async function requireLicenseTokenStanding(lookup: Item): Promise<void> {
+  const accountId = lookup.accountId as string;
+  const keys = [recordKey(accountId, 'licenses', lookup.bearerId as string), recordKey(accountId, 'policies', lookup.policyId as string)];
+  if (typeof lookup.ownerId === 'string') keys.push(recordKey(accountId, 'users', lookup.ownerId));
+  const read = await getItems(keys);
+  const license = read.find((item) => item.type === 'licenses');
+  // A license's delete removes its tokens' lookups first; one caught in between is gone already.
+  if (!license) throw invalid();
+  await requireStanding(license, read);
+}
+
+/**
  * The license behind `Authorization: License <key>` (docs/rules.md §2), found through the marker
- * of its key and admitted into the requested environment like any bearer of its home.
+ * of its key and admitted into the requested environment like any bearer of its home; refused
+ * while its standing stops it (403: its owner banned, suspended, expired under REVOKE_ACCESS).
  */
 export async function authenticateLicenseKey(header: string, scope: Scope): Promise<Bearer> {
   const key = /^License\s+(?<key>\S+)\s*$/i.exec(header)?.groups?.key;
   if (!key) throw new NotAuthenticated('TOKEN_MISSING', 'A license key is required', 'Bearer');
   // The licenses a request's environment can read are exactly the ones it admits as bearers.
   const holder = await findLicenseItemByKey(scope, key);
-  if (!holder) throw new NotAuthenticated('TOKEN_INVALID', 'License key is invalid');
+  if (!holder) throw new NotAuthenticated('LICENSE_INVALID', 'License key is invalid');
+  await requireStanding(holder);
   const environmentId = (holder.environmentId as string | null | undefined) ?? null;
   return {
     kind: 'license',

@@ -44,6 +44,10 @@ export const PERMISSIONS = [
   'license.validate',
   'license.check-out',
   'license.tokens.generate',
+  'license.suspend',
+  'license.reinstate',
+  'license.renew',
+  'license.revoke',
   'machine.create',
   'machine.read',
   'machine.update',
@@ -93,7 +97,8 @@ const PRODUCT_BEARER = ALL.filter(
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
   admin: ALL,
   environment: WITHIN_ENVIRONMENT,
-  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE],
+  // A user also renews and revokes the licenses they own (unless protected: shared/auth/policies/licensing.ts).
+  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE, 'license.renew', 'license.revoke'],
   product: ['token.read', 'token.revoke', ...PRODUCT_BEARER],
   license: ['token.read', 'token.revoke', ...LICENSEE],
 };

@@ -10,8 +10,8 @@
  *   will do; account-level records such as environments and the account itself pass
  *   `globalScope(accountId)`). Events go only to endpoints of that same environment.
  * - `event`: `<type>.<action>` with the singular type: `license.created`, `machine.updated`,
- *   `component.deleted`, plus the actions that are not plain changes (`license.validated`,
- *   `token.generated`, `user.password-reset`).
+ *   `component.deleted`, plus the actions that are not plain changes (`license.suspended`,
+ *   `license.validation.succeeded`, `token.generated`, `user.password-reset`...: kinds.ts).
  * - `document`: the resource object as the API shows it (for a delete: as it was). The
  *   payload is `{"data": document}` serialised, with `meta` when given
  *   (`user.password-reset` carries `{passwordResetToken}` there). A meta value marked

@@ -1,8 +1,8 @@
 /**
  * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
  * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
- * type; the actions that are not plain changes (validations, check-outs, tokens, password
- * resets) have kinds of their own. Webhook events
+ * type; the actions that are not plain changes (validations, check-outs, a license's lifecycle, tokens,
+ * password resets) have kinds of their own. Webhook events
  * themselves emit nothing (their deliveries would feed on themselves).
  */
 const TYPES = [
@@ -20,9 +20,16 @@ const TYPES = [
 
 export const EVENT_KINDS: readonly string[] = [
   ...TYPES.flatMap((type) => ['created', 'updated', 'deleted'].map((action) => `${type}.${action}`)),
-  'license.validated',
   'license.checked-out',
   'machine.checked-out',
+  // A license's lifecycle actions (revoke removes it: `license.revoked` instead of `license.deleted`).
+  'license.suspended',
+  'license.reinstated',
+  'license.renewed',
+  'license.revoked',
+  // Every validation of a license that exists, by its verdict's `valid`, with the answer's meta.
+  'license.validation.succeeded',
+  'license.validation.failed',
   'token.generated',
   'user.password-reset',
 ];

@@ -71,7 +71,7 @@ export function toApiError(error: unknown): unknown {
       { detail: error.message, code: error.code, ...(error.pointer ? { source: { pointer: error.pointer } } : {}) },
     ]);
   if (error instanceof RecordNotFound) return new ApiError(404, [{ detail: error.message, code: 'NOT_FOUND' }]);
-  if (error instanceof ActionRefused) return new ApiError(403, [{ detail: error.message }]);
+  if (error instanceof ActionRefused) return new ApiError(403, [{ detail: error.message, ...(error.code ? { code: error.code } : {}) }]);
   if (error instanceof Conflict)
     return new ApiError(409, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
   if (error instanceof NotAuthenticated) {

@@ -124,8 +124,10 @@ export class Transaction {
       release?: { kind: string; value: string }[];
       /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set. */
       unchanged?: Record<string, unknown>;
+      /** Attributes the update requires to be still absent or null (else `missing`): a set-once. */
+      unset?: readonly string[];
       /**
-       * Raised instead of `missing` when the update swaps markers or requires `unchanged` values:
+       * Raised instead of `missing` when the update swaps markers or requires `unchanged` or `unset` values:
        * the update is conditional on what was read, so of two concurrent changes only one lands.
        */
       conflict?: Error;
@@ -167,6 +169,11 @@ export class Transaction {
       values[`:c${i}`] = value;
       conditions.push(`#c${i} = :c${i}`);
     });
+    (options.unset ?? []).forEach((name, i) => {
+      names[`#u${i}`] = name;
+      values[':null'] = 'NULL';
+      conditions.push(`(attribute_not_exists(#u${i}) OR attribute_type(#u${i}, :null))`);
+    });
     this.add(
       {
         Update: {
@@ -178,7 +185,7 @@ export class Transaction {
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         },
       },
-      swapsMarkers || options.unchanged ? (options.conflict ?? options.missing) : options.missing,
+      swapsMarkers || options.unchanged || options.unset ? (options.conflict ?? options.missing) : options.missing,
     );
     for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
     for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);

@@ -159,7 +159,8 @@ describe('webhook subscriptions', () => {
   it('accepts * and every event kind the service emits; refuses an unknown kind with 422 and its pointer', async () => {
     const kinds = [
       '*',
-      'license.validated',
+      'license.validation.succeeded',
+      'license.suspended',
       'token.generated',
       'user.password-reset',
       'webhook-endpoint.updated',

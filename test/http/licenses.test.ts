@@ -106,7 +106,7 @@ describe.concurrent('licenses', () => {
       expect((await l.api('GET', `/licenses/${g.license.id}/product`, options)).status).toBe(200);
       expect((await l.api('GET', `/licenses/${g.license.id}/policy`, options)).status).toBe(200);
     }
-    expectCode(await l.api('GET', '/licenses', { authorization: 'License not-a-key' }), 401, 'TOKEN_INVALID');
+    expectCode(await l.api('GET', '/licenses', { authorization: 'License not-a-key' }), 401, 'LICENSE_INVALID');
   });
 
   it('a product bearer manages its licenses; a user reads the licenses they own', async () => {

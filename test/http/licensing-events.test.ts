@@ -1,7 +1,7 @@
 /**
  * The licensing graph emits its events like every other resource: created, updated and deleted
  * for products, policies, licenses, machines and components, token.generated for product and
- * license tokens, and license.validated with the outcome, each delivered signed.
+ * license tokens, and license.validation.succeeded / failed with the answer's meta, each delivered signed.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, newAccount, type TestAccount } from './support/client.ts';
@@ -41,10 +41,13 @@ it('emits an event for every change of the licensing graph, and for validations 
   }
   await l.licenseToken(g.license.id);
   const key = g.license.attributes.key as string;
-  const validated = await call('POST', `${account.path}/licenses/actions/validate-key`, {
-    body: { meta: { key, scope: { fingerprint: g.machine.attributes.fingerprint } } },
-  });
+  const scope = { fingerprint: g.machine.attributes.fingerprint };
+  const validated = await call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: { key, nonce: 7, scope } } });
   expect(validated.body.meta.valid).toBe(true);
+  const failed = await call('POST', `${account.path}/licenses/actions/validate-key`, {
+    body: { meta: { key, scope: { fingerprint: 'not-activated' } } },
+  });
+  expect(failed.body.meta.code).toBe('FINGERPRINT_SCOPE_MISMATCH');
   expect((await l.api('DELETE', `/components/${component.id}`)).status).toBe(204);
   expect((await l.api('DELETE', `/products/${g.product.id}`)).status).toBe(204);
 
@@ -53,14 +56,19 @@ it('emits an event for every change of the licensing graph, and for validations 
     'component.deleted',
     'product.deleted',
     'token.generated',
-    'license.validated',
+    'license.validation.succeeded',
+    'license.validation.failed',
   ];
   const deliveries = await receiver.waitFor((all) => kinds.every((kind) => ofKind(all, kind).length > 0), 30_000);
   for (const kind of kinds) verify(secret, ofKind(deliveries, kind)[0]!);
 
-  const validation = JSON.parse(ofKind(deliveries, 'license.validated')[0]!.json.data.attributes.payload);
-  expect(validation.data).toMatchObject({ type: 'licenses', id: g.license.id });
-  expect(validation.meta).toEqual({ valid: true, detail: expect.any(String), code: 'VALID' });
+  // Each carries the answer's meta: the verdict, its time, the nonce and scope when the request sent them.
+  const succeeded = JSON.parse(ofKind(deliveries, 'license.validation.succeeded')[0]!.json.data.attributes.payload);
+  expect(succeeded.data).toMatchObject({ type: 'licenses', id: g.license.id });
+  expect(succeeded.meta).toEqual(validated.body.meta);
+  const failure = JSON.parse(ofKind(deliveries, 'license.validation.failed')[0]!.json.data.attributes.payload);
+  expect(failure.meta).toEqual(failed.body.meta);
+  expect(failure.meta.valid).toBe(false);
   const deleted = JSON.parse(ofKind(deliveries, 'product.deleted')[0]!.json.data.attributes.payload);
   expect(deleted.data).toMatchObject({ type: 'products', id: g.product.id, attributes: { name: 'Renamed' } });
 });

@@ -143,10 +143,10 @@ describe.concurrent('licensing isolation', () => {
   it('license bearers are admitted like any bearer of their home (key and token)', async () => {
     const key = (home: Home) => ({ authorization: `License ${records[home].licenses.attributes.key}` });
     expect((await l.api('GET', `/licenses/${records.A.licenses.id}`, { ...key('A'), ...env('A') })).status).toBe(200);
-    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, key('A')), 401, 'TOKEN_INVALID');
-    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, { ...key('A'), ...env('B') }), 401, 'TOKEN_INVALID');
+    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, key('A')), 401, 'LICENSE_INVALID');
+    expectCode(await l.api('GET', `/licenses/${records.A.licenses.id}`, { ...key('A'), ...env('B') }), 401, 'LICENSE_INVALID');
     expect((await l.api('GET', `/licenses/${records.global.licenses.id}`, { ...key('global'), ...env('B') })).status).toBe(200);
-    expectCode(await l.api('GET', `/licenses/${records.global.licenses.id}`, { ...key('global'), ...env('A') }), 401, 'TOKEN_INVALID');
+    expectCode(await l.api('GET', `/licenses/${records.global.licenses.id}`, { ...key('global'), ...env('A') }), 401, 'LICENSE_INVALID');
     const token = await l.licenseToken(records.B.licenses.id, env('B'));
     expect((await l.api('GET', `/licenses/${records.B.licenses.id}`, { token, ...env('B') })).status).toBe(200);
     expectCode(await l.api('GET', `/licenses/${records.B.licenses.id}`, { token }), 401, 'TOKEN_INVALID');

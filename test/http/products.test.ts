@@ -87,7 +87,7 @@ describe.concurrent('products', () => {
       expectCode(await l.api('GET', path), 404, 'NOT_FOUND');
     }
     for (const token of [productToken, licenseToken]) expectCode(await l.api('GET', '/tokens', { token }), 401, 'TOKEN_INVALID');
-    expectCode(await l.api('GET', '/tokens', { authorization: `License ${g.license.attributes.key}` }), 401, 'TOKEN_INVALID');
+    expectCode(await l.api('GET', '/tokens', { authorization: `License ${g.license.attributes.key}` }), 401, 'LICENSE_INVALID');
     // The key is free again.
     const again = await l.license((await l.policy((await l.product()).id)).id, { key: g.license.attributes.key });
     expect(again.attributes.key).toBe(g.license.attributes.key);

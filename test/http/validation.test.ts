@@ -69,9 +69,11 @@ describe.concurrent('validate-key', () => {
     expect(code(await validateKey(key, { product: g.product.id, policy: g.policy.id }))).toBe('VALID');
   });
 
-  it('NO_MACHINE and FINGERPRINT_SCOPE_MISMATCH', async () => {
+  it('NO_MACHINE (node-locked), NO_MACHINES (floating) and FINGERPRINT_SCOPE_MISMATCH', async () => {
     const p = await l.product();
-    const lic = await l.license((await l.policy(p.id)).id);
+    const floating = await l.license((await l.policy(p.id)).id);
+    expect(code(await validateKey(floating.attributes.key, { fingerprint: 'anything' }))).toBe('NO_MACHINES');
+    const lic = await l.license((await l.policy(p.id, { maxMachines: 1 })).id);
     expect(code(await validateKey(lic.attributes.key, { fingerprint: 'anything' }))).toBe('NO_MACHINE');
     await l.machine(lic.id, { fingerprint: 'known' });
     expect(code(await validateKey(lic.attributes.key, { fingerprint: 'unknown' }))).toBe('FINGERPRINT_SCOPE_MISMATCH');

@@ -826,7 +826,7 @@ describe('licensing access patterns', () => {
     expect(await getItem(countKey)).toBeUndefined();
   });
 
-  it("26, 39: a component's fingerprint: a marker on its machine, its holders counted in its license, policy, product and account; a create requires its strategy's count at 0", async () => {
+  it("26, 43: a component's fingerprint: a marker on its machine, its holders counted in its license, policy, product and account; a create requires its strategy's count at 0", async () => {
     const g = await addGraph(null);
     const other = await addGraph(null);
     const [m1, m2, elsewhere] = [await addMachine(g, 'a'), await addMachine(g, 'b'), await addMachine(other, 'c')];
@@ -864,7 +864,7 @@ describe('licensing access patterns', () => {
     await addComponent(g, m2, 'cpu', 'UNIQUE_PER_ACCOUNT');
   });
 
-  it('39: a component made before the counts holds its marker, in its own scope only', async () => {
+  it('43: a component made before the counts holds its marker, in its own scope only', async () => {
     const g = await addGraph(null);
     const [m1, m2] = [await addMachine(g, 'a'), await addMachine(g, 'b')];
     const earlier = await addEarlierComponent(g, m1, 'disk', 'license');
@@ -881,7 +881,7 @@ describe('licensing access patterns', () => {
     await addComponent(g, m2, 'disk', 'UNIQUE_PER_LICENSE');
   });
 
-  it("24, 39: a machine's fingerprint: the marker on its license, its holders counted in its policy, product and account", async () => {
+  it("24, 43: a machine's fingerprint: the marker on its license, its holders counted in its policy, product and account", async () => {
     const g = await addGraph(null);
     const sameProduct = { ...g, license: await addLicense(g) };
     await addMachine(g, 'host', undefined, null, 'UNIQUE_PER_LICENSE');
@@ -900,7 +900,7 @@ describe('licensing access patterns', () => {
     expect(await getItem(uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(g.license.id, 'host')))).toBeDefined();
   });
 
-  it('39, 37: a holder inside a SHARED environment below global scopes is counted in each scope and in the share of its environment, which the purge gives back', async () => {
+  it('43, 37: a holder inside a SHARED environment below global scopes is counted in each scope and in the share of its environment, which the purge gives back', async () => {
     const g = await addGraph(null);
     const shared = await addEnvironment(`fp-${randomUUID().slice(0, 6)}`, 'SHARED');
     const machine = await addMachine(g, 'shared-host', undefined, shared.id, 'UNIQUE_PER_ACCOUNT');

@@ -154,6 +154,11 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     same: '200 200 200 403 200 403 403 403 404',
   },
   'licenses.validate': { steps: [{ type: 'licenses', action: 'validate', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
+  // A license's lifecycle: its owner renews and revokes an unprotected license; a license never acts on its own standing.
+  'licenses.suspend': { steps: [{ type: 'licenses', action: 'suspend', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
+  'licenses.reinstate': { steps: [{ type: 'licenses', action: 'reinstate', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
+  'licenses.renew': { steps: [{ type: 'licenses', action: 'renew', record: 'L' }], same: '200 200 200 403 200 403 403 200 404' },
+  'licenses.revoke': { steps: [{ type: 'licenses', action: 'revoke', record: 'L' }], same: '204 204 204 403 204 403 403 204 404' },
   'licenses.validateKey': 'public',
   'licenses.checkOut': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.checkOutFile': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },

@@ -6,7 +6,8 @@
  *                   mint product tokens
  *   license         itself, its policy and product, its machines and their components
  *   user            the licenses they own, the machines and components they (or their
- *                   license's owner) own, and the products and policies of licenses they own
+ *                   license's owner) own, and the products and policies of licenses they own;
+ *                   they renew and revoke their unprotected licenses
  *
  * Licensees (users and licenses) act on machines and components within the permissions they
  * hold; a user never activates, deactivates or checks out on a protected license. A license's key is
@@ -19,7 +20,7 @@ import type { Item } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 import type { Bearer } from '../bearer.ts';
 import { heldBy, type Permission } from '../permissions.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal } from './policy.ts';
+import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from './policy.ts';
 
 const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
   create: `${singular}.create`,
@@ -99,16 +100,41 @@ const reachesLicense = reachedBy({
  */
 const CHECK_OUT = 'check-out';
 
+/**
+ * The lifecycle actions (docs/rules.md §11): suspending and reinstating are the administrators'
+ * and the product's; renewing and revoking also the owning user's, unless the license is
+ * protected. A license never acts on its own standing.
+ */
+const LIFECYCLE = {
+  suspend: 'license.suspend',
+  reinstate: 'license.reinstate',
+  renew: 'license.renew',
+  revoke: 'license.revoke',
+} as const satisfies Record<string, Permission>;
+const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
+
+/** Who may take a lifecycle action besides holding its permission. */
+function mayChangeStanding(actor: Principal, action: string, record: Item | undefined): Verdict {
+  const { kind } = actor.bearer;
+  if (isAdministrator(actor.bearer) || kind === 'product') return true;
+  if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
+    return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
+  }
+  return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
+}
+
 export const licenses: Policy = {
   permissions: {
     ...crud('license'),
     'tokens.generate': 'license.tokens.generate',
     validate: 'license.validate',
     [CHECK_OUT]: 'license.check-out',
+    ...LIFECYCLE,
   },
-  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT]),
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE)]),
   reaches: reachesLicense,
   may(actor, action, record) {
+    if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
     if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
       return 'The license is protected: only administrators, its product and the license itself may check it out';
     }

@@ -11,7 +11,7 @@ import { findByUnique } from '../../store/unique.ts';
 import type { KeyScheme } from '../policies/policy.ts';
 import { SIGNED_KEY_MAX_LENGTH } from './signed-key.ts';
 
-export type LicenseStatus = 'ACTIVE' | 'EXPIRED' | 'SUSPENDED';
+export type LicenseStatus = 'ACTIVE' | 'EXPIRING' | 'EXPIRED' | 'SUSPENDED';
 
 export interface LicenseRecord extends StoredRecord {
   type: 'licenses';
@@ -49,8 +49,16 @@ export async function findLicenseItemByKey(scope: Scope, key: string): Promise<I
   return findByUnique(scope, LICENSE_KEY_MARKER, licenseKeyValue(key));
 }
 
+/** How close an expiry makes a license EXPIRING (Keygen's 3 days). */
+const EXPIRING_WITHIN_MS = 3 * 24 * 3600 * 1000;
+
+/** Whether a license's expiry (as stored: an ISO 8601 time, or null or absent) has passed at `at` (epoch ms). */
+export const isExpired = (expiry: unknown, at = Date.now()) => typeof expiry === 'string' && Date.parse(expiry) <= at;
+
+/** The status at a glance (not a verdict: validation gives that): SUSPENDED, EXPIRED, EXPIRING, ACTIVE. */
 export function licenseStatus(license: Pick<LicenseRecord, 'suspended' | 'expiry'>, at = Date.now()): LicenseStatus {
   if (license.suspended) return 'SUSPENDED';
-  if (license.expiry && Date.parse(license.expiry) <= at) return 'EXPIRED';
+  if (isExpired(license.expiry, at)) return 'EXPIRED';
+  if (license.expiry != null && Date.parse(license.expiry) <= at + EXPIRING_WITHIN_MS) return 'EXPIRING';
   return 'ACTIVE';
 }

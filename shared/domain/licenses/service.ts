@@ -16,11 +16,12 @@ import { licenseNamed, requireNamedId } from '../licensing/aliases.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import type { PolicyRecord } from '../policies/policy.ts';
+import { expirationOf, type PolicyRecord } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { retrieveUser } from '../users/service.ts';
 import { licenseDocument } from './document.ts';
+import { expiryAtCreation } from './expiry.ts';
 import { KEY_MAX, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './license.ts';
 import { DATASET_MAX_BYTES, defaultDataset, type LicenseFacts, renderTemplate, signedKey } from './signed-key.ts';
 
@@ -77,8 +78,8 @@ async function signedLicenseKey(actor: Actor, template: string | undefined, fact
   return signedKey(dataset, await signingKeyOf(actor.account));
 }
 
-/** The facts of a license a signed key's dataset may tell. */
-function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined): LicenseFacts {
+/** The facts of a license a signed key's dataset may tell; `duration` is its policy's. */
+function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined, duration: number | null): LicenseFacts {
   return {
     id: license.id,
     account: license.accountId,
@@ -87,8 +88,7 @@ function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined): 
     user: owner ? { id: owner.id as string, email: owner.email as string } : null,
     created: license.created,
     expiry: license.expiry,
-    // Policies have no duration yet; a signed key names it once they do.
-    duration: null,
+    duration,
   };
 }
 
@@ -99,6 +99,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   const scheme = policy.scheme ?? null;
   if (scheme === null) maxLength('key', key, KEY_MAX);
   const owner = attributes.ownerId !== undefined ? await relatedItem(actor, 'users', attributes.ownerId, 'owner') : undefined;
+  const expiration = expirationOf(policy);
   const timestamp = now();
   const unsigned: Omit<LicenseRecord, 'key'> = {
     type: 'licenses',
@@ -114,12 +115,12 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     name: attributes.name ?? null,
     protected: attributes.protected ?? policy.protected,
     suspended: attributes.suspended ?? false,
-    expiry: attributes.expiry ?? null,
+    expiry: expiryAtCreation(attributes.expiry, expiration, timestamp),
     metadata: attributes.metadata ?? {},
   };
   const license: LicenseRecord = {
     ...unsigned,
-    key: scheme === 'ED25519_SIGN' ? await signedLicenseKey(actor, key, factsOf(unsigned, owner)) : (key ?? newKey()),
+    key: scheme === 'ED25519_SIGN' ? await signedLicenseKey(actor, key, factsOf(unsigned, owner, expiration.duration)) : (key ?? newKey()),
   };
   const tx = new Transaction();
   tx.create(license, {
@@ -138,7 +139,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   return present(actor, 'licenses', license);
 }
 
-/** `id`: the license's id or its key (docs/rules.md §11), as for its update and delete. */
+/** `id`: the license's id or its key (docs/rules.md §12), as for its update and delete. */
 export async function retrieveLicense(actor: Actor, id: string): Promise<LicenseRecord> {
   return present(actor, 'licenses', toRecord<LicenseRecord>(await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')));
 }
@@ -152,9 +153,13 @@ export async function updateLicense(actor: Actor, id: string, changes: LicenseCh
 }
 
 export async function deleteLicense(actor: Actor, id: string): Promise<void> {
-  const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'delete');
+  await removeLicense(actor, await authorize(actor, 'licenses', await licenseNamed(actor, id), 'delete'), 'license.deleted');
+}
+
+/** Removes a license with its machines, components and tokens, announced as `event` (a delete, or a revocation). */
+export async function removeLicense(actor: Actor, item: Item, event: 'license.deleted' | 'license.revoked'): Promise<void> {
   const removed = toRecord<LicenseRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'license.deleted', licenseDocument(removed)));
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */

@@ -33,7 +33,7 @@ export interface LicenseFacts {
   user: { id: string; email: string } | null;
   created: string;
   expiry: string | null;
-  /** The policy's duration in seconds: policies have none yet, so always null for now. */
+  /** The policy's duration in seconds (null: perpetual). */
   duration: number | null;
 }
 

@@ -1,17 +1,20 @@
 /**
- * License validation (docs/rules.md §7): `POST /licenses/actions/validate-key` (no bearer: the key
- * is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
- * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`
- * (answered as the reply's meta with the request's nonce and scope: shared/api/licenses.ts; the
- * `license.validated` event carries the verdict alone); an unknown key, or a key of a license the
- * request's environment cannot see, is `NOT_FOUND` without a license.
+ * License validation (docs/rules.md §7, §11): `POST /licenses/actions/validate-key` (no bearer:
+ * the key is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
+ * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`,
+ * answered as the reply's meta with the request's nonce and scope (`answerMeta`); the same meta
+ * goes with the event `license.validation.succeeded` or `license.validation.failed`. An unknown
+ * key, or a key of a license the request's environment cannot see, is `NOT_FOUND` without a
+ * license (and without an event).
  *
- * Checks, in order: SUSPENDED, EXPIRED, PRODUCT_SCOPE_MISMATCH, POLICY_SCOPE_MISMATCH,
- * FINGERPRINT_SCOPE_REQUIRED (components without a fingerprint), COMPONENTS_SCOPE_REQUIRED
- * (the policy requires them), NO_MACHINE, FINGERPRINT_SCOPE_MISMATCH, COMPONENTS_SCOPE_EMPTY,
- * COMPONENTS_SCOPE_MISMATCH, then VALID.
+ * Before the verdict, a license of a FROM_FIRST_VALIDATION policy that has no expiry yet gets one
+ * (expiry.ts), whatever the verdict, so that the verdict and the answer show it.
  *
- * Components are matched against the one machine the fingerprint names: the given fingerprints
+ * The checks run in Keygen's order (CHECKS below); the first that fails gives the verdict. Last
+ * comes the expiry: an expired license is EXPIRED, not valid under RESTRICT_ACCESS, yet valid
+ * under MAINTAIN_ACCESS and ALLOW_ACCESS (under REVOKE_ACCESS it failed first). Else VALID.
+ *
+ * Components are matched against the one machine `fingerprint` names: the given fingerprints
  * that are among that machine's components must number at least 1 (MATCH_ANY), 2 (MATCH_TWO),
  * half of the machine's components rounded up (MATCH_MOST), or all of them (MATCH_ALL). A
  * cloned machine (another device reporting the first one's machine fingerprint) thus fails,
@@ -22,43 +25,61 @@ import type { Actor, Requester } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { childItems } from '../../store/cascade.ts';
-import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { getVisibleItem, type Item, isUuid, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
+import type { Environment } from '../environments/environment.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { findMachineItem } from '../machines/machine.ts';
-import type { MatchingStrategy } from '../policies/policy.ts';
+import { type Expiration, expirationOf, type MatchingStrategy } from '../policies/policy.ts';
 import { now } from '../rules.ts';
+import { normaliseEmail } from '../users/user.ts';
 import { licenseDocument } from './document.ts';
-import { findLicenseItemByKey, type LicenseRecord, licenseStatus } from './license.ts';
+import { startExpiryOnValidation } from './expiry.ts';
+import { findLicenseItemByKey, isExpired, type LicenseRecord } from './license.ts';
+import { ownerAndPolicy, standingOf } from './standing.ts';
 
-/** What a validation checks besides the license itself; ids of product and policy in any case. */
+/** What a validation checks besides the license itself (docs/rules.md §11). */
 export interface ValidationScope {
-  fingerprint?: string;
-  components?: string[];
+  /** The license's environment, by id or code (null: global), as Keygen's SDKs send it. */
+  environment?: string | null;
   product?: string;
   policy?: string;
+  /** The license's owner, by id or e-mail. */
+  user?: string;
+  /** A machine of the license, by id. */
+  machine?: string;
+  fingerprint?: string;
+  /** Fingerprints of which at least one must be a machine of the license (`fingerprint` wins when both are given). */
+  fingerprints?: string[];
+  components?: string[];
 }
 
-/** A license key to validate, with its scope. */
+/** A license key to validate, with its scope and the request's nonce. */
 export interface KeyValidation {
   key: string;
   scope?: ValidationScope;
+  nonce?: number;
 }
 
 /** Every verdict a validation may reach, in the order of the checks (NOT_FOUND: no such key). */
 export const VALIDATION_CODES = [
   'NOT_FOUND',
+  'BANNED',
   'SUSPENDED',
   'EXPIRED',
+  'ENVIRONMENT_SCOPE_MISMATCH',
   'PRODUCT_SCOPE_MISMATCH',
   'POLICY_SCOPE_MISMATCH',
+  'USER_SCOPE_MISMATCH',
+  'NO_MACHINE',
+  'NO_MACHINES',
+  'MACHINE_SCOPE_MISMATCH',
+  'FINGERPRINT_SCOPE_EMPTY',
+  'FINGERPRINT_SCOPE_MISMATCH',
   'FINGERPRINT_SCOPE_REQUIRED',
   'COMPONENTS_SCOPE_REQUIRED',
-  'NO_MACHINE',
-  'FINGERPRINT_SCOPE_MISMATCH',
   'COMPONENTS_SCOPE_EMPTY',
   'COMPONENTS_SCOPE_MISMATCH',
   'VALID',
@@ -66,7 +87,6 @@ export const VALIDATION_CODES = [
 
 export type ValidationCode = (typeof VALIDATION_CODES)[number];
 
-/** A type, not an interface: it is also the meta of the `license.validated` event. */
 export type Verdict = {
   valid: boolean;
   detail: string;
@@ -81,84 +101,213 @@ export interface Validation {
   ts: string;
 }
 
-const result = (license: LicenseRecord | null, code: ValidationCode, detail: string): Validation => ({
-  license,
-  verdict: { valid: code === 'VALID', detail, code },
-  ts: now(),
+/** What a validation request asked besides its key, echoed in its answer. */
+export interface ValidationEcho {
+  nonce?: number;
+  scope?: ValidationScope;
+}
+
+/** The answer's meta, also the meta of the validation's event: the verdict, its time, the nonce and scope when sent. */
+export const answerMeta = ({ verdict, ts }: Pick<Validation, 'verdict' | 'ts'>, { nonce, scope }: ValidationEcho = {}) => ({
+  ts,
+  ...verdict,
+  ...(nonce !== undefined ? { nonce } : {}),
+  ...(scope !== undefined ? { scope } : {}),
 });
 
+/** A failed check: its code and detail (never valid). */
+type Failure = readonly [ValidationCode, string];
+
+/** What the checks look at: the license with its policy and owner as stored, the scope given, where the request reads. */
+interface Subject {
+  license: LicenseRecord;
+  policy: Item | undefined;
+  owner: Item | undefined;
+  expiration: Expiration;
+  given: ValidationScope;
+  /** What the request may read (the license's machines and their components). */
+  scope: Scope;
+  /** The request's environment: the license's own, or the one a global license is seen from. */
+  environment: Environment | null;
+  /** The machine `given.fingerprint` names, once the fingerprint check has found it (for the components check). */
+  machine?: Item;
+}
+
+type Check = (subject: Subject) => Failure | undefined | Promise<Failure | undefined>;
+
+const STANDING_DETAILS = { BANNED: 'is banned', SUSPENDED: 'is suspended', EXPIRED: 'is expired' } as const;
+
+/** BANNED (its owner is), SUSPENDED, EXPIRED under REVOKE_ACCESS: the license's standing (standing.ts). */
+const standing: Check = ({ license, owner, expiration }) => {
+  const stopped = standingOf(license, owner, expiration);
+  return stopped && [stopped, STANDING_DETAILS[stopped]];
+};
+
+/** ENVIRONMENT_SCOPE_MISMATCH: `environment` names the license's environment by id or code; null names the global one. */
+const environmentScope: Check = ({ license, given, environment }) => {
+  if (given.environment === undefined) return undefined;
+  const home = license.environmentId === null ? null : environment?.id === license.environmentId ? environment : undefined;
+  const named = given.environment?.toLowerCase() ?? null;
+  const matches = home === null ? named === null : named === home?.id || named === home?.code.toLowerCase();
+  return matches ? undefined : ['ENVIRONMENT_SCOPE_MISMATCH', 'environment scope does not match'];
+};
+
+const productScope: Check = ({ license, given }) =>
+  given.product !== undefined && given.product.toLowerCase() !== license.productId
+    ? ['PRODUCT_SCOPE_MISMATCH', 'product scope does not match']
+    : undefined;
+
+const policyScope: Check = ({ license, given }) =>
+  given.policy !== undefined && given.policy.toLowerCase() !== license.policyId
+    ? ['POLICY_SCOPE_MISMATCH', 'policy scope does not match']
+    : undefined;
+
+/** USER_SCOPE_MISMATCH: `user` names the license's owner by id or e-mail (a license without one matches nobody). */
+const userScope: Check = ({ owner, given }) => {
+  if (given.user === undefined) return undefined;
+  const named = given.user.trim().toLowerCase();
+  const matches = owner !== undefined && (named === owner.id || named === normaliseEmail(String(owner.email)));
+  return matches ? undefined : ['USER_SCOPE_MISMATCH', 'user scope does not match'];
+};
+
 /**
- * Every validation of a license that exists emits `license.validated` (to the license's own
- * environment), carrying the verdict in the event's meta, valid or not.
+ * NO_MACHINE (a node-locked policy, maxMachines 1) or NO_MACHINES (any other: floating), as
+ * Keygen tells them apart, when the license has no machine at all; `what` is the scope asked
+ * about (a machine, a fingerprint).
  */
-async function announced(validation: Validation, scope: Scope): Promise<Validation> {
-  if (!validation.license) return validation;
-  const tx = new Transaction();
-  await emitEvent(tx, originOf(validation.license, scope), 'license.validated', licenseDocument(validation.license), validation.verdict);
-  await tx.commit();
-  return validation;
-}
-
-/** POST /licenses/actions/validate-key: no credential but the key, inside the request's environment. */
-export async function validateKey(requester: Requester, { key, scope }: KeyValidation): Promise<Validation> {
-  // A license of an environment this request cannot see does not exist for it.
-  const item = await findLicenseItemByKey(requester.scope, key);
-  if (!item) {
-    return result(null, 'NOT_FOUND', 'license key was not found');
-  }
-  return announced(await evaluate(requester.scope, toRecord<LicenseRecord>(item), scope ?? {}), requester.scope);
-}
-
-/** POST /licenses/<id>/actions/validate: a bearer validates a license it may see. */
-export async function validateLicense(actor: Actor, id: string, scope: ValidationScope = {}): Promise<Validation> {
-  const item = await authorize(actor, 'licenses', id, 'validate');
-  const validation = await announced(await evaluate(actor.scope, toRecord<LicenseRecord>(item), scope), actor.scope);
-  return { ...validation, license: validation.license && present(actor, 'licenses', validation.license) };
-}
-
-async function evaluate(scope: Scope, license: LicenseRecord, given: ValidationScope): Promise<Validation> {
-  const status = licenseStatus(license);
-  if (status === 'SUSPENDED') return result(license, 'SUSPENDED', 'is suspended');
-  if (status === 'EXPIRED') return result(license, 'EXPIRED', 'is expired');
-  if (given.product !== undefined && given.product.toLowerCase() !== license.productId) {
-    return result(license, 'PRODUCT_SCOPE_MISMATCH', 'product scope does not match');
-  }
-  if (given.policy !== undefined && given.policy.toLowerCase() !== license.policyId) {
-    return result(license, 'POLICY_SCOPE_MISMATCH', 'policy scope does not match');
-  }
-  if (given.components !== undefined && given.fingerprint === undefined) {
-    return result(license, 'FINGERPRINT_SCOPE_REQUIRED', 'fingerprint scope is required when components are given');
-  }
-  const policy = await getItem(recordKey(license.accountId, 'policies', license.policyId));
-  if (policy?.requireComponentsScope === true && given.components === undefined) {
-    return result(license, 'COMPONENTS_SCOPE_REQUIRED', 'components scope is required');
-  }
-  if (given.fingerprint === undefined) return result(license, 'VALID', 'is valid');
-
+async function noMachine({ license, policy, scope }: Subject, what: string): Promise<Failure | undefined> {
   const machines = await listCollection(
     scope,
     { type: 'machines', parent: { type: 'licenses', id: license.id, slot: SLOTS.machines.license } },
     { mode: 'cursor', cursor: null, size: 1 },
   );
-  if (machines.count === 0) return result(license, 'NO_MACHINE', 'has no associated machine');
-  const machine = await findMachineItem(scope, license.id, given.fingerprint);
-  if (!machine) {
-    return result(license, 'FINGERPRINT_SCOPE_MISMATCH', 'fingerprint is not activated (does not match any associated machines)');
-  }
-  if (given.components === undefined) return result(license, 'VALID', 'is valid');
-  if (given.components.length === 0) return result(license, 'COMPONENTS_SCOPE_EMPTY', 'components scope cannot be empty');
+  if (machines.count > 0) return undefined;
+  return policy?.maxMachines === 1
+    ? ['NO_MACHINE', `${what} is not activated (has no associated machine)`]
+    : ['NO_MACHINES', `${what} is not activated (has no associated machines)`];
+}
 
+/** MACHINE_SCOPE_MISMATCH: `machine` is the id of a machine of the license. */
+const machineScope: Check = async (subject) => {
+  const { given, license, scope } = subject;
+  if (given.machine === undefined) return undefined;
+  const none = await noMachine(subject, 'machine');
+  if (none) return none;
+  const machine = isUuid(given.machine) ? await getVisibleItem(scope, 'machines', given.machine) : undefined;
+  return machine?.licenseId === license.id
+    ? undefined
+    : ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+};
+
+/**
+ * FINGERPRINT_SCOPE_EMPTY, NO_MACHINE(S), FINGERPRINT_SCOPE_MISMATCH: `fingerprint` must be a
+ * machine of the license; of `fingerprints` (when `fingerprint` is not given) at least one must
+ * (Keygen's default, MATCH_ANY).
+ */
+const fingerprintScope: Check = async (subject) => {
+  const { given, license, scope } = subject;
+  const fingerprints = given.fingerprint !== undefined ? [given.fingerprint] : given.fingerprints && [...new Set(given.fingerprints)];
+  if (fingerprints === undefined) return undefined;
+  if (fingerprints.length === 0) return ['FINGERPRINT_SCOPE_EMPTY', 'fingerprint scope cannot be empty'];
+  const none = await noMachine(subject, 'fingerprint');
+  if (none) return none;
+  const machines = await Promise.all(fingerprints.map((fingerprint) => findMachineItem(scope, license.id, fingerprint)));
+  subject.machine = given.fingerprint !== undefined ? machines[0] : undefined;
+  return machines.some((machine) => machine !== undefined)
+    ? undefined
+    : ['FINGERPRINT_SCOPE_MISMATCH', 'fingerprint is not activated (does not match any associated machines)'];
+};
+
+/**
+ * FINGERPRINT_SCOPE_REQUIRED (components name no machine without `fingerprint`),
+ * COMPONENTS_SCOPE_REQUIRED (the policy's requireComponentsScope), COMPONENTS_SCOPE_EMPTY,
+ * COMPONENTS_SCOPE_MISMATCH (the policy's componentMatchingStrategy).
+ */
+const componentsScope: Check = async ({ given, policy, scope, machine }) => {
+  if (given.components === undefined) {
+    return policy?.requireComponentsScope === true ? ['COMPONENTS_SCOPE_REQUIRED', 'components scope is required'] : undefined;
+  }
+  if (given.fingerprint === undefined || machine === undefined) {
+    return ['FINGERPRINT_SCOPE_REQUIRED', 'fingerprint scope is required when components are given'];
+  }
+  if (given.components.length === 0) return ['COMPONENTS_SCOPE_EMPTY', 'components scope cannot be empty'];
   const strategy = (policy?.componentMatchingStrategy as MatchingStrategy | undefined) ?? 'MATCH_ANY';
   const known = new Set((await componentsOf(scope, machine)).map((component) => component.fingerprint as string));
   const matched = new Set(given.components.filter((fingerprint) => known.has(fingerprint))).size;
-  if (known.size === 0 || matched < required(strategy, known.size)) {
-    return result(
-      license,
-      'COMPONENTS_SCOPE_MISMATCH',
-      `components do not match the machine (${strategy}: ${matched} of ${known.size} matched)`,
-    );
+  if (known.size > 0 && matched >= required(strategy, known.size)) return undefined;
+  return ['COMPONENTS_SCOPE_MISMATCH', `components do not match the machine (${strategy}: ${matched} of ${known.size} matched)`];
+};
+
+/**
+ * The checks, in Keygen's order. A check of the entitlements scope belongs right after the
+ * user scope, before the machine scope.
+ */
+const CHECKS: readonly Check[] = [
+  standing,
+  environmentScope,
+  productScope,
+  policyScope,
+  userScope,
+  machineScope,
+  fingerprintScope,
+  componentsScope,
+];
+
+/** The verdict: the first failing check's, else by the expiry (what the expiration strategy lets an expired license do), else VALID. */
+async function verdictOf(subject: Subject): Promise<Verdict> {
+  for (const check of CHECKS) {
+    const failure = await check(subject);
+    if (failure) return { valid: false, code: failure[0], detail: failure[1] };
   }
-  return result(license, 'VALID', 'is valid');
+  if (isExpired(subject.license.expiry)) {
+    const { expirationStrategy } = subject.expiration;
+    return {
+      valid: expirationStrategy === 'MAINTAIN_ACCESS' || expirationStrategy === 'ALLOW_ACCESS',
+      code: 'EXPIRED',
+      detail: 'is expired',
+    };
+  }
+  return { valid: true, code: 'VALID', detail: 'is valid' };
+}
+
+/**
+ * Validates a license as stored, seen from `requester`'s environment: its expiry started first
+ * when its policy says so, then the verdict, announced with the answer's meta.
+ */
+async function validate(requester: Requester, item: Item, echo: ValidationEcho): Promise<Validation> {
+  const { owner, policy } = await ownerAndPolicy(item);
+  const expiration = expirationOf(policy);
+  const license = toRecord<LicenseRecord>(await startExpiryOnValidation(item, expiration));
+  const subject: Subject = {
+    license,
+    policy,
+    owner,
+    expiration,
+    given: echo.scope ?? {},
+    scope: requester.scope,
+    environment: requester.environment,
+  };
+  const validation: Validation = { license, verdict: await verdictOf(subject), ts: now() };
+  const tx = new Transaction();
+  const kind = validation.verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
+  await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license), answerMeta(validation, echo));
+  await tx.commit();
+  return validation;
+}
+
+/** POST /licenses/actions/validate-key: no credential but the key, inside the request's environment. */
+export async function validateKey(requester: Requester, { key, ...echo }: KeyValidation): Promise<Validation> {
+  // A license of an environment this request cannot see does not exist for it.
+  const item = await findLicenseItemByKey(requester.scope, key);
+  if (!item) return { license: null, verdict: { valid: false, code: 'NOT_FOUND', detail: 'license key was not found' }, ts: now() };
+  return validate(requester, item, echo);
+}
+
+/** POST /licenses/<id>/actions/validate: a bearer validates a license it may see. */
+export async function validateLicense(actor: Actor, id: string, echo: ValidationEcho = {}): Promise<Validation> {
+  const item = await authorize(actor, 'licenses', id, 'validate');
+  const validation = await validate(actor, item, echo);
+  return { ...validation, license: validation.license && present(actor, 'licenses', validation.license) };
 }
 
 /** How many of the machine's `total` components must be among the given fingerprints. */

@@ -1,5 +1,5 @@
 /**
- * Records a path names by id or by an alias, as Keygen names them (docs/rules.md §11): a license
+ * Records a path names by id or by an alias, as Keygen names them (docs/rules.md §12): a license
  * by its key, a machine by its fingerprint. A value shaped like a UUID names a record by id
  * first; one that names no record the bearer sees by id is then tried as the alias. What is
  * found is what the bearer sees, never more: each lookup keeps to the request's scope and the

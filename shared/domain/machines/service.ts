@@ -15,13 +15,14 @@ import { getItem, getItems, type Item, recordKeyOf, toRecord } from '../../store
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
+import { holdLicenseForActivation } from '../licenses/expiry.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { licenseNamed, machineNamed, requireNamedId } from '../licensing/aliases.ts';
 import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, scopeEnvironmentsOf } from '../licensing/fingerprints.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import type { MachineUniquenessStrategy } from '../policies/policy.ts';
+import { expirationOf, type MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
@@ -108,8 +109,11 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     max,
     ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
   );
-  tx.requireExists(
-    { PK: licenseItem.PK, SK: licenseItem.SK },
+  // The license must still exist; under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
+  holdLicenseForActivation(
+    tx,
+    licenseItem,
+    expirationOf(policy),
     ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
   );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
@@ -157,7 +161,7 @@ async function withdrawActivation(actor: Actor, machine: MachineRecord, item: It
   });
 }
 
-/** `id`: the machine's id or its fingerprint (docs/rules.md §11), as for its update and delete. */
+/** `id`: the machine's id or its fingerprint (docs/rules.md §12), as for its update and delete. */
 export async function retrieveMachine(actor: Actor, id: string): Promise<MachineRecord> {
   return toRecord<MachineRecord>(await authorize(actor, 'machines', await machineNamed(actor, id), 'read'));
 }

@@ -1,5 +1,5 @@
 import { accountRelationship, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
-import type { PolicyRecord } from './policy.ts';
+import { expirationOf, type PolicyRecord } from './policy.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {
   return {
@@ -14,6 +14,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       protected: policy.protected,
       maxMachines: policy.maxMachines ?? null,
       scheme: policy.scheme ?? null,
+      ...expirationOf(policy),
       metadata: policy.metadata,
       created: policy.created,
       updated: policy.updated,

@@ -18,7 +18,19 @@ import { SLOTS } from '../licensing/slots.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { policyDocument } from './document.ts';
-import { KEY_SCHEMES, MACHINE_UNIQUENESS_STRATEGIES, MATCHING_STRATEGIES, type PolicyRecord, UNIQUENESS_STRATEGIES } from './policy.ts';
+import {
+  DURATION_MAX,
+  DURATION_MIN,
+  EXPIRATION_BASES,
+  EXPIRATION_STRATEGIES,
+  expirationOf,
+  KEY_SCHEMES,
+  MACHINE_UNIQUENESS_STRATEGIES,
+  MATCHING_STRATEGIES,
+  type PolicyRecord,
+  RENEWAL_BASES,
+  UNIQUENESS_STRATEGIES,
+} from './policy.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {
@@ -30,6 +42,11 @@ export interface PolicyChanges {
   protected?: boolean;
   /** null: no limit. */
   maxMachines?: number | null;
+  /** Seconds; null: perpetual. */
+  duration?: number | null;
+  expirationStrategy?: string;
+  expirationBasis?: string;
+  renewalBasis?: string;
   metadata?: Metadata;
 }
 
@@ -47,11 +64,21 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
   if (input.maxMachines != null && input.maxMachines < 1) {
     throw ruleBroken('MAX_MACHINES_INVALID', 'maxMachines must be at least 1 (or null for no limit)', attributePointer('maxMachines'));
   }
+  if (input.duration != null && (input.duration < DURATION_MIN || input.duration > DURATION_MAX)) {
+    throw ruleBroken(
+      'DURATION_INVALID',
+      `duration must be between ${DURATION_MIN} and ${DURATION_MAX} seconds (or null for perpetual licenses)`,
+      attributePointer('duration'),
+    );
+  }
   const checked: Partial<PolicyRecord> = {
     ...input,
     componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
     componentMatchingStrategy: oneOf('componentMatchingStrategy', input.componentMatchingStrategy, MATCHING_STRATEGIES),
     machineUniquenessStrategy: oneOf('machineUniquenessStrategy', input.machineUniquenessStrategy, MACHINE_UNIQUENESS_STRATEGIES),
+    expirationStrategy: oneOf('expirationStrategy', input.expirationStrategy, EXPIRATION_STRATEGIES),
+    expirationBasis: oneOf('expirationBasis', input.expirationBasis, EXPIRATION_BASES),
+    renewalBasis: oneOf('renewalBasis', input.renewalBasis, RENEWAL_BASES),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
   return checked;
@@ -80,6 +107,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
     scheme: keyScheme,
+    ...expirationOf(checked),
     metadata: checked.metadata ?? {},
   };
   const tx = new Transaction();

@@ -28,7 +28,7 @@ import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN
 
 export interface NewToken {
   /** The record the token stands for, as stored: a user, an environment, a product or a license. */
-  holder: StoredRecord & { role?: string; productId?: string; policyId?: string };
+  holder: StoredRecord & { role?: string; productId?: string; policyId?: string; ownerId?: string | null };
   /** Where the token lives: its holder's environment, or for an environment token the environment itself. */
   environmentId: string | null;
   kind: TokenKind;
@@ -40,7 +40,8 @@ export interface NewToken {
 /**
  * Adds a token to a transaction: its record, its lookup item and its entry in the holder's
  * register; returns the record and the one-time value. The lookup carries what the holder
- * acts as (its kind, a license's product and policy), so authentication needs no other read;
+ * acts as (its kind, a license's product and policy), so authentication needs no other read
+ * (but a license's standing: the license, its policy and its owner, whose id the lookup carries);
  * whatever would change that (a ban, a new role, a delete) revokes the holder's tokens.
  */
 export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord; value: string } {
@@ -66,7 +67,9 @@ export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord
   };
   tx.create(token, { parents: [{ type: holder.type, id: holder.id }] });
   const membership = token.environmentId ? { ENVPK: environmentMembership(token.accountId, token.environmentId) } : {};
-  const ancestry = holder.type === 'licenses' ? { productId: holder.productId, policyId: holder.policyId } : {};
+  // A license's ancestry and owner never change: authentication reads them with the license (its standing).
+  const ancestry =
+    holder.type === 'licenses' ? { productId: holder.productId, policyId: holder.policyId, ownerId: holder.ownerId ?? null } : {};
   tx.put({ ...tokenLookupKey(token.digest), ...token, ...membership, bearerKind, ...ancestry });
   tx.put({ ...bearerTokenEntryKey(token.accountId, holder.type, holder.id, token.id), tokenId: token.id, ...membership });
   tx.patch(bearerTokensHeadKey(token.accountId, holder.type, holder.id), membership, { serial: 1 });
