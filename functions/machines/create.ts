@@ -5,6 +5,11 @@ import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 export const handler = operation(machines.create, async ({ actor, body: { data } }) => {
-  const { license, owner } = data.relationships;
-  return created(machineDocument(await createMachine(actor, { ...data.attributes, licenseId: license.data.id, ownerId: owner?.data.id })));
+  const { license, owner, components } = data.relationships;
+  const nested = components?.data.map((component) => component.attributes);
+  return created(
+    machineDocument(
+      await createMachine(actor, { ...data.attributes, licenseId: license.data.id, ownerId: owner?.data.id, components: nested }),
+    ),
+  );
 });

@@ -7,16 +7,15 @@ import { uuidFilter } from './common.ts';
 
 const metadata = metadataSchema();
 
+/** What a component is made of: in `POST /components`, and in `POST /machines` for the components it comes with. */
+export const componentAttributes = { fingerprint: nonBlank(), name: nonBlank(), metadata: z.optional(metadata) };
+
 export const components = {
   create: declare({
     operation: 'components.create',
     summary: 'Add a hardware component to a machine',
     auth: 'bearer',
-    body: resourceDocument(
-      'components',
-      { fingerprint: nonBlank(), name: nonBlank(), metadata: z.optional(metadata) },
-      { machine: relationship('machines') },
-    ),
+    body: resourceDocument('components', componentAttributes, { machine: relationship('machines') }),
     answers: { 201: { resource: 'components' } },
     faults: [403, 422],
   }),

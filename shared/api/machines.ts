@@ -1,9 +1,11 @@
 /** The machines' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
+import { NESTED_COMPONENTS_MAX } from '../domain/components/component.ts';
 import { metadataSchema } from '../domain/rules.ts';
 import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import { uuidFilter } from './common.ts';
+import { componentAttributes } from './components.ts';
 
 const metadata = metadataSchema();
 
@@ -20,6 +22,13 @@ const mutable = {
   metadata: z.optional(metadata),
 };
 
+/** Components created with the machine: `{data: [{type, attributes}, ...]}`, at most NESTED_COMPONENTS_MAX. */
+const nestedComponents = z.strictObject({
+  data: z
+    .array(z.strictObject({ type: z.literal('components'), attributes: z.strictObject(componentAttributes) }))
+    .check(z.maxLength(NESTED_COMPONENTS_MAX)),
+});
+
 /** The filters of every list of machines (a license's and a user's too). */
 export const machineFilters = z.object({ license: uuidFilter(), owner: uuidFilter(), user: uuidFilter(), product: uuidFilter() });
 
@@ -31,10 +40,10 @@ export const machines = {
     body: resourceDocument(
       'machines',
       { fingerprint: nonBlank(), ...mutable },
-      { license: relationship('licenses'), owner: z.optional(relationship('users')) },
+      { license: relationship('licenses'), owner: z.optional(relationship('users')), components: z.optional(nestedComponents) },
     ),
     answers: { 201: { resource: 'machines' } },
-    faults: [403, 422],
+    faults: [403, 409, 422],
   }),
   list: declare({
     operation: 'machines.list',

@@ -12,6 +12,7 @@ import { uuidFilter } from './common.ts';
 const attributes = {
   componentUniquenessStrategy: z.optional(z.string()),
   componentMatchingStrategy: z.optional(z.string()),
+  machineUniquenessStrategy: z.optional(z.string()),
   requireComponentsScope: z.optional(z.boolean()),
   protected: z.optional(z.boolean()),
   maxMachines: z.nullish(z.int()),

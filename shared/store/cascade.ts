@@ -4,46 +4,75 @@
  * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { collectionIndex, collectionName, collectionPartition, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
-import { type Parent, Transaction } from './transaction.ts';
+import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
 
-/** Room left in a transaction for the counters and the records the caller adds. */
+/** The operations of children in one transaction: the rest is room for what the caller adds. */
 const CHUNK_OPERATIONS = 80;
+
+/**
+ * What `alsoDelete` may add for one child at most: a token's lookup and register entry; a
+ * machine's seat, its share and its entry under its fingerprint.
+ */
+const ALSO_DELETED = 3;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
 export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>
   partitionItems(collectionIndex(slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
 
+/** What deleting `item` writes besides the counts it leaves: the record, its markers, what `alsoDelete` adds. */
+const ownOperations = (item: Item) => 1 + ((item.markers as unknown[] | undefined)?.length ?? 0) + ALSO_DELETED;
+
+/**
+ * The counts deleting `item` changes: its collections' counters and its holder counts. Siblings
+ * share many (a license's components its counter, and often their machine's), and a transaction
+ * changes each count once, however many of its records leave it.
+ */
+function countsOf(item: Item): string[] {
+  const collections = ['GSI1', ...PARENT_INDEXES].map((index) => item[`${index}PK`]).filter((pk): pk is string => typeof pk === 'string');
+  const counted = ((item.counted as Key[] | undefined) ?? []).map((key) => `${key.PK}|${key.SK}`);
+  return [...collections, ...counted];
+}
+
 /**
  * Deletes `items` (each with whatever `alsoDelete` adds for it, e.g. a lookup pointer) and
- * then runs `last` in the final transaction, so the parent goes only once its children have.
+ * then runs `last`, in the final transaction if it fits there, so the parent goes only once its
+ * children have.
  */
 export async function deleteWithChildren(
   items: Item[],
   last: (tx: Transaction) => void | Promise<void>,
   alsoDelete: (tx: Transaction, item: Item) => void = () => {},
 ): Promise<void> {
-  // Always one chunk, however few the items: the last one runs `last`.
-  let filling: Item[] = [];
-  const chunks = [filling];
+  let chunk: Item[] = [];
+  const chunks = [chunk];
+  let operations = 0;
+  let counts = new Set<string>();
   for (const item of items) {
-    if (filling.length * OPERATIONS_PER_CHILD >= CHUNK_OPERATIONS) {
-      filling = [];
-      chunks.push(filling);
+    const added = () => countsOf(item).filter((count) => !counts.has(count));
+    if (chunk.length > 0 && operations + ownOperations(item) + added().length > CHUNK_OPERATIONS) {
+      chunk = [];
+      chunks.push(chunk);
+      operations = 0;
+      counts = new Set();
     }
-    filling.push(item);
+    const fresh = added();
+    chunk.push(item);
+    operations += ownOperations(item) + fresh.length;
+    for (const count of fresh) counts.add(count);
   }
-  for (const [i, chunk] of chunks.entries()) {
-    await commitChunk(chunk, i === chunks.length - 1 ? last : () => {}, alsoDelete);
+  for (const [i, children] of chunks.entries()) {
+    await commitChunk(children, i === chunks.length - 1 ? last : () => {}, alsoDelete);
   }
 }
 
-/** A rough bound of the operations one child needs (record, pointer, markers). */
-const OPERATIONS_PER_CHILD = 3;
-
-/** Commits one chunk; a child deleted meanwhile by someone else is dropped and the chunk retried. */
+/**
+ * Commits one chunk; a child deleted meanwhile by someone else is dropped and the chunk retried.
+ * When `last` does not fit beside the children (it writes an event per webhook endpoint), it
+ * runs in a transaction of its own after them.
+ */
 async function commitChunk(
   chunk: Item[],
   last: (tx: Transaction) => void | Promise<void>,
@@ -57,6 +86,10 @@ async function commitChunk(
       alsoDelete(tx, item);
     }
     await last(tx);
+    if (tx.size > MAX_OPERATIONS && children.length > 0) {
+      await commitChunk(children, () => {}, alsoDelete);
+      return commitChunk([], last, alsoDelete);
+    }
     try {
       return await tx.commit();
     } catch (error) {

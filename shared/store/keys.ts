@@ -127,9 +127,27 @@ export const licenseMachineCountKey = (accountId: string, licenseId: string, env
   SK: environmentId === null ? ITEM : `E#${environmentId}`,
 });
 
-/** The whole count `key` is a share of, or undefined when `key` is no such share. */
-export const machineCountOfShare = (key: Key): Key | undefined =>
-  key.PK.endsWith('#MACHINE_COUNT') && key.SK.startsWith('E#') ? { PK: key.PK, SK: ITEM } : undefined;
+/**
+ * The holders of a fingerprint within one scope (docs/rules.md §7): `kind` is `MACHINE` or
+ * `COMPONENT`, `value` the SHA-256 of `<level>:<scope id>:<fingerprint>` (level: license, policy,
+ * product or account). SK `#` (`n`) counts every holder, what a create under the strategy naming
+ * that level requires to be 0; with `environmentId`, SK `E#<environmentId>` is the share of them
+ * inside an environment that is not the scope's own, which the environment's purge gives back.
+ */
+export const fingerprintCountKey = (accountId: string, kind: string, value: string, environmentId: string | null = null): Key => ({
+  PK: `A#${accountId}#FINGERPRINT_COUNT#${kind}#${value}`,
+  SK: environmentId === null ? ITEM : `E#${environmentId}`,
+});
+
+/** Whether `key` is a fingerprint's count (or a share of one). */
+export const isFingerprintCount = (key: Key): boolean => /^A#[^#]+#FINGERPRINT_COUNT#/.test(key.PK);
+
+/**
+ * The whole count `key` is a share of (a license's machine count, a fingerprint's holders), or
+ * undefined when `key` is no such share.
+ */
+export const countOfShare = (key: Key): Key | undefined =>
+  (key.PK.endsWith('#MACHINE_COUNT') || isFingerprintCount(key)) && key.SK.startsWith('E#') ? { PK: key.PK, SK: ITEM } : undefined;
 
 /**
  * The machines holding one fingerprint in an account, whatever their license and environment:

@@ -1,7 +1,7 @@
 /**
  * Records as the domain sees them, and how they are read. A stored item is a record plus its
- * keys, collection memberships and the uniqueness markers it holds; the item describes itself,
- * so deletes, cascades and purges need nothing but the item.
+ * keys, collection memberships, the uniqueness markers it holds and the holder counts it is in;
+ * the item describes itself, so deletes, cascades and purges need nothing but the item.
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable as table } from './client.ts';
@@ -23,6 +23,7 @@ const LAYOUT = new Set([
   'SK',
   'ENVPK',
   'markers',
+  'counted',
   'expiresAt',
   'GSI1PK',
   'GSI1SK',

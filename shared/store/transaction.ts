@@ -6,8 +6,8 @@
  * Attributes kept as JSON text (see toStored) are written as text here, whatever the caller
  * passes; a limit of the table that a request's values reach fails as ValueNotStorable.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.ts';
 import { db, getTable as table } from './client.ts';
 import { storageLimitIn, storageLimitOf } from './errors.ts';
@@ -39,6 +39,21 @@ export interface Parent {
   id: string;
 }
 
+/**
+ * A count of the records holding a value within some scope (a fingerprint's holders in a
+ * policy, say), which the record joins when it is created and leaves when it is deleted.
+ */
+export interface HolderCount {
+  key: Key;
+  /** The ENVPK the count carries. */
+  membership?: string;
+  /** Set when the count must be 0 for the record to be created: raised when some record holds the value already. */
+  taken?: Error;
+}
+
+/** DynamoDB takes at most this many operations in one transaction. */
+export const MAX_OPERATIONS = 100;
+
 type Operation = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 const COLLECTION_ATTRIBUTES = ['GSI1PK', ...PARENT_INDEXES.map((index) => `${index}PK`)];
@@ -55,11 +70,19 @@ export class Transaction {
   private readonly counts = new Map<string, Count>();
   /** Upper bounds on counts (e.g. a webhook endpoint limit), checked by the count's update itself. */
   private readonly caps = new Map<string, { max: number; exceeded: Error }>();
+  /** Holder counts left by the records this transaction deletes. */
+  private readonly left = new Map<string, Key>();
   /** Run once the commit has succeeded: work that must follow the writes, never precede them. */
   private readonly afterCommitActions: (() => Promise<void> | void)[] = [];
 
-  /** Creates a record in its collections, claiming its unique values. Returns the stored item. */
-  create<T extends StoredRecord>(record: T, options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[] } = {}): Item {
+  /**
+   * Creates a record in its collections, claiming its unique values and joining its holder
+   * counts (kept on the item as `counted`, so its delete leaves them). Returns the stored item.
+   */
+  create<T extends StoredRecord>(
+    record: T,
+    options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[]; counted?: HolderCount[] } = {},
+  ): Item {
     const { accountId, environmentId, type, id, created } = record;
     const key = recordKey(accountId, type, id);
     const item = { ...toStored(record), ...key } as Item;
@@ -76,10 +99,15 @@ export class Transaction {
     if (environmentId) item.ENVPK = environmentMembership(accountId, environmentId);
     const claims = options.unique ?? [];
     item.markers = claims.map((claim) => uniqueKey(accountId, claim.kind, claim.value).PK);
+    const counted = options.counted ?? [];
+    if (counted.length > 0) item.counted = counted.map(({ key: { PK, SK } }) => ({ PK, SK }));
 
     this.add({ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } });
     for (const claim of claims) this.claim(accountId, environmentId, key, claim);
     for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, 1);
+    for (const { key: countKey, membership, taken } of counted) {
+      this.tally(countKey, 1, { membership, ...(taken ? { max: 1, exceeded: taken } : {}) });
+    }
     return item;
   }
 
@@ -164,7 +192,10 @@ export class Transaction {
     return next;
   }
 
-  /** Deletes a stored record with its markers, and leaves its collections' counts. */
+  /**
+   * Deletes a stored record with its markers, and leaves its collections' counts and its holder
+   * counts; a holder count it leaves at 0 is deleted after the commit.
+   */
   delete(item: Item, missing?: Error): void {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
@@ -173,6 +204,11 @@ export class Transaction {
       this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: item.SK } } });
     }
     for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, -1);
+    for (const key of (item.counted as Key[] | undefined) ?? []) {
+      this.change(key, -1, {});
+      if (this.left.size === 0) this.afterCommit(() => deleteEmptyCounts([...this.left.values()]));
+      this.left.set(countId(key), key);
+    }
   }
 
   /**
@@ -400,6 +436,25 @@ interface Count {
 }
 
 const countId = (key: Key) => `${key.PK}|${key.SK}`;
+
+/**
+ * Deletes the counts among `keys` that count nothing, each only while it is at 0 (or below, for
+ * a decrement that found its count gone), so a count a create raised meanwhile stays. What a
+ * crash leaves at 0 still reads as no holder.
+ */
+export async function deleteEmptyCounts(keys: Key[]): Promise<void> {
+  await Promise.all(
+    keys.map(async (key) => {
+      try {
+        await db().send(
+          new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'n <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }),
+  );
+}
 
 function collectionsOf(item: Item): string[] {
   return COLLECTION_ATTRIBUTES.map((name) => item[name]).filter((value): value is string => typeof value === 'string');

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createAccount } from '#shared/domain/accounts/service.ts';
-import { componentFingerprintValue } from '#shared/domain/components/component.ts';
+import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
 import type { LocalStack } from '#shared/local/stack.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import {
@@ -157,7 +157,10 @@ export function userItems(accountId: string, environmentId: string | null, count
   return items;
 }
 
-/** `count` components (with their fingerprint markers) of one machine, as components.create writes them. */
+/**
+ * `count` components (with their fingerprint markers) of one machine, as components.create wrote them before the
+ * counts of a fingerprint's holders: seeding writes no count.
+ */
 export function componentItems(
   machine: {
     id: string;
@@ -192,7 +195,7 @@ export function componentItems(
       name: `Seeded part ${i}`,
       metadata: {},
     };
-    const marker = uniqueKey(machine.accountId, 'COMPONENT_FINGERPRINT', componentFingerprintValue('UNIQUE_PER_MACHINE', record as never));
+    const marker = uniqueKey(machine.accountId, 'COMPONENT_FINGERPRINT', fingerprintValue('machine', machine.id, fingerprint));
     const parents = [
       { type: 'machines' as const, id: machine.id },
       { type: 'licenses' as const, id: machine.licenseId },

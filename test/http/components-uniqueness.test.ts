@@ -1,13 +1,15 @@
 /**
  * Fingerprint uniqueness by the policy's componentUniquenessStrategy (docs/rules.md §7): held by a
- * marker written in the same transaction as the component, so it holds under concurrent
- * creates, and released with the component, its machine, license, policy, product or
- * environment.
+ * marker on the machine and by counts of its holders in the license, policy, product and account,
+ * written in the same transaction as the component, so it holds under concurrent creates, and
+ * released with the component, its machine, license, policy, product or environment. Strategies
+ * judged against records made under other strategies: test/http/uniqueness-strategies.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
-import { uniqueKey } from '#shared/store/keys.ts';
+import { COMPONENT_FINGERPRINT_MARKER } from '#shared/domain/components/component.ts';
+import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
+import { fingerprintCountKey, uniqueKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { call, newAccount, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
@@ -25,15 +27,13 @@ const add = (machineId: string, fingerprint: string, options: { environment?: st
     body: doc('components', { fingerprint, name: 'part' }, { machine: ref('machines', machineId) }),
   });
 
-/** The marker that holds a fingerprint for a strategy, read straight from the table. */
-const marker = (strategy: string, scope: Partial<ComponentRecord>, fingerprint: string) =>
-  getItem(
-    uniqueKey(
-      account.id,
-      COMPONENT_FINGERPRINT_MARKER,
-      componentFingerprintValue(strategy as never, { accountId: account.id, fingerprint, ...scope } as ComponentRecord),
-    ),
-  );
+/** The marker that holds a fingerprint on a machine, read straight from the table. */
+const marker = (machineId: string, fingerprint: string) =>
+  getItem(uniqueKey(account.id, COMPONENT_FINGERPRINT_MARKER, fingerprintValue('machine', machineId, fingerprint)));
+
+/** The count of a fingerprint's holders in a wider scope (license, policy, product, account), as stored; undefined when none is. */
+const count = (level: 'license' | 'policy' | 'product' | 'account', scopeId: string, fingerprint: string) =>
+  getItem(fingerprintCountKey(account.id, 'COMPONENT', fingerprintValue(level, scopeId, fingerprint)));
 
 /** Where a second component with the same fingerprint is refused, by strategy. */
 const TAKEN: Record<string, string[]> = {
@@ -75,22 +75,34 @@ describe.concurrent('sequential creates, each strategy', () => {
     });
   }
 
-  it('the strategy at creation decides the marker; removing the component releases exactly it', async () => {
+  it('the strategy at creation decides only what the create is judged by; every holder is counted in every scope', async () => {
     const g = await l.graph({ policy: { componentUniquenessStrategy: 'UNIQUE_PER_LICENSE' } });
     const fingerprint = `switch-${randomUUID()}`;
     const c = await l.component(g.machine.id, fingerprint);
-    expect((await marker('UNIQUE_PER_LICENSE', { licenseId: g.license.id }, fingerprint))?.ref).toContain(c.id);
+    expect((await marker(g.machine.id, fingerprint))?.ref).toContain(c.id);
+    expect(await count('license', g.license.id, fingerprint)).toMatchObject({ n: 1 });
     const patched = await l.api('PATCH', `/policies/${g.policy.id}`, {
       body: doc('policies', { componentUniquenessStrategy: 'UNIQUE_PER_MACHINE' }),
     });
     expect(patched.status).toBe(200);
     const other = await l.machine(g.license.id);
-    // The license-wide marker still holds for the component made under it.
+    // Judged on its machine only, where the fingerprint is free.
     expect((await add(other.id, fingerprint)).status).toBe(201);
-    expect(await marker('UNIQUE_PER_MACHINE', { machineId: other.id }, fingerprint)).toBeDefined();
+    expect(await marker(other.id, fingerprint)).toBeDefined();
+    for (const [level, id] of [
+      ['license', g.license.id],
+      ['policy', g.policy.id],
+      ['product', g.product.id],
+      ['account', account.id],
+    ] as const) {
+      expect(await count(level, id, fingerprint), level).toMatchObject({ n: 2 });
+    }
     expect((await l.api('DELETE', `/components/${c.id}`)).status).toBe(204);
-    expect(await marker('UNIQUE_PER_LICENSE', { licenseId: g.license.id }, fingerprint)).toBeUndefined();
-    expect(await marker('UNIQUE_PER_MACHINE', { machineId: other.id }, fingerprint)).toBeDefined();
+    expect(await marker(g.machine.id, fingerprint)).toBeUndefined();
+    expect(await count('license', g.license.id, fingerprint)).toMatchObject({ n: 1 });
+    // The license is judged again by its strategy, and the component left holds the fingerprint there.
+    await l.api('PATCH', `/policies/${g.policy.id}`, { body: doc('policies', { componentUniquenessStrategy: 'UNIQUE_PER_LICENSE' }) });
+    expectCode(await add(g.machine.id, fingerprint), 422, 'FINGERPRINT_TAKEN');
   });
 
   it('an unknown strategy is 422 COMPONENT_UNIQUENESS_STRATEGY_NOT_ALLOWED', async () => {
@@ -114,10 +126,12 @@ describe.concurrent('20 concurrent creates', () => {
     expect(replies.filter((r) => r.status === 422 && r.body.errors[0].code === 'FINGERPRINT_TAKEN')).toHaveLength(19);
     const listed = await l.api('GET', `/components?machine=${g.machine.id}`);
     expect(listed.body.links.meta.count).toBe(1);
-    const held = await marker('UNIQUE_PER_MACHINE', { machineId: g.machine.id }, fingerprint);
+    const held = await marker(g.machine.id, fingerprint);
     expect(held?.ref).toContain(winners[0]!.body.data.id);
+    expect(await count('account', account.id, fingerprint)).toMatchObject({ n: 1 });
     expect((await l.api('DELETE', `/components/${winners[0]!.body.data.id}`)).status).toBe(204);
-    expect(await marker('UNIQUE_PER_MACHINE', { machineId: g.machine.id }, fingerprint)).toBeUndefined();
+    expect(await marker(g.machine.id, fingerprint)).toBeUndefined();
+    expect(await count('account', account.id, fingerprint)).toBeUndefined();
     expect((await add(g.machine.id, fingerprint)).status).toBe(201);
   });
 
@@ -172,7 +186,7 @@ describe.concurrent('released with what it hangs on', () => {
     it(`removing the ${what} releases the fingerprint`, async () => {
       const { g, fingerprint, elsewhere } = await setup();
       expect((await l.api('DELETE', path(g))).status).toBe(204);
-      expect(await marker('UNIQUE_PER_ACCOUNT', {}, fingerprint)).toBeUndefined();
+      expect(await count('account', account.id, fingerprint)).toBeUndefined();
       expect((await add(elsewhere, fingerprint)).status).toBe(201);
     });
   }
@@ -195,7 +209,7 @@ describe.concurrent('released with what it hangs on', () => {
     expectCode(await add(outside, fingerprint), 422, 'FINGERPRINT_TAKEN');
     expect((await call('DELETE', `${account.path}/environments/${code}`, { token: account.adminToken })).status).toBe(204);
     const deadline = Date.now() + 20_000;
-    while ((await marker('UNIQUE_PER_ACCOUNT', {}, fingerprint)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while ((await count('account', account.id, fingerprint)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect((await add(outside, fingerprint)).status).toBe(201);
   });
 });

@@ -8,7 +8,7 @@ import { digest } from '#shared/auth/secrets.ts';
 import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
 import { findAccount, putNewAccount } from '#shared/domain/accounts/account.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
-import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue } from '#shared/domain/components/component.ts';
+import { COMPONENT_FINGERPRINT_MARKER, COMPONENT_FINGERPRINTS, type ComponentRecord } from '#shared/domain/components/component.ts';
 import {
   type Attachment,
   addToSet,
@@ -28,9 +28,15 @@ import { checkEntitlements } from '#shared/domain/entitlements/check.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/domain/entitlements/entitlement.ts';
 import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
+import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/domain/licensing/fingerprints.ts';
 import { SLOTS } from '#shared/domain/licensing/slots.ts';
-import { findMachineItem, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
-import { dropSeats, giveBackShares, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
+import {
+  findMachineItem,
+  MACHINE_FINGERPRINT_MARKER,
+  MACHINE_FINGERPRINTS,
+  machineFingerprintValue,
+} from '#shared/domain/machines/machine.ts';
+import { dropSeats, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
@@ -45,13 +51,14 @@ import {
   collectionName,
   collectionPartition,
   counterKey,
+  countOfShare,
   entitlementHolderKey,
   entitlementHoldersPartition,
   entitlementSetKey,
   environmentMembership,
+  fingerprintCountKey,
   keysOnlyIndex,
   licenseMachineCountKey,
-  machineCountOfShare,
   onceKey,
   PARENT_INDEXES,
   recordKey,
@@ -59,8 +66,9 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { listCollection, partitionItems } from '#shared/store/paging.ts';
-import { getItem, getRecord, type Item } from '#shared/store/records.ts';
+import { getItem, getRecord, type Item, toRecord } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
+import { giveBackShares } from '#shared/store/shares.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { Transaction } from '#shared/store/transaction.ts';
 
@@ -583,8 +591,35 @@ async function addGraph(owner: string | null, maxMachines?: number) {
   return { product, policy, license, base };
 }
 
-/** A machine of the graph's (global) license, activated globally or inside `environmentId`, taking a seat. */
-async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: string, max?: number, environmentId: string | null = null) {
+/** Another license of the graph's policy. */
+async function addLicense(g: Awaited<ReturnType<typeof addGraph>>) {
+  const license = { ...g.base('licenses'), policyId: g.policy.id, productId: g.product.id, ownerId: null, key: `K-${randomUUID()}` };
+  const tx = new Transaction();
+  tx.create(license as never, {
+    parents: [
+      { type: 'policies', id: g.policy.id },
+      { type: 'products', id: g.product.id },
+    ],
+    unique: [{ kind: LICENSE_KEY_MARKER, value: licenseKeyValue(license.key), taken: new Error('taken') }],
+  });
+  await tx.commit();
+  return license;
+}
+
+/** Where a holder of the (global) graph sits: every scope global. */
+const GLOBAL_SCOPES = { license: null, policy: null, product: null };
+
+/**
+ * A machine of the graph's (global) license, activated globally or inside `environmentId`, taking a
+ * seat, its fingerprint judged by `strategy`.
+ */
+async function addMachine(
+  g: Awaited<ReturnType<typeof addGraph>>,
+  fingerprint: string,
+  max?: number,
+  environmentId: string | null = null,
+  strategy = 'UNIQUE_PER_LICENSE',
+) {
   const machine = {
     ...g.base('machines'),
     environmentId,
@@ -596,33 +631,38 @@ async function addMachine(g: Awaited<ReturnType<typeof addGraph>>, fingerprint: 
     fingerprint,
   };
   const tx = new Transaction();
-  tx.create(machine as never, {
-    parents: [
+  createHolder(
+    tx,
+    machine as never,
+    [
       { type: 'licenses', id: g.license.id },
       { type: 'products', id: g.product.id },
       machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
     ],
-    unique: [
-      {
-        kind: MACHINE_FINGERPRINT_MARKER,
-        value: machineFingerprintValue(g.license.id, fingerprint),
-        taken: new Error('fingerprint taken'),
-      },
-    ],
-  });
+    fingerprintHold(
+      MACHINE_FINGERPRINTS,
+      { ...machine, scopeEnvironments: GLOBAL_SCOPES },
+      fingerprint,
+      strategy,
+      new Error('fingerprint taken'),
+    ),
+  );
   takeSeat(tx, machine, max, new Error('limit'));
   await tx.commit();
   return machine;
 }
 
+/** A component of a machine of the graph, inside `environmentId` (global when null), its fingerprint judged by `strategy`. */
 async function addComponent(
   g: Awaited<ReturnType<typeof addGraph>>,
   machine: { id: string; ownerId: string | null },
   fingerprint: string,
   strategy = 'UNIQUE_PER_MACHINE',
+  environmentId: string | null = null,
 ) {
   const component = {
     ...g.base('components'),
+    environmentId,
     machineId: machine.id,
     licenseId: g.license.id,
     policyId: g.policy.id,
@@ -634,23 +674,68 @@ async function addComponent(
     metadata: {},
   } as unknown as ComponentRecord;
   const tx = new Transaction();
-  tx.create(component, {
-    parents: [
+  const item = createHolder(
+    tx,
+    component,
+    [
       { type: 'machines', id: machine.id },
       { type: 'licenses', id: g.license.id },
       { type: 'products', id: g.product.id },
       machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
     ],
+    fingerprintHold(
+      COMPONENT_FINGERPRINTS,
+      { ...component, scopeEnvironments: GLOBAL_SCOPES },
+      fingerprint,
+      strategy,
+      new Error('component taken'),
+    ),
+  );
+  await tx.commit();
+  return { ...component, item };
+}
+
+/** A component as components.create wrote it before the counts: one marker, of its strategy's scope, and no count. */
+async function addEarlierComponent(g: Awaited<ReturnType<typeof addGraph>>, machine: { id: string }, fingerprint: string, level: Level) {
+  const component = {
+    ...g.base('components'),
+    machineId: machine.id,
+    licenseId: g.license.id,
+    policyId: g.policy.id,
+    productId: g.product.id,
+    ownerId: null,
+    licenseOwnerId: null,
+    fingerprint,
+    name: 'c',
+    metadata: {},
+  } as unknown as ComponentRecord;
+  const scopeId = { machine: machine.id, license: g.license.id, policy: g.policy.id, product: g.product.id, account: accountId }[level];
+  const tx = new Transaction();
+  const item = tx.create(component, {
+    parents: [
+      { type: 'machines', id: machine.id },
+      { type: 'licenses', id: g.license.id },
+      { type: 'products', id: g.product.id },
+    ],
     unique: [
-      {
-        kind: COMPONENT_FINGERPRINT_MARKER,
-        value: componentFingerprintValue(strategy as never, component),
-        taken: new Error('component taken'),
-      },
+      { kind: COMPONENT_FINGERPRINT_MARKER, value: fingerprintValue(level, scopeId, fingerprint), taken: new Error('component taken') },
     ],
   });
   await tx.commit();
-  return component;
+  return item;
+}
+
+/** A fingerprint's count of holders in a scope (the whole, or with `environmentId` its share), as stored. */
+const holders = (kind: 'MACHINE' | 'COMPONENT', level: Level, scopeId: string, fingerprint: string, environmentId?: string) =>
+  getItem(fingerprintCountKey(accountId, kind, fingerprintValue(level, scopeId, fingerprint), environmentId));
+
+/** Deletes stored items one transaction each, as a deactivation or a component's removal does. */
+async function remove(...items: Item[]) {
+  for (const item of items) {
+    const tx = new Transaction();
+    tx.delete(item);
+    await tx.commit();
+  }
 }
 
 describe('licensing access patterns', () => {
@@ -698,8 +783,8 @@ describe('licensing access patterns', () => {
     const shareKey = licenseMachineCountKey(accountId, g.license.id, shared.id);
     expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toMatchObject({ n: 3 });
     expect(await getItem(shareKey)).toEqual({ ...shareKey, n: 2, ENVPK: environmentMembership(accountId, shared.id) });
-    expect(machineCountOfShare(shareKey)).toEqual(licenseMachineCountKey(accountId, g.license.id));
-    expect(machineCountOfShare(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
+    expect(countOfShare(shareKey)).toEqual(licenseMachineCountKey(accountId, g.license.id));
+    expect(countOfShare(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
 
     // A removal gives the seat back to both, and a license's count goes with the license.
     let tx = new Transaction();
@@ -761,12 +846,109 @@ describe('licensing access patterns', () => {
     expect(await getItem(countKey)).toBeUndefined();
   });
 
-  it('26: a component fingerprint marker per strategy scope (SHA-256 of scope and fingerprint)', async () => {
+  it("26, 43: a component's fingerprint: a marker on its machine, its holders counted in its license, policy, product and account; a create requires its strategy's count at 0", async () => {
+    const g = await addGraph(null);
+    const other = await addGraph(null);
+    const [m1, m2, elsewhere] = [await addMachine(g, 'a'), await addMachine(g, 'b'), await addMachine(other, 'c')];
+    const c1 = await addComponent(g, m1, 'cpu', 'UNIQUE_PER_MACHINE');
+    const marker = await getItem(uniqueKey(accountId, COMPONENT_FINGERPRINT_MARKER, fingerprintValue('machine', m1.id, 'cpu')));
+    expect(marker?.ref).toBe(recordKey(accountId, 'components', c1.id).PK);
+    const scopes = { license: g.license.id, policy: g.policy.id, product: g.product.id, account: accountId } as const;
+    for (const [level, id] of Object.entries(scopes)) {
+      expect(await holders('COMPONENT', level as Level, id, 'cpu')).toEqual({
+        ...fingerprintCountKey(accountId, 'COMPONENT', fingerprintValue(level as Level, id, 'cpu')),
+        n: 1,
+      });
+    }
+    // The component lists the counts it is in, so its delete leaves them.
+    expect((c1.item.counted as unknown[]).length).toBe(4);
+    expect(toRecord(c1.item)).not.toHaveProperty('counted');
+
+    // Judged in the license, the component made under UNIQUE_PER_MACHINE holds the fingerprint there.
+    await expect(addComponent(g, m2, 'cpu', 'UNIQUE_PER_LICENSE')).rejects.toThrow('component taken');
+    await expect(addComponent(g, m1, 'cpu', 'UNIQUE_PER_MACHINE')).rejects.toThrow('component taken');
+    const c2 = await addComponent(g, m2, 'cpu', 'UNIQUE_PER_MACHINE');
+    await expect(addComponent(other, elsewhere, 'cpu', 'UNIQUE_PER_ACCOUNT')).rejects.toThrow('component taken');
+    const c3 = await addComponent(other, elsewhere, 'cpu', 'UNIQUE_PER_PRODUCT');
+    expect(await holders('COMPONENT', 'license', g.license.id, 'cpu')).toMatchObject({ n: 2 });
+    expect(await holders('COMPONENT', 'account', accountId, 'cpu')).toMatchObject({ n: 3 });
+
+    // Deletes leave every count; a count at 0 goes.
+    await remove(c1.item);
+    expect(await holders('COMPONENT', 'license', g.license.id, 'cpu')).toMatchObject({ n: 1 });
+    await remove(c2.item);
+    expect(await holders('COMPONENT', 'license', g.license.id, 'cpu')).toBeUndefined();
+    expect(await holders('COMPONENT', 'account', accountId, 'cpu')).toMatchObject({ n: 1 });
+    await remove(c3.item);
+    for (const [level, id] of Object.entries(scopes)) expect(await holders('COMPONENT', level as Level, id, 'cpu')).toBeUndefined();
+    await addComponent(g, m2, 'cpu', 'UNIQUE_PER_ACCOUNT');
+  });
+
+  it('43: a component made before the counts holds its marker, in its own scope only', async () => {
     const g = await addGraph(null);
     const [m1, m2] = [await addMachine(g, 'a'), await addMachine(g, 'b')];
-    await addComponent(g, m1, 'cpu', 'UNIQUE_PER_LICENSE');
-    await expect(addComponent(g, m2, 'cpu', 'UNIQUE_PER_LICENSE')).rejects.toThrow('component taken');
-    await addComponent(g, m2, 'cpu', 'UNIQUE_PER_MACHINE');
+    const earlier = await addEarlierComponent(g, m1, 'disk', 'license');
+    await expect(addComponent(g, m2, 'disk', 'UNIQUE_PER_LICENSE')).rejects.toThrow('component taken');
+    // Wider strategies do not see it: it is in no count.
+    const wider = await addComponent(g, m2, 'disk', 'UNIQUE_PER_POLICY');
+    expect(await holders('COMPONENT', 'license', g.license.id, 'disk')).toMatchObject({ n: 1 });
+    await remove(earlier);
+    expect(
+      await getItem(uniqueKey(accountId, COMPONENT_FINGERPRINT_MARKER, fingerprintValue('license', g.license.id, 'disk'))),
+    ).toBeUndefined();
+    expect(await holders('COMPONENT', 'license', g.license.id, 'disk')).toMatchObject({ n: 1 });
+    await remove(wider.item);
+    await addComponent(g, m2, 'disk', 'UNIQUE_PER_LICENSE');
+  });
+
+  it("24, 43: a machine's fingerprint: the marker on its license, its holders counted in its policy, product and account", async () => {
+    const g = await addGraph(null);
+    const sameProduct = { ...g, license: await addLicense(g) };
+    await addMachine(g, 'host', undefined, null, 'UNIQUE_PER_LICENSE');
+    await expect(addMachine(g, 'host', undefined, null, 'UNIQUE_PER_LICENSE')).rejects.toThrow('fingerprint taken');
+    await expect(addMachine(sameProduct, 'host', undefined, null, 'UNIQUE_PER_POLICY')).rejects.toThrow('fingerprint taken');
+    const second = await addMachine(sameProduct, 'host', undefined, null, 'UNIQUE_PER_LICENSE');
+    expect((await findMachineItem(globalScope(accountId), sameProduct.license.id, 'host'))?.id).toBe(second.id);
+    for (const [level, id] of [
+      ['policy', g.policy.id],
+      ['product', g.product.id],
+      ['account', accountId],
+    ] as const) {
+      expect(await holders('MACHINE', level, id, 'host')).toMatchObject({ n: 2 });
+    }
+    // The machine's marker is the one machines held before the counts: its value has no level.
+    expect(await getItem(uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(g.license.id, 'host')))).toBeDefined();
+  });
+
+  it('43, 37: a holder inside a SHARED environment below global scopes is counted in each scope and in the share of its environment, which the purge gives back', async () => {
+    const g = await addGraph(null);
+    const shared = await addEnvironment(`fp-${randomUUID().slice(0, 6)}`, 'SHARED');
+    const machine = await addMachine(g, 'shared-host', undefined, shared.id, 'UNIQUE_PER_ACCOUNT');
+    const component = await addComponent(g, machine, 'shared-part', 'UNIQUE_PER_ACCOUNT', shared.id);
+    const inside = environmentMembership(accountId, shared.id);
+    const scopes = { license: g.license.id, policy: g.policy.id, product: g.product.id, account: accountId } as const;
+    const shareKeys: { PK: string; SK: string }[] = [];
+    for (const [kind, fingerprint, levels] of [
+      ['MACHINE', 'shared-host', ['policy', 'product', 'account']],
+      ['COMPONENT', 'shared-part', ['license', 'policy', 'product', 'account']],
+    ] as const) {
+      for (const level of levels) {
+        const whole = await holders(kind, level, scopes[level], fingerprint);
+        expect(whole).toMatchObject({ n: 1 });
+        expect(whole).not.toHaveProperty('ENVPK');
+        const share = await holders(kind, level, scopes[level], fingerprint, shared.id);
+        expect(share).toMatchObject({ n: 1, ENVPK: inside });
+        expect(countOfShare(share as Item)).toEqual({ PK: whole?.PK, SK: '#' });
+        shareKeys.push({ PK: share?.PK as string, SK: share?.SK as string });
+      }
+    }
+    expect(component.item.counted).toHaveLength(8);
+    // The purge deletes the records in bulk and gives the shares back: every whole count goes to 0, and goes.
+    expect(await giveBackShares(shareKeys)).toEqual([]);
+    for (const key of shareKeys) {
+      expect(await getItem(key)).toBeUndefined();
+      expect(await getItem({ PK: key.PK, SK: '#' })).toBeUndefined();
+    }
   });
 
   it('27–30: components by machine (GSI2), license (GSI3), product (GSI4), owner (GSI5), each one partition with its counter', async () => {
@@ -875,7 +1057,7 @@ describe('entitlement access patterns', () => {
 
   const asHolder = (record: { type: string; id: string }): Holder => holderOf({ ...record, accountId, environmentId: null });
 
-  it("43, 44: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
+  it("44, 45: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
     const g = await addGraph(null);
     const policy = asHolder(g.policy);
     const license = asHolder(g.license);
@@ -918,7 +1100,7 @@ describe('entitlement access patterns', () => {
     expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([d.id]);
   });
 
-  it('45: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
+  it('46: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
     const [g1, g2] = [await addGraph(null), await addGraph(null)];
     const [shared, other] = [await addEntitlement(), await addEntitlement()];
     await attachTo(asHolder(g1.policy), [shared]);
@@ -939,7 +1121,7 @@ describe('entitlement access patterns', () => {
     expect(await getItem(entitlementHolderKey(accountId, other.id, 'licenses', g2.license.id))).toBeUndefined();
   });
 
-  it('46: the codes a license holds: one BatchGetItem of the code markers and its two sets', async () => {
+  it('47: the codes a license holds: one BatchGetItem of the code markers and its two sets', async () => {
     const g = await addGraph(null);
     const [onPolicy, own, absent] = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
     await attachTo(asHolder(g.policy), [onPolicy]);

@@ -1,12 +1,11 @@
 /**
- * Components: hardware (and other) fingerprints of a machine. A fingerprint is unique within
+ * Components: hardware (and other) fingerprints of a machine. A fingerprint is unique on its
+ * machine, held by a marker keyed by the SHA-256 of the machine and the fingerprint, and within
  * the scope the policy's componentUniquenessStrategy names at the moment the component is
- * created; the marker that holds it is keyed by a SHA-256 of that scope and the fingerprint,
- * and is recorded on the component, so removing the component releases exactly it.
+ * created, judged by the counts of its holders (shared/domain/licensing/fingerprints.ts).
  */
-import { digest } from '../../auth/secrets.ts';
 import type { StoredRecord } from '../../store/records.ts';
-import type { UniquenessStrategy } from '../policies/policy.ts';
+import type { HolderRules } from '../licensing/fingerprints.ts';
 
 export interface ComponentRecord extends StoredRecord {
   type: 'components';
@@ -23,16 +22,17 @@ export interface ComponentRecord extends StoredRecord {
 
 export const COMPONENT_FINGERPRINT_MARKER = 'COMPONENT_FINGERPRINT';
 
-/** What each strategy makes a fingerprint unique within. */
-export const UNIQUENESS_SCOPES: Record<UniquenessStrategy, { label: string; of: (c: ComponentRecord) => string }> = {
-  UNIQUE_PER_MACHINE: { label: 'machine', of: (c) => c.machineId },
-  UNIQUE_PER_LICENSE: { label: 'license', of: (c) => c.licenseId },
-  UNIQUE_PER_POLICY: { label: 'policy', of: (c) => c.policyId },
-  UNIQUE_PER_PRODUCT: { label: 'product', of: (c) => c.productId },
-  UNIQUE_PER_ACCOUNT: { label: 'account', of: (c) => c.accountId },
-};
+/** At most this many components come with a new machine (shared/domain/components/nested.ts). */
+export const NESTED_COMPONENTS_MAX = 20;
 
-export function componentFingerprintValue(strategy: UniquenessStrategy, component: ComponentRecord): string {
-  const scope = UNIQUENESS_SCOPES[strategy];
-  return digest(`${scope.label}:${scope.of(component)}:${component.fingerprint}`);
-}
+/**
+ * The marker holds a fingerprint on its machine; the license, policy, product and account count
+ * its holders. Components made before the counts held the marker of their strategy's scope instead
+ * (SHA-256 of `<scope>:<scope id>:<fingerprint>`, the machine's being the same as today's).
+ */
+export const COMPONENT_FINGERPRINTS: HolderRules = {
+  kind: 'COMPONENT',
+  marker: { level: 'machine', kind: COMPONENT_FINGERPRINT_MARKER },
+  counted: ['license', 'policy', 'product', 'account'],
+  earlierMarkers: true,
+};

@@ -11,18 +11,26 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItems, toRecord } from '../../store/records.ts';
+import { getItems, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { machineNamed } from '../licensing/aliases.ts';
+import {
+  createHolder,
+  type FingerprintHold,
+  fingerprintHold,
+  fingerprintRule,
+  levelOf,
+  type Scopes,
+  scopeEnvironmentsOf,
+} from '../licensing/fingerprints.ts';
 import { relatedItem } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import type { MachineRecord } from '../machines/machine.ts';
-import { fingerprintRule } from '../machines/service.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { COMPONENT_FINGERPRINT_MARKER, type ComponentRecord, componentFingerprintValue, UNIQUENESS_SCOPES } from './component.ts';
+import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './component.ts';
 import { componentDocument } from './document.ts';
 
 export interface NewComponent {
@@ -39,19 +47,45 @@ export interface ComponentChanges {
 
 export async function createComponent(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   await authorizeAction(actor, 'components', 'create');
+  componentRules(input);
+  const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
+  const machine = toRecord<MachineRecord>(machineItem);
+  const scopes = await scopesOf(actor.scope.accountId, machine);
+  // Asked again now that the license is known: a user may not act on a protected one.
+  await authorizeAction(actor, 'components', 'create', { license: scopes.license });
+  const component = newComponent(actor, machine, input);
+  const tx = new Transaction();
+  await addComponent(tx, actor, component, componentHold(component, scopes, attributePointer('fingerprint')));
+  tx.requireExists(
+    { PK: machineItem.PK, SK: machineItem.SK },
+    ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
+  );
+  await tx.commit();
+  return component;
+}
+
+/** The rules of a component's attributes. */
+export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
   fingerprintRule(input.fingerprint);
   maxLength('name', input.name, 255);
   metadataRule(input.metadata);
-  const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const machine = toRecord<MachineRecord>(machineItem);
-  const licenseKey = recordKey(actor.scope.accountId, 'licenses', machine.licenseId);
-  const found = await getItems([licenseKey, recordKey(actor.scope.accountId, 'policies', machine.policyId)]);
-  const license = found.find((item) => item.PK === licenseKey.PK);
-  const policy = found.find((item) => item.PK !== licenseKey.PK);
-  // Asked again now that the license is known: a user may not act on a protected one.
-  await authorizeAction(actor, 'components', 'create', { license });
+}
+
+async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes> {
+  const keys = {
+    license: recordKey(accountId, 'licenses', machine.licenseId),
+    policy: recordKey(accountId, 'policies', machine.policyId),
+    product: recordKey(accountId, 'products', machine.productId),
+  };
+  const found = await getItems(Object.values(keys));
+  const of = (key: { PK: string }) => found.find((item) => item.PK === key.PK);
+  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product) };
+}
+
+/** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */
+export function newComponent(actor: Actor, machine: MachineRecord, input: Omit<NewComponent, 'machineId'>): ComponentRecord {
   const timestamp = now();
-  const component: ComponentRecord = {
+  return {
     type: 'components',
     id: randomUUID(),
     accountId: actor.scope.accountId,
@@ -68,35 +102,31 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
     name: input.name,
     metadata: input.metadata ?? {},
   };
-  // The policy's strategy at this moment decides the marker; the component records it.
-  const strategy = (policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE';
-  const tx = new Transaction();
-  tx.create(component, {
-    parents: [
+}
+
+/** How `component` holds its fingerprint, judged in the scope the policy's strategy names now (else FINGERPRINT_TAKEN at `pointer`). */
+export function componentHold(component: ComponentRecord, scopes: Scopes, pointer: string): FingerprintHold {
+  const strategy = (scopes.policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE';
+  const taken = ruleBroken('FINGERPRINT_TAKEN', `fingerprint has already been taken for this ${levelOf(strategy)} (${strategy})`, pointer);
+  const placement = { ...component, scopeEnvironments: scopeEnvironmentsOf(scopes) };
+  return fingerprintHold(COMPONENT_FINGERPRINTS, placement, component.fingerprint, strategy, taken);
+}
+
+/** Writes `component` into `tx` with its fingerprint's hold and its event. Returns the stored item. */
+export async function addComponent(tx: Transaction, actor: Actor, component: ComponentRecord, hold: FingerprintHold): Promise<Item> {
+  const item = createHolder(
+    tx,
+    component,
+    [
       { type: 'machines', id: component.machineId },
       { type: 'licenses', id: component.licenseId },
       { type: 'products', id: component.productId },
       component.ownerId ? { type: 'users', id: component.ownerId } : undefined,
     ],
-    unique: [
-      {
-        kind: COMPONENT_FINGERPRINT_MARKER,
-        value: componentFingerprintValue(strategy, component),
-        taken: ruleBroken(
-          'FINGERPRINT_TAKEN',
-          `fingerprint has already been taken for this ${UNIQUENESS_SCOPES[strategy].label} (${strategy})`,
-          attributePointer('fingerprint'),
-        ),
-      },
-    ],
-  });
-  tx.requireExists(
-    { PK: machineItem.PK, SK: machineItem.SK },
-    ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
+    hold,
   );
   await emitEvent(tx, originOf(component, actor.scope), 'component.created', componentDocument(component));
-  await tx.commit();
-  return component;
+  return item;
 }
 
 export async function retrieveComponent(actor: Actor, id: string): Promise<ComponentRecord> {

@@ -1,5 +1,5 @@
 /**
- * Where entitlements are attached (docs/data-model.md, patterns 43–46). A policy's or a license's
+ * Where entitlements are attached (docs/data-model.md, patterns 44–47). A policy's or a license's
  * attachments are one item, its set (`entitlementSetKey`), holding one attribute per attachment,
  * so that:
  *

@@ -11,9 +11,11 @@
  * Two passes: the second, a little later, sweeps up records that requests already in flight
  * at the moment of the delete may have written after the first pass went by.
  *
- * Machines activated here on a global license hold seats of that license, counted across
- * environments: before a page is deleted, the shares of those counts it holds are given back
- * (machines/seats.ts), each once, whichever step or pass meets it.
+ * Machines activated here on a global license hold seats of that license, and machines and
+ * components made here hold their fingerprints in scopes beyond the environment (the account, or a
+ * global license, policy or product), counted across environments: before a page is deleted, the
+ * shares of those counts it holds are given back (shared/store/shares.ts), each once, whichever
+ * step or pass meets it.
  */
 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -23,7 +25,7 @@ import { enqueue } from '../../queue.ts';
 import { db, getTable } from '../../store/client.ts';
 import { environmentMembership, type Key, purgeMarkerKey, recordKey } from '../../store/keys.ts';
 import { backoff, getItem } from '../../store/records.ts';
-import { giveBackShares } from '../machines/seats.ts';
+import { giveBackShares } from '../../store/shares.ts';
 import type { PurgeMessage } from './service.ts';
 
 export interface PurgeStep extends PurgeMessage {

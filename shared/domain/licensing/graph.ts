@@ -117,8 +117,8 @@ async function descendants(item: Item, environments: (string | null)[], register
 /**
  * Removing a record removes what hangs on it (docs/rules.md §7), deepest first, with their
  * uniqueness markers, counters and token lookups; the record itself goes in the last
- * transaction, with the event `announce` adds for it. Children are handed to the store a few at a time: each child leaves up to five
- * collections, and the counters of one transaction must stay within DynamoDB's 100 operations.
+ * transaction, with the event `announce` adds for it. The store sizes the transactions by what
+ * each child's delete writes (shared/store/cascade.ts).
  */
 export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
@@ -136,11 +136,8 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
     }
     if (child.type === 'licenses') dropSeats(tx, child);
   };
-  const GROUP = 10;
-  for (let i = 0; i + GROUP < items.length; i += GROUP) await deleteWithChildren(items.slice(i, i + GROUP), () => {}, alsoDelete);
-  const rest = items.slice(Math.max(0, Math.floor((items.length - 1) / GROUP) * GROUP));
   await deleteWithChildren(
-    rest,
+    items,
     async (tx) => {
       tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
       alsoDelete(tx, item);

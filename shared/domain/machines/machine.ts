@@ -1,11 +1,14 @@
 /**
  * Machines: devices activated on a license. A fingerprint is unique per license, held by a
- * marker keyed by the SHA-256 of license id and fingerprint (fingerprints may be up to 4 KB).
+ * marker keyed by the SHA-256 of license id and fingerprint (fingerprints may be up to 4 KB), and
+ * within the scope the policy's machineUniquenessStrategy names at the activation, judged by the
+ * counts of its holders (shared/domain/licensing/fingerprints.ts).
  */
 import { digest } from '../../auth/secrets.ts';
 import type { Item, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
+import type { HolderRules } from '../licensing/fingerprints.ts';
 
 export interface MachineRecord extends StoredRecord {
   type: 'machines';
@@ -35,6 +38,19 @@ export interface MachineRecord extends StoredRecord {
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
 
 export const machineFingerprintValue = (licenseId: string, fingerprint: string) => digest(`${licenseId}:${fingerprint}`);
+
+/** The marker holds a fingerprint on its license (what finds the machine); the policy, product and account count its holders. */
+export const MACHINE_FINGERPRINTS: HolderRules = {
+  kind: 'MACHINE',
+  marker: {
+    level: 'license',
+    kind: MACHINE_FINGERPRINT_MARKER,
+    value: (placement, fingerprint) => machineFingerprintValue(placement.licenseId, fingerprint),
+  },
+  counted: ['policy', 'product', 'account'],
+  // Machines were unique per license only: the marker above.
+  earlierMarkers: false,
+};
 
 /** The machine of a license with this fingerprint, if the scope may read it. */
 export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>

@@ -8,27 +8,28 @@ import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import { deleteWithChildren } from '../../store/cascade.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, toRecord } from '../../store/records.ts';
+import { getItem, getItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import { holdLicenseForActivation } from '../licenses/expiry.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { licenseNamed, machineNamed, requireNamedId } from '../licensing/aliases.ts';
+import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, scopeEnvironmentsOf } from '../licensing/fingerprints.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { expirationOf } from '../policies/policy.ts';
+import { expirationOf, type MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
-import { listByFingerprint } from './fingerprints.ts';
+import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
-import { MACHINE_FINGERPRINT_MARKER, type MachineRecord, machineFingerprintValue } from './machine.ts';
-import { takeSeat } from './seats.ts';
-
-export const FINGERPRINT_MAX_BYTES = 4096;
+import { MACHINE_FINGERPRINTS, type MachineRecord } from './machine.ts';
+import { giveSeatBack, takeSeat } from './seats.ts';
 
 /** What an update may change (null clears it). */
 export interface MachineChanges extends Hardware {
@@ -43,6 +44,8 @@ export interface NewMachine extends MachineChanges {
   licenseId: string;
   /** The license's owner when not given. */
   ownerId?: string;
+  /** Components created with the machine (shared/domain/components/nested.ts). */
+  components?: NestedComponent[];
 }
 
 function rules(attributes: MachineChanges) {
@@ -51,18 +54,9 @@ function rules(attributes: MachineChanges) {
   hardwareRules(attributes);
 }
 
-export function fingerprintRule(fingerprint: string) {
-  if (Buffer.byteLength(fingerprint) > FINGERPRINT_MAX_BYTES) {
-    throw ruleBroken(
-      'FINGERPRINT_TOO_LONG',
-      `fingerprint is too long (maximum is ${FINGERPRINT_MAX_BYTES} bytes)`,
-      attributePointer('fingerprint'),
-    );
-  }
-}
-
 export async function createMachine(actor: Actor, input: NewMachine): Promise<MachineRecord> {
   await authorizeAction(actor, 'machines', 'create');
+  if (input.components?.length) await authorizeAction(actor, 'components', 'create');
   fingerprintRule(input.fingerprint);
   rules(input);
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
@@ -70,7 +64,7 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
   const license = toRecord<LicenseRecord>(licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
-  const policy = await getItem(recordKey(actor.scope.accountId, 'policies', license.policyId));
+  const [policy, product] = await policyAndProductOf(license);
   const timestamp = now();
   const machine: MachineRecord = {
     type: 'machines',
@@ -92,21 +86,19 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     ...hardwareOf(input),
     metadata: input.metadata ?? {},
   };
+  const scopes = { license: licenseItem, policy, product };
+  const components = await componentsOfNewMachine(actor, { ...scopes, machine, machineKey: recordKeyOf(machine) }, input.components ?? []);
   const tx = new Transaction();
-  tx.create(machine, {
-    parents: [
+  const item = createHolder(
+    tx,
+    machine,
+    [
       { type: 'licenses', id: license.id },
       { type: 'products', id: license.productId },
       machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
     ],
-    unique: [
-      {
-        kind: MACHINE_FINGERPRINT_MARKER,
-        value: machineFingerprintValue(license.id, machine.fingerprint),
-        taken: ruleBroken('FINGERPRINT_TAKEN', 'fingerprint has already been taken for this license', attributePointer('fingerprint')),
-      },
-    ],
-  });
+    machineHold(machine, scopes),
+  );
   // Found by its fingerprint alone as well, whatever its license (fingerprints.ts).
   listByFingerprint(tx, machine);
   // maxMachines counts the license's machines in every environment together (seats.ts).
@@ -125,8 +117,48 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
   );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
-  await tx.commit();
+  await components.commitWith(tx, (written) => withdrawActivation(actor, machine, item, written));
   return machine;
+}
+
+/** The license's policy and product, as they are now (either may be gone: the activation then fails on its license). */
+async function policyAndProductOf(license: LicenseRecord): Promise<[Item | undefined, Item | undefined]> {
+  const policyKey = recordKey(license.accountId, 'policies', license.policyId);
+  const found = await getItems([policyKey, recordKey(license.accountId, 'products', license.productId)]);
+  return [found.find((item) => item.PK === policyKey.PK), found.find((item) => item.PK !== policyKey.PK)];
+}
+
+/** How a new machine holds its fingerprint: judged in the scope the policy's machineUniquenessStrategy names now. */
+function machineHold(machine: MachineRecord, scopes: Scopes) {
+  const strategy = (scopes.policy?.machineUniquenessStrategy as MachineUniquenessStrategy | undefined) ?? 'UNIQUE_PER_LICENSE';
+  const taken = ruleBroken(
+    'FINGERPRINT_TAKEN',
+    `fingerprint has already been taken for this ${levelOf(strategy)} (${strategy})`,
+    attributePointer('fingerprint'),
+  );
+  return fingerprintHold(
+    MACHINE_FINGERPRINTS,
+    { ...machine, scopeEnvironments: scopeEnvironmentsOf(scopes) },
+    machine.fingerprint,
+    strategy,
+    taken,
+  );
+}
+
+/**
+ * Undoes an activation whose components could not all be written: the components written and
+ * the machine go as its deactivation would remove them (its seat given back, `machine.deleted`).
+ */
+async function withdrawActivation(actor: Actor, machine: MachineRecord, item: Item, written: Item[]): Promise<void> {
+  // Deactivated meanwhile: its components may still be left.
+  const there = await getItem(recordKeyOf(machine));
+  await deleteWithChildren(written, async (tx) => {
+    if (!there) return;
+    tx.delete(item);
+    giveSeatBack(tx, item);
+    unlistByFingerprint(tx, item);
+    await emitEvent(tx, originOf(machine, actor.scope), 'machine.deleted', machineDocument(machine));
+  });
 }
 
 /** `id`: the machine's id or its fingerprint (docs/rules.md §12), as for its update and delete. */

@@ -10,6 +10,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       name: policy.name,
       componentUniquenessStrategy: policy.componentUniquenessStrategy,
       componentMatchingStrategy: policy.componentMatchingStrategy,
+      machineUniquenessStrategy: policy.machineUniquenessStrategy ?? 'UNIQUE_PER_LICENSE',
       requireComponentsScope: policy.requireComponentsScope,
       protected: policy.protected,
       maxMachines: policy.maxMachines ?? null,

@@ -13,6 +13,15 @@ export const UNIQUENESS_STRATEGIES = [
 ] as const;
 export type UniquenessStrategy = (typeof UNIQUENESS_STRATEGIES)[number];
 
+/** Where a machine's fingerprint is unique: at least on its license. */
+export const MACHINE_UNIQUENESS_STRATEGIES = [
+  'UNIQUE_PER_LICENSE',
+  'UNIQUE_PER_POLICY',
+  'UNIQUE_PER_PRODUCT',
+  'UNIQUE_PER_ACCOUNT',
+] as const;
+export type MachineUniquenessStrategy = (typeof MACHINE_UNIQUENESS_STRATEGIES)[number];
+
 export const MATCHING_STRATEGIES = ['MATCH_ANY', 'MATCH_TWO', 'MATCH_MOST', 'MATCH_ALL'] as const;
 export type MatchingStrategy = (typeof MATCHING_STRATEGIES)[number];
 
@@ -48,6 +57,8 @@ export interface PolicyRecord extends StoredRecord {
   productId: string;
   name: string;
   componentUniquenessStrategy: UniquenessStrategy;
+  /** Absent from policies made before it existed: read as UNIQUE_PER_LICENSE. */
+  machineUniquenessStrategy?: MachineUniquenessStrategy;
   componentMatchingStrategy: MatchingStrategy;
   requireComponentsScope: boolean;
   protected: boolean;

@@ -25,6 +25,7 @@ import {
   EXPIRATION_STRATEGIES,
   expirationOf,
   KEY_SCHEMES,
+  MACHINE_UNIQUENESS_STRATEGIES,
   MATCHING_STRATEGIES,
   type PolicyRecord,
   RENEWAL_BASES,
@@ -36,6 +37,7 @@ export interface PolicyChanges {
   name?: string;
   componentUniquenessStrategy?: string;
   componentMatchingStrategy?: string;
+  machineUniquenessStrategy?: string;
   requireComponentsScope?: boolean;
   protected?: boolean;
   /** null: no limit. */
@@ -73,6 +75,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
     ...input,
     componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
     componentMatchingStrategy: oneOf('componentMatchingStrategy', input.componentMatchingStrategy, MATCHING_STRATEGIES),
+    machineUniquenessStrategy: oneOf('machineUniquenessStrategy', input.machineUniquenessStrategy, MACHINE_UNIQUENESS_STRATEGIES),
     expirationStrategy: oneOf('expirationStrategy', input.expirationStrategy, EXPIRATION_STRATEGIES),
     expirationBasis: oneOf('expirationBasis', input.expirationBasis, EXPIRATION_BASES),
     renewalBasis: oneOf('renewalBasis', input.renewalBasis, RENEWAL_BASES),
@@ -99,6 +102,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     name: input.name,
     componentUniquenessStrategy: checked.componentUniquenessStrategy ?? 'UNIQUE_PER_MACHINE',
     componentMatchingStrategy: checked.componentMatchingStrategy ?? 'MATCH_ANY',
+    machineUniquenessStrategy: checked.machineUniquenessStrategy ?? 'UNIQUE_PER_LICENSE',
     requireComponentsScope: checked.requireComponentsScope ?? false,
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
