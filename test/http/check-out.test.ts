@@ -312,7 +312,7 @@ async function eventsAbout(kind: string, id: string): Promise<any[]> {
 const refsOf = (dataset: any) => dataset.included.map((record: any) => `${record.type}/${record.id}`);
 
 describe('includes', () => {
-  it('license files: entitlements (none exist), product, policy, owner, each as GET shows it', async () => {
+  it('license files: entitlements (none held), product, policy, owner, each as GET shows it', async () => {
     const g = await ownedGraph();
     const reply = await checkOut('licenses', g.license.id, { query: 'include=entitlements,product,policy,owner,product' });
     expect(reply.body.data.attributes.includes).toEqual(['entitlements', 'product', 'policy', 'owner']);
@@ -322,6 +322,31 @@ describe('includes', () => {
       (await l.api('GET', `/policies/${g.policy.id}`)).body.data,
       (await l.api('GET', `/users/${g.owner.id}`)).body.data,
     ]);
+  });
+
+  it("entitlements: the license's effective set (its policy's and its own), in license and machine files alike", async () => {
+    const g = await ownedGraph();
+    const entitlement = async () => {
+      const code = `feature-${randomUUID().slice(0, 8)}`;
+      const made = await l.api('POST', '/entitlements', { body: doc('entitlements', { name: code, code }) });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.data.id as string;
+    };
+    const [ofPolicy, ofLicense] = [await entitlement(), await entitlement()];
+    const attach = (path: string, id: string) => l.api('POST', `${path}/entitlements`, { body: { data: [{ type: 'entitlements', id }] } });
+    expect((await attach(`/policies/${g.policy.id}`, ofPolicy)).status).toBe(200);
+    expect((await attach(`/licenses/${g.license.id}`, ofLicense)).status).toBe(200);
+    const effective = (await l.api('GET', `/licenses/${g.license.id}/entitlements`)).body.data;
+    expect(effective.map((e: { id: string }) => e.id).sort()).toEqual([ofPolicy, ofLicense].sort());
+
+    const licenseFile = await readDataset(fileOf(await checkOut('licenses', g.license.id, { query: 'include=entitlements' })));
+    // The same records, in whatever order the set gives them.
+    expect(licenseFile.included).toHaveLength(2);
+    expect(licenseFile.included).toEqual(expect.arrayContaining(effective));
+    const machineFile = await readDataset(fileOf(await checkOut('machines', g.machine.id, { query: 'include=license.entitlements' })));
+    expect(machineFile.included).toHaveLength(3);
+    expect(machineFile.included[0]).toMatchObject({ type: 'licenses', id: g.license.id });
+    expect(machineFile.included.slice(1)).toEqual(expect.arrayContaining(effective));
   });
 
   it('the environment of a record that has one; nothing for a global one', async () => {

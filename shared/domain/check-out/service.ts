@@ -19,6 +19,8 @@ import { getItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentDocument } from '../components/document.ts';
 import { listMachineComponents } from '../components/service.ts';
+import { entitlementDocument } from '../entitlements/document.ts';
+import { holderEntitlements } from '../entitlements/holders.ts';
 import { environmentDocument } from '../environments/document.ts';
 import { retrieveEnvironment } from '../environments/service.ts';
 import { licenseDocument } from '../licenses/document.ts';
@@ -61,11 +63,9 @@ export interface CheckedOutFile {
 
 type Includer<R> = (actor: Actor, record: R) => Promise<ResourceObject[]>;
 
-/**
- * Entitlements do not exist in this service yet: every license is one without entitlements, so
- * `entitlements` and `license.entitlements` are accepted and include nothing.
- */
-const noEntitlements: Includer<unknown> = async () => [];
+/** The license's effective entitlements (its policy's and its own), as `GET /licenses/<id>/entitlements` lists them. */
+const entitlementsOf: Includer<LicenseRecord> = async (actor, license) =>
+  (await holderEntitlements(actor, 'licenses', license.id)).map(entitlementDocument);
 
 const environmentOf = async (actor: Actor, environmentId: string | null) =>
   environmentId ? [environmentDocument(await retrieveEnvironment(actor, environmentId))] : [];
@@ -73,7 +73,7 @@ const environmentOf = async (actor: Actor, environmentId: string | null) =>
 const userOf = async (actor: Actor, userId: string | null) => (userId ? [userDocument(await retrieveUser(actor, userId))] : []);
 
 const LICENSE_INCLUDES: Record<LicenseFileInclude, Includer<LicenseRecord>> = {
-  entitlements: noEntitlements,
+  entitlements: entitlementsOf,
   environment: (actor, license) => environmentOf(actor, license.environmentId),
   product: async (actor, license) => [productDocument(await retrieveProduct(actor, license.productId))],
   policy: async (actor, license) => [policyDocument(await retrievePolicy(actor, license.policyId))],
@@ -102,7 +102,7 @@ const componentsOf: Includer<MachineRecord> = async (actor, machine) => {
 
 const MACHINE_INCLUDES: Record<MachineFileInclude, Includer<MachineRecord>> = {
   license: throughLicense(async () => []),
-  'license.entitlements': throughLicense(noEntitlements),
+  'license.entitlements': throughLicense(entitlementsOf),
   'license.product': throughLicense(LICENSE_INCLUDES.product),
   'license.policy': throughLicense(LICENSE_INCLUDES.policy),
   'license.owner': throughLicense(LICENSE_INCLUDES.owner),

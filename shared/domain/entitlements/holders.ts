@@ -70,6 +70,11 @@ export async function listHolderEntitlements(
   id: string,
   page: PageRequest,
 ): Promise<Page<EntitlementRecord>> {
+  return pageOf(await holderEntitlements(actor, holder, id), page);
+}
+
+/** Every entitlement a policy holds, or a license holds through its policy and its own, that the bearer may list there. */
+export async function holderEntitlements(actor: Actor, holder: EntitlementHolder, id: string): Promise<EntitlementRecord[]> {
   const item = await holderItem(actor, holder, id, 'list');
   const records =
     holder === 'licenses'
@@ -78,7 +83,7 @@ export async function listHolderEntitlements(
           actor.scope.accountId,
           (await attachmentsOf(holderOf(item))).map((attachment) => attachment.entitlementId),
         );
-  return pageOf(visible(actor, records), page);
+  return visible(actor, records);
 }
 
 /** The holder's own attachments and, for a license, its policy's: one BatchGetItem. */
