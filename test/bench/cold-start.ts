@@ -40,8 +40,11 @@ const STACK_OPTIONS: BuildOptions = {
   banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
   external: [],
   logLevel: 'error',
-  // ServiceFunction's esbuildArgs: the SDK's credential chain cut to the link Lambda uses.
-  alias: { '@aws-sdk/credential-provider-node': resolve(REPOSITORY_ROOT, 'shared/lambda-credentials.ts') },
+  // ServiceFunction's esbuildArgs: the SDK's credential chain cut to the link Lambda uses, semver left out.
+  alias: {
+    '@aws-sdk/credential-provider-node': resolve(REPOSITORY_ROOT, 'shared/lambda-credentials.ts'),
+    semver: resolve(REPOSITORY_ROOT, 'shared/lambda-semver.ts'),
+  },
 };
 
 /** What Lambda sets in every execution environment, as far as the bundles read it. */

@@ -49,6 +49,11 @@ describe('a function bundle', () => {
     }
   });
 
+  it('leaves out semver, which only the X-Ray SDK’s patcher of the AWS SDK v2 needs (shared/lambda-semver.ts)', () => {
+    expect(code.includes('semver is not bundled')).toBe(true);
+    expect(code.includes('SEMVER_SPEC_VERSION')).toBe(false);
+  });
+
   it('is minified, with a source map that leaves the sources out', () => {
     expect(/\bclient\s*=\s*new\b/.test(code)).toBe(false);
     const map = JSON.parse(readFileSync(path.join(bundle, 'index.mjs.map'), 'utf8'));
