@@ -8,18 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLicenseFile, VerificationError } from '../../docs/examples/verify.mjs';
 import { type ParsedCertificate, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
-import {
-  type CallOptions,
-  call,
-  environmentToken,
-  expectError,
-  newAccount,
-  newEnvironment,
-  newUser,
-  type TestAccount,
-} from './support/client.ts';
-import { doc, licensing } from './support/licensing.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { type CallOptions, call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
+import { doc, type licensing, listeningAccount } from './support/licensing.ts';
+import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -31,14 +22,7 @@ type Graph = Awaited<ReturnType<ReturnType<typeof licensing>['graph']>>;
 type Owner = Awaited<ReturnType<typeof newUser>>;
 
 beforeAll(async () => {
-  account = await newAccount();
-  l = licensing(account);
-  receiver = await startReceiver();
-  const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
-    token: account.adminToken,
-    body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } },
-  });
-  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  ({ account, l, receiver } = await listeningAccount());
   const read = await call('GET', account.path, { token: account.adminToken });
   publicKey = publicKeyFromAccount(read.body.data.meta.keys.ed25519);
   expect(publicKey).toMatch(/^[0-9a-f]{64}$/);

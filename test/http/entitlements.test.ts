@@ -8,32 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementHolderKey, entitlementHoldersPartition, entitlementSetKey } from '#shared/store/keys.ts';
 import { partitionItems } from '#shared/store/paging.ts';
 import { getItem } from '#shared/store/records.ts';
-import {
-  call,
-  environmentToken,
-  expectError,
-  newAccount,
-  newEnvironment,
-  newUser,
-  type Reply,
-  type TestAccount,
-} from './support/client.ts';
-import { doc, ids, licensing } from './support/licensing.ts';
-import { ofKind, type Receiver, startReceiver } from './support/receiver.ts';
+import { call, environmentToken, expectError, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
+import { doc, ids, type licensing, listeningAccount } from './support/licensing.ts';
+import { ofKind, type Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  account = await newAccount();
-  l = licensing(account);
-  receiver = await startReceiver();
-  const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
-    token: account.adminToken,
-    body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } },
-  });
-  expect(endpoint.status).toBe(201);
+  ({ account, l, receiver } = await listeningAccount());
 });
 
 afterAll(() => receiver.close());

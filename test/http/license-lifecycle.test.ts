@@ -11,20 +11,16 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { recordKey, tokenLookupKey } from '#shared/store/keys.ts';
-import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing } from './support/licensing.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
+import { doc, expectCode, type licensing, listeningAccount } from './support/licensing.ts';
+import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  account = await newAccount();
-  l = licensing(account);
-  receiver = await startReceiver();
-  const endpoint = await l.api('POST', '/webhook-endpoints', { body: doc('webhook-endpoints', { url: receiver.url }) });
-  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  ({ account, l, receiver } = await listeningAccount());
 });
 
 afterAll(() => receiver.close());

@@ -7,20 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, licensing } from './support/licensing.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { call, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
+import { doc, type licensing, listeningAccount } from './support/licensing.ts';
+import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  account = await newAccount();
-  l = licensing(account);
-  receiver = await startReceiver();
-  const endpoint = await l.api('POST', '/webhook-endpoints', { body: doc('webhook-endpoints', { url: receiver.url }) });
-  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  ({ account, l, receiver } = await listeningAccount());
 });
 
 afterAll(() => receiver.close());

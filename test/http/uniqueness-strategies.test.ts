@@ -11,8 +11,8 @@ import { fingerprintValue, type Level } from '#shared/domain/licensing/fingerpri
 import { fingerprintCountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { call, newAccount, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { doc, expectCode, licensing, listeningAccount, ref } from './support/licensing.ts';
+import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -447,25 +447,16 @@ async function expectNothingMade(g: Awaited<ReturnType<typeof l.graph>>, host: s
 
 describe('events of an activation with components', () => {
   let receiver: Receiver;
-  let events: TestAccount;
+  let e: ReturnType<typeof licensing>;
   beforeAll(async () => {
-    receiver = await startReceiver();
-    events = await newAccount();
-    const endpoint = await call('POST', `${events.path}/webhook-endpoints`, {
-      token: events.adminToken,
-      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } },
-    });
-    expect(endpoint.status).toBe(201);
+    ({ l: e, receiver } = await listeningAccount());
   });
   afterAll(() => receiver.close());
 
   it('machine.created, and component.created for each component as its own create would emit; a refused activation emits nothing', async () => {
-    const e = licensing(events);
     const g = await e.graph();
     const list = async () => {
-      const reply = await call('GET', `${events.path}/webhook-events?events[]=machine.created&events[]=component.created&page[size]=100`, {
-        token: events.adminToken,
-      });
+      const reply = await e.api('GET', '/webhook-events?events[]=machine.created&events[]=component.created&page[size]=100');
       return reply.body.data.map((event: any) => ({ event: event.attributes.event, data: JSON.parse(event.attributes.payload).data }));
     };
     const before = (await list()).length;

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { type CallOptions, call, type Reply, type TestAccount } from './client.ts';
+import { type CallOptions, call, newAccount, type Reply, type TestAccount } from './client.ts';
+import { type Receiver, startReceiver } from './receiver.ts';
 
 type Options = Pick<CallOptions, 'token' | 'environment' | 'authorization'>;
 type Attributes = Record<string, unknown>;
@@ -91,3 +92,16 @@ export const ids = (reply: Reply) => {
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return (reply.body.data as { id: string }[]).map((record) => record.id);
 };
+
+/**
+ * A fresh account with its licensing helpers and a receiver of every webhook event it emits
+ * (an endpoint subscribed to all). Close the receiver after the file.
+ */
+export async function listeningAccount(): Promise<{ account: TestAccount; l: ReturnType<typeof licensing>; receiver: Receiver }> {
+  const account = await newAccount();
+  const l = licensing(account);
+  const receiver = await startReceiver();
+  const endpoint = await l.api('POST', '/webhook-endpoints', { body: doc('webhook-endpoints', { url: receiver.url }) });
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  return { account, l, receiver };
+}
