@@ -17,12 +17,14 @@ import {
   effectiveEntitlementIds,
   effectiveEntitlements,
   effectiveSetKeys,
+  entryCount,
   type Holder,
   holderOf,
   pointAt,
   removeFromSet,
   removeSetsOf,
   requireNoneHeld,
+  setKeyOf,
 } from '#shared/domain/entitlements/attachments.ts';
 import { checkEntitlements } from '#shared/domain/entitlements/check.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/domain/entitlements/entitlement.ts';
@@ -1050,7 +1052,7 @@ describe('entitlement access patterns', () => {
       entitlements.map((e) => e.id),
     );
     const tx = new Transaction();
-    addToSet(tx, holder, attachments, changed);
+    addToSet(tx, holder, attachments, entryCount(await getItem(setKeyOf(holder))), changed);
     await tx.commit();
     return attachments;
   }
@@ -1098,6 +1100,26 @@ describe('entitlement access patterns', () => {
     removeFromSet(detach, license, [own!], new Error('changed'));
     await detach.commit();
     expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([d.id]);
+
+    // Of concurrent attaches of different entitlements judged on the same count, one commits (the
+    // others read again: the limit is judged on what is there); the count follows the entries.
+    const others = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
+    const counted = entryCount(await getItem(setKeyOf(license)));
+    const racing = await Promise.allSettled(
+      others.map((other) => {
+        const racer = new Transaction();
+        addToSet(
+          racer,
+          license,
+          [{ ...license, id: randomUUID(), entitlementId: other.id, created: new Date().toISOString() }],
+          counted,
+          new Error('count changed'),
+        );
+        return racer.commit();
+      }),
+    );
+    expect(racing.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(entryCount(await getItem(setKeyOf(license)))).toBe((await attachmentsOf(license)).length);
   });
 
   it('46: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {

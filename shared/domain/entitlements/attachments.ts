@@ -14,6 +14,7 @@
  * removing the entitlement finds every set that holds it. A pointer whose attachment never
  * committed is harmless: who follows it finds nothing to remove.
  */
+import { conflict } from '../../errors.ts';
 import {
   type EntitlementHolder,
   entitlementHolderKey,
@@ -125,25 +126,37 @@ export async function effectiveEntitlements(license: LicenseRef): Promise<Entitl
   return entitlementsById(license.accountId, await effectiveEntitlementIds(license));
 }
 
+/** The attribute of a set item counting its entries: what an attach's limit is judged on. */
+const COUNT = 'n';
+
+/** How many entries a set item holds, as its count says (0 when it does not exist). */
+export const entryCount = (item: Item | undefined): number => (item?.[COUNT] as number | undefined) ?? 0;
+
 /**
  * Adds attachments to their holder's set (creating it), all or none: the transaction fails with
- * `changed` if any of them is there already.
+ * `changed` if any of them is there already, or if the set's count is no longer `count` (another
+ * attach or detach came first: the caller reads again, so the limit is judged on what is there).
  */
-export function addToSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], changed: Error): void {
+export function addToSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], count: number, changed: Error): void {
   const { accountId, environmentId } = holder;
   const entries = Object.fromEntries(
     attachments.map((a) => [entryName(a.entitlementId), { id: a.id, created: a.created } satisfies Entry]),
   );
   const absent = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), undefined]));
   const membership = environmentId ? { ENVPK: environmentMembership(accountId, environmentId) } : {};
-  tx.patch(setKeyOf(holder), { accountId, environmentId, ...membership, ...entries }, {}, { state: absent, changed });
+  tx.patch(
+    setKeyOf(holder),
+    { accountId, environmentId, ...membership, ...entries },
+    { [COUNT]: attachments.length },
+    { state: { ...absent, [COUNT]: count === 0 ? undefined : count }, changed },
+  );
 }
 
 /** Removes attachments from their holder's set, all or none: the transaction fails with `changed` unless each is as read. */
 export function removeFromSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], changed: Error): void {
   const removed = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), null]));
   const asRead = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), { id: a.id, created: a.created } satisfies Entry]));
-  tx.patch(setKeyOf(holder), removed, {}, { state: asRead, changed });
+  tx.patch(setKeyOf(holder), removed, { [COUNT]: -attachments.length }, { state: asRead, changed });
 }
 
 /** Fails the transaction with `changed` if the holder's set holds any of these entitlements (e.g. a license's policy). */
@@ -173,8 +186,8 @@ export async function dropPointers(holder: Omit<Holder, 'environmentId'>, entitl
 const BULK = 90;
 
 /**
- * Removes the attachments of policies and licenses about to be deleted, before their cascade:
- * each set's pointers, then the set, in transactions of their own.
+ * Removes the attachments of policies and licenses once their cascade has deleted them: each
+ * set's pointers, then the set, in transactions of their own.
  */
 export async function removeSetsOf(records: readonly Item[]): Promise<void> {
   const holders = records.filter((record) => record.type === 'policies' || record.type === 'licenses').map(holderOf);
@@ -209,13 +222,13 @@ export async function detachEverywhere(accountId: string, entitlementId: string)
   for (let i = 0; i < pointers.length; i += DETACH_CHUNK) {
     const chunk = pointers.slice(i, i + DETACH_CHUNK);
     for (let attempt = 1; ; attempt++) {
-      const changed = new Error('a set changed while the entitlement was being detached');
+      const changed = conflict('The entitlement’s holders changed while it was being removed; retry the request');
       const sets = await getItems(chunk.map((pointer) => setKeyOf(holderAt(pointer))));
       const tx = new Transaction();
       for (const pointer of chunk) {
         const key = setKeyOf(holderAt(pointer));
         const entry = sets.find((set) => set.PK === key.PK)?.[name];
-        if (entry !== undefined) tx.patch(key, { [name]: null }, {}, { state: { [name]: entry }, changed });
+        if (entry !== undefined) tx.patch(key, { [name]: null }, { [COUNT]: -1 }, { state: { [name]: entry }, changed });
         tx.remove({ PK: pointer.PK, SK: pointer.SK });
       }
       try {

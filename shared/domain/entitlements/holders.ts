@@ -27,6 +27,7 @@ import {
   dropPointers,
   effectiveEntitlements,
   entitlementsById,
+  entryCount,
   type Holder,
   holderOf,
   pointAt,
@@ -87,7 +88,7 @@ export async function holderEntitlements(actor: Actor, holder: EntitlementHolder
 }
 
 /** The holder's own attachments and, for a license, its policy's: one BatchGetItem. */
-async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachment[] }> {
+async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachment[]; count: number }> {
   const holder = holderOf(item);
   const policy =
     holder.holder === 'licenses'
@@ -96,7 +97,7 @@ async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachme
   const keys = [setKeyOf(holder), ...(policy ? [setKeyOf(policy)] : [])];
   const items = await getItems(keys);
   const setAt = (index: number) => items.find((found) => found.PK === keys[index]?.PK);
-  return { own: attachmentsIn(holder, setAt(0)), policy: policy ? attachmentsIn(policy, setAt(1)) : [] };
+  return { own: attachmentsIn(holder, setAt(0)), policy: policy ? attachmentsIn(policy, setAt(1)) : [], count: entryCount(setAt(0)) };
 }
 
 /**
@@ -127,7 +128,7 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const changed = conflict('The entitlements changed while this request was made; retry it');
     await pointAt(holder, ids);
     const tx = new Transaction();
-    addToSet(tx, holder, attachments, changed);
+    addToSet(tx, holder, attachments, sets.count, changed);
     tx.requireExists({ PK: item.PK, SK: item.SK }, new RecordNotFound(holderType, id));
     if (holderType === 'licenses') {
       requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId as string }, ids, changed);

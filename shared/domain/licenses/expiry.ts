@@ -62,19 +62,36 @@ export async function startExpiryOnValidation(license: Item, expiration: Expirat
  * is conditional on the expiry being still unset: of concurrent first activations one sets it
  * and the others answer 409, to be retried (they then find the expiry set).
  */
-export function holdLicenseForActivation(tx: Transaction, license: Item, expiration: Expiration, missing: Error): void {
+export function holdLicenseForActivation(tx: Transaction, license: Item, expiration: Expiration, missing: Error): string | undefined {
   const duration = durationStarting(license, expiration, 'FROM_FIRST_ACTIVATION');
   if (duration === null) {
     tx.requireExists({ PK: license.PK, SK: license.SK }, missing);
-    return;
+    return undefined;
   }
   const timestamp = now();
+  const expiry = after(Date.parse(timestamp), duration);
   tx.update(
     license,
-    { expiry: after(Date.parse(timestamp), duration), updated: timestamp },
+    { expiry, updated: timestamp },
     { missing, unset: ['expiry'], conflict: conflict('The license changed while the machine was being activated; retry the request') },
   );
+  return expiry;
 }
+
+/**
+ * Takes back the expiry an activation started (`holdLicenseForActivation`) when the activation is
+ * withdrawn: the license is as if it never had that machine. Only while the expiry is still the
+ * one started (a renewal or a PATCH since then stands).
+ */
+export async function withdrawStartedExpiry(license: Item, expiry: string): Promise<void> {
+  const tx = new Transaction();
+  tx.patch({ PK: license.PK, SK: license.SK }, { expiry: null }, {}, { state: { expiry }, changed: new ExpiryChanged() });
+  await tx.commit().catch((error: unknown) => {
+    if (!(error instanceof ExpiryChanged)) throw error;
+  });
+}
+
+class ExpiryChanged extends Error {}
 
 /**
  * A renewal's new expiry: the duration added to the renewal basis's start — FROM_EXPIRY the

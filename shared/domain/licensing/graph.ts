@@ -9,6 +9,7 @@ import type { Actor } from '../../auth/actor.ts';
 import { relatable } from '../../auth/authorize.ts';
 import type { PolicyType } from '../../auth/policies/index.ts';
 import { ruleBroken } from '../../errors.ts';
+import { logger } from '../../logger.ts';
 import { childItems, deleteWithChildren } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
@@ -124,8 +125,6 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
   const registers: Registers = new Map();
   const items = await descendants(item, environments, registers);
-  // Policies and licenses leave their entitlements first: the attachments are not in their collections.
-  await removeSetsOf([...items, item]);
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
@@ -144,5 +143,12 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
       await announce(tx);
     },
     alsoDelete,
+  );
+  // The entitlements of the policies and licenses removed go once those are gone, not before: a
+  // removal that fails leaves its records as they were, attachments included. An attach racing
+  // the removal fails on its holder. Should this step fail, the sets left name holders that no
+  // longer exist and nothing reads them (an environment's purge takes its own).
+  await removeSetsOf([...items, item]).catch((error: unknown) =>
+    logger.error('the entitlement sets of removed records were left behind', { recordId: item.id, error: error as Error }),
   );
 }

@@ -15,7 +15,7 @@ import { getItem, getItems, type Item, recordKeyOf, toRecord } from '../../store
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
-import { holdLicenseForActivation } from '../licenses/expiry.ts';
+import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
 import { licenseNamed, machineNamed, requireNamedId } from '../licensing/aliases.ts';
 import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, scopeEnvironmentsOf } from '../licensing/fingerprints.ts';
@@ -110,14 +110,17 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
   );
   // The license must still exist; under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
-  holdLicenseForActivation(
+  const startedExpiry = holdLicenseForActivation(
     tx,
     licenseItem,
     expirationOf(policy),
     ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
   );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
-  await components.commitWith(tx, (written) => withdrawActivation(actor, machine, item, written));
+  await components.commitWith(tx, async (written) => {
+    await withdrawActivation(actor, machine, item, written);
+    if (startedExpiry) await withdrawStartedExpiry(licenseItem, startedExpiry);
+  });
   return machine;
 }
 
