@@ -17,6 +17,21 @@ import type { Permission } from './permissions.ts';
 import { judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
 
+/**
+ * The entitlements each request's bearer holds, read once per request (an Actor is made per
+ * request): a list judges every record it shows, and holding one is the same question each time.
+ */
+const held = new WeakMap<Actor, Promise<Set<string>>>();
+
+function heldBy(actor: Actor): Promise<Set<string>> {
+  let ids = held.get(actor);
+  if (!ids) {
+    ids = heldEntitlementIds(actor.scope, actor.bearer).then((found) => new Set(found));
+    held.set(actor, ids);
+  }
+  return ids;
+}
+
 export function principalOf(actor: Actor): Principal {
   return {
     bearer: actor.bearer,
@@ -29,7 +44,7 @@ export function principalOf(actor: Actor): Principal {
         where: where as Record<string, string>,
       }),
     licenseOf: (record) => getItem(recordKey(actor.scope.accountId, 'licenses', record.licenseId as string)),
-    holdsEntitlement: async (entitlementId) => (await heldEntitlementIds(actor.scope, actor.bearer)).includes(entitlementId),
+    holdsEntitlement: async (entitlementId) => (await heldBy(actor)).has(entitlementId),
   };
 }
 

@@ -8,7 +8,8 @@
  *   the record of the path /<type>/{id}/... names one
  *   related records        those a create body's relationships name (a machine's license...)
  *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
- *   webhook subscriptions  any other method may change something: whom to tell
+ *   webhook subscriptions  a route that emits webhook events (the route table's `queue:webhooks`,
+ *                          a GET check-out too): whom to tell
  *
  * Behind a slug nothing account-scoped can be named yet, and behind an environment code no
  * environment-scoped key; those requests read the rest as they go. A key read ahead in vain
@@ -17,6 +18,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { accountKeyFor } from '../domain/accounts/account.ts';
 import { environmentKeyFor } from '../domain/environments/environment.ts';
+import { routes } from '../routes.ts';
 import {
   collectionName,
   collectionPartition,
@@ -72,6 +74,7 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
   }
 
   keys.push(...related(accountId, body));
+  if (environmentId !== undefined && EMITTING.has(event.routeKey)) keys.push(subscriptionsKey(accountId, environmentId));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
   const segments = path.split('/').slice(4); // after /v1/accounts/{account}
   const type = segments[0] as RecordType;
@@ -86,9 +89,11 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
       keys.push(counterKey(collectionPartition(accountId, readable, collectionName(type))));
     }
   }
-  if (method !== 'GET') keys.push(subscriptionsKey(accountId, environmentId));
   return keys;
 }
+
+/** The route keys of the routes whose changes emit webhook events: they read the subscriptions. */
+const EMITTING = new Set(routes.filter((route) => route.access.includes('queue:webhooks')).map((route) => `${route.method} ${route.path}`));
 
 /** The records a JSON:API body's relationships name: `data.relationships.<name>.data = {type, id}`. */
 function related(accountId: string, body: Body): Key[] {

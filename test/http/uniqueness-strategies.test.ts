@@ -48,6 +48,28 @@ async function holders(kind: 'MACHINE' | 'COMPONENT', level: Level, scopeId: str
  * its policy, a license of another policy of its product, a license of another product. Each new
  * policy is made under `policy`; the first policy too, once the first record is made.
  */
+type Graph = Awaited<ReturnType<typeof l.graph>>;
+
+/** The paths that remove a graph's records, each with what hangs on it. */
+const removalPaths = (g: Graph, c?: { id: string }) => ({
+  ...(c ? { component: `/components/${c.id}` } : {}),
+  machine: `/machines/${g.machine.id}`,
+  license: `/licenses/${g.license.id}`,
+  policy: `/policies/${g.policy.id}`,
+  product: `/products/${g.product.id}`,
+});
+
+/** The scopes wider than a record of the graph, narrowest first, down to `from`. */
+const widerScopes = (g: Graph, from: Level) => {
+  const scopes = [
+    ['license', g.license.id],
+    ['policy', g.policy.id],
+    ['product', g.product.id],
+    ['account', account.id],
+  ] as const;
+  return scopes.slice(scopes.findIndex(([level]) => level === from));
+};
+
 async function spread(policy: Record<string, unknown>) {
   const first = await l.graph();
   const samePolicy = await l.license(first.policy.id);
@@ -111,12 +133,7 @@ describe.concurrent('components: each strategy judged against components made un
     await l.api('PATCH', `/policies/${g.policy.id}`, { body: doc('policies', { componentUniquenessStrategy: 'UNIQUE_PER_MACHINE' }) });
     expect(expectCode(await add(g.machine.id, fingerprint), 422, 'FINGERPRINT_TAKEN').detail).toContain('UNIQUE_PER_MACHINE');
     expect((await add((await l.machine(g.license.id)).id, fingerprint)).status).toBe(201);
-    for (const [level, id] of [
-      ['license', g.license.id],
-      ['policy', g.policy.id],
-      ['product', g.product.id],
-      ['account', account.id],
-    ] as const) {
+    for (const [level, id] of widerScopes(g, 'license')) {
       expect(await holders('COMPONENT', level, id, fingerprint), level).toBe(2);
     }
   });
@@ -182,20 +199,9 @@ describe.concurrent('deletes free the value in every scope', () => {
       const fingerprint = `free-${removed}-${randomUUID()}`;
       const c = await l.component(g.machine.id, fingerprint);
       expectCode(await add(strict.id, fingerprint), 422, 'FINGERPRINT_TAKEN');
-      const paths = {
-        component: `/components/${c.id}`,
-        machine: `/machines/${g.machine.id}`,
-        license: `/licenses/${g.license.id}`,
-        policy: `/policies/${g.policy.id}`,
-        product: `/products/${g.product.id}`,
-      };
-      expect((await l.api('DELETE', paths[removed])).status).toBe(204);
-      for (const [level, id] of [
-        ['license', g.license.id],
-        ['policy', g.policy.id],
-        ['product', g.product.id],
-        ['account', account.id],
-      ] as const) {
+      const paths: Record<string, string> = removalPaths(g, c);
+      expect((await l.api('DELETE', paths[removed] ?? '')).status).toBe(204);
+      for (const [level, id] of widerScopes(g, 'license')) {
         expect(await holders('COMPONENT', level, id, fingerprint), `${removed}: ${level}`).toBe(0);
       }
       expect((await add(strict.id, fingerprint)).status).toBe(201);
@@ -208,18 +214,8 @@ describe.concurrent('deletes free the value in every scope', () => {
       const g = await l.graph();
       const fingerprint = g.machine.attributes.fingerprint as string;
       expectCode(await activate(strict.license.id, fingerprint), 422, 'FINGERPRINT_TAKEN');
-      const paths = {
-        machine: `/machines/${g.machine.id}`,
-        license: `/licenses/${g.license.id}`,
-        policy: `/policies/${g.policy.id}`,
-        product: `/products/${g.product.id}`,
-      };
-      expect((await l.api('DELETE', paths[removed])).status).toBe(204);
-      for (const [level, id] of [
-        ['policy', g.policy.id],
-        ['product', g.product.id],
-        ['account', account.id],
-      ] as const) {
+      expect((await l.api('DELETE', removalPaths(g)[removed])).status).toBe(204);
+      for (const [level, id] of widerScopes(g, 'policy')) {
         expect(await holders('MACHINE', level, id, fingerprint), `${removed}: ${level}`).toBe(0);
       }
       expect((await activate(strict.license.id, fingerprint)).status).toBe(201);
@@ -437,7 +433,7 @@ describe.concurrent('components created with their machine', () => {
 });
 
 /** Neither the machine nor any of the components were made: nothing listed, nothing counted, the fingerprints free. */
-async function expectNothingMade(g: Awaited<ReturnType<typeof l.graph>>, host: string, fingerprints: string[]) {
+async function expectNothingMade(g: Graph, host: string, fingerprints: string[]) {
   const machines = await l.api('GET', `/licenses/${g.license.id}/machines`);
   expect(machines.body.data.map((m: any) => m.attributes.fingerprint)).not.toContain(host);
   expect((await l.api('GET', `/components?license=${g.license.id}`)).body.links.meta.count).toBe(0);

@@ -1,0 +1,41 @@
+/**
+ * What the pipeline reads ahead of a handler (shared/http/request-keys.ts): the webhook
+ * subscriptions only for a route that emits events, as the route table says, whatever its method.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { requestKeys } from '#shared/http/request-keys.ts';
+import { routes } from '#shared/routes.ts';
+import { subscriptionsKey } from '#shared/store/keys.ts';
+
+const accountId = randomUUID();
+const id = randomUUID();
+
+const eventOf = (operation: string) => {
+  const route = routes.find((candidate) => candidate.operation === operation);
+  if (!route) throw new Error(`no route ${operation}`);
+  return {
+    routeKey: `${route.method} ${route.path}`,
+    rawPath: route.path.replace('{account}', accountId).replace('{id}', id),
+    rawQueryString: '',
+    headers: {},
+    pathParameters: { account: accountId, ...(route.path.includes('{id}') ? { id } : {}) },
+  } as unknown as APIGatewayProxyEventV2;
+};
+
+const readsSubscriptions = (operation: string) =>
+  requestKeys(eventOf(operation), undefined, { absent: true }).some((key) => key.PK === subscriptionsKey(accountId, null).PK);
+
+describe('the read-ahead of webhook subscriptions', () => {
+  it('comes with every route that emits events, and only with those', () => {
+    for (const route of routes.filter((candidate) => candidate.path.includes('{account}'))) {
+      expect(readsSubscriptions(route.operation), route.operation).toBe(route.access.includes('queue:webhooks'));
+    }
+  });
+
+  it('comes with a GET that emits (a license file checked out), not with a GET that reads', () => {
+    expect(readsSubscriptions('licenses.checkOutFile')).toBe(true);
+    expect(readsSubscriptions('licenses.retrieve')).toBe(false);
+  });
+});
