@@ -1,9 +1,9 @@
 import { machines } from '#shared/api/machines.ts';
-import { machineDocument } from '#shared/domain/machines/document.ts';
 import { retrieveMachine } from '#shared/domain/machines/service.ts';
+import { shownMachine } from '#shared/domain/machines/shown.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 export const handler = operation(machines.retrieve, async ({ actor, params }) =>
-  ok(machineDocument(await retrieveMachine(actor, params.id))),
+  ok(await shownMachine(await retrieveMachine(actor, params.id))),
 );

@@ -20,6 +20,21 @@ const attributes = {
   expirationStrategy: z.optional(z.string().check(z.describe('RESTRICT_ACCESS (default), REVOKE_ACCESS, MAINTAIN_ACCESS or ALLOW_ACCESS'))),
   expirationBasis: z.optional(z.string().check(z.describe('FROM_CREATION (default), FROM_FIRST_VALIDATION or FROM_FIRST_ACTIVATION'))),
   renewalBasis: z.optional(z.string().check(z.describe('FROM_EXPIRY (default), FROM_NOW or FROM_NOW_IF_EXPIRED'))),
+  floating: z.optional(z.boolean().check(z.describe('Default: true unless maxMachines is 1; false (node-locked) needs maxMachines 1'))),
+  strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §14)'))),
+  maxCores: z.nullish(z.int()),
+  maxProcesses: z.nullish(z.int()),
+  overageStrategy: z.optional(
+    z.string().check(z.describe('NO_OVERAGE (default), ALWAYS_ALLOW_OVERAGE, ALLOW_1_25X_OVERAGE, ALLOW_1_5X_OVERAGE or ALLOW_2X_OVERAGE')),
+  ),
+  processLeasingStrategy: z.optional(z.string().check(z.describe('PER_MACHINE (default) or PER_LICENSE'))),
+  requireHeartbeat: z.optional(z.boolean()),
+  heartbeatDuration: z.nullish(z.int().check(z.describe('Seconds a ping keeps a machine or process alive, at least 60; null: 600'))),
+  heartbeatCullStrategy: z.optional(z.string().check(z.describe('DEACTIVATE_DEAD (default) or KEEP_DEAD'))),
+  heartbeatResurrectionStrategy: z.optional(
+    z.string().check(z.describe('NO_REVIVE (default), ALWAYS_REVIVE (with KEEP_DEAD), or 1, 2, 5, 10 or 15 _MINUTE_REVIVE')),
+  ),
+  heartbeatBasis: z.optional(z.string().check(z.describe('FROM_FIRST_PING, or FROM_CREATION (the default when requireHeartbeat)'))),
   metadata: z.optional(metadataSchema()),
 };
 

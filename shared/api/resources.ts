@@ -9,6 +9,9 @@ import * as z from 'zod/mini';
 import { CHECK_OUT_ALGORITHMS } from '../domain/check-out/certificate.ts';
 import type { IsolationStrategy } from '../domain/environments/environment.ts';
 import type { LicenseStatus } from '../domain/licenses/license.ts';
+import { HEARTBEAT_STATUSES } from '../domain/machines/heartbeat.ts';
+import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from '../domain/policies/heartbeat.ts';
+import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from '../domain/policies/limits.ts';
 import {
   EXPIRATION_BASES,
   EXPIRATION_STRATEGIES,
@@ -220,6 +223,17 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       expirationStrategy: z.enum(EXPIRATION_STRATEGIES),
       expirationBasis: z.enum(EXPIRATION_BASES),
       renewalBasis: z.enum(RENEWAL_BASES),
+      floating: z.boolean(),
+      strict: z.boolean(),
+      maxCores: z.nullable(z.int()),
+      maxProcesses: z.nullable(z.int()),
+      overageStrategy: z.enum(OVERAGE_STRATEGIES),
+      processLeasingStrategy: z.enum(PROCESS_LEASING_STRATEGIES),
+      requireHeartbeat: z.boolean(),
+      heartbeatDuration: z.nullable(z.int().check(z.describe('Seconds; null: 600'))),
+      heartbeatCullStrategy: z.enum(HEARTBEAT_CULL_STRATEGIES),
+      heartbeatResurrectionStrategy: z.enum(HEARTBEAT_RESURRECTION_STRATEGIES),
+      heartbeatBasis: z.enum(HEARTBEAT_BASES),
       metadata: Metadata,
     },
     { account, environment, product: toOne('products'), entitlements: nested },
@@ -271,6 +285,11 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       memory: z.nullable(z.int().check(z.gte(0), z.describe('Bytes'))),
       disk: z.nullable(z.int().check(z.gte(0), z.describe('Bytes'))),
       lastCheckOut: LastCheckOut,
+      requireHeartbeat: z.boolean().check(z.describe("The policy's requireHeartbeat, or true once the machine has pinged")),
+      heartbeatStatus: z.enum(HEARTBEAT_STATUSES),
+      heartbeatDuration: z.int().check(z.describe('Seconds a ping keeps the machine alive')),
+      lastHeartbeat: z.nullable(Timestamp),
+      nextHeartbeat: z.nullable(Timestamp),
       metadata: Metadata,
     },
     { account, environment, product: toOne('products'), license: nestedOne('licenses'), owner: toOne('users'), components: nested },

@@ -128,6 +128,15 @@ export const licenseMachineCountKey = (accountId: string, licenseId: string, env
 });
 
 /**
+ * The cores of a license's machines in every environment together (SK `#`: `n`, what maxCores
+ * bounds), with shares per environment as for the machines (licenseMachineCountKey).
+ */
+export const licenseCoreCountKey = (accountId: string, licenseId: string, environmentId: string | null = null): Key => ({
+  PK: `A#${accountId}#${PREFIXES.licenses}#${licenseId}#CORE_COUNT`,
+  SK: environmentId === null ? ITEM : `E#${environmentId}`,
+});
+
+/**
  * The holders of a fingerprint within one scope (docs/rules.md §7): `kind` is `MACHINE` or
  * `COMPONENT`, `value` the SHA-256 of `<level>:<scope id>:<fingerprint>` (level: license, policy,
  * product or account). SK `#` (`n`) counts every holder, what a create under the strategy naming
@@ -143,11 +152,13 @@ export const fingerprintCountKey = (accountId: string, kind: string, value: stri
 export const isFingerprintCount = (key: Key): boolean => /^A#[^#]+#FINGERPRINT_COUNT#/.test(key.PK);
 
 /**
- * The whole count `key` is a share of (a license's machine count, a fingerprint's holders), or
- * undefined when `key` is no such share.
+ * The whole count `key` is a share of (a license's machine or core count, a fingerprint's
+ * holders), or undefined when `key` is no such share.
  */
 export const countOfShare = (key: Key): Key | undefined =>
-  (key.PK.endsWith('#MACHINE_COUNT') || isFingerprintCount(key)) && key.SK.startsWith('E#') ? { PK: key.PK, SK: ITEM } : undefined;
+  (key.PK.endsWith('#MACHINE_COUNT') || key.PK.endsWith('#CORE_COUNT') || isFingerprintCount(key)) && key.SK.startsWith('E#')
+    ? { PK: key.PK, SK: ITEM }
+    : undefined;
 
 /**
  * The machines holding one fingerprint in an account, whatever their license and environment:

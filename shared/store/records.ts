@@ -35,6 +35,8 @@ const LAYOUT = new Set([
   'GSI4SK',
   'GSI5PK',
   'GSI5SK',
+  'DUEPK',
+  'DUESK',
 ]);
 
 export type Item = Record<string, unknown> & Key;

@@ -31,6 +31,8 @@ export const tableDefinition = {
     { name: 'GSI5_KEYS', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
     // Every item that belongs to an environment (records, markers, counters): what a purge removes.
     { name: 'ENV', partitionKey: 'ENVPK', sortKey: 'PK', projection: 'KEYS_ONLY' },
+    // Records due to be looked at again, by minute (shared/store/due.ts): what the heartbeat sweeper reads.
+    { name: 'DUE', partitionKey: 'DUEPK', sortKey: 'DUESK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],
 } as const;
 

@@ -26,7 +26,7 @@ const activate = (licenseId: string, credentials: Credentials = {}) =>
 
 function expectLimit(reply: Awaited<ReturnType<typeof activate>>) {
   const error = expectCode(reply, 422, 'MACHINE_LIMIT_EXCEEDED');
-  expect(error.source).toEqual({ pointer: '/data/relationships/license' });
+  expect(error.source).toEqual({ pointer: '/data' });
 }
 
 const sharedEnvironment = () => newEnvironment(account, 'SHARED');

@@ -39,6 +39,7 @@ import {
   machineFingerprintValue,
 } from '#shared/domain/machines/machine.ts';
 import { dropSeats, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
+import { limitsOf } from '#shared/domain/policies/limits.ts';
 import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
@@ -649,7 +650,7 @@ async function addMachine(
       new Error('fingerprint taken'),
     ),
   );
-  takeSeat(tx, machine, max, new Error('limit'));
+  takeSeat(tx, machine, 0, limitsOf({ maxMachines: max ?? null }));
   await tx.commit();
   return machine;
 }

@@ -164,6 +164,7 @@ export async function checkOutMachine(actor: Actor, id: string, given: CheckOutP
   const options = checkOutOptions('machine', given, issuedAt);
   const item = await authorize(actor, 'machines', id, 'check-out');
   const machine = toRecord<MachineRecord>(item);
+  const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
   return issue(actor, item, {
     kind: 'machine',
     issuedAt,
@@ -171,8 +172,8 @@ export async function checkOutMachine(actor: Actor, id: string, given: CheckOutP
     included: await includedRecords(actor, machine, options.includes, MACHINE_INCLUDES),
     secret: async () => `${await licenseKeyOf(machine)}${machine.fingerprint}`,
     event: 'machine.checked-out',
-    document: (record: MachineRecord) => machineDocument(record),
-    shown: (record: MachineRecord) => machineDocument(record),
+    document: (record: MachineRecord) => machineDocument(record, policy),
+    shown: (record: MachineRecord) => machineDocument(record, policy),
     licenseId: machine.licenseId,
     machineId: machine.id,
   });

@@ -1,7 +1,16 @@
 import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { heartbeatOf } from '../policies/heartbeat.ts';
+import { heartbeatAt } from './heartbeat.ts';
 import type { MachineRecord } from './machine.ts';
 
-export function machineDocument(machine: MachineRecord): ResourceObject {
+/**
+ * A machine as shown: its heartbeat is judged by its policy as stored now (`policy`: the record
+ * or item; undefined, a policy gone: the defaults). `resurrected`: the answer of the ping that
+ * revived it.
+ */
+export function machineDocument(machine: MachineRecord, policy: object | undefined, shown: { resurrected?: boolean } = {}): ResourceObject {
+  const heartbeat = heartbeatAt(machine, heartbeatOf(policy));
+  if (shown.resurrected) heartbeat.heartbeatStatus = 'RESURRECTED';
   const self = resourcePath(machine.accountId, 'machines', machine.id);
   return {
     id: machine.id,
@@ -16,6 +25,7 @@ export function machineDocument(machine: MachineRecord): ResourceObject {
       memory: machine.memory ?? null,
       disk: machine.disk ?? null,
       lastCheckOut: machine.lastCheckOut ?? null,
+      ...heartbeat,
       metadata: machine.metadata,
       created: machine.created,
       updated: machine.updated,

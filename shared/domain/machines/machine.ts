@@ -33,6 +33,12 @@ export interface MachineRecord extends StoredRecord {
   metadata: Record<string, unknown>;
   /** When the machine was last checked out (a machine file issued); absent until then. */
   lastCheckOut?: string | null;
+  /** The cores counted in the license's core count (seats.ts): absent from machines activated before cores were counted. */
+  countedCores?: number;
+  /** The last ping (heartbeat.ts); under FROM_CREATION, the creation until the first ping. Absent: never pinged. */
+  lastHeartbeat?: string | null;
+  /** When `machine.heartbeat.dead` was emitted for this life of the machine (a ping that revives it clears it). */
+  heartbeatDeathAnnounced?: string | null;
 }
 
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';

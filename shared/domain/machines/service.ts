@@ -6,14 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import { ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
+import { dueAttributes } from '../../store/due.ts';
+import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, getItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { updateAndAnnounce } from '../changes.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
 import type { LicenseRecord } from '../licenses/license.ts';
@@ -22,14 +23,17 @@ import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, s
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
+import { heartbeatOf } from '../policies/heartbeat.ts';
+import { limitsOf } from '../policies/limits.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
 import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
+import { firstDueOf } from './heartbeat.ts';
 import { MACHINE_FINGERPRINTS, type MachineRecord } from './machine.ts';
-import { giveSeatBack, takeSeat } from './seats.ts';
+import { changeCores, giveSeatBack, holdsSeat, takeSeat } from './seats.ts';
 
 /** What an update may change (null clears it). */
 export interface MachineChanges extends Hardware {
@@ -65,6 +69,8 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   const license = toRecord<LicenseRecord>(licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
   const [policy, product] = await policyAndProductOf(license);
+  const limits = limitsOf(policy);
+  const heartbeat = heartbeatOf(policy);
   const timestamp = now();
   const machine: MachineRecord = {
     type: 'machines',
@@ -85,13 +91,16 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     platform: input.platform ?? null,
     ...hardwareOf(input),
     metadata: input.metadata ?? {},
+    countedCores: input.cores ?? 0,
+    // Under FROM_CREATION the heartbeat starts now, as if the machine had pinged.
+    ...(heartbeat.heartbeatBasis === 'FROM_CREATION' ? { lastHeartbeat: timestamp } : {}),
   };
   const scopes = { license: licenseItem, policy, product };
   const components = await componentsOfNewMachine(actor, { ...scopes, machine, machineKey: recordKeyOf(machine) }, input.components ?? []);
   const tx = new Transaction();
   const item = createHolder(
     tx,
-    machine,
+    { ...machine, ...dueAttributes(firstDueOf(timestamp, heartbeat)) },
     [
       { type: 'licenses', id: license.id },
       { type: 'products', id: license.productId },
@@ -101,14 +110,8 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   );
   // Found by its fingerprint alone as well, whatever its license (fingerprints.ts).
   listByFingerprint(tx, machine);
-  // maxMachines counts the license's machines in every environment together (seats.ts).
-  const max = policy?.maxMachines as number | null | undefined;
-  takeSeat(
-    tx,
-    machine,
-    max,
-    ruleBroken('MACHINE_LIMIT_EXCEEDED', `the license has reached its machine limit (${max})`, '/data/relationships/license'),
-  );
+  // maxMachines and maxCores count the license's machines in every environment together (seats.ts).
+  takeSeat(tx, machine, machine.countedCores ?? 0, limits);
   // The license must still exist; under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
   const startedExpiry = holdLicenseForActivation(
     tx,
@@ -116,9 +119,9 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     expirationOf(policy),
     ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
   );
-  await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine));
+  await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine, policy));
   await components.commitWith(tx, async (written) => {
-    await withdrawActivation(actor, machine, item, written);
+    await withdrawActivation(actor, machine, policy, item, written);
     if (startedExpiry) await withdrawStartedExpiry(licenseItem, startedExpiry);
   });
   return machine;
@@ -152,7 +155,13 @@ function machineHold(machine: MachineRecord, scopes: Scopes) {
  * Undoes an activation whose components could not all be written: the components written and
  * the machine go as its deactivation would remove them (its seat given back, `machine.deleted`).
  */
-async function withdrawActivation(actor: Actor, machine: MachineRecord, item: Item, written: Item[]): Promise<void> {
+async function withdrawActivation(
+  actor: Actor,
+  machine: MachineRecord,
+  policy: Item | undefined,
+  item: Item,
+  written: Item[],
+): Promise<void> {
   // Deactivated meanwhile: its components may still be left.
   const there = await getItem(recordKeyOf(machine));
   await deleteWithChildren(written, async (tx) => {
@@ -160,7 +169,7 @@ async function withdrawActivation(actor: Actor, machine: MachineRecord, item: It
     tx.delete(item);
     giveSeatBack(tx, item);
     unlistByFingerprint(tx, item);
-    await emitEvent(tx, originOf(machine, actor.scope), 'machine.deleted', machineDocument(machine));
+    await emitEvent(tx, originOf(machine, actor.scope), 'machine.deleted', machineDocument(machine, policy));
   });
 }
 
@@ -174,13 +183,36 @@ export async function updateMachine(actor: Actor, id: string, changes: MachineCh
   const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   rules(changes);
-  return updateAndAnnounce<MachineRecord>(item, { ...changes, updated: now() }, 'machine.updated', machineDocument, actor.scope);
+  const machine = toRecord<MachineRecord>(item);
+  const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
+  const tx = new Transaction();
+  const counted = machine.countedCores ?? 0;
+  const recount = changes.cores !== undefined && holdsSeat(item) && machine.countedCores !== undefined && (changes.cores ?? 0) !== counted;
+  const updated = toRecord<MachineRecord>(
+    tx.update(
+      item,
+      { ...changes, ...(recount ? { countedCores: changes.cores ?? 0 } : {}), updated: now() },
+      {
+        missing: new RecordNotFound('machines', machine.id),
+        // The cores counted are those read: a concurrent change of them makes this one a 409.
+        ...(recount ? { unchanged: { countedCores: counted }, conflict: conflict('the machine changed meanwhile; retry') } : {}),
+      },
+    ),
+  );
+  // The license's cores change with the machine's, within maxCores when they grow (seats.ts).
+  if (recount) changeCores(tx, machine, (changes.cores ?? 0) - counted, limitsOf(policy));
+  await emitEvent(tx, originOf(updated, actor.scope), 'machine.updated', machineDocument(updated, policy));
+  await tx.commit();
+  return updated;
 }
 
 export async function deleteMachine(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
   const removed = toRecord<MachineRecord>(item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed)));
+  const policy = await getItem(recordKey(removed.accountId, 'policies', removed.policyId));
+  await removeWithDescendants(item, (tx) =>
+    emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed, policy)),
+  );
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */

@@ -1,5 +1,6 @@
 import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import { expirationOf, type PolicyRecord } from './policy.ts';
+import { settingsOf } from './rules.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {
   const self = resourcePath(policy.accountId, 'policies', policy.id);
@@ -13,9 +14,9 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       machineUniquenessStrategy: policy.machineUniquenessStrategy ?? 'UNIQUE_PER_LICENSE',
       requireComponentsScope: policy.requireComponentsScope,
       protected: policy.protected,
-      maxMachines: policy.maxMachines ?? null,
       scheme: policy.scheme ?? null,
       ...expirationOf(policy),
+      ...settingsOf(policy),
       metadata: policy.metadata,
       created: policy.created,
       updated: policy.updated,

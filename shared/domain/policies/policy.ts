@@ -3,6 +3,8 @@
  * them, and how long a license lasts and what its expiry means (Keygen's expiration model).
  */
 import type { StoredRecord } from '../../store/records.ts';
+import type { HeartbeatBasis, HeartbeatCullStrategy, HeartbeatResurrectionStrategy } from './heartbeat.ts';
+import type { OverageStrategy, ProcessLeasingStrategy } from './limits.ts';
 
 export const UNIQUENESS_STRATEGIES = [
   'UNIQUE_PER_MACHINE',
@@ -70,6 +72,22 @@ export interface PolicyRecord extends StoredRecord {
   expirationStrategy?: ExpirationStrategy;
   expirationBasis?: ExpirationBasis;
   renewalBasis?: RenewalBasis;
+  /**
+   * Limits and heartbeats (limits.ts, heartbeat.ts): absent from policies made before them, read
+   * with `limitsOf` and `heartbeatOf`. `floating` and `heartbeatBasis` are kept only when given:
+   * their defaults follow maxMachines and requireHeartbeat.
+   */
+  floating?: boolean;
+  strict?: boolean;
+  maxCores?: number | null;
+  maxProcesses?: number | null;
+  overageStrategy?: OverageStrategy;
+  processLeasingStrategy?: ProcessLeasingStrategy;
+  requireHeartbeat?: boolean;
+  heartbeatDuration?: number | null;
+  heartbeatCullStrategy?: HeartbeatCullStrategy;
+  heartbeatResurrectionStrategy?: HeartbeatResurrectionStrategy;
+  heartbeatBasis?: HeartbeatBasis;
   metadata: Record<string, unknown>;
 }
 

@@ -6,18 +6,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import { ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { updateAndAnnounce } from '../changes.ts';
 import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import type { ProductRecord } from '../products/product.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { policyDocument } from './document.ts';
+import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
+import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
 import {
   DURATION_MAX,
   DURATION_MIN,
@@ -31,6 +33,7 @@ import {
   RENEWAL_BASES,
   UNIQUENESS_STRATEGIES,
 } from './policy.ts';
+import { judgeSettings, settingsOf } from './rules.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {
@@ -47,6 +50,19 @@ export interface PolicyChanges {
   expirationStrategy?: string;
   expirationBasis?: string;
   renewalBasis?: string;
+  floating?: boolean;
+  strict?: boolean;
+  /** null: no limit. */
+  maxCores?: number | null;
+  maxProcesses?: number | null;
+  overageStrategy?: string;
+  processLeasingStrategy?: string;
+  requireHeartbeat?: boolean;
+  /** Seconds; null: 600. */
+  heartbeatDuration?: number | null;
+  heartbeatCullStrategy?: string;
+  heartbeatResurrectionStrategy?: string;
+  heartbeatBasis?: string;
   metadata?: Metadata;
 }
 
@@ -61,9 +77,6 @@ export interface NewPolicy extends PolicyChanges {
 function rules(input: PolicyChanges): Partial<PolicyRecord> {
   maxLength('name', input.name, 255);
   metadataRule(input.metadata);
-  if (input.maxMachines != null && input.maxMachines < 1) {
-    throw ruleBroken('MAX_MACHINES_INVALID', 'maxMachines must be at least 1 (or null for no limit)', attributePointer('maxMachines'));
-  }
   if (input.duration != null && (input.duration < DURATION_MIN || input.duration > DURATION_MAX)) {
     throw ruleBroken(
       'DURATION_INVALID',
@@ -79,6 +92,15 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
     expirationStrategy: oneOf('expirationStrategy', input.expirationStrategy, EXPIRATION_STRATEGIES),
     expirationBasis: oneOf('expirationBasis', input.expirationBasis, EXPIRATION_BASES),
     renewalBasis: oneOf('renewalBasis', input.renewalBasis, RENEWAL_BASES),
+    overageStrategy: oneOf('overageStrategy', input.overageStrategy, OVERAGE_STRATEGIES),
+    processLeasingStrategy: oneOf('processLeasingStrategy', input.processLeasingStrategy, PROCESS_LEASING_STRATEGIES),
+    heartbeatCullStrategy: oneOf('heartbeatCullStrategy', input.heartbeatCullStrategy, HEARTBEAT_CULL_STRATEGIES),
+    heartbeatResurrectionStrategy: oneOf(
+      'heartbeatResurrectionStrategy',
+      input.heartbeatResurrectionStrategy,
+      HEARTBEAT_RESURRECTION_STRATEGIES,
+    ),
+    heartbeatBasis: oneOf('heartbeatBasis', input.heartbeatBasis, HEARTBEAT_BASES),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
   return checked;
@@ -89,6 +111,9 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
   const { productId, scheme, ...attributes } = input;
   const checked = rules(attributes);
   const keyScheme = scheme == null ? null : (oneOf('scheme', scheme, KEY_SCHEMES) ?? null);
+  // A node-locked policy is for one machine: maxMachines follows floating false when not given.
+  if (checked.floating === false && !('maxMachines' in checked)) checked.maxMachines = 1;
+  judgeSettings(checked);
   const product = toRecord<ProductRecord>(await relatedItem(actor, 'products', productId, 'product'));
   const timestamp = now();
   const policy: PolicyRecord = {
@@ -108,6 +133,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     maxMachines: checked.maxMachines ?? null,
     scheme: keyScheme,
     ...expirationOf(checked),
+    ...storedSettings(checked),
     metadata: checked.metadata ?? {},
   };
   const tx = new Transaction();
@@ -122,9 +148,43 @@ export async function retrievePolicy(actor: Actor, id: string): Promise<PolicyRe
   return toRecord<PolicyRecord>(await authorize(actor, 'policies', id, 'read'));
 }
 
+/**
+ * The limits and heartbeat settings a new policy stores: each given or its default, but for
+ * floating and heartbeatBasis, kept only when given (their defaults follow other attributes).
+ */
+function storedSettings(checked: Partial<PolicyRecord>): Partial<PolicyRecord> {
+  const { floating, heartbeatBasis, ...settings } = settingsOf(checked);
+  return {
+    ...settings,
+    ...(checked.floating !== undefined ? { floating } : {}),
+    ...(checked.heartbeatBasis !== undefined ? { heartbeatBasis } : {}),
+  };
+}
+
+/**
+ * An update is judged with the policy's other attributes as stored, and lands only while the
+ * policy is still as read (409 otherwise): two updates that each keep the rules cannot together
+ * break one.
+ */
 export async function updatePolicy(actor: Actor, id: string, changes: PolicyChanges): Promise<PolicyRecord> {
   const item = await authorize(actor, 'policies', id, 'update');
-  return updateAndAnnounce<PolicyRecord>(item, { ...rules(changes), updated: now() }, 'policy.updated', policyDocument, actor.scope);
+  const checked = rules(changes);
+  judgeSettings({ ...toRecord<PolicyRecord>(item), ...checked });
+  const tx = new Transaction();
+  const updated = toRecord<PolicyRecord>(
+    tx.update(
+      item,
+      { ...checked, updated: now() },
+      {
+        missing: new RecordNotFound('policies', id),
+        unchanged: { updated: item.updated },
+        conflict: conflict('the policy changed meanwhile'),
+      },
+    ),
+  );
+  await emitEvent(tx, originOf(updated, actor.scope), 'policy.updated', policyDocument(updated));
+  await tx.commit();
+  return updated;
 }
 
 export async function deletePolicy(actor: Actor, id: string): Promise<void> {
