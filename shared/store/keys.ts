@@ -137,6 +137,21 @@ export const licenseCoreCountKey = (accountId: string, licenseId: string, enviro
 });
 
 /**
+ * The live processes of a machine (`machineProcessCountKey`) or of a license across its machines
+ * (`licenseProcessCountKey`), what maxProcesses bounds under PER_MACHINE or PER_LICENSE: SK `#`
+ * counts them all (`n`), with shares per environment as for the machines (licenseMachineCountKey).
+ */
+export const machineProcessCountKey = (accountId: string, machineId: string, environmentId: string | null = null): Key => ({
+  PK: `A#${accountId}#${PREFIXES.machines}#${machineId}#PROCESS_COUNT`,
+  SK: environmentId === null ? ITEM : `E#${environmentId}`,
+});
+
+export const licenseProcessCountKey = (accountId: string, licenseId: string, environmentId: string | null = null): Key => ({
+  PK: `A#${accountId}#${PREFIXES.licenses}#${licenseId}#PROCESS_COUNT`,
+  SK: environmentId === null ? ITEM : `E#${environmentId}`,
+});
+
+/**
  * The holders of a fingerprint within one scope (docs/rules.md §7): `kind` is `MACHINE` or
  * `COMPONENT`, `value` the SHA-256 of `<level>:<scope id>:<fingerprint>` (level: license, policy,
  * product or account). SK `#` (`n`) counts every holder, what a create under the strategy naming
@@ -156,7 +171,7 @@ export const isFingerprintCount = (key: Key): boolean => /^A#[^#]+#FINGERPRINT_C
  * holders), or undefined when `key` is no such share.
  */
 export const countOfShare = (key: Key): Key | undefined =>
-  (key.PK.endsWith('#MACHINE_COUNT') || key.PK.endsWith('#CORE_COUNT') || isFingerprintCount(key)) && key.SK.startsWith('E#')
+  (/#(MACHINE|CORE|PROCESS)_COUNT$/.test(key.PK) || isFingerprintCount(key)) && key.SK.startsWith('E#')
     ? { PK: key.PK, SK: ITEM }
     : undefined;
 
