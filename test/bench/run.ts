@@ -34,7 +34,7 @@ const sizesFrom = (value: string | undefined) =>
 type Context = import('./support.ts').BenchContext;
 const sections: [string, (context: Context) => Promise<Section>][] = [
   ['round-trips', (context) => roundTripsSection(context, sizesFrom(process.env.BENCH_ROUND_TRIP_SIZES) ?? [1_000, 50_000])],
-  ['throughput', (context) => throughputSection(context)],
+  ['throughput', () => throughputSection()],
   ['signing', (context) => signingSection(context)],
   ['cold-start', (context) => coldStartSection(context)],
   ['deep-pages', (context) => deepPagesSection(context)],

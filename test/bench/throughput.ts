@@ -1,139 +1,159 @@
 /**
- * Throughput against the limit: autocannon on loopback against the in-process API, 10 s per
- * case, and, in the same run, the bare limit of this stack on this machine: a plain node:http
- * server that answers each request with one GetItem against the same DynamoDB Local.
+ * Throughput against the bare limit, measured fairly: the API runs as `npm start` runs it, in a
+ * process of its own; the bare limit is a plain node:http server answering each request with one
+ * GetItem against the same DynamoDB Local, in a process of its own; the load generator
+ * (autocannon) runs in a third (fair/processes.ts). For each case, bare and API runs alternate
+ * (bare, API, bare, API, ...), so a drift of the machine's load touches both sides alike; the
+ * ratio is reported per pair and as the median of the pairs. Each process's CPU time is read
+ * from /proc around each run, so the report shows where a request's time goes: the API's
+ * process, DynamoDB Local's JVM, or the bare server's process.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-// autocannon ships no types.
-// @ts-expect-error untyped package
-import autocannon from 'autocannon';
-import { db, getTable } from '#shared/store/client.ts';
+import type { LocalStack } from '#shared/local/stack.ts';
 import { recordKey } from '#shared/store/keys.ts';
+import type { LoadResult, LoadSpec } from './fair/load.ts';
+import { type ApiProcess, type BareProcess, load, startApi, startBare, withCpu } from './fair/processes.ts';
 import type { Measurement, Section } from './report.ts';
-import { type BenchContext, benchAccount, client, componentBody, fmt, licensingGraph, must } from './support.ts';
+import { client, componentBody, fmt, licensingGraph, median, must } from './support.ts';
 
-const DURATION = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const CONNECTIONS = 10;
 
 interface Case {
   name: string;
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** A new body for every request (autocannon's own id replacement miscounts Content-Length). */
-  makeBody?: () => string;
+  spec: Omit<LoadSpec, 'connections' | 'seconds'>;
+  /** The share of the bare server's req/s the case must reach (undefined: no such budget). */
+  ratioBudget?: number;
+  /** At most this many times the bare server's CPU per request in the API's process. */
+  cpuBudget?: number;
 }
 
-interface Outcome {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  failed: number;
+/** One run of one side: its load result and the CPU milliseconds per request of each process. */
+interface Run {
+  load: LoadResult;
+  /** CPU ms per request: the side's own process (the API's, or the bare server's), and DynamoDB Local's. */
+  ownCpu: number;
+  dynamodbCpu: number;
 }
 
-async function cannon(spec: Case, duration = DURATION): Promise<Outcome> {
-  const result = await autocannon({
-    url: spec.url,
-    method: spec.method ?? 'GET',
-    headers: spec.headers,
-    body: spec.body,
-    ...(spec.makeBody
-      ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: spec.makeBody!() }) }] }
-      : {}),
-    connections: CONNECTIONS,
-    duration,
+async function run(spec: LoadSpec, ownPid: number, dynamodbPid: number): Promise<Run> {
+  const { result, cpu } = await withCpu([ownPid, dynamodbPid], () => load(spec));
+  const per = (seconds: number | undefined) => ((seconds ?? 0) * 1000) / Math.max(result.requests, 1);
+  return { load: result, ownCpu: per(cpu[0]), dynamodbCpu: per(cpu[1]) };
+}
+
+export async function throughputSection(): Promise<Section> {
+  const api = await startApi();
+  let bare: BareProcess | undefined;
+  try {
+    const { cases, componentKey } = await seedCases(api);
+    bare = await startBare(api, componentKey);
+    const bareSpec: LoadSpec = { url: bare.url, connections: CONNECTIONS, seconds: SECONDS };
+    // Warm-up: JIT, connections and the handler modules, none of it measured.
+    await load({ ...bareSpec, seconds: 2 });
+    for (const c of cases) await load({ ...c.spec, connections: CONNECTIONS, seconds: 2 });
+
+    const rows: Measurement[] = [];
+    const pairLines: string[] = [];
+    for (const c of cases) {
+      const pairs: { bare: Run; api: Run }[] = [];
+      for (let i = 0; i < PAIRS; i++) {
+        const bareRun = await run(bareSpec, bare.pid, api.dynamodbPid);
+        const apiRun = await run({ ...c.spec, connections: CONNECTIONS, seconds: SECONDS }, api.pid, api.dynamodbPid);
+        pairs.push({ bare: bareRun, api: apiRun });
+      }
+      rows.push(...caseRows(c, pairs));
+      pairLines.push(
+        `- ${c.name}: ${pairs.map((p) => `${fmt(p.api.load.rps)}/${fmt(p.bare.load.rps)} = ${fmt(p.api.load.rps / p.bare.load.rps, 2)}`).join('; ')}`,
+      );
+    }
+    return {
+      title: 'Throughput against the bare limit',
+      method: `Three processes: the API as \`npm start\` runs it (in memory, its own DynamoDB Local), the bare server (node:http answering each request with one consistent GetItem of the same component from that DynamoDB Local) and autocannon (${CONNECTIONS} connections, ${SECONDS} s per run, after 2 s warm-ups), each a process of its own. Per case, ${PAIRS} pairs of runs alternate bare, API, bare, API…; the ratio is the API's req/s over the bare server's in the same pair, and the figure is the median of the pairs. CPU per request is read from /proc (user + system time) of the API's process, of the bare server's and of DynamoDB Local's JVM around each run, divided by the requests answered. validate-key carries no bearer; the other cases run as the account's admin.`,
+      rows,
+      notes: ['Pairs (API req/s / bare req/s = ratio):', ...pairLines].join('\n'),
+    };
+  } finally {
+    await bare?.stop();
+    await api.stop();
+  }
+}
+
+/** The report's rows for one case: the throughput ratio, the API's CPU per request, the latency spread. */
+function caseRows(c: Case, pairs: { bare: Run; api: Run }[]): Measurement[] {
+  const ratio = median(pairs.map((p) => p.api.load.rps / p.bare.load.rps));
+  const apiCpu = median(pairs.map((p) => p.api.ownCpu));
+  const bareCpu = median(pairs.map((p) => p.bare.ownCpu));
+  const apiDynamo = median(pairs.map((p) => p.api.dynamodbCpu));
+  const bareDynamo = median(pairs.map((p) => p.bare.dynamodbCpu));
+  const p50 = median(pairs.map((p) => p.api.load.p50));
+  const p99 = median(pairs.map((p) => p.api.load.p99));
+  const failed = pairs.reduce((sum, p) => sum + p.api.load.failed + p.bare.load.failed, 0);
+  const rps = median(pairs.map((p) => p.api.load.rps));
+  const bareRps = median(pairs.map((p) => p.bare.load.rps));
+  return [
+    {
+      what: `${c.name}: req/s against the bare server`,
+      figure: `${fmt(ratio, 2)} × (API ${fmt(rps)} req/s, bare ${fmt(bareRps)} req/s)${failed ? `, ${fmt(failed)} failed` : ''}`,
+      budget: c.ratioBudget === undefined ? '' : `≥ ${c.ratioBudget} × bare`,
+      met: c.ratioBudget === undefined ? undefined : ratio >= c.ratioBudget && failed === 0,
+    },
+    {
+      what: `${c.name}: CPU per request`,
+      figure: `API process ${fmt(apiCpu, 2)} ms (${fmt(apiCpu / bareCpu, 2)} × the bare server's ${fmt(bareCpu, 2)} ms); DynamoDB Local ${fmt(apiDynamo, 2)} ms (bare: ${fmt(bareDynamo, 2)} ms)`,
+      budget: c.cpuBudget === undefined ? '' : `API ≤ ${c.cpuBudget} × bare`,
+      met: c.cpuBudget === undefined ? undefined : apiCpu <= c.cpuBudget * bareCpu,
+    },
+    {
+      what: `${c.name}: latency`,
+      figure: `p50 ${p50} ms, p99 ${p99} ms`,
+      budget: 'p99 ≤ 5 × p50',
+      met: p99 <= 5 * Math.max(p50, 1),
+    },
+  ];
+}
+
+/** The demo account's licensing graph with three components, and the cases that read and write it. */
+async function seedCases(api: ApiProcess): Promise<{ cases: Case[]; componentKey: { PK: string; SK: string } }> {
+  const accountReply = await fetch(`${api.api}/v1/accounts/demo`, {
+    headers: { authorization: `Bearer ${api.token}`, accept: 'application/vnd.api+json' },
   });
-  return {
-    name: spec.name,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: result['2xx'],
-    failed: result.non2xx + result.errors + result.timeouts,
-  };
-}
-
-export async function throughputSection(context: BenchContext): Promise<Section> {
-  const account = await benchAccount();
-  const call = client(context.stack, account);
+  const accountId = ((await accountReply.json()) as { data: { id: string } }).data.id;
+  const call = client({ api: api.api } as LocalStack, { id: accountId, slug: 'demo', token: api.token, adminId: '' });
   const graph = await licensingGraph(call);
   const parts = ['a', 'b', 'c'].map((p) => `${p}-${graph.machine.id}`);
   const components: { id: string }[] = [];
   for (const part of parts) components.push(await must(call('POST', '/components', componentBody(graph.machine.id, part)), 'component'));
+  const component = components[0] as { id: string };
 
-  const bare = createServer((request, response) => {
-    db()
-      .send(new GetCommand({ TableName: getTable(), Key: recordKey(account.id, 'components', components[0].id), ConsistentRead: true }))
-      .then(({ Item }) => {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Item));
-      })
-      .catch((error) => response.writeHead(500).end(String(error)));
-    request.resume();
-  });
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
-
-  const base = `${context.stack.api}/v1/accounts/${account.id}`;
-  const admin = { authorization: `Bearer ${account.token}`, accept: 'application/vnd.api+json' };
+  const base = `${api.api}/v1/accounts/${accountId}`;
+  const admin = { authorization: `Bearer ${api.token}`, accept: 'application/vnd.api+json' };
   const json = { ...admin, 'content-type': 'application/vnd.api+json' };
   const cases: Case[] = [
-    { name: 'GET a component', url: `${base}/components/${components[0].id}`, headers: admin },
-    { name: 'List components (page 1, size 10)', url: `${base}/components?page[number]=1&page[size]=10`, headers: admin },
+    { name: 'GET a component', spec: { url: `${base}/components/${component.id}`, headers: admin }, ratioBudget: 0.5, cpuBudget: 2.5 },
+    { name: 'List components (page 1, size 10)', spec: { url: `${base}/components?page[number]=1&page[size]=10`, headers: admin } },
     {
       name: 'Create a component',
-      url: `${base}/components`,
-      method: 'POST',
-      headers: json,
-      makeBody: () => JSON.stringify(componentBody(graph.machine.id)),
+      spec: {
+        url: `${base}/components`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(componentBody(graph.machine.id, 'c-{uuid}')),
+        fresh: true,
+      },
     },
     {
       name: 'Validate a license key with 3 components',
-      url: `${base}/licenses/actions/validate-key`,
-      method: 'POST',
-      headers: { accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json' },
-      body: JSON.stringify({
-        meta: { key: graph.license.attributes.key, scope: { fingerprint: graph.machine.attributes.fingerprint, components: parts } },
-      }),
+      spec: {
+        url: `${base}/licenses/actions/validate-key`,
+        method: 'POST',
+        headers: { accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json' },
+        body: JSON.stringify({
+          meta: { key: graph.license.attributes.key, scope: { fingerprint: graph.machine.attributes.fingerprint, components: parts } },
+        }),
+      },
+      ratioBudget: 0.3,
     },
   ];
-
-  let outcomes: Outcome[];
-  try {
-    // Warm-up: JIT, connections and the handler modules, none of it measured.
-    await cannon({ name: 'warm', url: bareUrl }, 2);
-    await cannon(cases[0]!, 2);
-    const limit = await cannon({ name: 'Bare limit: node:http + one GetItem', url: bareUrl });
-    outcomes = [limit];
-    for (const spec of cases) outcomes.push(await cannon(spec));
-  } finally {
-    await new Promise<void>((resolve) => bare.close(() => resolve()));
-  }
-
-  const limit = outcomes[0]!;
-  const rows: Measurement[] = outcomes.map((o, i) => {
-    const spread = o.p99 <= 5 * Math.max(o.p50, 1);
-    const ratio = o.rps / limit.rps;
-    const isGet = i === 1;
-    return {
-      what: o.name,
-      figure: `${fmt(o.rps)} req/s${i > 0 ? ` (${fmt(ratio, 2)} × bare)` : ''}, p50 ${o.p50} ms, p99 ${o.p99} ms${o.failed ? `, ${fmt(o.failed)} failed` : ''}`,
-      budget: isGet ? '≥ 0.6 × bare req/s; p99 ≤ 5 × p50' : 'p99 ≤ 5 × p50',
-      met: spread && o.failed === 0 && (!isGet || ratio >= 0.6),
-    };
-  });
-  return {
-    title: 'Throughput against the bare limit',
-    method: `autocannon (programmatic, ${CONNECTIONS} connections, ${DURATION} s per case, after a 2 s warm-up) against the in-process local API on loopback, as the account's admin; validate-key carries no bearer. The bare limit is a plain node:http server in the same process answering each request with one consistent GetItem of the same component against the same DynamoDB Local, returning the item as JSON. autocannon, the API, the bare server and DynamoDB Local share the machine's cores.`,
-    rows,
-    notes: [
-      "The bare server spends one DynamoDB Local request per answer, and so does `GET a component`: one BatchGetItem reads the account, the token lookup (which carries what its holder acts as) and the component together (see the round-trip section). What separates the two is the pipeline's own work: media types, authentication and permission checks, the JSON:API document, the log line, and three keys read instead of one. Before the read-ahead, a GET made four requests (account, token lookup, token holder, record) and reached 0.25 × bare.",
-      'This machine is shared with other work (see the load averages), and DynamoDB Local (a JVM) takes most of the two cores, so every figure here moves by ±30 % from run to run; compare cases within one run.',
-      'Lists, creates and validations make 2, 3 and 10 requests respectively; their p99 stays within 5 × p50.',
-    ].join('\n'),
-  };
+  return { cases, componentKey: recordKey(accountId, 'components', component.id) };
 }
