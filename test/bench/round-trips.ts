@@ -28,22 +28,32 @@ import {
 type Kind = 'retrieve' | 'create' | 'update' | 'delete' | 'list' | 'action';
 const BUDGET: Record<Kind, number | undefined> = { retrieve: 2, create: 3, update: 3, delete: 3, list: 3, action: undefined };
 
-interface Probe {
+export interface Probe {
   operation: string;
   kind: Kind;
   tally: Tally;
   status: number;
+  /** Wall time of the request through the in-process API, ms. */
+  ms: number;
 }
 
 const ref = (type: string, id: string) => ({ data: { type, id } });
 
 /** Every kind of operation on users, licenses, machines and components, plus a validation. */
-async function probe(call: Client, graph: Awaited<ReturnType<typeof licensingGraph>>): Promise<Probe[]> {
+/** `settle`: awaited before each measured request (e.g. until the webhook deliveries of the last one are done). */
+export async function probe(
+  call: Client,
+  graph: Awaited<ReturnType<typeof licensingGraph>>,
+  settle: () => Promise<unknown> = async () => {},
+): Promise<Probe[]> {
   const probes: Probe[] = [];
   const measure = async (operation: string, kind: Kind, request: () => Promise<{ status: number; body: any }>) => {
+    await settle();
+    const started = performance.now();
     const { result, tally } = await metered(request);
+    const ms = performance.now() - started;
     if (result.status >= 300) throw new Error(`${operation}: ${result.status} ${JSON.stringify(result.body)}`);
-    probes.push({ operation, kind, tally, status: result.status });
+    probes.push({ operation, kind, tally, status: result.status, ms });
     return result.body?.data;
   };
 

@@ -19,6 +19,8 @@ const { render, sectionLines } = await import('./report.ts');
 const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');
 const { throughputSection } = await import('./throughput.ts');
+const { profileSection } = await import('./profile.ts');
+const { costSection } = await import('./cost.ts');
 const { signingSection } = await import('./signing.ts');
 const { coldStartSection } = await import('./cold-start.ts');
 const { deepPagesSection } = await import('./deep-pages.ts');
@@ -35,6 +37,8 @@ type Context = import('./support.ts').BenchContext;
 const sections: [string, (context: Context) => Promise<Section>][] = [
   ['round-trips', (context) => roundTripsSection(context, sizesFrom(process.env.BENCH_ROUND_TRIP_SIZES) ?? [1_000, 50_000])],
   ['throughput', () => throughputSection()],
+  ['profile', () => profileSection()],
+  ['cost', (context) => costSection(context)],
   ['signing', (context) => signingSection(context)],
   ['cold-start', (context) => coldStartSection(context)],
   ['deep-pages', (context) => deepPagesSection(context)],

@@ -259,6 +259,8 @@ export interface Tally {
   byCommand: Record<string, number>;
   rcu: number;
   wcu: number;
+  /** Webhook events written (one per subscribed endpoint and change): each becomes one SQS message. */
+  events: number;
 }
 
 const CAPACITY_COMMANDS = new Set([
@@ -274,7 +276,7 @@ const CAPACITY_COMMANDS = new Set([
   'TransactWriteItemsCommand',
 ]);
 
-let tally: Tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0 };
+let tally: Tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0, events: 0 };
 let metering = false;
 
 /**
@@ -293,6 +295,9 @@ export function installMeter(): void {
       input.ReturnConsumedCapacity = 'TOTAL';
       tally.requests++;
       tally.byCommand[name] = (tally.byCommand[name] ?? 0) + 1;
+      for (const item of (input.TransactItems ?? []) as { Put?: { Item?: { type?: unknown } } }[]) {
+        if (item.Put?.Item?.type === 'webhook-events') tally.events++;
+      }
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
       for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
@@ -313,7 +318,7 @@ export function installMeter(): void {
 
 /** Runs `action` with the meter on, from zero. */
 export async function metered<T>(action: () => Promise<T>): Promise<{ result: T; tally: Tally }> {
-  tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0 };
+  tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0, events: 0 };
   metering = true;
   try {
     const result = await action();

@@ -113,8 +113,8 @@ function caseRows(c: Case, pairs: { bare: Run; api: Run }[]): Measurement[] {
   ];
 }
 
-/** The demo account's licensing graph with three components, and the cases that read and write it. */
-async function seedCases(api: ApiProcess): Promise<{ cases: Case[]; componentKey: { PK: string; SK: string } }> {
+/** The demo account's licensing graph with three components, and a GET of one of them. */
+export async function demoGraph(api: ApiProcess) {
   const accountReply = await fetch(`${api.api}/v1/accounts/demo`, {
     headers: { authorization: `Bearer ${api.token}`, accept: 'application/vnd.api+json' },
   });
@@ -125,12 +125,18 @@ async function seedCases(api: ApiProcess): Promise<{ cases: Case[]; componentKey
   const components: { id: string }[] = [];
   for (const part of parts) components.push(await must(call('POST', '/components', componentBody(graph.machine.id, part)), 'component'));
   const component = components[0] as { id: string };
-
   const base = `${api.api}/v1/accounts/${accountId}`;
   const admin = { authorization: `Bearer ${api.token}`, accept: 'application/vnd.api+json' };
+  const get = { url: `${base}/components/${component.id}`, headers: admin };
+  return { accountId, graph, parts, component, base, admin, get };
+}
+
+/** The cases: reads and writes of the demo account's graph. */
+async function seedCases(api: ApiProcess): Promise<{ cases: Case[]; componentKey: { PK: string; SK: string } }> {
+  const { accountId, graph, parts, component, base, admin, get } = await demoGraph(api);
   const json = { ...admin, 'content-type': 'application/vnd.api+json' };
   const cases: Case[] = [
-    { name: 'GET a component', spec: { url: `${base}/components/${component.id}`, headers: admin }, ratioBudget: 0.5, cpuBudget: 2.5 },
+    { name: 'GET a component', spec: get, ratioBudget: 0.5, cpuBudget: 2.5 },
     { name: 'List components (page 1, size 10)', spec: { url: `${base}/components?page[number]=1&page[size]=10`, headers: admin } },
     {
       name: 'Create a component',
