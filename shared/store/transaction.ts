@@ -32,6 +32,8 @@ export interface UniqueClaim {
   value: string;
   /** Raised when another record holds the value. */
   taken: Error;
+  /** What the marker carries besides its holder's key (`ref`): facts a reader needs without reading the holder. */
+  carries?: Record<string, unknown>;
 }
 
 export interface Parent {
@@ -376,7 +378,7 @@ export class Transaction {
   }
 
   private claim(accountId: string, environmentId: string | null, owner: Key, claim: UniqueClaim) {
-    const marker: Item = { ...uniqueKey(accountId, claim.kind, claim.value), ref: owner.PK };
+    const marker: Item = { ...claim.carries, ...uniqueKey(accountId, claim.kind, claim.value), ref: owner.PK };
     if (environmentId) marker.ENVPK = environmentMembership(accountId, environmentId);
     this.add({ Put: { TableName: table(), Item: marker, ConditionExpression: 'attribute_not_exists(PK)' } }, claim.taken);
   }

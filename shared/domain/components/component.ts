@@ -35,4 +35,5 @@ export const COMPONENT_FINGERPRINTS: HolderRules = {
   marker: { level: 'machine', kind: COMPONENT_FINGERPRINT_MARKER },
   counted: ['license', 'policy', 'product', 'account'],
   earlierMarkers: true,
+  device: true,
 };

@@ -81,7 +81,7 @@ export async function componentsOfNewMachine(
   });
   const components = inputs.map((input, index) => {
     const component = newComponent(actor, activation.machine, input);
-    return { component, hold: componentHold(component, activation, `${pointerOf(index)}/attributes/fingerprint`) };
+    return { component, hold: componentHold(component, activation.machine, activation, `${pointerOf(index)}/attributes/fingerprint`) };
   });
   const taken = await firstTaken(
     actor.scope.accountId,

@@ -55,7 +55,7 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
   await authorizeAction(actor, 'components', 'create', { license: scopes.license });
   const component = newComponent(actor, machine, input);
   const tx = new Transaction();
-  await addComponent(tx, actor, component, componentHold(component, scopes, attributePointer('fingerprint')));
+  await addComponent(tx, actor, component, componentHold(component, machine, scopes, attributePointer('fingerprint')));
   tx.requireExists(
     { PK: machineItem.PK, SK: machineItem.SK },
     ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
@@ -105,10 +105,15 @@ export function newComponent(actor: Actor, machine: MachineRecord, input: Omit<N
 }
 
 /** How `component` holds its fingerprint, judged in the scope the policy's strategy names now (else FINGERPRINT_TAKEN at `pointer`). */
-export function componentHold(component: ComponentRecord, scopes: Scopes, pointer: string): FingerprintHold {
+export function componentHold(
+  component: ComponentRecord,
+  machine: Pick<MachineRecord, 'fingerprint'>,
+  scopes: Scopes,
+  pointer: string,
+): FingerprintHold {
   const strategy = (scopes.policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE';
   const taken = ruleBroken('FINGERPRINT_TAKEN', `fingerprint has already been taken for this ${levelOf(strategy)} (${strategy})`, pointer);
-  const placement = { ...component, scopeEnvironments: scopeEnvironmentsOf(scopes) };
+  const placement = { ...component, scopeEnvironments: scopeEnvironmentsOf(scopes), machineFingerprint: machine.fingerprint };
   return fingerprintHold(COMPONENT_FINGERPRINTS, placement, component.fingerprint, strategy, taken);
 }
 

@@ -52,10 +52,15 @@ function checked<T extends LicenseChanges>(attributes: T): T {
   return { ...attributes, expiry: new Date(at).toISOString() };
 }
 
-const keyClaim = (key: string): UniqueClaim => ({
+/**
+ * A license's key, held by its marker; the marker carries the license's policy and owner (neither
+ * changes after creation), so validation reads them with the license in one BatchGetItem.
+ */
+const keyClaim = (license: Pick<LicenseRecord, 'key' | 'policyId' | 'ownerId'>): UniqueClaim => ({
   kind: LICENSE_KEY_MARKER,
-  value: licenseKeyValue(key),
+  value: licenseKeyValue(license.key),
   taken: ruleBroken('KEY_TAKEN', 'key has already been taken', attributePointer('key')),
+  carries: { policyId: license.policyId, ownerId: license.ownerId },
 });
 
 /** A generated key: 128 random bits as four dash-separated groups of hex. */
@@ -129,7 +134,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
       { type: 'products', id: policy.productId },
       owner ? { type: 'users', id: owner.id as string } : undefined,
     ],
-    unique: [keyClaim(license.key)],
+    unique: [keyClaim(license)],
   });
   tx.requireExists(recordKeyOf(policy), ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
   if (owner)

@@ -57,6 +57,8 @@ export interface Placement {
   policyId: string;
   productId: string;
   scopeEnvironments: { license: string | null; policy: string | null; product: string | null };
+  /** A component's machine's fingerprint: what its device counts are keyed by. */
+  machineFingerprint?: string;
 }
 
 /** The stored records a holder sits under; one a delete took meanwhile may be missing (the create then fails on its parent). */
@@ -98,6 +100,37 @@ export interface HolderRules {
   counted: readonly Level[];
   /** Whether records made before the counts held a marker (`marker.kind`, fingerprintValue) of their strategy's wider scope. */
   earlierMarkers: boolean;
+  /** Whether each holder is counted on its device as well (deviceCounts): components. */
+  device?: boolean;
+}
+
+/**
+ * A component's presence on its machine (`n` 1 while it is there), and the machine's components
+ * (`n`: how many), both keyed by the machine's fingerprint on its license rather than by its id,
+ * so validation reads them in the same BatchGetItem as the machine's marker, knowing only the
+ * license and the fingerprints it was given (docs/data-model.md, pattern 54).
+ */
+export const devicePresenceKey = (accountId: string, licenseId: string, machineFingerprint: string, fingerprint: string): Key =>
+  fingerprintCountKey(accountId, 'COMPONENT', digest(`device:${licenseId}:${digest(machineFingerprint)}:${fingerprint}`));
+
+export const deviceTotalKey = (accountId: string, licenseId: string, machineFingerprint: string): Key =>
+  fingerprintCountKey(accountId, 'COMPONENT', digest(`device-total:${licenseId}:${digest(machineFingerprint)}`));
+
+/** The device counts a component joins (with their shares when it sits outside its license's environment). */
+function deviceCounts(placement: Placement, machineFingerprint: string, fingerprint: string): HolderCount[] {
+  const { accountId, environmentId, licenseId } = placement;
+  const licenseEnvironment = placement.scopeEnvironments.license;
+  const membership = (environment: string | null) => (environment ? environmentMembership(accountId, environment) : undefined);
+  const keys = [
+    devicePresenceKey(accountId, licenseId, machineFingerprint, fingerprint),
+    deviceTotalKey(accountId, licenseId, machineFingerprint),
+  ];
+  return keys.flatMap((key) => [
+    { key, membership: membership(licenseEnvironment) },
+    ...(environmentId !== null && environmentId !== licenseEnvironment
+      ? [{ key: { PK: key.PK, SK: `E#${environmentId}` }, membership: membership(environmentId) }]
+      : []),
+  ]);
 }
 
 /** What a create writes and requires for its fingerprint, and what decides whether the fingerprint is taken. */
@@ -134,6 +167,8 @@ export function fingerprintHold(
       counted.push({ key: fingerprintCountKey(accountId, rules.kind, value, environmentId), membership: membership(environmentId) });
     }
   }
+  if (rules.device && placement.machineFingerprint !== undefined)
+    counted.push(...deviceCounts(placement, placement.machineFingerprint, fingerprint));
   const earlier =
     rules.earlierMarkers && strategyLevel !== rules.marker.level
       ? [uniqueKey(accountId, rules.marker.kind, fingerprintValue(strategyLevel, scopeOf(placement, strategyLevel).id, fingerprint))]

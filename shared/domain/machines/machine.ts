@@ -58,6 +58,18 @@ export const MACHINE_FINGERPRINTS: HolderRules = {
   earlierMarkers: false,
 };
 
+/**
+ * What a machine's fingerprint marker carries besides its `ref`, so that validation judges the
+ * machine from the marker alone: when it was made, its last heartbeat (kept in step by every
+ * change of it), and that its components are in the device counts (fingerprints.ts). Markers of
+ * machines made before lack these: validation then reads the machine and its components.
+ */
+export const machineMarkerFacts = (machine: Pick<MachineRecord, 'created' | 'lastHeartbeat'>) => ({
+  created: machine.created,
+  lastHeartbeat: machine.lastHeartbeat ?? null,
+  componentsCounted: true,
+});
+
 /** The machine of a license with this fingerprint, if the scope may read it. */
 export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>
   findByUnique(scope, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));

@@ -32,7 +32,7 @@ import { machineDocument } from './document.ts';
 import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
 import { firstDueOf } from './heartbeat.ts';
-import { MACHINE_FINGERPRINTS, type MachineRecord } from './machine.ts';
+import { MACHINE_FINGERPRINTS, type MachineRecord, machineMarkerFacts } from './machine.ts';
 import { changeCores, giveSeatBack, holdsSeat, takeSeat } from './seats.ts';
 
 /** What an update may change (null clears it). */
@@ -142,13 +142,14 @@ function machineHold(machine: MachineRecord, scopes: Scopes) {
     `fingerprint has already been taken for this ${levelOf(strategy)} (${strategy})`,
     attributePointer('fingerprint'),
   );
-  return fingerprintHold(
+  const hold = fingerprintHold(
     MACHINE_FINGERPRINTS,
     { ...machine, scopeEnvironments: scopeEnvironmentsOf(scopes) },
     machine.fingerprint,
     strategy,
     taken,
   );
+  return { ...hold, unique: hold.unique.map((claim) => ({ ...claim, carries: machineMarkerFacts(machine) })) };
 }
 
 /**
