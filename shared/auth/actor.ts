@@ -6,6 +6,7 @@
 import type { Account } from '../domain/accounts/account.ts';
 import type { Environment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
+import type { LimitHit } from '../store/rate-limit.ts';
 import type { Scope } from '../store/scope.ts';
 import type { Bearer } from './bearer.ts';
 
@@ -15,6 +16,8 @@ export interface Requester {
   environment: Environment | null;
   /** What the request may read and where it writes: see shared/store/scope.ts. */
   scope: Scope;
+  /** The request's hit of its address's limit, when its route counts it with its change (`limitPerAddress: 'with-change'`). */
+  limit?: LimitHit;
 }
 
 /** A request made with a credential: a token or a license key. */

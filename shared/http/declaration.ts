@@ -71,8 +71,12 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   query?: z.ZodMiniType<Q>;
   /** A list: reads page[number], page[size], page[cursor] and limit, and answers with links. */
   paged?: boolean;
-  /** Counted per source address (routes anyone may call: log-in, validate-key, password requests). */
-  limitPerAddress?: boolean;
+  /**
+   * Counted per source address (routes anyone may call: log-in, validate-key, password requests):
+   * `true`, before anything else; `'with-change'`, by the service inside the transaction of the
+   * change it makes (`Requester.limit`), or after the handler when it made none.
+   */
+  limitPerAddress?: boolean | 'with-change';
   /**
    * Served by a plain handler outside the JSON:API pipeline (a page, the description itself): it
    * reads no environment or credential and answers only what it declares.

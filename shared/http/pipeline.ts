@@ -38,7 +38,7 @@ import { LimitReached } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { PageRequest } from '../store/paging.ts';
-import { hit } from '../store/rate-limit.ts';
+import { LimitHit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
@@ -68,6 +68,8 @@ export interface RequestContext {
   readAhead: ReadAhead;
   bearer?: Bearer;
   user?: UserRecord;
+  /** The address limit's hit a route counts with its change (limitAddress). */
+  limit?: LimitHit;
 }
 
 /** What a handler receives: the request parsed and validated by its declaration. */
@@ -99,7 +101,7 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
     .use(negotiate(answersFile(declaration)))
     .use(readAhead(declaration.auth))
     .use(resolveAccount());
-  if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation));
+  if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation, declaration.limitPerAddress === 'with-change'));
   return pipeline
     .use(selectEnvironment())
     .use(authenticate(declaration.auth))
@@ -122,7 +124,12 @@ function parse<A extends AuthMode, P extends string, B, Q>(
   // a path naming its record by an alias (an environment's code) leaves the check to the service.
   const patched = request.event.requestContext.http.method === 'PATCH' && !declaration.pathByAlias;
   const pathId = patched ? (request.params.id ?? request.account.id) : undefined;
-  const requester: Requester = { account: request.account, environment: request.environment, scope: request.scope };
+  const requester: Requester = {
+    account: request.account,
+    environment: request.environment,
+    scope: request.scope,
+    ...(request.limit ? { limit: request.limit } : {}),
+  };
   const actor = request.bearer ? { ...requester, bearer: request.bearer } : request.user ? { ...requester, user: request.user } : requester;
   return {
     actor: actor as Call<A, P, B, Q>['actor'],
@@ -281,13 +288,28 @@ const ADDRESS_WINDOW_SECONDS = 60;
  * such as X-Forwarded-For are the client's to write and never name the address. The address is
  * kept as a digest.
  */
-function limitAddress(operation: string): Middleware {
+function limitAddress(operation: string, withChange: boolean): Middleware {
   return {
-    before: async ({ event }) => {
+    before: async ({ event, context }) => {
       const client = clientOf(event.requestContext.http.sourceIp);
-      const limit = await hit(`ADDRESS#${operation}#${digest(client)}`, config.rateLimitPerAddress, ADDRESS_WINDOW_SECONDS);
-      if (limit.allowed) return;
-      throw new LimitReached('Too many requests from this address; try again later', limit);
+      const limit = new LimitHit(
+        `ADDRESS#${operation}#${digest(client)}`,
+        config.rateLimitPerAddress,
+        ADDRESS_WINDOW_SECONDS,
+        'Too many requests from this address; try again later',
+      );
+      if (withChange) context.request.limit = limit;
+      else await limit.count();
+    },
+    // Counted after the handler when its service made no change to count it with (or failed before it).
+    after: async ({ context }) => context.request.limit?.count(),
+    onError: async (request) => {
+      try {
+        await request.context.request.limit?.count();
+      } catch (error) {
+        if (error instanceof LimitReached) request.error = error;
+        else throw error;
+      }
     },
   };
 }

@@ -229,8 +229,12 @@ export class Transaction {
    * bound holds under concurrent writes; `missing` makes the update fail with it rather than
    * create an item that is not there.
    */
-  tally(key: Key, delta: number, options: { membership?: string; max?: number; exceeded?: Error; missing?: Error } = {}): void {
-    this.change(key, delta, { membership: options.membership, missing: options.missing });
+  tally(
+    key: Key,
+    delta: number,
+    options: { membership?: string; max?: number; exceeded?: Error; missing?: Error; expiresAt?: number } = {},
+  ): void {
+    this.change(key, delta, { membership: options.membership, missing: options.missing, expiresAt: options.expiresAt });
     if (options.max !== undefined && options.exceeded) this.caps.set(countId(key), { max: options.max, exceeded: options.exceeded });
   }
 
@@ -387,12 +391,13 @@ export class Transaction {
     this.change(counterKey(partition), delta, { membership: environmentId ? environmentMembership(accountId, environmentId) : undefined });
   }
 
-  private change(key: Key, delta: number, options: Pick<Count, 'membership' | 'missing' | 'dropped'>) {
+  private change(key: Key, delta: number, options: Pick<Count, 'membership' | 'missing' | 'dropped' | 'expiresAt'>) {
     const current = this.counts.get(countId(key));
     this.counts.set(countId(key), {
       key,
       delta: (current?.delta ?? 0) + delta,
       membership: options.membership ?? current?.membership,
+      expiresAt: options.expiresAt ?? current?.expiresAt,
       missing: options.missing ?? current?.missing,
       dropped: options.dropped ?? current?.dropped,
     });
@@ -401,20 +406,22 @@ export class Transaction {
   private counterOperations(): { operation: Operation; exceeded?: Error }[] {
     return [...this.counts]
       .filter(([, { delta, dropped }]) => delta !== 0 || dropped)
-      .map(([id, { key, delta, membership, missing, dropped }]) => {
+      .map(([id, { key, delta, membership, missing, dropped, expiresAt }]) => {
         if (dropped) return { operation: { Delete: { TableName: table(), Key: key } } };
         const cap = delta > 0 ? this.caps.get(id) : undefined;
         if (cap && cap.max < delta) throw cap.exceeded;
         const values: Record<string, unknown> = { ':delta': delta };
         if (membership) values[':env'] = membership;
+        if (expiresAt !== undefined) values[':expires'] = expiresAt;
         if (cap) values[':room'] = cap.max - delta;
+        const sets = [membership ? 'ENVPK = :env' : '', expiresAt !== undefined ? 'expiresAt = :expires' : ''].filter(Boolean);
         const conditions = [missing ? 'attribute_exists(PK)' : '', cap ? '(attribute_not_exists(n) OR n <= :room)' : ''].filter(Boolean);
         return {
           operation: {
             Update: {
               TableName: table(),
               Key: key,
-              UpdateExpression: membership ? 'ADD n :delta SET ENVPK = :env' : 'ADD n :delta',
+              UpdateExpression: sets.length ? `ADD n :delta SET ${sets.join(', ')}` : 'ADD n :delta',
               ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
               ExpressionAttributeValues: values,
             },
@@ -435,6 +442,8 @@ interface Count {
   missing?: Error;
   /** Deleted by the transaction, whatever its delta. */
   dropped?: boolean;
+  /** Epoch seconds after which DynamoDB's TTL removes the item (a rate limit's window). */
+  expiresAt?: number;
 }
 
 const countId = (key: Key) => `${key.PK}|${key.SK}`;
