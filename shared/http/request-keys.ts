@@ -10,6 +10,7 @@
  *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
  *   webhook subscriptions  a route that emits webhook events (the route table's `queue:webhooks`,
  *                          a GET check-out too): whom to tell
+ *   a license key's marker validate-key's `meta.key`: the license, its policy and its owner
  *
  * Behind a slug nothing account-scoped can be named yet, and behind an environment code no
  * environment-scoped key; those requests read the rest as they go. A key read ahead in vain
@@ -18,6 +19,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { accountKeyFor } from '../domain/accounts/account.ts';
 import { environmentKeyFor } from '../domain/environments/environment.ts';
+import { isPossibleKey, LICENSE_KEY_MARKER, licenseKeyValue } from '../domain/licenses/license.ts';
 import { routes } from '../routes.ts';
 import {
   collectionName,
@@ -28,6 +30,7 @@ import {
   type RecordType,
   recordKey,
   subscriptionsKey,
+  uniqueKey,
 } from '../store/keys.ts';
 import { isUuid } from '../store/records.ts';
 import type { Body } from './body.ts';
@@ -73,7 +76,7 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
     environmentId = isUuid(environment) ? environment.toLowerCase() : undefined;
   }
 
-  keys.push(...related(accountId, body));
+  keys.push(...related(accountId, body), ...licenseKeyNamed(accountId, event.routeKey, body));
   if (environmentId !== undefined && EMITTING.has(event.routeKey)) keys.push(subscriptionsKey(accountId, environmentId));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
   const segments = path.split('/').slice(4); // after /v1/accounts/{account}
@@ -94,6 +97,15 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
 
 /** The route keys of the routes whose changes emit webhook events: they read the subscriptions. */
 const EMITTING = new Set(routes.filter((route) => route.access.includes('queue:webhooks')).map((route) => `${route.method} ${route.path}`));
+
+const VALIDATE_KEY = routes.find((route) => route.operation === 'licenses.validateKey');
+
+/** The marker of the license key validate-key's body names (`meta.key`), when it can name one. */
+function licenseKeyNamed(accountId: string, routeKey: string | undefined, body: Body): Key[] {
+  if (!VALIDATE_KEY || routeKey !== `${VALIDATE_KEY.method} ${VALIDATE_KEY.path}` || !('json' in body)) return [];
+  const key = (body.json as { meta?: { key?: unknown } } | null)?.meta?.key;
+  return typeof key === 'string' && isPossibleKey(key) ? [uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key))] : [];
+}
 
 /** The records a JSON:API body's relationships name: `data.relationships.<name>.data = {type, id}`. */
 function related(accountId: string, body: Body): Key[] {

@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { requestKeys } from '#shared/http/request-keys.ts';
 import { routes } from '#shared/routes.ts';
-import { subscriptionsKey } from '#shared/store/keys.ts';
+import { subscriptionsKey, uniqueKey } from '#shared/store/keys.ts';
 
 const accountId = randomUUID();
 const id = randomUUID();
@@ -37,5 +38,24 @@ describe('the read-ahead of webhook subscriptions', () => {
   it('comes with a GET that emits (a license file checked out), not with a GET that reads', () => {
     expect(readsSubscriptions('licenses.checkOutFile')).toBe(true);
     expect(readsSubscriptions('licenses.retrieve')).toBe(false);
+  });
+});
+
+describe("the read-ahead of validate-key's license key", () => {
+  const keysFor = (operation: string, json: unknown) => requestKeys(eventOf(operation), undefined, { json } as never);
+  const marker = (key: string) => uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key));
+
+  it("names the marker of the key in the body's meta, with the account", () => {
+    const keys = keysFor('licenses.validateKey', { meta: { key: 'ABCD-1234' } });
+    expect(keys).toContainEqual(marker('ABCD-1234'));
+  });
+
+  it('names none for a key no license can hold, a key that is no string, or another route', () => {
+    const markers = (keys: { PK: string }[]) => keys.filter((key) => key.PK.includes('#UNIQUE#LICENSE_KEY#'));
+    expect(markers(keysFor('licenses.validateKey', { meta: { key: '' } }))).toEqual([]);
+    expect(markers(keysFor('licenses.validateKey', { meta: { key: 'x'.repeat(100_000) } }))).toEqual([]);
+    expect(markers(keysFor('licenses.validateKey', { meta: { key: 42 } }))).toEqual([]);
+    expect(markers(keysFor('licenses.validateKey', null))).toEqual([]);
+    expect(markers(keysFor('licenses.validate', { meta: { key: 'ABCD-1234' } }))).toEqual([]);
   });
 });

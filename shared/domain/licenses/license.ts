@@ -43,9 +43,12 @@ export const KEY_MAX = 4096;
  */
 const LONGEST_KEY = Math.max(SIGNED_KEY_MAX_LENGTH, 2 * KEY_MAX);
 
+/** Whether some license may hold `key` (a longer or empty one is none's: no need to look). */
+export const isPossibleKey = (key: string) => key.length > 0 && key.length <= LONGEST_KEY;
+
 /** The license holding `key`, if the scope may read it. */
 export async function findLicenseItemByKey(scope: Scope, key: string): Promise<Item | undefined> {
-  if (key.length === 0 || key.length > LONGEST_KEY) return undefined;
+  if (!isPossibleKey(key)) return undefined;
   return findByUnique(scope, LICENSE_KEY_MARKER, licenseKeyValue(key));
 }
 
