@@ -1,6 +1,7 @@
 /**
  * Machines, activated on a license (who may do what: shared/auth/policies/licensing.ts). The
- * policy's maxMachines bounds a license's machines.
+ * policy's maxMachines and maxCores bound a license's machines and their cores (seats.ts,
+ * docs/rules.md §14.2).
  */
 
 import { randomUUID } from 'node:crypto';
