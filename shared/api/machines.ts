@@ -79,7 +79,7 @@ export const machines = {
     auth: 'bearer',
     params: ['id'],
     answers: { 204: { empty: true } },
-    faults: [403],
+    faults: [403, 409],
   }),
   components: declare({
     operation: 'machines.components',

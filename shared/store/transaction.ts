@@ -196,12 +196,25 @@ export class Transaction {
 
   /**
    * Deletes a stored record with its markers, and leaves its collections' counts and its holder
-   * counts; a holder count it leaves at 0 is deleted after the commit.
+   * counts; a holder count it leaves at 0 is deleted after the commit. With `unchanged`, only
+   * while the record still holds those values (undefined: the attribute is absent), else
+   * `missing`: a delete that gives back what it read (a machine's cores) is conditional on it.
    */
-  delete(item: Item, missing?: Error): void {
+  delete(item: Item, missing?: Error, unchanged?: Record<string, unknown>): void {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
-    this.add({ Delete: { TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' } }, missing);
+    const state = unchanged && Object.keys(unchanged).length > 0 ? stateCondition(unchanged) : undefined;
+    this.add(
+      {
+        Delete: {
+          TableName: table(),
+          Key: { PK: item.PK, SK: item.SK },
+          ...state,
+          ConditionExpression: state ? `attribute_exists(PK) AND ${state.ConditionExpression}` : 'attribute_exists(PK)',
+        },
+      },
+      missing,
+    );
     for (const pk of (item.markers as string[] | undefined) ?? []) {
       this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: item.SK } } });
     }

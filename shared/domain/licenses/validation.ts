@@ -1,5 +1,5 @@
 /**
- * License validation (docs/rules.md §7, §11): `POST /licenses/actions/validate-key` (no bearer:
+ * License validation (docs/rules.md §7, §11, §14.5): `POST /licenses/actions/validate-key` (no bearer:
  * the key is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
  * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`,
  * answered as the reply's meta with the request's nonce and scope (`answerMeta`); the same meta
@@ -10,7 +10,10 @@
  * Before the verdict, a license of a FROM_FIRST_VALIDATION policy that has no expiry yet gets one
  * (expiry.ts), whatever the verdict, so that the verdict and the answer show it.
  *
- * The checks run in Keygen's order (CHECKS below); the first that fails gives the verdict. Last
+ * The checks run in Keygen's order (CHECKS below); the first that fails gives the verdict, not
+ * valid but for a strict policy's limit passed within its overage allowance. The machine scopes
+ * judge the machines' heartbeats (HEARTBEAT_NOT_STARTED, HEARTBEAT_DEAD; fingerprints match alive
+ * machines only); a strict policy's counts come after the scopes (usage.ts reads them). Last
  * comes the expiry: an expired license is EXPIRED, not valid under RESTRICT_ACCESS, yet valid
  * under MAINTAIN_ACCESS and ALLOW_ACCESS (under REVOKE_ACCESS it failed first). Else VALID.
  *
@@ -25,14 +28,16 @@ import type { Actor, Requester } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { childItems } from '../../store/cascade.ts';
-import { listCollection } from '../../store/paging.ts';
-import { getVisibleItem, type Item, isUuid, toRecord } from '../../store/records.ts';
+import { type Item, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { checkEntitlements } from '../entitlements/check.ts';
 import type { Environment } from '../environments/environment.ts';
 import { SLOTS } from '../licensing/slots.ts';
+import { type HeartbeatState, heartbeatAt } from '../machines/heartbeat.ts';
 import { findMachineItem } from '../machines/machine.ts';
+import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
+import { allowance, type Limits, limitsOf } from '../policies/limits.ts';
 import { type Expiration, expirationOf, type MatchingStrategy } from '../policies/policy.ts';
 import { now } from '../rules.ts';
 import { normaliseEmail } from '../users/user.ts';
@@ -40,6 +45,7 @@ import { licenseDocument } from './document.ts';
 import { startExpiryOnValidation } from './expiry.ts';
 import { findLicenseItemByKey, isExpired, type LicenseRecord } from './license.ts';
 import { ownerAndPolicy, standingOf } from './standing.ts';
+import { Usage } from './usage.ts';
 
 /** What a validation checks besides the license itself (docs/rules.md §11). */
 export interface ValidationScope {
@@ -81,12 +87,17 @@ export const VALIDATION_CODES = [
   'NO_MACHINE',
   'NO_MACHINES',
   'MACHINE_SCOPE_MISMATCH',
+  'HEARTBEAT_NOT_STARTED',
+  'HEARTBEAT_DEAD',
   'FINGERPRINT_SCOPE_EMPTY',
   'FINGERPRINT_SCOPE_MISMATCH',
   'FINGERPRINT_SCOPE_REQUIRED',
   'COMPONENTS_SCOPE_REQUIRED',
   'COMPONENTS_SCOPE_EMPTY',
   'COMPONENTS_SCOPE_MISMATCH',
+  'TOO_MANY_MACHINES',
+  'TOO_MANY_CORES',
+  'TOO_MANY_PROCESSES',
   'VALID',
 ] as const;
 
@@ -120,8 +131,11 @@ export const answerMeta = ({ verdict, ts }: Pick<Validation, 'verdict' | 'ts'>, 
   ...(scope !== undefined ? { scope } : {}),
 });
 
-/** A failed check: its code and detail (never valid). */
-type Failure = readonly [ValidationCode, string];
+/**
+ * A failed check: its code and detail, never valid but for a limit passed within the overage its
+ * policy tolerates (the third element: valid).
+ */
+type Failure = readonly [ValidationCode, string] | readonly [ValidationCode, string, boolean];
 
 /** What the checks look at: the license with its policy and owner as stored, the scope given, where the request reads. */
 interface Subject {
@@ -129,13 +143,19 @@ interface Subject {
   policy: Item | undefined;
   owner: Item | undefined;
   expiration: Expiration;
+  limits: Limits;
+  heartbeat: Heartbeat;
   given: ValidationScope;
   /** What the request may read (the license's machines and their components). */
   scope: Scope;
   /** The request's environment: the license's own, or the one a global license is seen from. */
   environment: Environment | null;
+  /** The license's machines, cores and processes, and the machine a `machine` scope names: read once, when asked (usage.ts). */
+  usage: Usage;
   /** The machine `given.fingerprint` names, once the fingerprint check has found it (for the components check). */
   machine?: Item;
+  /** The machine alive the scopes matched (a fingerprint's wins over `machine`'s): whose processes PER_MACHINE counts. */
+  matched?: Item;
 }
 
 type Check = (subject: Subject) => Failure | undefined | Promise<Failure | undefined>;
@@ -176,51 +196,67 @@ const userScope: Check = ({ owner, given }) => {
 };
 
 /**
- * NO_MACHINE (a node-locked policy, maxMachines 1) or NO_MACHINES (any other: floating), as
- * Keygen tells them apart, when the license has no machine at all; `what` is the scope asked
- * about (a machine, a fingerprint).
+ * NO_MACHINE (a node-locked policy: not floating) or NO_MACHINES (a floating one), as Keygen
+ * tells them apart, when the license has no machine at all, in any environment; `what` is the
+ * scope asked about (a machine, a fingerprint).
  */
-async function noMachine({ license, policy, scope }: Subject, what: string): Promise<Failure | undefined> {
-  const machines = await listCollection(
-    scope,
-    { type: 'machines', parent: { type: 'licenses', id: license.id, slot: SLOTS.machines.license } },
-    { mode: 'cursor', cursor: null, size: 1 },
-  );
-  if (machines.count > 0) return undefined;
-  return policy?.maxMachines === 1
-    ? ['NO_MACHINE', `${what} is not activated (has no associated machine)`]
-    : ['NO_MACHINES', `${what} is not activated (has no associated machines)`];
+async function noMachine({ limits, usage }: Subject, what: string): Promise<Failure | undefined> {
+  if (await usage.any()) return undefined;
+  return limits.floating
+    ? ['NO_MACHINES', `${what} is not activated (has no associated machines)`]
+    : ['NO_MACHINE', `${what} is not activated (has no associated machine)`];
 }
 
-/** MACHINE_SCOPE_MISMATCH: `machine` is the id of a machine of the license. */
+/** A machine's heartbeat status now, under the policy's heartbeat rules. */
+const statusOf = (machine: Item, heartbeat: Heartbeat) => heartbeatAt(machine as unknown as HeartbeatState, heartbeat).heartbeatStatus;
+
+/**
+ * NO_MACHINE(S), MACHINE_SCOPE_MISMATCH: `machine` is the id of a machine of the license; then
+ * HEARTBEAT_NOT_STARTED (the policy requires a heartbeat the machine has not started) and
+ * HEARTBEAT_DEAD, as Keygen orders them.
+ */
 const machineScope: Check = async (subject) => {
-  const { given, license, scope } = subject;
+  const { given, usage, heartbeat } = subject;
   if (given.machine === undefined) return undefined;
-  const none = await noMachine(subject, 'machine');
+  const [none, machine] = await Promise.all([noMachine(subject, 'machine'), usage.namedMachine()]);
   if (none) return none;
-  const machine = isUuid(given.machine) ? await getVisibleItem(scope, 'machines', given.machine) : undefined;
-  return machine?.licenseId === license.id
-    ? undefined
-    : ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+  if (!machine) return ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+  const status = statusOf(machine, heartbeat);
+  if (heartbeat.requireHeartbeat && status === 'NOT_STARTED') return ['HEARTBEAT_NOT_STARTED', 'machine heartbeat is required'];
+  if (status === 'DEAD') return ['HEARTBEAT_DEAD', 'machine heartbeat is dead'];
+  subject.matched = machine;
+  return undefined;
 };
 
 /**
- * FINGERPRINT_SCOPE_EMPTY, NO_MACHINE(S), FINGERPRINT_SCOPE_MISMATCH: `fingerprint` must be a
- * machine of the license; of `fingerprints` (when `fingerprint` is not given) at least one must
- * (Keygen's default, MATCH_ANY).
+ * FINGERPRINT_SCOPE_EMPTY, NO_MACHINE(S); HEARTBEAT_DEAD when every fingerprint given is a dead
+ * machine of the license; FINGERPRINT_SCOPE_MISMATCH when none is a machine alive (`fingerprint`
+ * must be one; of `fingerprints`, when `fingerprint` is not given, at least one: Keygen's
+ * default, MATCH_ANY); HEARTBEAT_NOT_STARTED when the policy requires a heartbeat one of those
+ * alive has not started.
  */
 const fingerprintScope: Check = async (subject) => {
-  const { given, license, scope } = subject;
+  const { given, license, scope, heartbeat } = subject;
   const fingerprints = given.fingerprint !== undefined ? [given.fingerprint] : given.fingerprints && [...new Set(given.fingerprints)];
   if (fingerprints === undefined) return undefined;
   if (fingerprints.length === 0) return ['FINGERPRINT_SCOPE_EMPTY', 'fingerprint scope cannot be empty'];
-  const none = await noMachine(subject, 'fingerprint');
+  // Read together: the license's count says whether it has machines, the markers which they are.
+  const [none, machines] = await Promise.all([
+    noMachine(subject, 'fingerprint'),
+    Promise.all(fingerprints.map((fingerprint) => findMachineItem(scope, license.id, fingerprint))),
+  ]);
   if (none) return none;
-  const machines = await Promise.all(fingerprints.map((fingerprint) => findMachineItem(scope, license.id, fingerprint)));
+  const found = machines.filter((machine): machine is Item => machine !== undefined);
+  const statuses = new Map(found.map((machine) => [machine, statusOf(machine, heartbeat)]));
+  const alive = found.filter((machine) => statuses.get(machine) !== 'DEAD');
+  if (found.length - alive.length === fingerprints.length) return ['HEARTBEAT_DEAD', 'machine heartbeat is dead'];
+  if (alive.length === 0) return ['FINGERPRINT_SCOPE_MISMATCH', 'fingerprint is not activated (does not match any associated machines)'];
+  if (heartbeat.requireHeartbeat && alive.some((machine) => statuses.get(machine) === 'NOT_STARTED')) {
+    return ['HEARTBEAT_NOT_STARTED', 'machine heartbeat is required'];
+  }
   subject.machine = given.fingerprint !== undefined ? machines[0] : undefined;
-  return machines.some((machine) => machine !== undefined)
-    ? undefined
-    : ['FINGERPRINT_SCOPE_MISMATCH', 'fingerprint is not activated (does not match any associated machines)'];
+  subject.matched = alive[0];
+  return undefined;
 };
 
 /**
@@ -249,6 +285,40 @@ const entitlementsScope: Check = async ({ license, given }) => {
   return failed && [failed.code, failed.detail];
 };
 
+/** A count above its limit: valid while within the overage the policy's strategy tolerates (limits.ts). */
+function overLimit(code: ValidationCode, detail: string, count: number, limit: number | null, limits: Limits): Failure | undefined {
+  if (limit === null || count <= limit) return undefined;
+  const within = allowance(limit, limits.overageStrategy);
+  return [code, detail, within === null || count <= within];
+}
+
+/**
+ * Under a strict policy only, after the scopes: NO_MACHINE (node-locked) or NO_MACHINES
+ * (floating) when the license has no machine; TOO_MANY_MACHINES (a node-locked policy's limit
+ * is 1 when it names none), TOO_MANY_CORES, TOO_MANY_PROCESSES when a count is above its limit
+ * (valid within the overage allowance).
+ */
+const strictLimits: Check = async (subject) => {
+  const { limits, usage, matched } = subject;
+  if (!limits.strict) return undefined;
+  if (!(await usage.any())) {
+    return limits.floating
+      ? ['NO_MACHINES', 'must have at least 1 associated machine']
+      : ['NO_MACHINE', 'must have exactly 1 associated machine'];
+  }
+  const machineLimit = limits.floating ? limits.maxMachines : (limits.maxMachines ?? 1);
+  const [machines, cores, processes] = await Promise.all([
+    usage.machines(),
+    limits.maxCores === null ? 0 : usage.cores(),
+    limits.maxProcesses === null ? 0 : usage.processes(matched),
+  ]);
+  return (
+    overLimit('TOO_MANY_MACHINES', 'has too many associated machines', machines, machineLimit, limits) ??
+    overLimit('TOO_MANY_CORES', 'has too many associated machine cores', cores, limits.maxCores, limits) ??
+    overLimit('TOO_MANY_PROCESSES', 'has too many associated processes', processes, limits.maxProcesses, limits)
+  );
+};
+
 /** The checks, in Keygen's order. */
 const CHECKS: readonly Check[] = [
   standing,
@@ -260,13 +330,14 @@ const CHECKS: readonly Check[] = [
   machineScope,
   fingerprintScope,
   componentsScope,
+  strictLimits,
 ];
 
 /** The verdict: the first failing check's, else by the expiry (what the expiration strategy lets an expired license do), else VALID. */
 async function verdictOf(subject: Subject): Promise<Verdict> {
   for (const check of CHECKS) {
     const failure = await check(subject);
-    if (failure) return { valid: false, code: failure[0], detail: failure[1] };
+    if (failure) return { valid: failure[2] ?? false, code: failure[0], detail: failure[1] };
   }
   if (isExpired(subject.license.expiry)) {
     const { expirationStrategy } = subject.expiration;
@@ -287,14 +358,19 @@ async function validate(requester: Requester, item: Item, echo: ValidationEcho):
   const { owner, policy } = await ownerAndPolicy(item);
   const expiration = expirationOf(policy);
   const license = toRecord<LicenseRecord>(await startExpiryOnValidation(item, expiration));
+  const limits = limitsOf(policy);
+  const given = echo.scope ?? {};
   const subject: Subject = {
     license,
     policy,
     owner,
     expiration,
-    given: echo.scope ?? {},
+    limits,
+    heartbeat: heartbeatOf(policy),
+    given,
     scope: requester.scope,
     environment: requester.environment,
+    usage: new Usage({ license, limits, given, scope: requester.scope }),
   };
   const validation: Validation = { license, verdict: await verdictOf(subject), ts: now() };
   const tx = new Transaction();

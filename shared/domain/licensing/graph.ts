@@ -20,7 +20,7 @@ import type { Transaction } from '../../store/transaction.ts';
 import { removeSetsOf } from '../entitlements/attachments.ts';
 import type { Environment } from '../environments/environment.ts';
 import { unlistByFingerprint } from '../machines/fingerprints.ts';
-import { dropSeats, giveSeatBack } from '../machines/seats.ts';
+import { dropSeats, giveSeatBack, SeatChanged, seatAsRead } from '../machines/seats.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import { SLOTS } from './slots.ts';
 
@@ -119,7 +119,9 @@ async function descendants(item: Item, environments: (string | null)[], register
  * Removing a record removes what hangs on it (docs/rules.md §7), deepest first, with their
  * uniqueness markers, counters and token lookups; the record itself goes in the last
  * transaction, with the event `announce` adds for it. The store sizes the transactions by what
- * each child's delete writes (shared/store/cascade.ts).
+ * each child's delete writes (shared/store/cascade.ts). A machine removed on its own fails with
+ * `SeatChanged` when its cores changed since it was read (seats.ts); within a license's removal
+ * its license's counts go anyway.
  */
 export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
   const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null) ?? null);
@@ -138,7 +140,9 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   await deleteWithChildren(
     items,
     async (tx) => {
-      tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
+      // A machine gives back the cores it counts as read: its delete requires them unchanged.
+      if (item.type === 'machines') tx.delete(item, new SeatChanged(), seatAsRead(item));
+      else tx.delete(item, new RecordNotFound(item.type as string, item.id as string));
       alsoDelete(tx, item);
       await announce(tx);
     },

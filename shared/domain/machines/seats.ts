@@ -91,7 +91,17 @@ const coreLimit = ({ maxCores }: Limits) =>
 /** Whether a machine holds a seat: one activated before seats were counted (no `licenseEnvironmentId`) holds none. */
 export const holdsSeat = (machine: Item): boolean => machine.licenseEnvironmentId !== undefined;
 
-/** A machine removed in this transaction gives its seat and its cores back. */
+/** A machine's removal failed: the cores it counts changed since it was read (read it again and retry). */
+export class SeatChanged extends Error {}
+
+/**
+ * What a machine's removal requires to be still as read: the cores it gives back are those it
+ * counts, so a concurrent change of its cores (which moves the license's count) makes the removal
+ * fail rather than give back the cores read before it.
+ */
+export const seatAsRead = (machine: Item): Record<string, unknown> => ({ countedCores: machine.countedCores });
+
+/** A machine removed in this transaction gives its seat and its cores back (its delete conditional on `seatAsRead`). */
 export function giveSeatBack(tx: Transaction, machine: Item): void {
   if (!holdsSeat(machine)) return;
   const seated = machine as unknown as Seated;

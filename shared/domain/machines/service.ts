@@ -1,6 +1,7 @@
 /**
  * Machines, activated on a license (who may do what: shared/auth/policies/licensing.ts). The
- * policy's maxMachines bounds a license's machines.
+ * policy's maxMachines and maxCores bound a license's machines and their cores (seats.ts,
+ * docs/rules.md §14.2).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -33,7 +34,7 @@ import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
 import { firstDueOf } from './heartbeat.ts';
 import { MACHINE_FINGERPRINTS, type MachineRecord, machineMarkerFacts } from './machine.ts';
-import { changeCores, giveSeatBack, holdsSeat, takeSeat } from './seats.ts';
+import { changeCores, giveSeatBack, holdsSeat, SeatChanged, seatAsRead, takeSeat } from './seats.ts';
 
 /** What an update may change (null clears it). */
 export interface MachineChanges extends Hardware {
@@ -98,7 +99,7 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   const scopes = { license: licenseItem, policy, product };
   const components = await componentsOfNewMachine(actor, { ...scopes, machine, machineKey: recordKeyOf(machine) }, input.components ?? []);
   const tx = new Transaction();
-  const item = createHolder(
+  createHolder(
     tx,
     { ...machine, ...dueAttributes(firstDueOf(timestamp, heartbeat)) },
     [
@@ -121,7 +122,7 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
   );
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine, policy));
   await components.commitWith(tx, async (written) => {
-    await withdrawActivation(actor, machine, policy, item, written);
+    await withdrawActivation(actor, machine, policy, written);
     if (startedExpiry) await withdrawStartedExpiry(licenseItem, startedExpiry);
   });
   return machine;
@@ -156,20 +157,14 @@ function machineHold(machine: MachineRecord, scopes: Scopes) {
  * Undoes an activation whose components could not all be written: the components written and
  * the machine go as its deactivation would remove them (its seat given back, `machine.deleted`).
  */
-async function withdrawActivation(
-  actor: Actor,
-  machine: MachineRecord,
-  policy: Item | undefined,
-  item: Item,
-  written: Item[],
-): Promise<void> {
-  // Deactivated meanwhile: its components may still be left.
+async function withdrawActivation(actor: Actor, machine: MachineRecord, policy: Item | undefined, written: Item[]): Promise<void> {
+  // Deactivated meanwhile: its components may still be left. Its cores may have changed: it gives back those it counts now.
   const there = await getItem(recordKeyOf(machine));
   await deleteWithChildren(written, async (tx) => {
     if (!there) return;
-    tx.delete(item);
-    giveSeatBack(tx, item);
-    unlistByFingerprint(tx, item);
+    tx.delete(there, new SeatChanged(), seatAsRead(there));
+    giveSeatBack(tx, there);
+    unlistByFingerprint(tx, there);
     await emitEvent(tx, originOf(machine, actor.scope), 'machine.deleted', machineDocument(machine, policy));
   });
 }
@@ -207,13 +202,30 @@ export async function updateMachine(actor: Actor, id: string, changes: MachineCh
   return updated;
 }
 
+/** How often a deactivation reads its machine again when its cores changed meanwhile. */
+const DEACTIVATION_ATTEMPTS = 3;
+
+/**
+ * A deactivation gives back the seat and the cores the machine counts as read; when its cores
+ * change meanwhile (seats.ts), it reads the machine again and retries, and only a machine whose
+ * cores keep changing is 409.
+ */
 export async function deleteMachine(actor: Actor, id: string): Promise<void> {
-  const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
-  const removed = toRecord<MachineRecord>(item);
-  const policy = await getItem(recordKey(removed.accountId, 'policies', removed.policyId));
-  await removeWithDescendants(item, (tx) =>
-    emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed, policy)),
-  );
+  let item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
+  for (let attempt = 1; ; attempt++) {
+    const removed = toRecord<MachineRecord>(item);
+    const policy = await getItem(recordKey(removed.accountId, 'policies', removed.policyId));
+    try {
+      return await removeWithDescendants(item, (tx) =>
+        emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed, policy)),
+      );
+    } catch (error) {
+      if (!(error instanceof SeatChanged)) throw error;
+      if (attempt >= DEACTIVATION_ATTEMPTS) throw conflict('the machine changed meanwhile; retry');
+      // Read again by its id (a fingerprint may name another machine by now).
+      item = await authorize(actor, 'machines', removed.id, 'delete');
+    }
+  }
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */

@@ -8,6 +8,9 @@ import { attributeCode, attributePointer } from '../rules.ts';
 import { HEARTBEAT_DURATION_MAX, HEARTBEAT_DURATION_MIN, type Heartbeat, heartbeatOf } from './heartbeat.ts';
 import { type Limits, limitsOf } from './limits.ts';
 
+/** The largest limit, as Keygen keeps them (a 32-bit integer). */
+const LIMIT_MAX = 2_147_483_647;
+
 /** The policy's limits and heartbeat settings, as stored under the changes. */
 export const settingsOf = (policy: object) => ({ ...limitsOf(policy), ...heartbeatOf(policy) });
 
@@ -24,10 +27,10 @@ function judgeLimits({ floating, maxMachines, maxCores, maxProcesses, overageStr
     ['maxCores', maxCores],
     ['maxProcesses', maxProcesses],
   ] as const) {
-    if (value !== null && value < 1) {
+    if (value !== null && (value < 1 || value > LIMIT_MAX)) {
       throw ruleBroken(
         `${attributeCode(attribute)}_INVALID`,
-        `${attribute} must be at least 1 (or null for no limit)`,
+        `${attribute} must be from 1 to ${LIMIT_MAX} (or null for no limit)`,
         attributePointer(attribute),
       );
     }

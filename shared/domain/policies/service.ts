@@ -162,6 +162,18 @@ function storedSettings(checked: Partial<PolicyRecord>): Partial<PolicyRecord> {
 }
 
 /**
+ * The `updated` of a change of a record last updated at `previous`: now, but always after
+ * `previous`, so that the next update's condition on the `updated` it read tells the two apart
+ * (clocks of different hosts, or two writes within a millisecond, could otherwise stamp both
+ * alike).
+ */
+function updatedAfter(previous: unknown): string {
+  const stamp = now();
+  if (typeof previous !== 'string' || stamp > previous) return stamp;
+  return new Date(Date.parse(previous) + 1).toISOString();
+}
+
+/**
  * An update is judged with the policy's other attributes as stored, and lands only while the
  * policy is still as read (409 otherwise): two updates that each keep the rules cannot together
  * break one.
@@ -174,7 +186,7 @@ export async function updatePolicy(actor: Actor, id: string, changes: PolicyChan
   const updated = toRecord<PolicyRecord>(
     tx.update(
       item,
-      { ...checked, updated: now() },
+      { ...checked, updated: updatedAfter(item.updated) },
       {
         missing: new RecordNotFound('policies', id),
         unchanged: { updated: item.updated },
