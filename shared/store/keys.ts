@@ -46,6 +46,9 @@ export const recordKey = (accountId: string, type: RecordType, id: string): Key 
   SK: ITEM,
 });
 
+/** The id of the record whose key's PK this is (`A#<account>#<TYPE>#<id>`). */
+export const idOfRecordKey = (pk: string): string => pk.slice(pk.lastIndexOf('#') + 1);
+
 /** A uniqueness marker: exists while some record holds `value` for `kind` in the account. */
 export const uniqueKey = (accountId: string, kind: string, value: string): Key => ({
   PK: `A#${accountId}#UNIQUE#${kind}#${value}`,

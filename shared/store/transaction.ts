@@ -33,7 +33,7 @@ export interface UniqueClaim {
   /** Raised when another record holds the value. */
   taken: Error;
   /** What the marker carries besides its holder's key (`ref`): facts a reader needs without reading the holder. */
-  carries?: Record<string, unknown>;
+  carries?: object;
 }
 
 export interface Parent {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Key,
@@ -16,10 +16,10 @@ import {
   licenseMachineCountKey,
   licenseProcessCountKey,
   machineProcessCountKey,
-  recordKey,
 } from '#shared/store/keys.ts';
 import { call, newAccount, type Reply, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+import { storeMachine } from './support/machines.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -46,14 +46,7 @@ const setCount = (key: Key, n: number) => table().send(new PutCommand({ TableNam
 
 /** Moves a machine's last heartbeat `seconds` into the past (from now). */
 const lastHeartbeat = (machineId: string, secondsAgo: number) =>
-  table().send(
-    new UpdateCommand({
-      TableName: TableName(),
-      Key: recordKey(account.id, 'machines', machineId),
-      UpdateExpression: 'SET lastHeartbeat = :at',
-      ExpressionAttributeValues: { ':at': new Date(Date.now() - secondsAgo * 1000).toISOString() },
-    }),
-  );
+  storeMachine(account.id, machineId, { lastHeartbeat: new Date(Date.now() - secondsAgo * 1000).toISOString() });
 
 /** A new policy's attributes as answered, or its refusal. */
 const createPolicy = async (attributes: Attributes) => {

@@ -26,7 +26,7 @@ import {
   requireNoneHeld,
   setKeyOf,
 } from '#shared/domain/entitlements/attachments.ts';
-import { checkEntitlements } from '#shared/domain/entitlements/check.ts';
+import { entitlementKeys, judgeEntitlements } from '#shared/domain/entitlements/check.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/domain/entitlements/entitlement.ts';
 import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
@@ -69,7 +69,7 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { listCollection, partitionItems } from '#shared/store/paging.ts';
-import { getItem, getRecord, type Item, toRecord } from '#shared/store/records.ts';
+import { getItem, getItems, getRecord, type Item, toRecord } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { giveBackShares } from '#shared/store/shares.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -112,6 +112,10 @@ beforeAll(async () => {
   const created = await createAccount({ slug, name: 'Patterns', email: `admin@${slug}.example`, password: 'a long password' });
   accountId = created.account.id;
 });
+
+/** Pattern 47 as validation reads it: the keys of the codes asked for and the license's sets, in one BatchGetItem. */
+const checkEntitlements = async (license: { accountId: string; id: string; policyId: string }, codes: string[]) =>
+  judgeEntitlements(license, codes, await getItems(entitlementKeys(license, codes)));
 
 describe('access patterns', () => {
   it('1, 2: finds an account by id and by slug (any case)', async () => {

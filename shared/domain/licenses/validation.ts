@@ -28,14 +28,17 @@ import type { Actor, Requester } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { childItems } from '../../store/cascade.ts';
-import { type Item, toRecord } from '../../store/records.ts';
-import type { Scope } from '../../store/scope.ts';
+import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
+import { readItem } from '../../store/read-ahead.ts';
+import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { canRead, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { checkEntitlements } from '../entitlements/check.ts';
+import { judgeEntitlements } from '../entitlements/check.ts';
 import type { Environment } from '../environments/environment.ts';
+import { devicePresenceKey, deviceTotalKey } from '../licensing/fingerprints.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { type HeartbeatState, heartbeatAt } from '../machines/heartbeat.ts';
-import { findMachineItem } from '../machines/machine.ts';
+import { heartbeatAt } from '../machines/heartbeat.ts';
+import { factsOfMarker, factsOfRecord, type MachineFacts, machineMarkerKey } from '../machines/machine.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { allowance, type Limits, limitsOf } from '../policies/limits.ts';
 import { type Expiration, expirationOf, type MatchingStrategy } from '../policies/policy.ts';
@@ -43,9 +46,10 @@ import { now } from '../rules.ts';
 import { normaliseEmail } from '../users/user.ts';
 import { licenseDocument } from './document.ts';
 import { startExpiryOnValidation } from './expiry.ts';
-import { findLicenseItemByKey, isExpired, type LicenseRecord } from './license.ts';
-import { ownerAndPolicy, standingOf } from './standing.ts';
+import { isExpired, isPossibleKey, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './license.ts';
+import { standingOf } from './standing.ts';
 import { Usage } from './usage.ts';
+import { fingerprintsOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
 
 /** What a validation checks besides the license itself (docs/rules.md §11). */
 export interface ValidationScope {
@@ -150,12 +154,14 @@ interface Subject {
   scope: Scope;
   /** The request's environment: the license's own, or the one a global license is seen from. */
   environment: Environment | null;
-  /** The license's machines, cores and processes, and the machine a `machine` scope names: read once, when asked (usage.ts). */
+  /** Everything read for the checks at once (validation-reads.ts). */
+  reads: ValidationReads;
+  /** The license's machines, cores and processes, and the machine a `machine` scope names (usage.ts). */
   usage: Usage;
   /** The machine `given.fingerprint` names, once the fingerprint check has found it (for the components check). */
-  machine?: Item;
+  machine?: MachineFacts;
   /** The machine alive the scopes matched (a fingerprint's wins over `machine`'s): whose processes PER_MACHINE counts. */
-  matched?: Item;
+  matched?: MachineFacts;
 }
 
 type Check = (subject: Subject) => Failure | undefined | Promise<Failure | undefined>;
@@ -208,7 +214,7 @@ async function noMachine({ limits, usage }: Subject, what: string): Promise<Fail
 }
 
 /** A machine's heartbeat status now, under the policy's heartbeat rules. */
-const statusOf = (machine: Item, heartbeat: Heartbeat) => heartbeatAt(machine as unknown as HeartbeatState, heartbeat).heartbeatStatus;
+const statusOf = (machine: MachineFacts, heartbeat: Heartbeat) => heartbeatAt(machine, heartbeat).heartbeatStatus;
 
 /**
  * NO_MACHINE(S), MACHINE_SCOPE_MISMATCH: `machine` is the id of a machine of the license; then
@@ -218,9 +224,11 @@ const statusOf = (machine: Item, heartbeat: Heartbeat) => heartbeatAt(machine as
 const machineScope: Check = async (subject) => {
   const { given, usage, heartbeat } = subject;
   if (given.machine === undefined) return undefined;
-  const [none, machine] = await Promise.all([noMachine(subject, 'machine'), usage.namedMachine()]);
+  const none = await noMachine(subject, 'machine');
   if (none) return none;
-  if (!machine) return ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+  const named = usage.namedMachine();
+  if (!named) return ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+  const machine = factsOfRecord(named);
   const status = statusOf(machine, heartbeat);
   if (heartbeat.requireHeartbeat && status === 'NOT_STARTED') return ['HEARTBEAT_NOT_STARTED', 'machine heartbeat is required'];
   if (status === 'DEAD') return ['HEARTBEAT_DEAD', 'machine heartbeat is dead'];
@@ -236,17 +244,14 @@ const machineScope: Check = async (subject) => {
  * alive has not started.
  */
 const fingerprintScope: Check = async (subject) => {
-  const { given, license, scope, heartbeat } = subject;
-  const fingerprints = given.fingerprint !== undefined ? [given.fingerprint] : given.fingerprints && [...new Set(given.fingerprints)];
+  const { given, license, heartbeat } = subject;
+  const fingerprints = fingerprintsOf(given);
   if (fingerprints === undefined) return undefined;
   if (fingerprints.length === 0) return ['FINGERPRINT_SCOPE_EMPTY', 'fingerprint scope cannot be empty'];
-  // Read together: the license's count says whether it has machines, the markers which they are.
-  const [none, machines] = await Promise.all([
-    noMachine(subject, 'fingerprint'),
-    Promise.all(fingerprints.map((fingerprint) => findMachineItem(scope, license.id, fingerprint))),
-  ]);
+  const none = await noMachine(subject, 'fingerprint');
   if (none) return none;
-  const found = machines.filter((machine): machine is Item => machine !== undefined);
+  const machines = await Promise.all(fingerprints.map((fingerprint) => machineOf(subject, license, fingerprint)));
+  const found = machines.filter((machine): machine is MachineFacts => machine !== undefined);
   const statuses = new Map(found.map((machine) => [machine, statusOf(machine, heartbeat)]));
   const alive = found.filter((machine) => statuses.get(machine) !== 'DEAD');
   if (found.length - alive.length === fingerprints.length) return ['HEARTBEAT_DEAD', 'machine heartbeat is dead'];
@@ -264,7 +269,7 @@ const fingerprintScope: Check = async (subject) => {
  * COMPONENTS_SCOPE_REQUIRED (the policy's requireComponentsScope), COMPONENTS_SCOPE_EMPTY,
  * COMPONENTS_SCOPE_MISMATCH (the policy's componentMatchingStrategy).
  */
-const componentsScope: Check = async ({ given, policy, scope, machine }) => {
+const componentsScope: Check = async ({ given, policy, scope, machine, reads, license }) => {
   if (given.components === undefined) {
     return policy?.requireComponentsScope === true ? ['COMPONENTS_SCOPE_REQUIRED', 'components scope is required'] : undefined;
   }
@@ -273,15 +278,42 @@ const componentsScope: Check = async ({ given, policy, scope, machine }) => {
   }
   if (given.components.length === 0) return ['COMPONENTS_SCOPE_EMPTY', 'components scope cannot be empty'];
   const strategy = (policy?.componentMatchingStrategy as MatchingStrategy | undefined) ?? 'MATCH_ANY';
-  const known = new Set((await componentsOf(scope, machine)).map((component) => component.fingerprint as string));
-  const matched = new Set(given.components.filter((fingerprint) => known.has(fingerprint))).size;
-  if (known.size > 0 && matched >= required(strategy, known.size)) return undefined;
-  return ['COMPONENTS_SCOPE_MISMATCH', `components do not match the machine (${strategy}: ${matched} of ${known.size} matched)`];
+  const asked = [...new Set(given.components)];
+  const fingerprint = given.fingerprint;
+  let total: number;
+  let matched: number;
+  if (machine.componentsCounted) {
+    // The device counts read with everything else: the machine's components, and each given one's presence on it.
+    total = reads.count(deviceTotalKey(license.accountId, license.id, fingerprint));
+    matched = asked.filter((component) => reads.count(devicePresenceKey(license.accountId, license.id, fingerprint, component)) > 0).length;
+  } else {
+    const known = new Set((await componentsOf(scope, machine.id)).map((component) => component.fingerprint as string));
+    total = known.size;
+    matched = asked.filter((component) => known.has(component)).length;
+  }
+  if (total > 0 && matched >= required(strategy, total)) return undefined;
+  return ['COMPONENTS_SCOPE_MISMATCH', `components do not match the machine (${strategy}: ${matched} of ${total} matched)`];
 };
 
+/**
+ * The machine of the license with `fingerprint`, as its marker (read with everything else)
+ * tells it; a machine made before its marker carried its facts is read. Undefined when there is
+ * none the request may read.
+ */
+async function machineOf({ reads, scope }: Subject, license: LicenseRecord, fingerprint: string): Promise<MachineFacts | undefined> {
+  const marker = reads.get(machineMarkerKey(license.accountId, license.id, fingerprint));
+  if (!marker) return undefined;
+  let facts = factsOfMarker(marker);
+  if (!facts) {
+    const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
+    facts = item && factsOfRecord(item);
+  }
+  return facts && canRead(scope, 'machines', facts.environmentId) ? facts : undefined;
+}
+
 /** ENTITLEMENTS_SCOPE_EMPTY, ENTITLEMENTS_MISSING: the license holds every code asked for (entitlements/check.ts). */
-const entitlementsScope: Check = async ({ license, given }) => {
-  const failed = await checkEntitlements(license, given.entitlements);
+const entitlementsScope: Check = ({ license, given, reads }) => {
+  const failed = judgeEntitlements(license, given.entitlements, reads.all());
   return failed && [failed.code, failed.detail];
 };
 
@@ -307,11 +339,9 @@ const strictLimits: Check = async (subject) => {
       : ['NO_MACHINE', 'must have exactly 1 associated machine'];
   }
   const machineLimit = limits.floating ? limits.maxMachines : (limits.maxMachines ?? 1);
-  const [machines, cores, processes] = await Promise.all([
-    usage.machines(),
-    limits.maxCores === null ? 0 : usage.cores(),
-    limits.maxProcesses === null ? 0 : usage.processes(matched),
-  ]);
+  const machines = usage.machines();
+  const cores = limits.maxCores === null ? 0 : usage.cores();
+  const processes = limits.maxProcesses === null ? 0 : await usage.processes(matched);
   return (
     overLimit('TOO_MANY_MACHINES', 'has too many associated machines', machines, machineLimit, limits) ??
     overLimit('TOO_MANY_CORES', 'has too many associated machine cores', cores, limits.maxCores, limits) ??
@@ -351,11 +381,15 @@ async function verdictOf(subject: Subject): Promise<Verdict> {
 }
 
 /**
- * Validates a license as stored, seen from `requester`'s environment: its expiry started first
- * when its policy says so, then the verdict, announced with the answer's meta.
+ * Validates a license, seen from `requester`'s environment, with everything its checks read
+ * read at once (`reads`): its expiry started first when its policy says so, then the verdict,
+ * announced with the answer's meta. The event, and the request's hit of its address limit when
+ * its route counts it so, are one transaction: a validation reads once and writes once.
  */
-async function validate(requester: Requester, item: Item, echo: ValidationEcho): Promise<Validation> {
-  const { owner, policy } = await ownerAndPolicy(item);
+async function validate(requester: Requester, item: Item, reads: ValidationReads, echo: ValidationEcho): Promise<Validation> {
+  const accountId = item.accountId as string;
+  const policy = reads.record(accountId, 'policies', item.policyId as string);
+  const owner = reads.record(accountId, 'users', item.ownerId as string | null);
   const expiration = expirationOf(policy);
   const license = toRecord<LicenseRecord>(await startExpiryOnValidation(item, expiration));
   const limits = limitsOf(policy);
@@ -370,28 +404,62 @@ async function validate(requester: Requester, item: Item, echo: ValidationEcho):
     given,
     scope: requester.scope,
     environment: requester.environment,
-    usage: new Usage({ license, limits, given, scope: requester.scope }),
+    reads,
+    usage: new Usage({ license, limits, given, scope: requester.scope, reads }),
   };
   const validation: Validation = { license, verdict: await verdictOf(subject), ts: now() };
   const tx = new Transaction();
+  requester.limit?.within(tx);
   const kind = validation.verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
   await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license), answerMeta(validation, echo));
   await tx.commit();
   return validation;
 }
 
-/** POST /licenses/actions/validate-key: no credential but the key, inside the request's environment. */
+/** What names the reads: a license's record, or its key's marker (which carries its policy and owner). */
+const planOf = (license: Record<string, unknown>, given: ValidationScope | undefined): ReadPlan => ({
+  accountId: license.accountId as string,
+  licenseId: license.id as string,
+  policyId: license.policyId as string,
+  ownerId: (license.ownerId as string | null | undefined) ?? null,
+  given: given ?? {},
+});
+
+const notFound = (): Validation => ({
+  license: null,
+  verdict: { valid: false, code: 'NOT_FOUND', detail: 'license key was not found' },
+  ts: now(),
+});
+
+/**
+ * POST /licenses/actions/validate-key: no credential but the key, inside the request's
+ * environment. The key's marker (read ahead with the account) names the license, its policy
+ * and its owner, so everything else is read in one BatchGetItem; a marker made before it carried
+ * them costs one read more (the license first).
+ */
 export async function validateKey(requester: Requester, { key, ...echo }: KeyValidation): Promise<Validation> {
+  const { scope } = requester;
+  const marker = isPossibleKey(key)
+    ? await readItem(scope.readAhead, uniqueKey(scope.accountId, LICENSE_KEY_MARKER, licenseKeyValue(key)))
+    : undefined;
+  if (!marker) return notFound();
+  const licenseId = idOfRecordKey(marker.ref as string);
+  // A marker made before it carried the license's policy and owner: the license is read first.
+  const earlier = typeof marker.policyId === 'string' ? undefined : await getItem({ PK: marker.ref as string, SK: marker.SK });
+  const plan = planOf(earlier ?? { ...marker, accountId: scope.accountId, id: licenseId }, echo.scope);
+  const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
+  const item = reads.record(scope.accountId, 'licenses', licenseId);
   // A license of an environment this request cannot see does not exist for it.
-  const item = await findLicenseItemByKey(requester.scope, key);
-  if (!item) return { license: null, verdict: { valid: false, code: 'NOT_FOUND', detail: 'license key was not found' }, ts: now() };
-  return validate(requester, item, echo);
+  if (!item || !canRead(scope, 'licenses', (item.environmentId as string | null) ?? null)) return notFound();
+  return validate(requester, item, reads, echo);
 }
 
-/** POST /licenses/<id>/actions/validate: a bearer validates a license it may see. */
+/** POST /licenses/<id>/actions/validate: a bearer validates a license it may see (read ahead with the bearer). */
 export async function validateLicense(actor: Actor, id: string, echo: ValidationEcho = {}): Promise<Validation> {
   const item = await authorize(actor, 'licenses', id, 'validate');
-  const validation = await validate(actor, item, echo);
+  // The license is read already: the reads hand it back without reading it again.
+  const reads = await ValidationReads.of(planOf(item, echo.scope), actor.scope, [item]);
+  const validation = await validate(actor, item, reads, echo);
   return { ...validation, license: validation.license && present(actor, 'licenses', validation.license) };
 }
 
@@ -409,11 +477,11 @@ export function required(strategy: MatchingStrategy, total: number): number {
   }
 }
 
-/** The machine's components in every environment the request can see (one partition each). */
-async function componentsOf(scope: Scope, machine: Item): Promise<Item[]> {
+/** The machine's components in every environment the request can see (one partition each): for a machine made before the device counts. */
+async function componentsOf(scope: Scope, machineId: string): Promise<Item[]> {
   const lists = await Promise.all(
     scope.readable.map((environmentId) =>
-      childItems(scope.accountId, environmentId, 'components', { type: 'machines', id: machine.id as string }, SLOTS.components.machine),
+      childItems(scope.accountId, environmentId, 'components', { type: 'machines', id: machineId }, SLOTS.components.machine),
     ),
   );
   return lists.flat();

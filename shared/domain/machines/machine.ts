@@ -5,8 +5,10 @@
  * counts of its holders (shared/domain/licensing/fingerprints.ts).
  */
 import { digest } from '../../auth/secrets.ts';
+import { uniqueKey } from '../../store/keys.ts';
 import type { Item, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
+import type { Transaction } from '../../store/transaction.ts';
 import { findByUnique } from '../../store/unique.ts';
 import type { HolderRules } from '../licensing/fingerprints.ts';
 
@@ -60,15 +62,76 @@ export const MACHINE_FINGERPRINTS: HolderRules = {
 
 /**
  * What a machine's fingerprint marker carries besides its `ref`, so that validation judges the
- * machine from the marker alone: when it was made, its last heartbeat (kept in step by every
- * change of it), and that its components are in the device counts (fingerprints.ts). Markers of
- * machines made before lack these: validation then reads the machine and its components.
+ * machine from the marker alone: its id, environment and license, when it was made, its last
+ * heartbeat (kept in step by every change of it: `heartbeatOnMarker`), and that its components
+ * are in the device counts (fingerprints.ts). Markers of machines made before lack these:
+ * validation then reads the machine and its components.
  */
-export const machineMarkerFacts = (machine: Pick<MachineRecord, 'created' | 'lastHeartbeat'>) => ({
+export const machineMarkerFacts = (
+  machine: Pick<MachineRecord, 'id' | 'environmentId' | 'licenseId' | 'created' | 'lastHeartbeat'>,
+): MachineFacts => ({
+  id: machine.id,
+  environmentId: machine.environmentId,
+  licenseId: machine.licenseId,
   created: machine.created,
   lastHeartbeat: machine.lastHeartbeat ?? null,
   componentsCounted: true,
 });
+
+/** A machine as its marker tells it (machineMarkerFacts), or as its record does for one made before. */
+export interface MachineFacts {
+  id: string;
+  environmentId: string | null;
+  licenseId: string;
+  created: string;
+  lastHeartbeat: string | null;
+  /** Whether every component of the machine is in the device counts. */
+  componentsCounted: boolean;
+}
+
+/** The facts a marker carries, if it carries them (undefined: a marker made before: read the machine). */
+export function factsOfMarker(marker: Item): MachineFacts | undefined {
+  if (typeof marker.created !== 'string' || typeof marker.id !== 'string') return undefined;
+  return {
+    id: marker.id,
+    environmentId: (marker.environmentId as string | null | undefined) ?? null,
+    licenseId: marker.licenseId as string,
+    created: marker.created,
+    lastHeartbeat: (marker.lastHeartbeat as string | null | undefined) ?? null,
+    componentsCounted: marker.componentsCounted === true,
+  };
+}
+
+/** The facts of a machine's record (one made before its marker carried them). */
+export const factsOfRecord = (item: Item): MachineFacts => ({
+  id: item.id as string,
+  environmentId: (item.environmentId as string | null | undefined) ?? null,
+  licenseId: item.licenseId as string,
+  created: item.created as string,
+  lastHeartbeat: (item.lastHeartbeat as string | null | undefined) ?? null,
+  componentsCounted: false,
+});
+
+/** The key of the marker of a machine's fingerprint on its license. */
+export const machineMarkerKey = (accountId: string, licenseId: string, fingerprint: string) =>
+  uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));
+
+/** Keeps the marker's last heartbeat in step with the machine's, in the transaction that changes it. */
+export function heartbeatOnMarker(
+  tx: Transaction,
+  machine: Pick<MachineRecord, 'accountId' | 'licenseId' | 'fingerprint'>,
+  lastHeartbeat: string | null,
+) {
+  tx.patch(
+    machineMarkerKey(machine.accountId, machine.licenseId, machine.fingerprint),
+    { lastHeartbeat },
+    {},
+    {
+      state: { PK: machineMarkerKey(machine.accountId, machine.licenseId, machine.fingerprint).PK },
+      changed: new Error('the machine was removed meanwhile'),
+    },
+  );
+}
 
 /** The machine of a license with this fingerprint, if the scope may read it. */
 export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>
