@@ -194,12 +194,24 @@ export class Transaction {
 
   /**
    * Deletes a stored record with its markers, and leaves its collections' counts and its holder
-   * counts; a holder count it leaves at 0 is deleted after the commit.
+   * counts; a holder count it leaves at 0 is deleted after the commit. With `unchanged`, only
+   * while the record still holds those values (else `missing`): a delete of the record as read.
    */
-  delete(item: Item, missing?: Error): void {
+  delete(item: Item, missing?: Error, unchanged?: Record<string, unknown>): void {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
-    this.add({ Delete: { TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConditionExpression: 'attribute_exists(PK)' } }, missing);
+    const state = unchanged && stateCondition(unchanged);
+    this.add(
+      {
+        Delete: {
+          TableName: table(),
+          Key: { PK: item.PK, SK: item.SK },
+          ...state,
+          ConditionExpression: ['attribute_exists(PK)', state?.ConditionExpression].filter(Boolean).join(' AND '),
+        },
+      },
+      missing,
+    );
     for (const pk of (item.markers as string[] | undefined) ?? []) {
       this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: item.SK } } });
     }
