@@ -54,8 +54,8 @@ export const processes = {
     auth: 'bearer',
     params: ['id'],
     answers: { 200: { resource: 'processes' } },
-    // 422 PROCESS_HEARTBEAT_DEAD.
-    faults: [403, 422],
+    // 422 PROCESS_HEARTBEAT_DEAD; 409: pinged meanwhile, again and again.
+    faults: [403, 409, 422],
   }),
   machine: declare({
     operation: 'processes.machine',

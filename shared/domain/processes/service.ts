@@ -6,13 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import { ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, getItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
+import { backoff, getItem, getItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { machineNamed } from '../licensing/aliases.ts';
 import { relatedItem } from '../licensing/graph.ts';
@@ -126,13 +126,13 @@ export async function deleteProcess(actor: Actor, id: string): Promise<void> {
 /** Raised when a ping finds the process pinged (or removed) since it read it. */
 class PingedMeanwhile extends Error {}
 
-const PING_ATTEMPTS = 3;
+const PING_ATTEMPTS = 10;
 
 /**
  * A ping keeps an alive process alive one more heartbeat duration from now, and moves it in the
  * sweeper's index; a dead one is not revived (422 PROCESS_HEARTBEAT_DEAD). The ping writes the
  * process as it read it: one that the sweeper removed meanwhile is gone (404), one pinged
- * meanwhile is read and judged again.
+ * meanwhile is read and judged again (409 CONFLICT if that keeps happening).
  */
 export async function pingProcess(actor: Actor, id: string): Promise<JudgedProcess> {
   let item = await authorize(actor, 'processes', id, 'ping');
@@ -161,7 +161,9 @@ export async function pingProcess(actor: Actor, id: string): Promise<JudgedProce
       await tx.commit();
       return { process: pinged, policy };
     } catch (error) {
-      if (!(error instanceof PingedMeanwhile) || attempt >= PING_ATTEMPTS) throw error;
+      if (!(error instanceof PingedMeanwhile)) throw error;
+      if (attempt >= PING_ATTEMPTS) throw conflict('the process keeps being pinged meanwhile; retry');
+      await backoff(attempt);
       const again = await getVisibleItem(actor.scope, 'processes', process.id);
       if (!again) throw new RecordNotFound('processes', process.id);
       item = again;
