@@ -260,6 +260,14 @@ describe('permission matrix over HTTP', () => {
         }
         await run(route, own, refusals, true, target);
         await run(route, own, REPEATABLE.has(route.operation) ? successes : successes.slice(0, 1), false, target);
+        // An environment holds at most 20 webhook endpoints: a graph of its own gives its endpoint back (gone already after its own removal).
+        if (own !== fixtures[home]) {
+          const removed = await call('DELETE', `${account.path}/webhook-endpoints/${own.records.W}`, {
+            token: administrators.envToken,
+            environment: S.code,
+          });
+          expect([204, 404]).toContain(removed.status);
+        }
       }
       expect(wrong).toEqual([]);
       expect(asked).toBeGreaterThan(home === 'same' ? 600 : 300);
