@@ -19,10 +19,10 @@ import { relatedItem } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import type { MachineRecord } from '../machines/machine.ts';
-import { heartbeatOf } from '../policies/heartbeat.ts';
+import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { boundProcesses, processCounts } from './counts.ts';
+import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from './process.ts';
 
@@ -69,8 +69,31 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
     lastHeartbeat: timestamp,
   };
   const tx = new Transaction();
-  tx.create(
-    { ...process, ...dueAttributes(dueOf(timestamp, heartbeatOf(policy))) },
+  addProcess(
+    tx,
+    {
+      process,
+      machineEnvironmentId: machine.environmentId ?? null,
+      licenseEnvironmentId: (licenseItem.environmentId as string | null | undefined) ?? null,
+    },
+    policy,
+  );
+  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  await emitEvent(tx, originOf(process, actor.scope), 'process.created', processDocument(process, policy));
+  await tx.commit();
+  return { process, policy };
+}
+
+/**
+ * Writes a new process into `tx`: in its collections and the sweeper's index (due at the end of
+ * its first heartbeat), holding its pid on its machine (else 422 PID_TAKEN), counted in its
+ * machine's and its license's counts within what `policy` allows (else 422
+ * MACHINE_PROCESS_LIMIT_EXCEEDED). Returns the stored item.
+ */
+export function addProcess(tx: Transaction, placement: ProcessPlacement & { process: ProcessRecord }, policy: object | undefined): Item {
+  const { process } = placement;
+  const item = tx.create(
+    { ...process, ...dueAttributes(dueOf(process.lastHeartbeat, heartbeatOf(policy))) },
     {
       parents: [
         { type: 'machines', id: process.machineId },
@@ -85,18 +108,11 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
           taken: ruleBroken('PID_TAKEN', 'pid has already been taken for this machine', attributePointer('pid')),
         },
       ],
-      counted: processCounts({
-        process,
-        machineEnvironmentId: machine.environmentId ?? null,
-        licenseEnvironmentId: (licenseItem.environmentId as string | null | undefined) ?? null,
-      }),
+      counted: processCounts(placement),
     },
   );
   boundProcesses(tx, process, limitsOf(policy));
-  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
-  await emitEvent(tx, originOf(process, actor.scope), 'process.created', processDocument(process, policy));
-  await tx.commit();
-  return { process, policy };
+  return item;
 }
 
 /** The machine's license and policy, as they are now (either may be gone). */
@@ -145,17 +161,7 @@ export async function pingProcess(actor: Actor, id: string): Promise<JudgedProce
       throw ruleBroken('PROCESS_HEARTBEAT_DEAD', 'is dead');
     }
     const tx = new Transaction();
-    const pinged = toRecord<ProcessRecord>(
-      tx.update(
-        item,
-        { lastHeartbeat: timestamp, updated: timestamp, ...dueChanges(dueOf(timestamp, rules)) },
-        {
-          missing: new RecordNotFound('processes', process.id),
-          unchanged: { lastHeartbeat: process.lastHeartbeat },
-          conflict: new PingedMeanwhile(),
-        },
-      ),
-    );
+    const pinged = toRecord<ProcessRecord>(recordPing(tx, item, timestamp, rules, new PingedMeanwhile()));
     await emitEvent(tx, originOf(pinged, actor.scope), 'process.heartbeat.ping', processDocument(pinged, policy));
     try {
       await tx.commit();
@@ -169,6 +175,19 @@ export async function pingProcess(actor: Actor, id: string): Promise<JudgedProce
       item = again;
     }
   }
+}
+
+/**
+ * Writes a ping at `at` (ISO 8601) into `tx`: the process's heartbeat, and its place in the
+ * sweeper's index, moved to the end of its new heartbeat; only while its heartbeat is the one
+ * read (else `changed`). Returns the item as written.
+ */
+export function recordPing(tx: Transaction, item: Item, at: string, rules: Heartbeat, changed: Error): Item {
+  return tx.update(
+    item,
+    { lastHeartbeat: at, updated: at, ...dueChanges(dueOf(at, rules)) },
+    { missing: changed, unchanged: { lastHeartbeat: item.lastHeartbeat }, conflict: changed },
+  );
 }
 
 /** Filters in order of selectivity: a machine's processes, a license's, a user's, a product's. */
