@@ -368,7 +368,7 @@ describe.concurrent('the sweeper and processes', () => {
     expect(await countOf(machineProcessCountKey(account.id, g.machine.id))).toBe(3);
   });
 
-  it('removes a process dead by a shortened heartbeat; moves one a lengthened heartbeat keeps alive to its new due time', async () => {
+  it('moves a process a lengthened heartbeat keeps alive at its due time to its new one, and removes it then', async () => {
     const g = await l.graph({ policy: { heartbeatDuration: 600 } });
     const p = await started(g.machine.id);
     const first = afterDeadline(p);

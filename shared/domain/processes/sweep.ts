@@ -28,16 +28,16 @@ export const sweepProcess: DueHandler = async (due: Due, at: number): Promise<vo
   const process = toRecord<ProcessRecord>(item);
   const policy = await getItem(recordKey(process.accountId, 'policies', process.policyId));
   const rules = heartbeatOf(policy);
-  const asRead = { lastHeartbeat: process.lastHeartbeat, DUESK: item.DUESK };
+  // Every change of a process but the sweeper's own moves its heartbeat: the heartbeat read is the process read.
+  const asRead = { lastHeartbeat: process.lastHeartbeat };
   const tx = new Transaction();
   if (heartbeatAt(process, rules, at).status === 'DEAD') {
     tx.delete(item, new ChangedMeanwhile(), asRead);
     await emitEvent(tx, process, 'process.heartbeat.dead', processDocument(process, policy, at));
   } else {
-    const next = dueOf(process.lastHeartbeat, rules);
-    // Due later than this sweep: a later sweep finds it there.
+    // Due later than this sweep (pinged since it fell due): a later sweep finds it there.
     if (typeof item.DUESK === 'string' && Date.parse(item.DUESK) > at) return;
-    tx.update(item, dueChanges(next), { missing: new ChangedMeanwhile(), unchanged: asRead });
+    tx.update(item, dueChanges(dueOf(process.lastHeartbeat, rules)), { missing: new ChangedMeanwhile(), unchanged: asRead });
   }
   try {
     await tx.commit();
