@@ -496,6 +496,13 @@ export const routes: readonly Route[] = [
     handler: 'functions/machines/license.ts',
     access: READ,
   },
+  {
+    operation: 'machines.processes',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/processes`,
+    handler: 'functions/machines/processes.ts',
+    access: READ,
+  },
 
   // Components
   {
@@ -546,6 +553,58 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: `${ACCOUNT}/components/{id}/product`,
     handler: 'functions/components/product.ts',
+    access: READ,
+  },
+
+  // Processes
+  {
+    operation: 'processes.create',
+    method: 'POST',
+    path: `${ACCOUNT}/processes`,
+    handler: 'functions/processes/create.ts',
+    access: EMIT,
+  },
+  { operation: 'processes.list', method: 'GET', path: `${ACCOUNT}/processes`, handler: 'functions/processes/list.ts', access: READ },
+  {
+    operation: 'processes.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}`,
+    handler: 'functions/processes/retrieve.ts',
+    access: READ,
+  },
+  {
+    operation: 'processes.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/processes/{id}`,
+    handler: 'functions/processes/delete.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'processes.ping',
+    method: 'POST',
+    path: `${ACCOUNT}/processes/{id}/actions/ping`,
+    handler: 'functions/processes/ping.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'processes.machine',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/machine`,
+    handler: 'functions/processes/machine.ts',
+    access: READ,
+  },
+  {
+    operation: 'processes.license',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/license`,
+    handler: 'functions/processes/license.ts',
+    access: READ,
+  },
+  {
+    operation: 'processes.product',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/product`,
+    handler: 'functions/processes/product.ts',
     access: READ,
   },
 

@@ -21,6 +21,7 @@ import {
   RENEWAL_BASES,
   UNIQUENESS_STRATEGIES,
 } from '../domain/policies/policy.ts';
+import { PROCESS_STATUSES } from '../domain/processes/process.ts';
 import type { TokenKind } from '../domain/tokens/token.ts';
 import type { UserRole, UserStatus } from '../domain/users/user.ts';
 import type { WebhookEventStatus } from '../domain/webhook-events/event.ts';
@@ -298,6 +299,19 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
     'Component',
     'components',
     { fingerprint: z.string(), name: z.string(), metadata: Metadata },
+    { account, environment, product: nestedOne('products'), license: nestedOne('licenses'), machine: nestedOne('machines') },
+  ),
+  processes: resource(
+    'Process',
+    'processes',
+    {
+      pid: z.string(),
+      status: z.enum(PROCESS_STATUSES).check(z.describe('ALIVE up to nextHeartbeat, DEAD after (the sweeper then removes it)')),
+      interval: z.int().check(z.describe("Seconds a ping keeps the process alive: the policy's heartbeatDuration")),
+      lastHeartbeat: Timestamp,
+      nextHeartbeat: Timestamp,
+      metadata: Metadata,
+    },
     { account, environment, product: nestedOne('products'), license: nestedOne('licenses'), machine: nestedOne('machines') },
   ),
   entitlements: resource(

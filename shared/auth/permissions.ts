@@ -61,6 +61,10 @@ export const PERMISSIONS = [
   'component.read',
   'component.update',
   'component.delete',
+  'process.create',
+  'process.read',
+  'process.delete',
+  'process.heartbeat.ping',
   'entitlement.create',
   'entitlement.read',
   'entitlement.update',
@@ -79,7 +83,10 @@ const ALL: readonly Permission[] = PERMISSIONS;
  */
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
-/** What a licensee touches: reading their licensing graph (and what it entitles them to), activating and deactivating machines, checking out files. */
+/**
+ * What a licensee touches: reading their licensing graph (and what it entitles them to), activating
+ * and deactivating machines, checking out files, starting, pinging and stopping processes.
+ */
 const LICENSEE: readonly Permission[] = [
   'product.read',
   'policy.read',
@@ -94,6 +101,10 @@ const LICENSEE: readonly Permission[] = [
   'component.create',
   'component.read',
   'component.delete',
+  'process.create',
+  'process.read',
+  'process.delete',
+  'process.heartbeat.ping',
 ];
 
 /**
@@ -102,7 +113,7 @@ const LICENSEE: readonly Permission[] = [
  */
 const PRODUCT_BEARER = ALL.filter(
   (p) =>
-    ['policy.', 'license.', 'machine.', 'component.'].some((prefix) => p.startsWith(prefix)) ||
+    ['policy.', 'license.', 'machine.', 'component.', 'process.'].some((prefix) => p.startsWith(prefix)) ||
     ['product.read', 'product.update', 'entitlement.read'].includes(p),
 );
 

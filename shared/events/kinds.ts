@@ -37,6 +37,11 @@ export const EVENT_KINDS: readonly string[] = [
   'policy.entitlements.detached',
   'license.entitlements.attached',
   'license.entitlements.detached',
+  // Processes: no update; a ping, and the sweeper's removal of a dead one (docs/rules.md §14.4).
+  'process.created',
+  'process.deleted',
+  'process.heartbeat.ping',
+  'process.heartbeat.dead',
 ];
 
 export const isEventKind = (value: string) => EVENT_KINDS.includes(value);

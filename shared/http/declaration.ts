@@ -22,6 +22,7 @@ export type ResourceType =
   | 'licenses'
   | 'machines'
   | 'components'
+  | 'processes'
   | 'entitlements'
   | 'policy-entitlements'
   | 'license-entitlements'

@@ -14,9 +14,9 @@ const CHUNK_OPERATIONS = 80;
 
 /**
  * What `alsoDelete` may add for one child at most: a token's lookup and register entry; a
- * machine's seat, its share and its entry under its fingerprint.
+ * machine's seat, its share, its entry under its fingerprint and its process count.
  */
-const ALSO_DELETED = 3;
+const ALSO_DELETED = 4;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
 export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>

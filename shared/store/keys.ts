@@ -21,6 +21,7 @@ export const PREFIXES = {
   licenses: 'LICENSE',
   machines: 'MACHINE',
   components: 'COMPONENT',
+  processes: 'PROCESS',
   entitlements: 'ENTITLEMENT',
 } as const;
 

@@ -36,7 +36,7 @@ interface Fixture {
 const fixtures = {} as Record<'same' | 'global', Fixture>;
 
 /**
- * A licensing graph (product, policy, license owned by U, machine, component), an entitlement N
+ * A licensing graph (product, policy, license owned by U, machine, component, process), an entitlement N
  * attached to the policy and one attached to the license, `spares` entitlements attached nowhere,
  * a webhook endpoint with an event, in `home`.
  */
@@ -52,6 +52,12 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const license = await l.license(policy.id, {}, { token: admin, environment, owner: owner.id });
   const machine = await l.machine(license.id, {}, { token: admin, environment });
   const component = await l.component(machine.id, undefined, { token: admin, environment });
+  const process = await l.api('POST', '/processes', {
+    token: admin,
+    environment,
+    body: doc('processes', { pid: `pid-${unique()}` }, { machine: relationship('machines', machine.id) }),
+  });
+  expect(process.status, JSON.stringify(process.body)).toBe(201);
   const entitlement = async () => {
     const code = `feature-${unique()}`;
     const reply = await call('POST', `${account.path}/entitlements`, {
@@ -87,6 +93,7 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
       L: license.id,
       M: machine.id,
       C: component.id,
+      R: process.body.data.id,
       U: owner.id,
       T: owner.tokenId,
       W: endpoint.body.data.id,
@@ -156,6 +163,8 @@ function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
       return doc('machines', { fingerprint: `fp-${unique()}` }, { license: relationship('licenses', records.L) });
     case 'components.create':
       return doc('components', { fingerprint: `c-${unique()}`, name: 'Part' }, { machine: relationship('machines', records.M) });
+    case 'processes.create':
+      return doc('processes', { pid: `pid-${unique()}` }, { machine: relationship('machines', records.M) });
     case 'webhookEndpoints.create':
       return doc('webhook-endpoints', { url: receiver.url });
     case 'entitlements.create':
@@ -251,6 +260,14 @@ describe('permission matrix over HTTP', () => {
         }
         await run(route, own, refusals, true, target);
         await run(route, own, REPEATABLE.has(route.operation) ? successes : successes.slice(0, 1), false, target);
+        // An environment holds at most 20 webhook endpoints: a graph of its own gives its endpoint back (gone already after its own removal).
+        if (own !== fixtures[home]) {
+          const removed = await call('DELETE', `${account.path}/webhook-endpoints/${own.records.W}`, {
+            token: administrators.envToken,
+            environment: S.code,
+          });
+          expect([204, 404]).toContain(removed.status);
+        }
       }
       expect(wrong).toEqual([]);
       expect(asked).toBeGreaterThan(home === 'same' ? 600 : 300);

@@ -39,7 +39,12 @@ import {
   machineFingerprintValue,
 } from '#shared/domain/machines/machine.ts';
 import { dropSeats, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
+import { heartbeatOf } from '#shared/domain/policies/heartbeat.ts';
 import { limitsOf } from '#shared/domain/policies/limits.ts';
+import { dropLicenseProcessCount, dropMachineProcessCount } from '#shared/domain/processes/counts.ts';
+import { dueOf, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from '#shared/domain/processes/process.ts';
+import { addProcess, recordPing } from '#shared/domain/processes/service.ts';
+import { sweepProcess } from '#shared/domain/processes/sweep.ts';
 import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
 import { addUser } from '#shared/domain/users/service.ts';
 import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
@@ -48,6 +53,7 @@ import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } fr
 import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { childItems } from '#shared/store/cascade.ts';
 import { db, getTable } from '#shared/store/client.ts';
+import { dueBetween } from '#shared/store/due.ts';
 import {
   accountKey,
   collectionIndex,
@@ -62,6 +68,8 @@ import {
   fingerprintCountKey,
   keysOnlyIndex,
   licenseMachineCountKey,
+  licenseProcessCountKey,
+  machineProcessCountKey,
   onceKey,
   PARENT_INDEXES,
   recordKey,
@@ -1159,5 +1167,151 @@ describe('entitlement access patterns', () => {
     expect(await checkEntitlements(g.license, [own.code, absent.code])).toMatchObject({ code: 'ENTITLEMENTS_MISSING' });
     expect(await checkEntitlements(g.license, ['no such code'])).toMatchObject({ code: 'ENTITLEMENTS_MISSING' });
     expect(await checkEntitlements(g.license, [])).toMatchObject({ code: 'ENTITLEMENTS_SCOPE_EMPTY' });
+  });
+});
+
+/** A process of a machine of the (global) graph, inside `environmentId` (global when null), under a policy with `policy`'s settings. */
+async function addProcessOf(
+  g: Awaited<ReturnType<typeof addGraph>>,
+  machine: { id: string; environmentId: string | null; ownerId: string | null },
+  pid: string,
+  policy: Record<string, unknown> = {},
+  environmentId: string | null = null,
+) {
+  const process: ProcessRecord = {
+    ...(g.base('processes') as Pick<ProcessRecord, 'id' | 'accountId' | 'created' | 'updated'>),
+    type: 'processes',
+    environmentId,
+    machineId: machine.id,
+    licenseId: g.license.id,
+    policyId: g.policy.id,
+    productId: g.product.id,
+    ownerId: machine.ownerId,
+    licenseOwnerId: g.license.ownerId,
+    pid,
+    metadata: {},
+    lastHeartbeat: new Date().toISOString(),
+  };
+  const tx = new Transaction();
+  const item = addProcess(tx, { process, machineEnvironmentId: machine.environmentId, licenseEnvironmentId: null }, policy);
+  await tx.commit();
+  return { ...process, item };
+}
+
+describe('process access patterns', () => {
+  const page = { mode: 'number', number: 1, size: 100 } as const;
+  const processCount = async (key: { PK: string; SK: string }) => Number((await getItem(key))?.n ?? 0);
+
+  it("51: every process is counted in its machine's and its license's counts; maxProcesses bounds the one its strategy names; a delete gives back", async () => {
+    const g = await addGraph(null);
+    const [m1, m2] = [await addMachine(g, 'p-1'), await addMachine(g, 'p-2')];
+    const perMachine = { maxProcesses: 2 };
+    await addProcessOf(g, m1, '1', perMachine);
+    const second = await addProcessOf(g, m1, '2', perMachine);
+    await expect(addProcessOf(g, m1, '3', perMachine)).rejects.toMatchObject({ code: 'MACHINE_PROCESS_LIMIT_EXCEEDED' });
+    await expect(addProcessOf(g, m1, '2')).rejects.toMatchObject({ code: 'PID_TAKEN' });
+    await addProcessOf(g, m2, '1', perMachine);
+    expect(await getItem(machineProcessCountKey(accountId, m1.id))).toEqual({ ...machineProcessCountKey(accountId, m1.id), n: 2 });
+    expect(await processCount(machineProcessCountKey(accountId, m2.id))).toBe(1);
+    expect(await processCount(licenseProcessCountKey(accountId, g.license.id))).toBe(3);
+    const perLicense = { maxProcesses: 3, processLeasingStrategy: 'PER_LICENSE' };
+    await expect(addProcessOf(g, m2, '2', perLicense)).rejects.toMatchObject({ code: 'MACHINE_PROCESS_LIMIT_EXCEEDED' });
+    expect(second.item.counted).toEqual([machineProcessCountKey(accountId, m1.id), licenseProcessCountKey(accountId, g.license.id)]);
+
+    // A delete leaves what the item lists in `counted`; the pid marker goes with it.
+    let tx = new Transaction();
+    tx.delete(second.item);
+    await tx.commit();
+    expect(await processCount(machineProcessCountKey(accountId, m1.id))).toBe(1);
+    expect(await processCount(licenseProcessCountKey(accountId, g.license.id))).toBe(2);
+    expect(await getItem(uniqueKey(accountId, PROCESS_PID_MARKER, processPidValue(m1.id, '2')))).toBeUndefined();
+    await addProcessOf(g, m2, '2', perLicense);
+
+    // A machine's count goes with the machine, a license's with the license.
+    tx = new Transaction();
+    dropMachineProcessCount(tx, (await getItem(recordKey(accountId, 'machines', m1.id)))!);
+    dropLicenseProcessCount(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    await tx.commit();
+    expect(await getItem(machineProcessCountKey(accountId, m1.id))).toBeUndefined();
+    expect(await getItem(licenseProcessCountKey(accountId, g.license.id))).toBeUndefined();
+  });
+
+  it("51, 37: a SHARED environment's process on a global machine is also its environment's share of each count, which the purge gives back", async () => {
+    const g = await addGraph(null);
+    const shared = await addEnvironment(`proc-${randomUUID().slice(0, 6)}`, 'SHARED');
+    const machine = await addMachine(g, 'p-s');
+    await addProcessOf(g, machine, 'global');
+    const inShared = await addProcessOf(g, machine, 'shared', { maxProcesses: 2 }, shared.id);
+    await expect(addProcessOf(g, machine, 'more', { maxProcesses: 2 }, shared.id)).rejects.toMatchObject({
+      code: 'MACHINE_PROCESS_LIMIT_EXCEEDED',
+    });
+    const shares = [machineProcessCountKey(accountId, machine.id, shared.id), licenseProcessCountKey(accountId, g.license.id, shared.id)];
+    for (const share of shares) {
+      expect(await getItem(share)).toEqual({ ...share, n: 1, ENVPK: environmentMembership(accountId, shared.id) });
+      expect(countOfShare(share)).toEqual({ PK: share.PK, SK: '#' });
+    }
+    expect(inShared.item.ENVPK).toBe(environmentMembership(accountId, shared.id));
+    // The purge deletes the process in bulk and gives each share back, once.
+    const processKey = recordKey(accountId, 'processes', inShared.id);
+    expect(await giveBackShares([processKey, ...shares])).toEqual([processKey]);
+    expect(await giveBackShares(shares)).toEqual([]);
+    for (const share of shares) expect(await getItem(share)).toBeUndefined();
+    expect(await processCount(machineProcessCountKey(accountId, machine.id))).toBe(1);
+    expect(await processCount(licenseProcessCountKey(accountId, g.license.id))).toBe(1);
+  });
+
+  it('52: a ping moves a process in the due index, conditional on the heartbeat read; the sweeper removes it only as read', async () => {
+    const g = await addGraph(null);
+    const machine = await addMachine(g, 'p-due');
+    // The graph's policy names no heartbeatDuration: 600 seconds, as the sweeper reads it.
+    const p = await addProcessOf(g, machine, 'due');
+    const rules = heartbeatOf(g.policy);
+    const dueAt = dueOf(p.lastHeartbeat, rules).getTime();
+    const found = async (from: number, to: number) => (await dueBetween(from, to)).filter((due) => due.PK === p.item.PK);
+    expect(await found(dueAt - 1, dueAt)).toEqual([{ PK: p.item.PK, SK: '#', due: new Date(dueAt).toISOString() }]);
+
+    const later = new Date(Date.parse(p.lastHeartbeat) + 30_000).toISOString();
+    let tx = new Transaction();
+    recordPing(tx, p.item, later, rules, new Error('pinged meanwhile'));
+    await tx.commit();
+    const movedTo = dueOf(later, rules).getTime();
+    expect(await found(dueAt - 1, dueAt)).toEqual([]);
+    expect(await found(movedTo - 1, movedTo)).toHaveLength(1);
+    // A ping judged on the heartbeat before fails.
+    tx = new Transaction();
+    recordPing(tx, p.item, new Date(Date.parse(later) + 1000).toISOString(), rules, new Error('pinged meanwhile'));
+    await expect(tx.commit()).rejects.toThrow('pinged meanwhile');
+    // So does a removal of the process as it was; as it is, it goes.
+    tx = new Transaction();
+    tx.delete(p.item, new Error('changed'), { lastHeartbeat: p.lastHeartbeat });
+    await expect(tx.commit()).rejects.toThrow('changed');
+    await sweepProcess({ PK: p.item.PK, SK: p.item.SK, due: new Date(dueAt).toISOString() }, movedTo);
+    expect(await getItem({ PK: p.item.PK, SK: p.item.SK })).toBeUndefined();
+    expect(await found(movedTo - 1, movedTo)).toEqual([]);
+    expect(await processCount(machineProcessCountKey(accountId, machine.id))).toBe(0);
+  });
+
+  it("53: a machine's processes (GSI2), a license's (GSI3), a product's (GSI4), an owner's (GSI5), each one partition with its counter", async () => {
+    const [owner] = await addUsers(1);
+    const g = await addGraph(owner!.id);
+    const [m1, m2] = [await addMachine(g, 'q-1'), await addMachine(g, 'q-2')];
+    const [p1, p2, p3] = [await addProcessOf(g, m1, '1'), await addProcessOf(g, m2, '1'), await addProcessOf(g, m1, '2')];
+    const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
+      listCollection(globalScope(accountId), { type: 'processes', parent: { type, id, slot } }, page);
+    const ofMachine = await by('machines', m1.id, SLOTS.processes.machine);
+    expect(ofMachine.records.map((p) => p.id)).toEqual([p3.id, p1.id]);
+    expect(ofMachine.count).toBe(2);
+    for (const [type, id, slot] of [
+      ['licenses', g.license.id, SLOTS.processes.license],
+      ['products', g.product.id, SLOTS.processes.product],
+      ['users', owner!.id, SLOTS.processes.owner],
+    ] as const) {
+      const listed = await by(type, id, slot);
+      expect(listed.records.map((p) => p.id)).toEqual([p3.id, p2.id, p1.id]);
+      expect(listed.count).toBe(3);
+    }
+    // A machine's removal reads the same partition with childItems.
+    const children = await childItems(accountId, null, 'processes', { type: 'machines', id: m1.id }, SLOTS.processes.machine);
+    expect(children.map((i) => i.id).sort()).toEqual([p1.id, p3.id].sort());
   });
 });

@@ -29,10 +29,10 @@ export const BEARERS = [
 export type BearerName = (typeof BEARERS)[number];
 
 /**
- * The records a route is about: the graph's product, policy, license, machine, component, owner,
- * token, endpoint, event; an entitlement the license holds (N); S itself.
+ * The records a route is about: the graph's product, policy, license, machine, component, process
+ * (R, on the machine), owner, token, endpoint, event; an entitlement the license holds (N); S itself.
  */
-export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'U' | 'T' | 'W' | 'X' | 'N' | 'S';
+export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'R' | 'U' | 'T' | 'W' | 'X' | 'N' | 'S';
 
 /** One question a route asks of the policies, in the order it asks them. */
 export type Step =
@@ -264,6 +264,13 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     ],
     same: '200 200 200 200 200 200 200 200 404',
   },
+  'machines.processes': {
+    steps: [
+      { type: 'machines', action: 'read', record: 'M' },
+      { type: 'processes', action: 'list' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
 
   'components.create': {
     steps: [
@@ -294,6 +301,41 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'components.product': {
     steps: [
       { type: 'components', action: 'read', record: 'C' },
+      { type: 'products', action: 'read', record: 'P' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+
+  // Processes: as their machine, but never updated; a ping is a change (403 on a global process seen from S).
+  'processes.create': {
+    steps: [
+      { type: 'processes', action: 'create' },
+      { relate: 'machines', record: 'M' },
+      { type: 'processes', action: 'create' },
+    ],
+    same: '201 201 201 403 201 201 201 201 422',
+  },
+  'processes.list': { steps: [{ type: 'processes', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
+  'processes.retrieve': { steps: [{ type: 'processes', action: 'read', record: 'R' }], same: '200 200 200 200 200 200 200 200 404' },
+  'processes.delete': { steps: [{ type: 'processes', action: 'delete', record: 'R' }], same: '204 204 204 403 204 204 204 204 404' },
+  'processes.ping': { steps: [{ type: 'processes', action: 'ping', record: 'R' }], same: '200 200 200 403 200 200 200 200 404' },
+  'processes.machine': {
+    steps: [
+      { type: 'processes', action: 'read', record: 'R' },
+      { type: 'machines', action: 'read', record: 'M' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'processes.license': {
+    steps: [
+      { type: 'processes', action: 'read', record: 'R' },
+      { type: 'licenses', action: 'read', record: 'L' },
+    ],
+    same: '200 200 200 200 200 200 200 200 404',
+  },
+  'processes.product': {
+    steps: [
+      { type: 'processes', action: 'read', record: 'R' },
       { type: 'products', action: 'read', record: 'P' },
     ],
     same: '200 200 200 200 200 200 200 200 404',

@@ -33,6 +33,7 @@ function graphIn(home: Home): Graph {
     L: record('licenses', 3, { productId: P, policyId: Q, ownerId: U, protected: false }),
     M: record('machines', 4, { productId: P, policyId: Q, licenseId: L, ownerId: U, licenseOwnerId: U }),
     C: record('components', 5, { productId: P, policyId: Q, licenseId: L, machineId: M, ownerId: U, licenseOwnerId: U }),
+    R: record('processes', 12, { productId: P, policyId: Q, licenseId: L, machineId: M, ownerId: U, licenseOwnerId: U }),
     U: record('users', 6, { role: 'user', status: 'ACTIVE' }),
     T: record('tokens', 8, { bearerType: 'users', bearerId: U }),
     W: record('webhook-endpoints', 9),
@@ -139,6 +140,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     route.endsWith('.entitlements.attach') ||
     route === 'licenses.validate' ||
     route.endsWith('.checkOut') ||
+    route.endsWith('.ping') ||
     LICENSE_ACTIONS.has(route)
   )
     return 200;

@@ -11,7 +11,7 @@ import { canRead, canWrite } from '../../store/scope.ts';
 import { accounts } from './accounts.ts';
 import { entitlements, licenseEntitlements, policyEntitlements } from './entitlements.ts';
 import { environments } from './environments.ts';
-import { components, licenses, machines, policies, products } from './licensing.ts';
+import { components, licenses, machines, policies, processes, products } from './licensing.ts';
 import type { ActionContext, Policy, Principal } from './policy.ts';
 import { tokens } from './tokens.ts';
 import { users } from './users.ts';
@@ -27,6 +27,7 @@ export const POLICIES = {
   licenses,
   machines,
   components,
+  processes,
   entitlements,
   'policy-entitlements': policyEntitlements,
   'license-entitlements': licenseEntitlements,

@@ -1,19 +1,19 @@
 /**
- * The licensing graph: products → policies → licenses → machines → components.
+ * The licensing graph: products → policies → licenses → machines → components and processes.
  *
  *   administrators  everything the scope shows (admins and environment bearers)
  *   product         itself and every record under it; cannot create or delete products, nor
  *                   mint product tokens
- *   license         itself, its policy and product, its machines and their components
- *   user            the licenses they own, the machines and components they (or their
- *                   license's owner) own, and the products and policies of licenses they own;
+ *   license         itself, its policy and product, its machines and their components and processes
+ *   user            the licenses they own, the machines, components and processes they (or
+ *                   their license's owner) own, and the products and policies of licenses they own;
  *                   they renew and revoke their unprotected licenses
  *
- * Licensees (users and licenses) act on machines and components within the permissions they
- * hold; a user never activates, deactivates or checks out on a protected license. A license's key is
- * shown to those who may change the license in its own environment, to the license itself
- * and to its owner — and only to a credential holding every permission the key would give it:
- * a key is a credential.
+ * Licensees (users and licenses) act on machines, components and processes within the permissions
+ * they hold; a user never activates, deactivates or checks out on a protected license, nor starts,
+ * pings or stops a process there. A license's key is shown to those who may change the license in
+ * its own environment, to the license itself and to its owner — and only to a credential holding
+ * every permission the key would give it: a key is a credential.
  */
 
 import type { Item } from '../../store/records.ts';
@@ -159,18 +159,22 @@ export const licenses: Policy = {
   },
 };
 
+/** Actions that read or make a record rather than change one. */
+const NOT_CHANGES: ReadonlySet<string> = new Set(['create', 'list', 'read']);
+
 /**
- * Machines and components: the records of a license's activations. `actions`: the actions
- * beyond create, read, update and delete, by the permission each needs.
+ * Machines, components and processes: the records of a license's activations. `permissions`:
+ * the permission each action needs; licensees (users) do `licenseeActions` only on a license that
+ * is not protected.
  */
 function activations(
-  singular: 'machine' | 'component',
+  plural: 'machines' | 'components' | 'processes',
+  permissions: Readonly<Record<string, Permission>>,
   licenseeActions: readonly string[],
-  actions: Readonly<Record<string, Permission>> = {},
 ): Policy {
   return {
-    permissions: { ...crud(singular), ...actions },
-    writes: new Set([...CHANGES, ...Object.keys(actions)]),
+    permissions,
+    writes: new Set(Object.keys(permissions).filter((action) => !NOT_CHANGES.has(action))),
     reaches: reachedBy({
       product: (bearer, record) => record.productId === bearer.id,
       license: (bearer, record) => record.licenseId === bearer.id,
@@ -180,7 +184,7 @@ function activations(
       if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;
       const license = context.license ?? (record && (await actor.licenseOf(record)));
       if (license?.protected === true) {
-        return `The license is protected: only administrators and its product may ${action} its ${singular}s`;
+        return `The license is protected: only administrators and its product may ${action} its ${plural}`;
       }
       return true;
     },
@@ -194,5 +198,16 @@ function activations(
   };
 }
 
-export const machines = activations('machine', ['create', 'delete', CHECK_OUT], { [CHECK_OUT]: 'machine.check-out' });
-export const components = activations('component', ['create', 'delete']);
+export const machines = activations('machines', { ...crud('machine'), [CHECK_OUT]: 'machine.check-out' }, ['create', 'delete', CHECK_OUT]);
+export const components = activations('components', crud('component'), ['create', 'delete']);
+
+/**
+ * Processes are reached as their machine is (they carry its owner and its license's owner), and
+ * never updated: a ping is their one change besides removal (Keygen's process policy).
+ */
+const PING = 'ping';
+export const processes = activations(
+  'processes',
+  { create: 'process.create', list: 'process.read', read: 'process.read', delete: 'process.delete', [PING]: 'process.heartbeat.ping' },
+  ['create', 'delete', PING],
+);

@@ -18,12 +18,15 @@ import { db, getTable } from '../../store/client.ts';
 import { type Due, dueBetween } from '../../store/due.ts';
 import type { Key } from '../../store/keys.ts';
 import { getItem } from '../../store/records.ts';
+import { sweepProcess } from '../processes/sweep.ts';
 
 /** Looks at one record found due at `at` (ms since the epoch); throws to have it looked at again. */
 export type DueHandler = (due: Due, at: number) => Promise<void>;
 
 /** The handlers, by the type prefix of a record's key (`A#<account>#MACHINE#<id>` → MACHINE). */
-const HANDLERS: Partial<Record<string, DueHandler>> = {};
+const HANDLERS: Partial<Record<string, DueHandler>> = {
+  PROCESS: sweepProcess,
+};
 
 /** Where the sweeper is: `until`, ms since the epoch up to which everything due was looked at. */
 export const sweepCursorKey: Key = { PK: 'SWEEP#heartbeats', SK: '#' };

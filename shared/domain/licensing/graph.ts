@@ -1,5 +1,5 @@
 /**
- * The licensing graph's structure (products → policies → licenses → machines → components):
+ * The licensing graph's structure (products → policies → licenses → machines → components, processes):
  * the collections each type joins, the records a create body's relationships name, and the
  * removal of a record with everything that hangs on it. Who may reach what is the policies'
  * (shared/auth/policies/licensing.ts).
@@ -21,6 +21,7 @@ import { removeSetsOf } from '../entitlements/attachments.ts';
 import type { Environment } from '../environments/environment.ts';
 import { unlistByFingerprint } from '../machines/fingerprints.ts';
 import { dropSeats, giveSeatBack, SeatChanged, seatAsRead } from '../machines/seats.ts';
+import { dropLicenseProcessCount, dropMachineProcessCount } from '../processes/counts.ts';
 import { guardRegister, removeLookup, tokensOf } from '../tokens/service.ts';
 import { SLOTS } from './slots.ts';
 
@@ -80,19 +81,25 @@ async function tokensFrom(item: Item, registers: Registers): Promise<Item[]> {
   return tokens;
 }
 
-/** Everything that hangs on a record, deepest first (components, machines, licenses, policies, tokens). */
+/** Everything that hangs on a record, deepest first (components, processes, machines, licenses, policies, tokens). */
 async function descendants(item: Item, environments: (string | null)[], registers: Registers): Promise<Item[]> {
   const accountId = item.accountId as string;
   switch (item.type) {
-    case 'machines':
-      return children(accountId, environments, 'components', item, SLOTS.components.machine);
+    case 'machines': {
+      const [components, processes] = await Promise.all([
+        children(accountId, environments, 'components', item, SLOTS.components.machine),
+        children(accountId, environments, 'processes', item, SLOTS.processes.machine),
+      ]);
+      return [...components, ...processes];
+    }
     case 'licenses': {
-      const [components, machines, tokens] = await Promise.all([
+      const [components, processes, machines, tokens] = await Promise.all([
         children(accountId, environments, 'components', item, SLOTS.components.license),
+        children(accountId, environments, 'processes', item, SLOTS.processes.license),
         children(accountId, environments, 'machines', item, SLOTS.machines.license),
         tokensFrom(item, registers),
       ]);
-      return [...components, ...machines, ...tokens];
+      return [...components, ...processes, ...machines, ...tokens];
     }
     case 'policies': {
       const licenses = await children(accountId, environments, 'licenses', item, SLOTS.licenses.policy);
@@ -100,15 +107,16 @@ async function descendants(item: Item, environments: (string | null)[], register
       return [...below.flat(), ...licenses];
     }
     case 'products': {
-      const [components, machines, licenses, policies, tokens] = await Promise.all([
+      const [components, processes, machines, licenses, policies, tokens] = await Promise.all([
         children(accountId, environments, 'components', item, SLOTS.components.product),
+        children(accountId, environments, 'processes', item, SLOTS.processes.product),
         children(accountId, environments, 'machines', item, SLOTS.machines.product),
         children(accountId, environments, 'licenses', item, SLOTS.licenses.product),
         children(accountId, environments, 'policies', item, SLOTS.policies.product),
         tokensFrom(item, registers),
       ]);
       const licenseTokens = (await Promise.all(licenses.map((license) => tokensFrom(license, registers)))).flat();
-      return [...components, ...machines, ...licenseTokens, ...licenses, ...policies, ...tokens];
+      return [...components, ...processes, ...machines, ...licenseTokens, ...licenses, ...policies, ...tokens];
     }
     default:
       return [];
@@ -130,12 +138,17 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
   const alsoDelete = (tx: Transaction, child: Item) => {
     if (child.type === 'tokens') removeLookup(tx, child);
     if (registers.has(child.PK)) guardRegister(tx, child, registers.get(child.PK), true);
-    // A machine gives its seat back and leaves its fingerprint's entry; a license's count goes with it (machines go first).
+    // A machine gives its seat back and leaves its fingerprint's entry; a license's counts go with it (machines go first).
+    // A process leaves its counts by itself (its `counted`); a machine's and a license's process counts go with them.
     if (child.type === 'machines') {
       giveSeatBack(tx, child);
       unlistByFingerprint(tx, child);
+      dropMachineProcessCount(tx, child);
     }
-    if (child.type === 'licenses') dropSeats(tx, child);
+    if (child.type === 'licenses') {
+      dropSeats(tx, child);
+      dropLicenseProcessCount(tx, child);
+    }
   };
   await deleteWithChildren(
     items,

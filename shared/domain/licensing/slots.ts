@@ -7,4 +7,5 @@ export const SLOTS = {
   licenses: { policy: 0, product: 1, owner: 2 },
   machines: { license: 0, product: 1, owner: 2 },
   components: { machine: 0, license: 1, product: 2, owner: 3 },
+  processes: { machine: 0, license: 1, product: 2, owner: 3 },
 } as const;
