@@ -68,6 +68,20 @@ export interface Worker {
   maxConcurrency: number;
 }
 
+/**
+ * A function the stack runs on a timer rather than for a request or a message: an EventBridge
+ * rule on AWS (lib/schedules.ts), a timer in the local stack (shared/local/scheduler.ts).
+ */
+export interface Schedule {
+  operation: string;
+  handler: string;
+  access: readonly Access[];
+  /** Minutes between runs on AWS (the rule's rate); the local stack's interval is its own setting. */
+  everyMinutes: number;
+  /** Seconds one run may take. */
+  timeoutSeconds: number;
+}
+
 const ACCOUNT = '/v1/accounts/{account}';
 const TABLE_WRITE = ['table:read', 'table:write'] as const;
 // Every route under an account signs its answers (shared/http/signature.ts).
@@ -482,6 +496,35 @@ export const routes: readonly Route[] = [
     handler: 'functions/machines/check-out-file.ts',
     access: EMIT,
   },
+  // A machine's heartbeat (docs/rules.md §14.3), each action also under the older path Keygen keeps
+  {
+    operation: 'machines.ping',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/ping`,
+    handler: 'functions/machines/ping.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'machines.pingHeartbeat',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/ping-heartbeat`,
+    handler: 'functions/machines/ping-heartbeat.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'machines.reset',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/reset`,
+    handler: 'functions/machines/reset.ts',
+    access: EMIT,
+  },
+  {
+    operation: 'machines.resetHeartbeat',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/reset-heartbeat`,
+    handler: 'functions/machines/reset-heartbeat.ts',
+    access: EMIT,
+  },
   {
     operation: 'machines.components',
     method: 'GET',
@@ -752,5 +795,19 @@ export const workers: readonly Worker[] = [
     // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a
     // backlog opens at most 200 connections to receivers at once.
     maxConcurrency: 20,
+  },
+];
+
+export const schedules: readonly Schedule[] = [
+  {
+    operation: 'workers.sweepHeartbeats',
+    handler: 'functions/workers/sweep-heartbeats.ts',
+    // Reads the due index and the records it names; writes machines (their heartbeat judged, or
+    // their removal with their components and seat), and the events of both, whose deliveries it queues.
+    access: [...TABLE_WRITE, 'queue:webhooks'],
+    // A machine is judged within two minutes of its deadline (docs/rules.md §14.3).
+    everyMinutes: 1,
+    // Ample for a minute's due records; a sweep that overruns the next one is harmless (sweep.ts).
+    timeoutSeconds: 120,
   },
 ];

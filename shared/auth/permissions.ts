@@ -57,6 +57,8 @@ export const PERMISSIONS = [
   'machine.update',
   'machine.delete',
   'machine.check-out',
+  'machine.heartbeat.ping',
+  'machine.heartbeat.reset',
   'component.create',
   'component.read',
   'component.update',
@@ -84,8 +86,8 @@ const ALL: readonly Permission[] = PERMISSIONS;
 const WITHIN_ENVIRONMENT = ALL.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.'));
 
 /**
- * What a licensee touches: reading their licensing graph (and what it entitles them to), activating
- * and deactivating machines, checking out files, starting, pinging and stopping processes.
+ * What a licensee touches: reading their licensing graph (and what it entitles them to), activating,
+ * pinging and deactivating machines, checking out files, starting, pinging and stopping processes.
  */
 const LICENSEE: readonly Permission[] = [
   'product.read',
@@ -98,6 +100,7 @@ const LICENSEE: readonly Permission[] = [
   'machine.read',
   'machine.delete',
   'machine.check-out',
+  'machine.heartbeat.ping',
   'component.create',
   'component.read',
   'component.delete',

@@ -2,8 +2,8 @@
  * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
  * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
  * type; the actions that are not plain changes (validations, check-outs, a license's lifecycle,
- * attaching and detaching entitlements, tokens, password resets) have kinds of their own. Webhook events
- * themselves emit nothing (their deliveries would feed on themselves).
+ * attaching and detaching entitlements, tokens, password resets, machine heartbeats) have kinds of
+ * their own. Webhook events themselves emit nothing (their deliveries would feed on themselves).
  */
 const TYPES = [
   'account',
@@ -42,6 +42,12 @@ export const EVENT_KINDS: readonly string[] = [
   'process.deleted',
   'process.heartbeat.ping',
   'process.heartbeat.dead',
+  // A machine's heartbeat (docs/rules.md §14.3): a ping, a reset, a late ping that revived it, and
+  // its death as the sweeper found it (once per life).
+  'machine.heartbeat.ping',
+  'machine.heartbeat.reset',
+  'machine.heartbeat.resurrected',
+  'machine.heartbeat.dead',
 ];
 
 export const isEventKind = (value: string) => EVENT_KINDS.includes(value);

@@ -18,6 +18,7 @@ import { db, getTable } from '../../store/client.ts';
 import { type Due, dueBetween } from '../../store/due.ts';
 import type { Key } from '../../store/keys.ts';
 import { getItem } from '../../store/records.ts';
+import { machineDue } from '../machines/sweep.ts';
 import { sweepProcess } from '../processes/sweep.ts';
 
 /** Looks at one record found due at `at` (ms since the epoch); throws to have it looked at again. */
@@ -25,6 +26,7 @@ export type DueHandler = (due: Due, at: number) => Promise<void>;
 
 /** The handlers, by the type prefix of a record's key (`A#<account>#MACHINE#<id>` → MACHINE). */
 const HANDLERS: Partial<Record<string, DueHandler>> = {
+  MACHINE: machineDue,
   PROCESS: sweepProcess,
 };
 

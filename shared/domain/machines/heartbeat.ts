@@ -5,7 +5,7 @@
  * ALIVE while its next heartbeat is due, DEAD after. RESURRECTED is what the ping that revived a
  * dead machine answers.
  */
-import { type Heartbeat, heartbeatSeconds } from '../policies/heartbeat.ts';
+import { type Heartbeat, heartbeatSeconds, revivalSeconds } from '../policies/heartbeat.ts';
 
 export const HEARTBEAT_STATUSES = ['NOT_STARTED', 'ALIVE', 'DEAD', 'RESURRECTED'] as const;
 export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
@@ -28,6 +28,20 @@ export interface MachineHeartbeat {
 
 /** When a heartbeat pinged at `last` (ISO 8601) stops keeping the machine alive. */
 export const deadlineOf = (last: string, rules: Heartbeat): Date => new Date(Date.parse(last) + heartbeatSeconds(rules) * 1000);
+
+/**
+ * When a machine's heartbeat runs out: one duration after its last ping, or after its creation
+ * when it has none (never pinged, or reset), which is when a required heartbeat declares it dead.
+ */
+export const machineDeadlineOf = (machine: HeartbeatState, rules: Heartbeat): Date =>
+  deadlineOf(machine.lastHeartbeat ?? machine.created, rules);
+
+/**
+ * Until when (ms since the epoch) a ping may revive the machine once dead: its deadline plus its
+ * policy's resurrection window (Infinity under ALWAYS_REVIVE; the deadline itself under NO_REVIVE).
+ */
+export const revivableUntil = (machine: HeartbeatState, rules: Heartbeat): number =>
+  machineDeadlineOf(machine, rules).getTime() + revivalSeconds(rules.heartbeatResurrectionStrategy) * 1000;
 
 /**
  * When a new machine is first due to be looked at by the sweeper: when a heartbeat its policy

@@ -41,6 +41,11 @@ export interface MachineRecord extends StoredRecord {
   lastHeartbeat?: string | null;
   /** When `machine.heartbeat.dead` was emitted for this life of the machine (a ping that revives it clears it). */
   heartbeatDeathAnnounced?: string | null;
+  /**
+   * When the sweeper decided to deactivate the dead machine (machines/sweep.ts): from then on no
+   * ping or reset changes it, and whichever sweep finds it finishes its removal.
+   */
+  heartbeatCullStarted?: string | null;
 }
 
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';

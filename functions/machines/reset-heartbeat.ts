@@ -1,0 +1,9 @@
+import { machineHeartbeats } from '#shared/api/machine-heartbeats.ts';
+import { heartbeatDocument, resetMachineHeartbeat } from '#shared/domain/machines/heartbeat-actions.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+/** POST /machines/<id>/actions/reset-heartbeat: the older path of `.../actions/reset`, answering alike. */
+
+export const handler = operation(machineHeartbeats.resetHeartbeat, async ({ actor, params }) =>
+  ok(heartbeatDocument(await resetMachineHeartbeat(actor, params.id))),
+);

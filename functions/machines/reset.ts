@@ -1,0 +1,8 @@
+import { machineHeartbeats } from '#shared/api/machine-heartbeats.ts';
+import { heartbeatDocument, resetMachineHeartbeat } from '#shared/domain/machines/heartbeat-actions.ts';
+import { ok } from '#shared/http/documents.ts';
+import { operation } from '#shared/http/pipeline.ts';
+
+export const handler = operation(machineHeartbeats.reset, async ({ actor, params }) =>
+  ok(heartbeatDocument(await resetMachineHeartbeat(actor, params.id))),
+);
