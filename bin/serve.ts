@@ -3,6 +3,7 @@
  * architecture notes.
  *
  *   PORT=3000 DATA_DIR=.data DYNAMODB_PORT=8000 SQS_PORT=9324 SES_PORT=8005  (0 = any free port)
+ *   HEARTBEAT_SWEEP_SECONDS=60  seconds between heartbeat sweeps (0 = none)
  *   --in-memory   keep no data between runs
  *   --no-seed     do not create the demo account
  *   --ready-json  once started, print one line `LOCAL_STACK_READY {...endpoints}` for programs
@@ -27,16 +28,27 @@ function portFromEnv(name: string, fallback: number): number {
   return port;
 }
 
+function secondsFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0) throw new Error(`${name} must be a whole number of seconds, got "${raw}"`);
+  return seconds;
+}
+
 const dataDir = inMemory ? undefined : resolve(process.env.DATA_DIR || '.data');
 const startedAt = performance.now();
+let sweepSeconds = 60;
 
 let stack: LocalStack;
 try {
+  sweepSeconds = secondsFromEnv('HEARTBEAT_SWEEP_SECONDS', sweepSeconds);
   stack = await startLocalStack({
     apiPort: portFromEnv('PORT', 3000),
     dynamodbPort: portFromEnv('DYNAMODB_PORT', 8000),
     sqsPort: portFromEnv('SQS_PORT', 9324),
     sesPort: portFromEnv('SES_PORT', 8005),
+    scheduleSeconds: { 'workers.sweepHeartbeats': sweepSeconds },
     dataDir,
   });
 } catch (error) {
@@ -90,6 +102,7 @@ console.log(
       .map((url) => url.split('/').pop())
       .join(', ')}`,
     `  Mail       ${stack.ses}/   (every mail sent shows up here)`,
+    `  Heartbeats ${sweepSeconds > 0 ? `swept every ${sweepSeconds} s (HEARTBEAT_SWEEP_SECONDS)` : 'not swept (HEARTBEAT_SWEEP_SECONDS=0)'}`,
   ].join('\n'),
 );
 

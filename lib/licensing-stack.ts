@@ -5,8 +5,8 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { Method, QueueName, Route, Worker } from '../shared/routes.ts';
-import { fallback as fallbackRoute, routes as routeTable, workers as workerTable } from '../shared/routes.ts';
+import type { Method, QueueName, Route, Schedule, Worker } from '../shared/routes.ts';
+import { fallback as fallbackRoute, routes as routeTable, schedules as scheduleTable, workers as workerTable } from '../shared/routes.ts';
 import { Api, type FallbackRoute } from './api.ts';
 import { applyConcurrency } from './concurrency.ts';
 import { constructIdOf, functionNameOf } from './construct-id.ts';
@@ -14,6 +14,7 @@ import { Data } from './data.ts';
 import { Monitoring } from './monitoring.ts';
 import { ServiceQueues } from './queues.ts';
 import type { RouteFamily } from './route-family.ts';
+import { Schedules } from './schedules.ts';
 import { repositoryRoot, type ServiceContext, type ServiceFunction } from './service-function.ts';
 import type { OperatorSettings } from './settings.ts';
 import { ApiStage } from './stage.ts';
@@ -27,14 +28,16 @@ export interface LicensingStackProps extends StackProps {
   fallback?: FallbackRoute;
   /** The queue consumers; the route table's by default. */
   workers?: readonly Worker[];
+  /** The functions run on a schedule; the route table's by default. */
+  schedules?: readonly Schedule[];
   /** Directory the handler paths are relative to; the repository root by default. */
   codeRoot?: string;
 }
 
 /**
  * The licensing service: the HTTP API and its functions over one table, and the queues that carry
- * slow work. This stack holds the table, the sealing key, the queues, the API with its stage and
- * the queue workers; each route family's functions and routes live in a nested stack of their own
+ * slow work. This stack holds the table, the sealing key, the queues, the API with its stage, the
+ * queue workers and the scheduled functions; each route family's functions and routes live in a nested stack of their own
  * (`families`), deployed with it.
  */
 export class LicensingStack extends Stack {
@@ -50,6 +53,8 @@ export class LicensingStack extends Stack {
   readonly families: readonly RouteFamily[];
   /** The queue consumers' functions, by operation. */
   readonly workerFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The scheduled functions (the heartbeat sweeper), by operation. */
+  readonly scheduleFunctions: ReadonlyMap<string, ServiceFunction>;
   readonly table: TableV2;
   readonly sealingKey: Key;
   readonly signingKeysKey: Key;
@@ -98,10 +103,15 @@ export class LicensingStack extends Stack {
       queues: queues.queues,
       context,
     }).functions;
+    // Like the workers, few and fed by no request: beside them.
+    this.scheduleFunctions = new Schedules(this, 'Schedules', { schedules: props.schedules ?? scheduleTable, context }).functions;
 
     const stage = new ApiStage(this, 'Stage', { api: this.httpApi, routes: props.routes ?? routeTable, settings });
     stage.dependOnRoutes(...this.families);
-    applyConcurrency(Object.fromEntries([...this.families.flatMap((family) => [...family.functions]), ...this.workerFunctions]), settings);
+    applyConcurrency(
+      Object.fromEntries([...this.families.flatMap((family) => [...family.functions]), ...this.workerFunctions, ...this.scheduleFunctions]),
+      settings,
+    );
     const monitoring = this.watch(settings, queues);
 
     new CfnOutput(this, 'AlarmTopicArn', {
@@ -147,6 +157,7 @@ export class LicensingStack extends Stack {
         }))
         .filter((family) => family.routes.length > 0),
       workers: [...this.workerFunctions.keys()].map(named),
+      scheduled: [...this.scheduleFunctions.keys()].map((operation) => ({ operation, fn: named(operation) })),
       table: this.table,
       queues: this.queues,
       deadLetterQueues: this.deadLetterQueues,

@@ -62,6 +62,12 @@ export const queueAgeSeconds: Record<QueueName, number> = {
   mail: 15 * 60,
 };
 
+/**
+ * Periods without a single run of a scheduled function (the heartbeat sweeper, every minute)
+ * after which it alarms: its rule is disabled or its invocations fail before they start.
+ */
+export const scheduleSilentPeriods = 2;
+
 /** The table operations the service makes (shared/store): the ones whose throttled requests are counted. */
 const tableOperations = [
   Operation.GET_ITEM,
@@ -101,6 +107,8 @@ export interface MonitoringProps {
   families: readonly MonitoredFamily[];
   /** The queue consumers: watched as one more family, `workers`, without routes. */
   workers: readonly IFunction[];
+  /** The functions run on a schedule: watched with the workers, and each alarms when it stops running. */
+  scheduled?: readonly ScheduledFunction[];
   table: ITable;
   queues: Record<QueueName, IQueue>;
   deadLetterQueues: Record<QueueName, IQueue>;
@@ -108,6 +116,12 @@ export interface MonitoringProps {
   deadLetterAlarms: readonly AlarmBase[];
   /** Addresses the alarm topic mails. */
   alarmEmail?: readonly string[];
+}
+
+/** A function an EventBridge rule runs (shared/routes.ts, `schedules`). */
+export interface ScheduledFunction {
+  operation: string;
+  fn: IFunction;
 }
 
 /**
@@ -140,11 +154,13 @@ export class Monitoring extends Construct {
 
     const apiWidgets = this.watchApi();
     const familyWidgets = props.families.map((family, index) => this.watchLatency(family, index));
-    const workers = { name: 'workers', routes: [], functions: props.workers };
-    const functionGroups = props.workers.length > 0 ? [...props.families, workers] : props.families;
+    const scheduled = props.scheduled ?? [];
+    const workers = { name: 'workers', routes: [], functions: [...props.workers, ...scheduled.map(({ fn }) => fn)] };
+    const functionGroups = workers.functions.length > 0 ? [...props.families, workers] : props.families;
     for (const group of functionGroups) this.watchFunctions(group);
     const tableWidgets = this.watchTable(props.table);
     const queueWidgets = this.watchQueues(props.queues, props.deadLetterQueues);
+    const scheduleWidgets = scheduled.length > 0 ? [this.watchSchedules(scheduled)] : [];
     // Their states show in the queue widgets; listing them in the alarm widget too would make
     // the stack that owns them and the one watching them each depend on the other.
     for (const alarm of props.deadLetterAlarms) this.addActions(alarm);
@@ -153,7 +169,7 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(...apiWidgets, this.requestsByFamily(props.families));
     this.dashboard.addWidgets(...familyWidgets);
     this.dashboard.addWidgets(...this.functionWidgets(functionGroups));
-    this.dashboard.addWidgets(...tableWidgets, ...queueWidgets);
+    this.dashboard.addWidgets(...tableWidgets, ...queueWidgets, ...scheduleWidgets);
   }
 
   /** The topic, encrypted with a key of its own that CloudWatch may use (it encrypts what it publishes). */
@@ -386,6 +402,29 @@ export class Monitoring extends Construct {
       }),
       new GraphWidget({ title: 'Table throttled requests', left: [throttled], leftAnnotations: [alarm.toAnnotation()], width: 6 }),
     ];
+  }
+
+  /** Each scheduled function alarms when it has not run for `scheduleSilentPeriods` periods; their runs are drawn. */
+  private watchSchedules(scheduled: readonly ScheduledFunction[]): GraphWidget {
+    const runs = scheduled.map(({ operation, fn }) => {
+      const invocations = fn.metricInvocations({ period, statistic: 'Sum' });
+      this.notify(
+        new Alarm(this, `${constructIdOf(operation)}Silent`, {
+          alarmName: `${this.name}-${operation}-silent`,
+          alarmDescription:
+            `${operation} did not run once in ${(scheduleSilentPeriods * period.toMinutes()).toString()} minutes: its schedule is off or its ` +
+            'invocations fail to start. See docs/operations.md, "Alarms".',
+          metric: invocations,
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+          evaluationPeriods: scheduleSilentPeriods,
+          // Lambda reports no invocations at all for a function that is not invoked.
+          treatMissingData: TreatMissingData.BREACHING,
+        }),
+      );
+      return invocations.with({ label: operation });
+    });
+    return new GraphWidget({ title: 'Scheduled runs', left: runs, width: 4 });
   }
 
   private watchQueues(queues: Record<QueueName, IQueue>, deadLetterQueues: Record<QueueName, IQueue>): GraphWidget[] {

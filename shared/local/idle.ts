@@ -4,13 +4,14 @@
  *
  * Idle means, at one moment: in every worker queue no message is waiting, none is in flight
  * (received and not yet deleted) and none is delayed to within DUE_SOON_SECONDS; no poller
- * batch is running; and no batch started while the queues were being read. Work always sits
- * in one of those places: a request enqueues before it answers; a worker sends its follow-ups
+ * batch and no scheduled run (a heartbeat sweep, shared/local/scheduler.ts) is running; and none
+ * started while the queues were being read. Work always sits in one of those places: a request
+ * enqueues before it answers, and so does a sweep before its run ends; a worker sends its follow-ups
  * (a webhook delivery, a mail, a purge step, a retry) and does its side effects (a POST to a
  * receiver, a mail to the SES server) before its messages are deleted; a failed message stays
  * in flight until it comes back. So once idle, nothing already asked for is still to come,
  * except what was delayed further: a purge's second pass (30 s on), a webhook retry on the
- * production schedule. Those are reported (`later`), not waited for; the test stack's
+ * production schedule, a heartbeat that has not run out yet. The first two are reported (`later`), not waited for; the test stack's
  * WEBHOOK_RETRY_DELAYS are a second each, so its retries are waited for. Dead-letter queues
  * are not watched: nothing consumes them.
  */

@@ -1,8 +1,8 @@
 /**
  * The whole local stack in one call: DynamoDB Local with the table, the SQS server with the
- * queues and their poller, the SES server, and the HTTP API, all from the same definitions the
- * CDK stack uses. Handlers run in this process, so the environment they read on AWS is set
- * here, before any handler module is loaded.
+ * queues and their poller, the SES server, the HTTP API, and the schedules on timers, all from
+ * the same definitions the CDK stack uses. Handlers run in this process, so the environment they
+ * read on AWS is set here, before any handler module is loaded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMasterKeyFile } from '#shared/auth/seal.ts';
 import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
-import { fallback, type QueueName, routes, type Worker, workers } from '#shared/routes.ts';
+import { fallback, type QueueName, routes, type Schedule, schedules, type Worker, workers } from '#shared/routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb.ts';
 import { LOCAL_PATH_PREFIX, type LocalHttpServer, startHttpServer } from './http-adapter.ts';
 import { type IdleReport, type IdleSources, idleResponse, waitUntilIdle } from './idle.ts';
-import { type Poller, startPoller } from './poller.ts';
+import { type Poller, type PollerActivity, startPoller } from './poller.ts';
+import { type Scheduler, startScheduler } from './scheduler.ts';
 import { type LocalSes, startSes } from './ses.ts';
 import { type LocalSqs, startSqs } from './sqs.ts';
 import { ensureTable, LOCAL_TABLE_NAME } from './table-setup.ts';
@@ -43,6 +44,12 @@ export interface LocalStackOptions {
   /** Repository root: handler paths in the route table are relative to it. */
   root?: string;
   workers?: readonly Worker[];
+  schedules?: readonly Schedule[];
+  /**
+   * Seconds between the runs of a schedule, by its operation, in place of its `everyMinutes`
+   * (0: never run; `npm start` reads HEARTBEAT_SWEEP_SECONDS for the heartbeat sweeper).
+   */
+  scheduleSeconds?: Readonly<Record<string, number>>;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -51,7 +58,7 @@ export interface LocalStack extends LocalStackEndpoints {
   sqsServer: LocalSqs;
   sesServer: LocalSes;
   apiServer: LocalHttpServer;
-  /** Waits until the queues are empty and no batch runs (idle.ts); also `GET /_local/idle` on the API. */
+  /** Waits until the queues are empty and no batch or scheduled run runs (idle.ts); also `GET /_local/idle` on the API. */
   waitUntilIdle(timeoutMs: number): Promise<IdleReport>;
   stop(): Promise<void>;
 }
@@ -121,9 +128,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The poller starts below; no request is served before then (no await in between).
     let poller: Poller | undefined;
+    let scheduler: Scheduler | undefined;
     const idleSources: IdleSources = {
       queues: async () => sqsServer.queueStates(),
-      activity: () => poller?.activity() ?? { running: 1, started: 0 },
+      // A scheduled run (a heartbeat sweep) counts as a batch: what it emits is queued before it ends.
+      activity: () => combined(poller?.activity() ?? { running: 1, started: 0 }, scheduler?.activity() ?? { running: 0, started: 0 }),
     };
     const apiServer = await startHttpServer({
       routes,
@@ -163,6 +172,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     // Stopped first: no handler should start while the services it needs go away.
     started.push(poller);
+    scheduler = startScheduler({
+      schedules: (options.schedules ?? schedules).map((schedule) => ({
+        operation: schedule.operation,
+        handler: schedule.handler,
+        intervalSeconds: options.scheduleSeconds?.[schedule.operation] ?? schedule.everyMinutes * 60,
+        timeoutSeconds: schedule.timeoutSeconds,
+      })),
+      root,
+      region,
+      log: options.log,
+    });
+    started.push(scheduler);
 
     return {
       ...endpoints,
@@ -179,3 +200,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     throw error;
   }
 }
+
+const combined = (...activities: PollerActivity[]): PollerActivity => ({
+  running: activities.reduce((sum, activity) => sum + activity.running, 0),
+  started: activities.reduce((sum, activity) => sum + activity.started, 0),
+});

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
-import { type Access, fallback, type Method, type QueueName, type Route, routes } from '../../shared/routes.ts';
+import { type Access, fallback, type Method, type QueueName, type Route, routes, schedules } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   baseSettings,
@@ -122,23 +122,31 @@ describe('each route of the grown table', () => {
     expect(template.toJSON().Resources[integrationId].Properties.IntegrationUri).toEqual({ 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] });
   });
 
-  it.each(entries.map((entry) => [entry.operation, entry.access]))('%s runs with a role granting exactly %j', (operation, access) => {
-    const fn = functionFor(grown.stack, operation);
-    const { role } = fn;
-    expect(role, operation).toBeDefined();
-    if (!role) return;
-    expect(propertiesOf(grown, role)).toMatchObject({
-      AssumeRolePolicyDocument: {
-        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
-      },
-    });
-    // No managed policy: the role writes to its family's log group only.
-    expect(propertiesOf(grown, role).ManagedPolicyArns).toBeUndefined();
-    // Besides its access and its log, every function may write its traces (tracing is on by default: tracing.test.ts).
-    const expected = new Set<string>([...(access.includes('table:write') ? [...access, 'table:read'] : access), 'logs', 'traces:write']);
-    expect(new Set(statementsOf(grown, fn).flatMap((statement) => accessGrantedBy(grown, statement, fn)))).toEqual(expected);
-  });
+  it.each(entries.map((entry) => [entry.operation, entry.access]))('%s runs with a role granting exactly %j', expectExactGrants);
 });
+
+describe('each schedule', () => {
+  // Its role is its own (lib/schedules.ts), granted as a route's is.
+  it.each(schedules.map((schedule) => [schedule.operation, schedule.access]))('%s runs with a role granting exactly %j', expectExactGrants);
+});
+
+/** The function of `operation` runs with a role granting `access`, its log and its traces, and nothing else. */
+function expectExactGrants(operation: string, access: readonly Access[]): void {
+  const fn = functionFor(grown.stack, operation);
+  const { role } = fn;
+  expect(role, operation).toBeDefined();
+  if (!role) return;
+  expect(propertiesOf(grown, role)).toMatchObject({
+    AssumeRolePolicyDocument: {
+      Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+    },
+  });
+  // No managed policy: the role writes to its own log group only (its family's, for a route).
+  expect(propertiesOf(grown, role).ManagedPolicyArns).toBeUndefined();
+  // Besides its access and its log, every function may write its traces (tracing is on by default: tracing.test.ts).
+  const expected = new Set<string>([...(access.includes('table:write') ? [...access, 'table:read'] : access), 'logs', 'traces:write']);
+  expect(new Set(statementsOf(grown, fn).flatMap((statement) => accessGrantedBy(grown, statement, fn)))).toEqual(expected);
+}
 
 /**
  * The access each action of a statement grants, named as the route table names it; an action

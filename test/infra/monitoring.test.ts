@@ -1,7 +1,7 @@
 /**
  * The stage's throttles and access log, reserved concurrency, and the alarms, topic and dashboard,
  * over a small stack of their own: an HTTP API with some of the real route table's families, a
- * function per route, the real queues, a table, and two workers.
+ * function per route, the real queues, a table, two workers and a scheduled function.
  */
 import { readFileSync } from 'node:fs';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
@@ -19,6 +19,7 @@ import {
   latencyP99Milliseconds,
   Monitoring,
   queueAgeSeconds,
+  scheduleSilentPeriods,
   serverErrorMinimumRequests,
   serverErrorPercent,
   tableThrottles,
@@ -46,6 +47,7 @@ interface Fixture {
   api: HttpApi;
   stage: ApiStage;
   functions: Record<string, LambdaFunction>;
+  sweeper: LambdaFunction;
   routeConstructs: Record<string, HttpRoute>;
   idOf: (construct: { node: { defaultChild?: unknown } }) => string;
 }
@@ -75,6 +77,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
     });
   }
   const workers = [functionFor('PurgeWorker'), functionFor('MailWorker')];
+  const sweeper = functionFor('SweepSchedule');
 
   const stage = new ApiStage(stack, 'Stage', { api, routes: monitoredRoutes, settings });
   stage.dependOnRoutes(...Object.values(routeConstructs));
@@ -89,6 +92,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
       return { name, routes: members, functions: members.map((route) => functions[route.operation]) };
     }),
     workers,
+    scheduled: [{ operation: 'workers.sweepHeartbeats', fn: sweeper }],
     table,
     queues: queues.queues,
     deadLetterQueues: queues.deadLetterQueues,
@@ -104,6 +108,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
     api,
     stage,
     functions,
+    sweeper,
     routeConstructs,
     idOf: (construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement),
   };
@@ -369,7 +374,8 @@ describe('the alarms', () => {
 
   it('functions per family: any function with 3 errors or 10 throttles in a period, one composite per family and for the workers', () => {
     for (const family of [...familyNames, 'workers']) {
-      const functionCount = family === 'workers' ? 2 : routesOf(family).length;
+      // The two queue workers and the scheduled function.
+      const functionCount = family === 'workers' ? 3 : routesOf(family).length;
       const partCount = Math.ceil(functionCount / 10);
       const composite = compositeNamed(standard, `${family}-functions`);
       for (let number = 1; number <= partCount; number++) {
@@ -415,6 +421,23 @@ describe('the alarms', () => {
       Threshold: queueAgeSeconds[name],
       ComparisonOperator: 'GreaterThanThreshold',
     });
+  });
+
+  it('a scheduled function: not run once in two periods, counting periods without any invocation', () => {
+    const alarm = alarmNamed(standard, 'workers.sweepHeartbeats-silent');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: scheduleSilentPeriods,
+      TreatMissingData: 'breaching',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: standard.idOf(standard.sweeper) } }],
+      AlarmActions: [{ Ref: topicId(standard) }],
+    });
+    expect(JSON.stringify(alarmNamed(standard, 'workers-errors-1').Metrics)).toContain(standard.idOf(standard.sweeper));
   });
 
   it('dead-letter queues: the queues’ own alarms notify the topic', () => {
@@ -485,6 +508,10 @@ describe('the dashboard', () => {
         .metrics?.flat()
         .filter((part) => (part as { label?: string }).label),
     ).toEqual([...familyNames, 'workers'].map((label) => expect.objectContaining({ label })));
+  });
+
+  it('shows the scheduled functions’ runs', () => {
+    expect(metricNames('Scheduled runs')).toEqual(['Invocations']);
   });
 
   it('shows the table’s consumed capacity and throttled requests, and queue depth, age and dead letters', () => {

@@ -4,7 +4,7 @@ import { constructIdOf } from '../../lib/construct-id.ts';
 import { familyOf } from '../../lib/families.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
-import { type Access, fallback, type QueueName, type Route, routes, type Worker, workers } from '../../shared/routes.ts';
+import { type Access, fallback, type QueueName, type Route, routes, schedules, type Worker, workers } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   actionsOf,
@@ -176,10 +176,10 @@ describe('the queues', () => {
 });
 
 describe('the functions', () => {
-  it('are one per route plus the fallback, each in its family’s stack, and one per worker in the parent', () => {
-    expect(resourcesOf(live, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1 + workers.length);
-    expect(resourcesOf(extended, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3 + 1 + 1);
-    live.template.resourceCountIs('AWS::Lambda::Function', workers.length);
+  it('are one per route plus the fallback, each in its family’s stack, and one per worker and per schedule in the parent', () => {
+    expect(resourcesOf(live, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1 + workers.length + schedules.length);
+    expect(resourcesOf(extended, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3 + 1 + 1 + schedules.length);
+    live.template.resourceCountIs('AWS::Lambda::Function', workers.length + schedules.length);
     for (const family of live.stack.families) {
       for (const operation of family.functions.keys()) expect(familyOf(operation), operation).toBe(family.name);
     }
@@ -316,6 +316,62 @@ describe('the workers', () => {
   });
 });
 
+describe('the schedules', () => {
+  const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+
+  it.each(schedules.map((schedule) => [schedule.operation, schedule]))(
+    '%s runs at its rate from an EventBridge rule, never retried, within its timeout',
+    (_, schedule) => {
+      const fn = functionFor(live.stack, schedule.operation);
+      const functionArn = { 'Fn::GetAtt': [logicalIdOf(fn), 'Arn'] };
+      const rules = Object.entries(live.template.findResources('AWS::Events::Rule')).filter(([, rule]) =>
+        rule.Properties.Targets.some((target: { Arn: unknown }) => JSON.stringify(target.Arn) === JSON.stringify(functionArn)),
+      );
+      expect(rules).toHaveLength(1);
+      const [[ruleId, rule]] = rules;
+      expect(rule.Properties).toMatchObject({
+        ScheduleExpression: `rate(${schedule.everyMinutes} minute${schedule.everyMinutes === 1 ? '' : 's'})`,
+        State: 'ENABLED',
+        Targets: [expect.objectContaining({ Arn: functionArn, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+      });
+      live.template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: functionArn,
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
+      });
+      live.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: logicalIdOf(fn) },
+        MaximumRetryAttempts: 0,
+      });
+      expect(propertiesOf(live, fn).Timeout).toBe(schedule.timeoutSeconds);
+    },
+  );
+
+  it('lets the heartbeat sweeper query the due index, write the table and queue webhook deliveries, and nothing else', () => {
+    const sweeper = functionFor(live.stack, 'workers.sweepHeartbeats');
+    const statements = statementsOf(live, sweeper);
+    const onTable = statements.filter((statement) => JSON.stringify(statement.Resource).includes(tableId));
+    const dueIndex = { 'Fn::Join': ['', [tableArn, '/index/DUE']] };
+    expect(
+      onTable.some(
+        (statement) => statement.Action.includes('dynamodb:Query') && JSON.stringify(statement.Resource).includes(JSON.stringify(dueIndex)),
+      ),
+    ).toBe(true);
+    expect(onTable.flatMap((statement) => statement.Action)).toEqual(
+      expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    );
+    const sends = statements.filter((statement) => statement.Action.includes('sqs:SendMessage'));
+    expect(sends.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [queueIdOf(live, 'webhooks', 'Queue'), 'Arn'] }]);
+    expect(
+      statements.flatMap((statement) => statement.Action).filter((action) => action.startsWith('kms:') || action.startsWith('ses:')),
+    ).toEqual([]);
+    expect(environmentOf(live, sweeper)).toMatchObject({
+      [queueDefinitions.webhooks.urlVariable]: { Ref: queueIdOf(live, 'webhooks', 'Queue') },
+    });
+  });
+});
+
 describe('grants follow the declared access and nothing more', () => {
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const allRoutes = [...routes, resetPassword, testWebhook, sealSecrets];
@@ -421,14 +477,14 @@ describe('grants follow the declared access and nothing more', () => {
 
   it('grants the sealing key where secrets are sealed (the reset worker) and unsealed (the delivery worker), nowhere else', () => {
     const holders = (access: Access) =>
-      [...routes, fallback, ...workers].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
+      [...routes, fallback, ...workers, ...schedules].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
     expect(holders('key:seal')).toEqual(['workers.passwordReset']);
     expect(holders('key:unseal')).toEqual(['workers.deliverWebhook']);
   });
 
   it('lets every route under an account, and nothing else, sign with the signing keys: unseal them, and give an account its key', () => {
     const keyArn = { 'Fn::GetAtt': [logicalIdOf(live.stack.signingKeysKey), 'Arn'] };
-    const signers = [...routes, fallback, ...workers]
+    const signers = [...routes, fallback, ...workers, ...schedules]
       .filter((entry) => entry.access.includes('account:sign'))
       .map((entry) => entry.operation);
     // Every route under an account but the hosted reset form, which reads no account.

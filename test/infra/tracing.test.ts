@@ -1,12 +1,12 @@
 /**
- * The `tracing` setting (docs/operations.md, "Tracing"): on by default, every function, the API's
- * and the workers', traces actively, is told so, and may write to X-Ray; off, none does, none is
- * told to, and no role may write traces.
+ * The `tracing` setting (docs/operations.md, "Tracing"): on by default, every function, the API's,
+ * the workers' and the schedules', traces actively, is told so, and may write to X-Ray; off, none
+ * does, none is told to, and no role may write traces.
  */
 import { Validations } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
-import { fallback, routes, workers } from '../../shared/routes.ts';
+import { fallback, routes, schedules, workers } from '../../shared/routes.ts';
 import { environmentOf, functionFor, propertiesOf, type Synthesis, statementsOf, synthesize } from './synthesize.ts';
 
 const TRACE_WRITES = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
@@ -14,8 +14,9 @@ const TRACE_WRITES = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const on = synthesize();
 const off = synthesize({ settings: { tracing: false } });
 
-/** Every function of the stack: the routes', the fallback's and the workers'. */
-const functionsOf = ({ stack }: Synthesis) => [...routes, fallback, ...workers].map((entry) => functionFor(stack, entry.operation));
+/** Every function of the stack: the routes', the fallback's, the workers' and the schedules'. */
+const functionsOf = ({ stack }: Synthesis) =>
+  [...routes, fallback, ...workers, ...schedules].map((entry) => functionFor(stack, entry.operation));
 
 const tracingConfigOf = (synthesis: Synthesis, fn: ServiceFunction) => propertiesOf(synthesis, fn).TracingConfig;
 
@@ -32,7 +33,7 @@ const traceWritesOf = (synthesis: Synthesis, fn: ServiceFunction) =>
 describe('tracing', () => {
   it('is on by default: every function traces actively and is told so', () => {
     const functions = functionsOf(on);
-    expect(functions).toHaveLength(routes.length + 1 + workers.length);
+    expect(functions).toHaveLength(routes.length + 1 + workers.length + schedules.length);
     for (const fn of functions) {
       expect(tracingConfigOf(on, fn), fn.node.path).toEqual({ Mode: 'Active' });
       expect(environmentOf(on, fn).POWERTOOLS_TRACE_ENABLED, fn.node.path).toBe('true');

@@ -35,6 +35,8 @@ const TEST_ENVIRONMENT = {
   // Every test calls the unauthenticated routes from 127.0.0.1, in parallel files: out of reach.
   // address-limits.test.ts starts a server of its own with a small limit.
   RATE_LIMIT_PER_ADDRESS: '1000000',
+  // A dead machine is culled within seconds of its deadline rather than within a minute.
+  HEARTBEAT_SWEEP_SECONDS: '2',
 };
 
 function waitForReady(child: ChildProcess, output: () => string): Promise<LocalStackEndpoints> {
