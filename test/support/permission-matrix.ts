@@ -250,6 +250,17 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'machines.delete': { steps: [{ type: 'machines', action: 'delete', record: 'M' }], same: '204 204 204 403 204 204 204 204 404' },
   'machines.checkOut': { steps: [{ type: 'machines', action: 'check-out', record: 'M' }], same: '200 200 200 403 200 200 200 200 404' },
   'machines.checkOutFile': { steps: [{ type: 'machines', action: 'check-out', record: 'M' }], same: '200 200 200 403 200 200 200 200 404' },
+  // Pinged by whoever acts on the machine (a user not on a protected license), reset by administrators and its product.
+  'machines.ping': { steps: [{ type: 'machines', action: 'heartbeat.ping', record: 'M' }], same: '200 200 200 403 200 200 200 200 404' },
+  'machines.pingHeartbeat': {
+    steps: [{ type: 'machines', action: 'heartbeat.ping', record: 'M' }],
+    same: '200 200 200 403 200 200 200 200 404',
+  },
+  'machines.reset': { steps: [{ type: 'machines', action: 'heartbeat.reset', record: 'M' }], same: '200 200 200 403 200 403 403 403 404' },
+  'machines.resetHeartbeat': {
+    steps: [{ type: 'machines', action: 'heartbeat.reset', record: 'M' }],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
   'machines.components': {
     steps: [
       { type: 'machines', action: 'read', record: 'M' },

@@ -107,6 +107,8 @@ function principalOf(bearer: Bearer, graph: Graph): Principal {
 
 /** A license's lifecycle actions answer 200 with the license. */
 const LICENSE_ACTIONS = new Set(['licenses.suspend', 'licenses.reinstate', 'licenses.renew']);
+/** A machine's heartbeat actions answer 200 with the machine. */
+const MACHINE_ACTIONS = new Set(['machines.ping', 'machines.pingHeartbeat', 'machines.reset', 'machines.resetHeartbeat']);
 
 /** The status the policies give one route for one bearer: the first question refused, else the route's success. */
 async function statusOf(route: string, steps: Step[], bearerName: BearerName, home: Home): Promise<number> {
@@ -141,7 +143,8 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     route === 'licenses.validate' ||
     route.endsWith('.checkOut') ||
     route.endsWith('.ping') ||
-    LICENSE_ACTIONS.has(route)
+    LICENSE_ACTIONS.has(route) ||
+    MACHINE_ACTIONS.has(route)
   )
     return 200;
   if (method === 'POST') return route.startsWith('users.ban') || route.startsWith('users.unban') ? 200 : 201;

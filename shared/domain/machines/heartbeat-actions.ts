@@ -26,6 +26,12 @@ import type { MachineRecord } from './machine.ts';
 /** Readings of a machine an action makes before it gives up with 409. */
 const ATTEMPTS = 3;
 
+/**
+ * How far ahead of now a reset puts a machine that is dead already: a due time in the past could
+ * fall before the time of a sweep that is running as the reset commits, which would pass it by.
+ */
+const RESET_LEAD_MS = 60_000;
+
 export type HeartbeatEvent = 'machine.heartbeat.ping' | 'machine.heartbeat.resurrected' | 'machine.heartbeat.reset';
 
 /** What an action answers: the machine as written, its policy (which judges its status), and whether the ping revived it. */
@@ -66,13 +72,13 @@ export async function pingMachine(actor: Actor, id: string): Promise<HeartbeatAn
  * POST /machines/<id>/actions/reset: `lastHeartbeat` null. Unless its policy requires heartbeats
  * the machine is no longer watched (it leaves the due index until its next ping); if it does, the
  * machine counts from its creation again, as one that never pinged: due when that declares it
- * dead (one duration after its creation, or now when that has passed), so the sweeper announces
- * its death and culls it as its policy says, never silently.
+ * dead (one duration after its creation, and a minute from now at the earliest), so the sweeper
+ * announces its death and culls it as its policy says, never silently.
  */
 export async function resetMachineHeartbeat(actor: Actor, id: string): Promise<HeartbeatAnswer> {
   const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'heartbeat.reset');
   return changeHeartbeat(actor, item, (machine, rules, at): Decision => {
-    const due = rules.requireHeartbeat ? new Date(Math.max(at, deadlineOf(machine.created, rules).getTime())) : null;
+    const due = rules.requireHeartbeat ? new Date(Math.max(at + RESET_LEAD_MS, deadlineOf(machine.created, rules).getTime())) : null;
     return {
       changes: { lastHeartbeat: null, updated: new Date(at).toISOString(), ...dueChanges(due) },
       event: 'machine.heartbeat.reset',
