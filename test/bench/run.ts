@@ -25,6 +25,8 @@ const { signingSection } = await import('./signing.ts');
 const { coldStartSection } = await import('./cold-start.ts');
 const { deepPagesSection } = await import('./deep-pages.ts');
 const { deliverySection } = await import('./delivery.ts');
+const { sweeperSection } = await import('./sweeper.ts');
+const { schedules } = await import('#shared/routes.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
 const sizesFrom = (value: string | undefined) =>
@@ -44,6 +46,7 @@ const sections: [string, (context: Context) => Promise<Section>][] = [
   ['deep-pages', (context) => deepPagesSection(context)],
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
   ['delivery', (context) => deliverySection(context, Number(process.env.BENCH_EVENTS ?? 5_000))],
+  ['sweeper', (context) => sweeperSection(context, sizesFrom(process.env.BENCH_SWEEPER_SIZES) ?? [1_000, 10_000])],
 ];
 
 const only = process.argv.slice(2);
@@ -53,7 +56,9 @@ if (unknown.length) {
   process.exit(2);
 }
 const started = performance.now();
-const stack = await startLocalStack({ apiPort: 0, dynamodbPort: 0, sqsPort: 0, sesPort: 0, log: () => {} });
+// No schedule runs on its own: a section calls what it measures (the heartbeat sweeper's cursor is the section's).
+const scheduleSeconds = Object.fromEntries(schedules.map((schedule) => [schedule.operation, 0]));
+const stack = await startLocalStack({ apiPort: 0, dynamodbPort: 0, sqsPort: 0, sesPort: 0, scheduleSeconds, log: () => {} });
 const results = new Map<string, Section>();
 try {
   for (const [name, run] of sections) {
