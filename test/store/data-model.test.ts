@@ -53,7 +53,7 @@ import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } fr
 import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { childItems } from '#shared/store/cascade.ts';
 import { db, getTable } from '#shared/store/client.ts';
-import { dueBetween } from '#shared/store/due.ts';
+import { dueAttributes, dueBetween, dueChanges } from '#shared/store/due.ts';
 import {
   accountKey,
   collectionIndex,
@@ -1313,5 +1313,41 @@ describe('process access patterns', () => {
     // A machine's removal reads the same partition with childItems.
     const children = await childItems(accountId, null, 'processes', { type: 'machines', id: m1.id }, SLOTS.processes.machine);
     expect(children.map((i) => i.id).sort()).toEqual([p1.id, p3.id].sort());
+  });
+});
+
+describe('the due index', () => {
+  it('49, 50: a record is put in, moved in and taken out of the index by its own writes; a sweep reads each minute after its cursor, up to its time', async () => {
+    // A month ahead: minutes the stack's own sweeper does not reach during the run.
+    const minute = Math.floor((Date.now() + 30 * 86_400_000) / 60_000);
+    const at = (minutes: number, seconds: number) => new Date((minute + minutes) * 60_000 + seconds * 1000);
+    const owner = randomUUID();
+    const key = (name: string) => ({ PK: `A#${owner}#DUE_TEST#${name}`, SK: '#' });
+    const put = new Transaction();
+    for (const [name, due] of [
+      ['a', at(0, 10)],
+      ['b', at(1, 0)],
+      ['c', at(1, 30)],
+      ['d', at(0, 20)],
+      ['e', at(1, 40)],
+    ] as const) {
+      put.put({ ...key(name), ...dueAttributes(due) });
+    }
+    await put.commit();
+    expect((await getItem(key('b')))?.DUEPK).toBe(`DUE#${minute + 1}`);
+    // Moved (a ping) and taken out (a reset) by an update of the record itself.
+    const change = new Transaction();
+    change.patch(key('d'), dueChanges(at(2, 5)));
+    change.patch(key('e'), dueChanges(null));
+    await change.commit();
+    expect(await getItem(key('e'))).toEqual(key('e'));
+
+    const names = (found: { PK: string }[]) =>
+      found.filter((due) => due.PK.startsWith(`A#${owner}#`)).map((due) => due.PK.split('#').pop());
+    // After the cursor (excluded) and up to the sweep's time (included), oldest minute first.
+    expect(names(await dueBetween(at(0, 10).getTime(), at(1, 30).getTime()))).toEqual(['b', 'c']);
+    expect(names(await dueBetween(at(0, 0).getTime() - 1, at(2, 59).getTime()))).toEqual(['a', 'b', 'c', 'd']);
+    const [found] = await dueBetween(at(2, 0).getTime(), at(2, 10).getTime());
+    expect(found).toEqual({ ...key('d'), due: at(2, 5).toISOString() });
   });
 });
