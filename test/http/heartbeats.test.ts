@@ -13,10 +13,11 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
 import { machineDue } from '#shared/domain/machines/sweep.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { type Due, dueAttributes } from '#shared/store/due.ts';
-import { recordKey } from '#shared/store/keys.ts';
+import { recordKey, uniqueKey } from '#shared/store/keys.ts';
 import { getItem, type Item } from '#shared/store/records.ts';
 import { call, environmentToken, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
@@ -53,6 +54,16 @@ async function heartbeatGraph(policy: Record<string, unknown> = {}, license: Rec
 const everyMinute = (extra: Record<string, unknown> = {}) => ({ requireHeartbeat: true, heartbeatDuration: 60, ...extra });
 
 const machineItem = (id: string): Promise<Item | undefined> => getItem(recordKey(account.id, 'machines', id));
+
+/** The last heartbeat the machine's fingerprint marker carries (null: none). */
+async function markerHeartbeat(machine: { attributes: { fingerprint: string }; relationships: any }): Promise<string | null> {
+  const licenseId = machine.relationships.license.data.id as string;
+  const marker = await getItem(
+    uniqueKey(account.id, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, machine.attributes.fingerprint)),
+  );
+  expect(marker, 'the machine has a fingerprint marker').toBeDefined();
+  return (marker?.lastHeartbeat as string | undefined) ?? null;
+}
 
 /** Sets a machine's heartbeat attributes in the table: a ping made long ago, a due time elsewhere, a death announced. */
 async function setMachine(
@@ -149,6 +160,7 @@ describe.concurrent('machine heartbeats', () => {
     expect(Date.parse(pinged.nextHeartbeat)).toBe(Date.parse(pinged.lastHeartbeat) + 600 * SECOND);
     expect(pinged.updated).toBe(pinged.lastHeartbeat);
     expect((await machineItem(machine.id))?.DUESK).toBe(pinged.nextHeartbeat);
+    expect(await markerHeartbeat(machine)).toBe(pinged.lastHeartbeat);
     expect(attributesOf(await l.api('GET', `/machines/${machine.id}`))).toMatchObject({
       lastHeartbeat: pinged.lastHeartbeat,
       heartbeatStatus: 'ALIVE',
@@ -242,6 +254,7 @@ describe.concurrent('machine heartbeats', () => {
     expectWithin(attributes.updated, before, after);
     const item = await machineItem(machine.id);
     expect([item?.DUEPK, item?.DUESK]).toEqual([undefined, undefined]);
+    expect(await markerHeartbeat(machine)).toBeNull();
     expect(await eventsAbout('machine.heartbeat.reset', machine.id)).toHaveLength(1);
   });
 

@@ -20,7 +20,7 @@ import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { attributePointer } from '../rules.ts';
 import { machineDocument } from './document.ts';
 import { deadlineOf, heartbeatAt, revivableUntil } from './heartbeat.ts';
-import { asRead, HeartbeatChanged } from './heartbeat-writes.ts';
+import { asRead, HeartbeatChanged, heartbeatOnMarkers } from './heartbeat-writes.ts';
 import type { MachineRecord } from './machine.ts';
 
 /** Readings of a machine an action makes before it gives up with 409. */
@@ -110,6 +110,7 @@ async function changeHeartbeat(
     const machine = toRecord<MachineRecord>(
       tx.update(item, changes, { missing: new RecordNotFound('machines', id), conflict: changed, ...asRead(item) }),
     );
+    heartbeatOnMarkers(tx, item, machine.lastHeartbeat ?? null, changed);
     await emitEvent(tx, originOf(machine, actor.scope), event, machineDocument(machine, policy, { resurrected }));
     try {
       await tx.commit();

@@ -6,6 +6,7 @@
  * one lands and the other reads the machine again.
  */
 import type { Item } from '../../store/records.ts';
+import type { Transaction } from '../../store/transaction.ts';
 
 const READ = ['DUESK', 'lastHeartbeat'] as const;
 
@@ -24,5 +25,16 @@ export function asRead(item: Item): { unchanged: Record<string, unknown>; unset:
 export class HeartbeatChanged extends Error {
   constructor() {
     super("the machine's heartbeat changed since it was read");
+  }
+}
+
+/**
+ * A machine's fingerprint markers carry its last heartbeat (machine.ts, `machineMarkerFacts`), so
+ * every write of it writes them too, in its transaction; each only while it is the machine's.
+ * A null heartbeat is carried as none.
+ */
+export function heartbeatOnMarkers(tx: Transaction, item: Item, lastHeartbeat: string | null, changed: Error): void {
+  for (const pk of (item.markers as string[] | undefined) ?? []) {
+    tx.patch({ PK: pk, SK: item.SK }, { lastHeartbeat }, {}, { state: { ref: item.PK }, changed });
   }
 }

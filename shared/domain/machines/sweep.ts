@@ -32,6 +32,7 @@ import { machineDocument } from './document.ts';
 import { heartbeatAt, machineDeadlineOf, revivableUntil } from './heartbeat.ts';
 import { asRead, HeartbeatChanged } from './heartbeat-writes.ts';
 import type { MachineRecord } from './machine.ts';
+import { SeatChanged } from './seats.ts';
 
 /** How long after a cull starts the sweeper looks at the machine again, should the cull not have finished. */
 export const CULL_RETRY_MS = 5 * 60_000;
@@ -92,12 +93,25 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
   if (culled) await cull(written, policy);
 };
 
-/** Removes a machine whose cull has started, as its deactivation would; one removed meanwhile is left so. */
-async function cull(item: Item, policy: Item | undefined): Promise<void> {
-  const machine = toRecord<MachineRecord>(item);
-  try {
-    await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(machine), 'machine.deleted', machineDocument(machine, policy)));
-  } catch (error) {
-    if (!(error instanceof RecordNotFound)) throw error;
+/** Readings of a machine a cull makes when its cores keep changing (seats.ts) before it leaves it to the next sweep. */
+const CULL_ATTEMPTS = 3;
+
+/**
+ * Removes a machine whose cull has started, as its deactivation would: it gives back the cores it
+ * counts as read, so a change of them meanwhile has it read again. One removed meanwhile is left so.
+ */
+async function cull(found: Item, policy: Item | undefined): Promise<void> {
+  let item: Item | undefined = found;
+  for (let attempt = 1; item; attempt++) {
+    const machine = toRecord<MachineRecord>(item);
+    try {
+      return await removeWithDescendants(item, (tx) =>
+        emitEvent(tx, originOf(machine), 'machine.deleted', machineDocument(machine, policy)),
+      );
+    } catch (error) {
+      if (error instanceof RecordNotFound) return;
+      if (!(error instanceof SeatChanged) || attempt >= CULL_ATTEMPTS) throw error;
+    }
+    item = await getItem({ PK: found.PK, SK: found.SK });
   }
 }
