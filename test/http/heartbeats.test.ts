@@ -318,6 +318,18 @@ describe.concurrent('machine heartbeats', () => {
     expectCode(await ping(machine.id), 422, 'MACHINE_HEARTBEAT_DEAD');
   });
 
+  it('webhook endpoints may subscribe to the heartbeat events (and to no pong, which is not sent)', async () => {
+    // In an environment of its own: the file's other events go to the global environment's endpoint alone.
+    const { code: environment } = await newEnvironment(account, 'ISOLATED');
+    const subscribe = (subscriptions: string[]) =>
+      l.api('POST', '/webhook-endpoints', { environment, body: doc('webhook-endpoints', { url: receiver.url, subscriptions }) });
+    const kinds = ['machine.heartbeat.ping', 'machine.heartbeat.reset', 'machine.heartbeat.resurrected', 'machine.heartbeat.dead'];
+    const endpoint = await subscribe(kinds);
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    expect(endpoint.body.data.attributes.subscriptions).toEqual(kinds);
+    expectCode(await subscribe(['machine.heartbeat.pong']), 422, 'SUBSCRIPTIONS_INVALID');
+  });
+
   it('ALWAYS_REVIVE revives a machine dead for a day', async () => {
     const { machine } = await heartbeatGraph(
       everyMinute({ heartbeatResurrectionStrategy: 'ALWAYS_REVIVE', heartbeatCullStrategy: 'KEEP_DEAD' }),
