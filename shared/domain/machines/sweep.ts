@@ -51,9 +51,11 @@ const originOf = (machine: MachineRecord): EventOrigin => ({ accountId: machine.
 function judge(machine: MachineRecord, rules: Heartbeat, at: number): Judgement {
   const { requireHeartbeat, heartbeatStatus } = heartbeatAt(machine, rules, at);
   if (!requireHeartbeat) return { next: null, announce: false, cull: false };
-  // Alive at its very deadline: looked at just after it, never at a time already swept.
-  if (heartbeatStatus !== 'DEAD')
-    return { next: new Date(Math.max(machineDeadlineOf(machine, rules).getTime(), at + 1)), announce: false, cull: false };
+  if (heartbeatStatus !== 'DEAD') {
+    // Due again at its deadline; one alive at its very deadline just after it, never at a time already swept.
+    const deadline = machineDeadlineOf(machine, rules).getTime();
+    return { next: new Date(Math.max(deadline, at + 1)), announce: false, cull: false };
+  }
   const announce = !machine.heartbeatDeathAnnounced;
   const revivable = revivableUntil(machine, rules);
   if (rules.heartbeatCullStrategy === 'KEEP_DEAD' || revivable === Number.POSITIVE_INFINITY) return { next: null, announce, cull: false };
