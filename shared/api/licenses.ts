@@ -139,7 +139,8 @@ export const licenses = {
     operation: 'licenses.validateKey',
     summary: 'Validate a license key (no bearer: the key is the credential)',
     auth: 'none',
-    limitPerAddress: true,
+    // Counted in the validation's own transaction (its event's), so the limit costs no request of its own.
+    limitPerAddress: 'with-change',
     body: metaDocument({ key: nonBlank(), ...validationRequest }),
     // An unknown key is a verdict too (NOT_FOUND), with data null.
     answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },
