@@ -13,20 +13,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { fallback, routes } from '#shared/routes.ts';
-import { basic, newAccount, type TestAccount } from './support/client.ts';
+import { basic, type TestAccount } from './support/client.ts';
+import { localStackIdle } from './support/idle.ts';
+import { type licensing, listeningAccount } from './support/licensing.ts';
+import { ofKind, type Receiver } from './support/receiver.ts';
 
 const LIMIT = 3;
 let server: LocalHttpServer;
 let account: TestAccount;
+let l: ReturnType<typeof licensing>;
+let receiver: Receiver;
 
 beforeAll(async () => {
   process.env.RATE_LIMIT_PER_ADDRESS = String(LIMIT);
   server = await startHttpServer({ routes, fallback, root: REPOSITORY_ROOT, log: () => undefined });
-  account = await newAccount();
+  ({ account, l, receiver } = await listeningAccount());
 });
 
 afterAll(async () => {
   await server?.stop();
+  await receiver?.close();
 });
 
 interface Answer {
@@ -104,6 +110,19 @@ describe('limits per source address', () => {
     expectLimited(await validateKey(from));
     expectLimited(await validateKey(from));
     expect((await validateKey(freshAddress())).status).toBe(200);
+  });
+
+  it("counts a key that exists in its validation's own transaction: past the limit 429, and no event for it", async () => {
+    const { license } = await l.graph();
+    await startOfWindow();
+    const from = freshAddress();
+    const validate = () => send(from, 'POST', '/licenses/actions/validate-key', { body: { meta: { key: license.attributes.key } } });
+    for (let i = 0; i < LIMIT; i++) expect((await validate()).status).toBe(200);
+    expectLimited(await validate());
+    expectLimited(await validate());
+    await localStackIdle();
+    const validations = receiver.deliveries.filter((d) => JSON.parse(d.json.data.attributes.payload).data?.id === license.id);
+    expect(ofKind(validations, 'license.validation.succeeded')).toHaveLength(LIMIT);
   });
 
   it('counts failed logins too, before the credentials are checked', async () => {
