@@ -7,13 +7,19 @@
  * key, or a key of a license the request's environment cannot see, is `NOT_FOUND` without a
  * license (and without an event).
  *
+ * A validation reads once and writes once (docs/data-model.md, pattern 54): everything its checks
+ * look at is named as soon as the license is known and read in one BatchGetItem
+ * (validation-reads.ts); the checks judge what was read; the event, with validate-key's hit of its
+ * address limit, is one transaction. Only records made before their markers carried what
+ * validation needs cost further reads.
+ *
  * Before the verdict, a license of a FROM_FIRST_VALIDATION policy that has no expiry yet gets one
  * (expiry.ts), whatever the verdict, so that the verdict and the answer show it.
  *
  * The checks run in Keygen's order (CHECKS below); the first that fails gives the verdict, not
  * valid but for a strict policy's limit passed within its overage allowance. The machine scopes
  * judge the machines' heartbeats (HEARTBEAT_NOT_STARTED, HEARTBEAT_DEAD; fingerprints match alive
- * machines only); a strict policy's counts come after the scopes (usage.ts reads them). Last
+ * machines only); a strict policy's counts come after the scopes (usage.ts). Last
  * comes the expiry: an expired license is EXPIRED, not valid under RESTRICT_ACCESS, yet valid
  * under MAINTAIN_ACCESS and ALLOW_ACCESS (under REVOKE_ACCESS it failed first). Else VALID.
  *
