@@ -3,7 +3,7 @@
  * with its markers and counts, in transactions small enough for DynamoDB's limit of 100
  * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { collectionIndex, collectionName, collectionPartition, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
@@ -93,7 +93,9 @@ async function commitChunk(
     try {
       return await tx.commit();
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
+      // A transaction of one delete is sent as that delete alone (transaction.ts): its failure is its own.
+      const failed = error instanceof TransactionCanceledException || error instanceof ConditionalCheckFailedException;
+      if (!failed || attempt >= 3) throw error;
       const present = new Set((await getItems(children.map(({ PK, SK }) => ({ PK, SK })))).map((item) => item.PK));
       children = children.filter((item) => present.has(item.PK));
     }

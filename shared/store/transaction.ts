@@ -7,7 +7,7 @@
  * passes; a limit of the table that a request's values reach fails as ValueNotStorable.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.ts';
 import { db, getTable as table } from './client.ts';
 import { storageLimitIn, storageLimitOf } from './errors.ts';
@@ -371,6 +371,8 @@ export class Transaction {
   }
 
   private async write(operations: Operation[], failures: (Error | undefined)[]): Promise<void> {
+    const [only] = operations;
+    if (operations.length === 1 && only && !only.ConditionCheck) return writeOne(only, failures[0]);
     for (let attempt = 1; ; attempt++) {
       try {
         await db().send(new TransactWriteCommand({ TransactItems: operations }));
@@ -462,17 +464,61 @@ interface Count {
 const countId = (key: Key) => `${key.PK}|${key.SK}`;
 
 /**
+ * A transaction of one write is that write alone, with the same condition: half the write units
+ * of a transactional one, and no transaction to coordinate (a validation's address limit, say).
+ * A failed condition raises the operation's error (else ConditionalCheckFailedException).
+ */
+async function writeOne(operation: Operation, failure: Error | undefined): Promise<void> {
+  try {
+    if (operation.Put) await db().send(new PutCommand(operation.Put));
+    else if (operation.Update) await db().send(new UpdateCommand(operation.Update as UpdateCommandInput));
+    else if (operation.Delete) await db().send(new DeleteCommand(operation.Delete));
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw failure ?? error;
+    throw storageLimitOf(error) ?? error;
+  }
+}
+
+/**
  * Deletes the counts among `keys` that count nothing, each only while it is at 0 (or below, for
  * a decrement that found its count gone), so a count a create raised meanwhile stays. What a
- * crash leaves at 0 still reads as no holder.
+ * crash leaves at 0 still reads as no holder. The deletes go together, in one transaction per
+ * 100: a count that is not empty (or gone already) cancels it and is left out of the next try,
+ * so a removal usually pays one request for all its counts rather than one each.
  */
 export async function deleteEmptyCounts(keys: Key[]): Promise<void> {
+  const chunks: Key[][] = [];
+  for (let i = 0; i < keys.length; i += MAX_OPERATIONS) chunks.push(keys.slice(i, i + MAX_OPERATIONS));
+  await Promise.all(chunks.map(deleteEmptyTogether));
+}
+
+const emptyDelete = (key: Key) => ({
+  TableName: table(),
+  Key: key,
+  ConditionExpression: 'n <= :zero',
+  ExpressionAttributeValues: { ':zero': 0 },
+});
+
+async function deleteEmptyTogether(keys: Key[]): Promise<void> {
+  let pending = keys;
+  for (let attempt = 1; pending.length > 1 && attempt <= MAX_ATTEMPTS; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: pending.map((key) => ({ Delete: emptyDelete(key) })) }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const kept = new Set(reasons.flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : [])));
+      if (kept.size > 0) pending = pending.filter((_, i) => !kept.has(i));
+      else if (reasons.some((reason) => reason.Code === 'TransactionConflict')) await backoff(attempt);
+      else throw error;
+    }
+  }
+  // One left, or counts too busy to delete together: each on its own.
   await Promise.all(
-    keys.map(async (key) => {
+    pending.map(async (key) => {
       try {
-        await db().send(
-          new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'n <= :zero', ExpressionAttributeValues: { ':zero': 0 } }),
-        );
+        await db().send(new DeleteCommand(emptyDelete(key)));
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }

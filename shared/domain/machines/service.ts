@@ -59,7 +59,13 @@ function rules(attributes: MachineChanges) {
   hardwareRules(attributes);
 }
 
-export async function createMachine(actor: Actor, input: NewMachine): Promise<MachineRecord> {
+/** A machine changed, with its policy as read for the change: what its document is judged by (document.ts). */
+export interface ChangedMachine {
+  machine: MachineRecord;
+  policy: Item | undefined;
+}
+
+export async function createMachine(actor: Actor, input: NewMachine): Promise<ChangedMachine> {
   await authorizeAction(actor, 'machines', 'create');
   if (input.components?.length) await authorizeAction(actor, 'components', 'create');
   fingerprintRule(input.fingerprint);
@@ -125,7 +131,7 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ma
     await withdrawActivation(actor, machine, policy, written);
     if (startedExpiry) await withdrawStartedExpiry(licenseItem, startedExpiry);
   });
-  return machine;
+  return { machine, policy };
 }
 
 /** The license's policy and product, as they are now (either may be gone: the activation then fails on its license). */
@@ -175,7 +181,7 @@ export async function retrieveMachine(actor: Actor, id: string): Promise<Machine
 }
 
 /** `namedId`: the update's `data.id`, if sent; the path may name the machine by its fingerprint. */
-export async function updateMachine(actor: Actor, id: string, changes: MachineChanges, namedId?: string): Promise<MachineRecord> {
+export async function updateMachine(actor: Actor, id: string, changes: MachineChanges, namedId?: string): Promise<ChangedMachine> {
   const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   rules(changes);
@@ -199,7 +205,7 @@ export async function updateMachine(actor: Actor, id: string, changes: MachineCh
   if (recount) changeCores(tx, machine, (changes.cores ?? 0) - counted, limitsOf(policy));
   await emitEvent(tx, originOf(updated, actor.scope), 'machine.updated', machineDocument(updated, policy));
   await tx.commit();
-  return updated;
+  return { machine: updated, policy };
 }
 
 /** How often a deactivation reads its machine again when its cores changed meanwhile. */
