@@ -19,6 +19,9 @@ const SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const CONNECTIONS = 10;
 
+const WHERE_TIME_GOES =
+  "Where a case's time goes: the API's process, DynamoDB Local's JVM and autocannon share two cores, so a case's ceiling is about the cores over the CPU it costs per request across the processes. validate-key makes 3 DynamoDB requests (data model, pattern 54) but reads about 10 items (the license, its policy, its counts, the machine's marker, the components' device counts) and writes one (the address limit's hit, or the event with it): DynamoDB Local spends several times the bare GetItem's CPU on it, which, with the API's own, holds it near 0.2 × on this machine; what would lift it is fewer items read (a policy that is not strict needs no core or process count) and a cheaper pipeline.";
+
 interface Case {
   name: string;
   spec: Omit<LoadSpec, 'connections' | 'seconds'>;
@@ -71,7 +74,7 @@ export async function throughputSection(): Promise<Section> {
       title: 'Throughput against the bare limit',
       method: `Three processes: the API as \`npm start\` runs it (in memory, its own DynamoDB Local), the bare server (node:http answering each request with one consistent GetItem of the same component from that DynamoDB Local) and autocannon (${CONNECTIONS} connections, ${SECONDS} s per run, after 2 s warm-ups), each a process of its own. Per case, ${PAIRS} pairs of runs alternate bare, API, bare, API…; the ratio is the API's req/s over the bare server's in the same pair, and the figure is the median of the pairs. CPU per request is read from /proc (user + system time) of the API's process, of the bare server's and of DynamoDB Local's JVM around each run, divided by the requests answered. validate-key carries no bearer; the other cases run as the account's admin.`,
       rows,
-      notes: ['Pairs (API req/s / bare req/s = ratio):', ...pairLines].join('\n'),
+      notes: ['Pairs (API req/s / bare req/s = ratio):', ...pairLines, '', WHERE_TIME_GOES].join('\n'),
     };
   } finally {
     await bare?.stop();
