@@ -27,7 +27,7 @@ import {
 import { relatedItem } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import type { MachineRecord } from '../machines/machine.ts';
+import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './component.ts';
@@ -92,12 +92,7 @@ export function newComponent(actor: Actor, machine: MachineRecord, input: Omit<N
     environmentId: actor.scope.environmentId,
     created: timestamp,
     updated: timestamp,
-    machineId: machine.id,
-    licenseId: machine.licenseId,
-    policyId: machine.policyId,
-    productId: machine.productId,
-    ownerId: machine.ownerId ?? null,
-    licenseOwnerId: machine.licenseOwnerId ?? null,
+    ...underMachine(machine),
     fingerprint: input.fingerprint,
     name: input.name,
     metadata: input.metadata ?? {},

@@ -50,6 +50,16 @@ export interface MachineRecord extends StoredRecord {
 
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
 
+/** What a record that hangs on a machine (a component, a process) takes from it: its place in the licensing graph and its owners. */
+export const underMachine = (machine: MachineRecord) => ({
+  machineId: machine.id,
+  licenseId: machine.licenseId,
+  policyId: machine.policyId,
+  productId: machine.productId,
+  ownerId: machine.ownerId ?? null,
+  licenseOwnerId: machine.licenseOwnerId ?? null,
+});
+
 export const machineFingerprintValue = (licenseId: string, fingerprint: string) => digest(`${licenseId}:${fingerprint}`);
 
 /** The marker holds a fingerprint on its license (what finds the machine); the policy, product and account count its holders. */

@@ -18,7 +18,7 @@ import { machineNamed } from '../licensing/aliases.ts';
 import { relatedItem } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import type { MachineRecord } from '../machines/machine.ts';
+import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
@@ -58,12 +58,7 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
     environmentId: actor.scope.environmentId,
     created: timestamp,
     updated: timestamp,
-    machineId: machine.id,
-    licenseId: machine.licenseId,
-    policyId: machine.policyId,
-    productId: machine.productId,
-    ownerId: machine.ownerId ?? null,
-    licenseOwnerId: machine.licenseOwnerId ?? null,
+    ...underMachine(machine),
     pid: input.pid,
     metadata: input.metadata ?? {},
     lastHeartbeat: timestamp,
