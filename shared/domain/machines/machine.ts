@@ -8,7 +8,6 @@ import { digest } from '../../auth/secrets.ts';
 import { uniqueKey } from '../../store/keys.ts';
 import type { Item, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
-import type { Transaction } from '../../store/transaction.ts';
 import { findByUnique } from '../../store/unique.ts';
 import type { HolderRules } from '../licensing/fingerprints.ts';
 
@@ -78,7 +77,7 @@ export const MACHINE_FINGERPRINTS: HolderRules = {
 /**
  * What a machine's fingerprint marker carries besides its `ref`, so that validation judges the
  * machine from the marker alone: its id, environment and license, when it was made, its last
- * heartbeat (kept in step by every change of it: `heartbeatOnMarker`), and that its components
+ * heartbeat (kept in step by every change of it: heartbeat-writes.ts), and that its components
  * are in the device counts (fingerprints.ts). Markers of machines made before lack these:
  * validation then reads the machine and its components.
  */
@@ -130,23 +129,6 @@ export const factsOfRecord = (item: Item): MachineFacts => ({
 /** The key of the marker of a machine's fingerprint on its license. */
 export const machineMarkerKey = (accountId: string, licenseId: string, fingerprint: string) =>
   uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));
-
-/** Keeps the marker's last heartbeat in step with the machine's, in the transaction that changes it. */
-export function heartbeatOnMarker(
-  tx: Transaction,
-  machine: Pick<MachineRecord, 'accountId' | 'licenseId' | 'fingerprint'>,
-  lastHeartbeat: string | null,
-) {
-  tx.patch(
-    machineMarkerKey(machine.accountId, machine.licenseId, machine.fingerprint),
-    { lastHeartbeat },
-    {},
-    {
-      state: { PK: machineMarkerKey(machine.accountId, machine.licenseId, machine.fingerprint).PK },
-      changed: new Error('the machine was removed meanwhile'),
-    },
-  );
-}
 
 /** The machine of a license with this fingerprint, if the scope may read it. */
 export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>
