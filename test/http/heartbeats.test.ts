@@ -15,6 +15,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
 import { machineDue } from '#shared/domain/machines/sweep.ts';
+import { WALK_LICENSES } from '#shared/domain/policies/sweep.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { type Due, dueAttributes } from '#shared/store/due.ts';
 import { recordKey, uniqueKey } from '#shared/store/keys.ts';
@@ -446,5 +447,39 @@ describe.concurrent('the sweeper’s judgement of a machine (its handler, called
       }),
     );
     expect(outcomes.every((status) => status === 200 || status === 422)).toBe(true);
+  });
+});
+
+describe('a policy that starts requiring heartbeats', () => {
+  it('walks the machines already activated into the due index, at their deadlines as it now judges them, over several sweeps; a pinged one keeps its own', async () => {
+    const product = await l.product();
+    const policy = await l.policy(product.id);
+    // More licenses than one sweep walks (WALK_LICENSES), so the walk goes on in a second sweep.
+    const licenses = [];
+    for (let i = 0; i < WALK_LICENSES + 2; i++) licenses.push(await l.license(policy.id));
+    const first = await l.machine((licenses[0] as { id: string }).id);
+    const last = await l.machine((licenses.at(-1) as { id: string }).id);
+    const pinged = await l.machine((licenses[1] as { id: string }).id);
+    expect((await ping(pinged.id)).status).toBe(200);
+    const pingedDue = (await machineItem(pinged.id))?.DUESK;
+    expect((await machineItem(first.id))?.DUESK).toBeUndefined();
+
+    const patched = await l.api('PATCH', `/policies/${policy.id}`, {
+      body: doc('policies', { requireHeartbeat: true, heartbeatDuration: 60 }),
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    // The stack's sweeper (every 2 s here) walks the policy, then takes it out of the index.
+    const policyKey = recordKey(account.id, 'policies', policy.id);
+    for (let waited = 0; (await getItem(policyKey))?.DUESK !== undefined; waited += 500) {
+      expect(waited, 'the walk ends').toBeLessThan(30_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect((await getItem(policyKey))?.heartbeatWalk).toBeUndefined();
+    for (const machine of [first, last]) {
+      const item = await machineItem(machine.id);
+      // Unless the stack's sweeper already judged it (a minute later at the earliest), it is due at its creation plus 60 s.
+      expect(item?.DUESK).toBe(new Date(Date.parse(item?.created as string) + 60 * SECOND).toISOString());
+    }
+    expect((await machineItem(pinged.id))?.DUESK).toBe(pingedDue);
   });
 });

@@ -19,6 +19,7 @@ import { type Due, dueBetween } from '../../store/due.ts';
 import type { Key } from '../../store/keys.ts';
 import { getItem } from '../../store/records.ts';
 import { machineDue } from '../machines/sweep.ts';
+import { policyDue } from '../policies/sweep.ts';
 import { sweepProcess } from '../processes/sweep.ts';
 
 /** Looks at one record found due at `at` (ms since the epoch); throws to have it looked at again. */
@@ -28,6 +29,7 @@ export type DueHandler = (due: Due, at: number) => Promise<void>;
 const HANDLERS: Partial<Record<string, DueHandler>> = {
   MACHINE: machineDue,
   PROCESS: sweepProcess,
+  POLICY: policyDue,
 };
 
 /** Where the sweeper is: `until`, ms since the epoch up to which everything due was looked at. */

@@ -47,7 +47,7 @@ export async function relatedItem(actor: Actor, type: PolicyType & RecordType, i
  * The environments whose partitions may hold children of a record: its own; for a global
  * record also every SHARED environment, where records may hang on global ones.
  */
-async function childEnvironments(accountId: string, environmentId: string | null): Promise<(string | null)[]> {
+export async function childEnvironments(accountId: string, environmentId: string | null): Promise<(string | null)[]> {
   if (environmentId !== null) return [environmentId];
   const shared: string[] = [];
   let cursor: string | null = null;

@@ -34,6 +34,7 @@ import {
   UNIQUENESS_STRATEGIES,
 } from './policy.ts';
 import { judgeSettings, settingsOf } from './rules.ts';
+import { startsWatching, walkStart } from './sweep.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
 export interface PolicyChanges {
@@ -181,12 +182,15 @@ function updatedAfter(previous: unknown): string {
 export async function updatePolicy(actor: Actor, id: string, changes: PolicyChanges): Promise<PolicyRecord> {
   const item = await authorize(actor, 'policies', id, 'update');
   const checked = rules(changes);
-  judgeSettings({ ...toRecord<PolicyRecord>(item), ...checked });
+  const merged = { ...toRecord<PolicyRecord>(item), ...checked };
+  judgeSettings(merged);
+  // Heartbeats required from now on: the machines already activated are walked into the due index (sweep.ts).
+  const walk = startsWatching(item, merged) ? walkStart() : {};
   const tx = new Transaction();
   const updated = toRecord<PolicyRecord>(
     tx.update(
       item,
-      { ...checked, updated: updatedAfter(item.updated) },
+      { ...checked, ...walk, updated: updatedAfter(item.updated) },
       {
         missing: new RecordNotFound('policies', id),
         unchanged: { updated: item.updated },
