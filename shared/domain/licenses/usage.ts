@@ -1,10 +1,12 @@
 /**
  * What a license uses, as its validation reads it (docs/rules.md §14.5): its machines, their
  * cores and its processes, counted in every environment together by the counts the activations
- * keep (shared/domain/machines/seats.ts), and the machine a `machine` scope names — all among the
+ * keep (shared/domain/machines/seats.ts), read together and only when a check asks (a strict
+ * policy; a scope that found no machine), and the machine a `machine` scope names, among the
  * validation's one read (validation-reads.ts).
  */
 import {
+  type Key,
   licenseCoreCountKey,
   licenseMachineCountKey,
   licenseProcessCountKey,
@@ -12,7 +14,7 @@ import {
   recordKey,
 } from '../../store/keys.ts';
 import { anyInCollection } from '../../store/paging.ts';
-import { readItem } from '../../store/read-ahead.ts';
+import { readItem, readItems } from '../../store/read-ahead.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import { SLOTS } from '../licensing/slots.ts';
@@ -31,15 +33,26 @@ export interface UsageSubject {
 }
 
 export class Usage {
+  private counts?: Promise<Item[]>;
+
   constructor(private readonly subject: UsageSubject) {}
 
   private get accountId() {
     return this.subject.license.accountId;
   }
 
+  /** The license's machine, core and process counts, read together the first time one is asked for. */
+  private async count(key: Key): Promise<number> {
+    const { accountId } = this;
+    const id = this.subject.license.id;
+    const keys = [licenseMachineCountKey(accountId, id), licenseCoreCountKey(accountId, id), licenseProcessCountKey(accountId, id)];
+    this.counts ??= readItems(this.subject.scope.readAhead, keys);
+    return Number((await this.counts).find((item) => item.PK === key.PK && item.SK === key.SK)?.n ?? 0);
+  }
+
   /** The license's machines in every environment, as maxMachines counts them. */
-  machines(): number {
-    return this.subject.reads.count(licenseMachineCountKey(this.accountId, this.subject.license.id));
+  machines(): Promise<number> {
+    return this.count(licenseMachineCountKey(this.accountId, this.subject.license.id));
   }
 
   /**
@@ -48,29 +61,26 @@ export class Usage {
    * reads (one Query per partition, only then).
    */
   async any(): Promise<boolean> {
-    if (this.machines() > 0) return true;
+    if ((await this.machines()) > 0) return true;
     const { scope, license } = this.subject;
     return anyInCollection(scope, { type: 'machines', parent: { type: 'licenses', id: license.id, slot: SLOTS.machines.license } });
   }
 
   /** The cores of the license's machines in every environment, as maxCores counts them. */
-  cores(): number {
-    return this.subject.reads.count(licenseCoreCountKey(this.accountId, this.subject.license.id));
+  cores(): Promise<number> {
+    return this.count(licenseCoreCountKey(this.accountId, this.subject.license.id));
   }
 
   /**
    * The live processes maxProcesses counts: the license's under PER_LICENSE; under PER_MACHINE,
-   * those of `machine` (the machine the scopes matched: read now unless a `machine` scope named
-   * it), and none without one (Keygen's: no machine, nothing to count).
+   * those of `machine` (the machine the scopes matched), and none without one (Keygen's: no
+   * machine, nothing to count).
    */
   async processes(machine: MachineFacts | undefined): Promise<number> {
-    const { reads, limits, scope } = this.subject;
-    if (limits.processLeasingStrategy === 'PER_LICENSE')
-      return reads.count(licenseProcessCountKey(this.accountId, this.subject.license.id));
+    if (this.subject.limits.processLeasingStrategy === 'PER_LICENSE')
+      return this.count(licenseProcessCountKey(this.accountId, this.subject.license.id));
     if (!machine) return 0;
-    const key = machineProcessCountKey(this.accountId, machine.id);
-    if (machine.id === namedMachineId(this.subject.given)) return reads.count(key);
-    return Number((await readItem(scope.readAhead, key))?.n ?? 0);
+    return Number((await readItem(this.subject.scope.readAhead, machineProcessCountKey(this.accountId, machine.id)))?.n ?? 0);
   }
 
   /** The machine a `machine` scope names, if the request may read it and it belongs to the license. */

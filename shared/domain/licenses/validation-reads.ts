@@ -1,23 +1,16 @@
 /**
  * What a validation reads once its license is known, named at once and read in one BatchGetItem
  * (with whatever the pipeline read ahead): the license (validate-key: its marker names it), its
- * policy and its owner (the marker carries both), the counts of its machines, cores and processes,
- * the machine a `machine` scope names, the markers of the fingerprints given (each carries what
+ * policy and its owner (the marker carries both), the machine a `machine` scope names, the markers
+ * of the fingerprints given (each carries what
  * validation needs of its machine: machines/machine.ts), the device counts of the components given
  * (shared/domain/licensing/fingerprints.ts), and the entitlements scope's markers and sets. None
  * of these keys depends on what another of them holds, so none waits for another
- * (docs/data-model.md, pattern 54). Whatever a check needs beyond them (a machine made before
- * markers carried its facts, its components) it reads itself.
+ * (docs/data-model.md, pattern 54). Whatever a check needs beyond them it reads itself: the
+ * license's counts (usage.ts: only a strict policy, or a scope that found no machine, needs
+ * them), a machine made before markers carried its facts, its components.
  */
-import type { Key } from '../../store/keys.ts';
-import {
-  licenseCoreCountKey,
-  licenseMachineCountKey,
-  licenseProcessCountKey,
-  machineProcessCountKey,
-  type RecordType,
-  recordKey,
-} from '../../store/keys.ts';
+import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
 import { readItems } from '../../store/read-ahead.ts';
 import { type Item, isUuid } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
@@ -81,13 +74,9 @@ function keysOf({ accountId, licenseId, policyId, ownerId, given }: ReadPlan): K
     recordKey(accountId, 'licenses', licenseId),
     recordKey(accountId, 'policies', policyId),
     ...(ownerId ? [recordKey(accountId, 'users', ownerId)] : []),
-    // Small items, read whether or not the policy is strict: the policy is read with them.
-    licenseMachineCountKey(accountId, licenseId),
-    licenseCoreCountKey(accountId, licenseId),
-    licenseProcessCountKey(accountId, licenseId),
   ];
   const machineId = namedMachineId(given);
-  if (machineId !== undefined) keys.push(recordKey(accountId, 'machines', machineId), machineProcessCountKey(accountId, machineId));
+  if (machineId !== undefined) keys.push(recordKey(accountId, 'machines', machineId));
   for (const fingerprint of fingerprintsOf(given) ?? []) keys.push(machineMarkerKey(accountId, licenseId, fingerprint));
   if (given.fingerprint !== undefined && given.components !== undefined) {
     keys.push(deviceTotalKey(accountId, licenseId, given.fingerprint));

@@ -230,10 +230,15 @@ const statusOf = (machine: MachineFacts, heartbeat: Heartbeat) => heartbeatAt(ma
 const machineScope: Check = async (subject) => {
   const { given, usage, heartbeat } = subject;
   if (given.machine === undefined) return undefined;
-  const none = await noMachine(subject, 'machine');
-  if (none) return none;
   const named = usage.namedMachine();
-  if (!named) return ['MACHINE_SCOPE_MISMATCH', 'machine is not activated (does not match any associated machines)'];
+  // A machine found says the license has one; only when none is found are its machines counted.
+  if (!named)
+    return (
+      (await noMachine(subject, 'machine')) ?? [
+        'MACHINE_SCOPE_MISMATCH',
+        'machine is not activated (does not match any associated machines)',
+      ]
+    );
   const machine = factsOfRecord(named);
   const status = statusOf(machine, heartbeat);
   if (heartbeat.requireHeartbeat && status === 'NOT_STARTED') return ['HEARTBEAT_NOT_STARTED', 'machine heartbeat is required'];
@@ -254,10 +259,13 @@ const fingerprintScope: Check = async (subject) => {
   const fingerprints = fingerprintsOf(given);
   if (fingerprints === undefined) return undefined;
   if (fingerprints.length === 0) return ['FINGERPRINT_SCOPE_EMPTY', 'fingerprint scope cannot be empty'];
-  const none = await noMachine(subject, 'fingerprint');
-  if (none) return none;
   const machines = await Promise.all(fingerprints.map((fingerprint) => machineOf(subject, license, fingerprint)));
   const found = machines.filter((machine): machine is MachineFacts => machine !== undefined);
+  // A machine found says the license has one; only when none is found are its machines counted.
+  if (found.length === 0) {
+    const none = await noMachine(subject, 'fingerprint');
+    if (none) return none;
+  }
   const statuses = new Map(found.map((machine) => [machine, statusOf(machine, heartbeat)]));
   const alive = found.filter((machine) => statuses.get(machine) !== 'DEAD');
   if (found.length - alive.length === fingerprints.length) return ['HEARTBEAT_DEAD', 'machine heartbeat is dead'];
@@ -345,9 +353,11 @@ const strictLimits: Check = async (subject) => {
       : ['NO_MACHINE', 'must have exactly 1 associated machine'];
   }
   const machineLimit = limits.floating ? limits.maxMachines : (limits.maxMachines ?? 1);
-  const machines = usage.machines();
-  const cores = limits.maxCores === null ? 0 : usage.cores();
-  const processes = limits.maxProcesses === null ? 0 : await usage.processes(matched);
+  const [machines, cores, processes] = await Promise.all([
+    usage.machines(),
+    limits.maxCores === null ? 0 : usage.cores(),
+    limits.maxProcesses === null ? 0 : usage.processes(matched),
+  ]);
   return (
     overLimit('TOO_MANY_MACHINES', 'has too many associated machines', machines, machineLimit, limits) ??
     overLimit('TOO_MANY_CORES', 'has too many associated machine cores', cores, limits.maxCores, limits) ??
