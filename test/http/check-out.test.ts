@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLicenseFile, VerificationError } from '../../docs/examples/verify.mjs';
 import { type ParsedCertificate, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
 import { type CallOptions, call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, type licensing, listeningAccount } from './support/licensing.ts';
+import { doc, eventPayloads, type licensing, listeningAccount } from './support/licensing.ts';
 import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
@@ -280,17 +280,7 @@ describe('faults of the request', () => {
 });
 
 /** The payloads of the account's events of `kind` about the record `id`. */
-async function eventsAbout(kind: string, id: string): Promise<any[]> {
-  const payloads: any[] = [];
-  let next: string | null = `${account.path}/webhook-events?events[]=${kind}&page[cursor]=&page[size]=100`;
-  while (next) {
-    const reply = await call('GET', next, { token: account.adminToken });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    payloads.push(...reply.body.data.map((event: any) => JSON.parse(event.attributes.payload)));
-    next = reply.body.links.next;
-  }
-  return payloads.filter((payload) => payload.data.id === id);
-}
+const eventsAbout = (kind: string, id: string) => eventPayloads(account, kind, id);
 
 /** `type/id` of each included record, in order. */
 const refsOf = (dataset: any) => dataset.included.map((record: any) => `${record.type}/${record.id}`);

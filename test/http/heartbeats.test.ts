@@ -20,9 +20,10 @@ import { db, getTable } from '#shared/store/client.ts';
 import { type Due, dueAttributes } from '#shared/store/due.ts';
 import { recordKey, uniqueKey } from '#shared/store/keys.ts';
 import { getItem, type Item } from '#shared/store/records.ts';
-import { call, environmentToken, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
+import { environmentToken, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
 import { localStackIdle } from './support/idle.ts';
-import { doc, expectCode, type licensing, listeningAccount, ref } from './support/licensing.ts';
+import { doc, eventPayloads, expectCode, type licensing, listeningAccount, ref } from './support/licensing.ts';
+import { storeMachine } from './support/machines.ts';
 import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
@@ -76,17 +77,8 @@ async function setMachine(
   if (values.created !== undefined) sets.created = new Date(values.created).toISOString();
   if (values.due !== undefined) Object.assign(sets, dueAttributes(new Date(values.due)));
   if (values.heartbeatDeathAnnounced !== undefined) sets.heartbeatDeathAnnounced = values.heartbeatDeathAnnounced;
-  const names = Object.keys(sets);
-  await db().send(
-    new UpdateCommand({
-      TableName: getTable(),
-      Key: recordKey(account.id, 'machines', id),
-      UpdateExpression: `SET ${names.map((_, i) => `#n${i} = :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, sets[name]])),
-      ConditionExpression: 'attribute_exists(PK)',
-    }),
-  );
+  // On the marker too, as every write of the service keeps them in step (validation reads the marker).
+  await storeMachine(account.id, id, sets);
 }
 
 /** The machine as the sweeper would hand it over: its key and its due time as stored. */
@@ -97,17 +89,7 @@ async function dueOf(id: string): Promise<Due> {
 }
 
 /** The payloads of the account's webhook events of `kind` about machine `id` (each is written with its change). */
-async function eventsAbout(kind: string, id: string): Promise<any[]> {
-  const payloads: any[] = [];
-  let next: string | null = `${account.path}/webhook-events?events[]=${kind}&page[cursor]=&page[size]=100`;
-  while (next) {
-    const reply: Reply = await call('GET', next, { token: account.adminToken });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    payloads.push(...reply.body.data.map((event: any) => JSON.parse(event.attributes.payload)));
-    next = reply.body.links.next;
-  }
-  return payloads.filter((payload) => payload.data.id === id);
-}
+const eventsAbout = (kind: string, id: string) => eventPayloads(account, kind, id);
 
 const attributesOf = (reply: Reply) => {
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);

@@ -23,7 +23,7 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { call, environmentToken, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing, listeningAccount, ref } from './support/licensing.ts';
+import { doc, eventPayloads, expectCode, ids, licensing, listeningAccount, ref } from './support/licensing.ts';
 import type { Receiver } from './support/receiver.ts';
 
 let account: TestAccount;
@@ -53,17 +53,7 @@ async function started(machineId: string, attributes: Record<string, unknown> = 
 const ping = (id: string, credentials: Credentials = {}) => l.api('POST', `/processes/${id}/actions/ping`, credentials);
 
 /** The payloads of the account's events of `kind` about the record `id`, as the API lists them (each written with its change). */
-async function eventsAbout(kind: string, id: string): Promise<any[]> {
-  const payloads: any[] = [];
-  let next: string | null = `${account.path}/webhook-events?events[]=${kind}&page[cursor]=&page[size]=100`;
-  while (next) {
-    const reply = await call('GET', next, { token: account.adminToken });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    payloads.push(...reply.body.data.map((event: any) => JSON.parse(event.attributes.payload)));
-    next = reply.body.links.next;
-  }
-  return payloads.filter((payload) => payload.data.id === id);
-}
+const eventsAbout = (kind: string, id: string) => eventPayloads(account, kind, id);
 
 const table = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const TableName = () => process.env.TABLE_NAME as string;

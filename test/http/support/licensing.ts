@@ -105,3 +105,16 @@ export async function listeningAccount(): Promise<{ account: TestAccount; l: Ret
   expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
   return { account, l, receiver };
 }
+
+/** The payloads of `account`'s webhook events of `kind` about the record `id`, every page read. */
+export async function eventPayloads(account: TestAccount, kind: string, id: string): Promise<any[]> {
+  const payloads: any[] = [];
+  let next: string | null = `${account.path}/webhook-events?events[]=${kind}&page[cursor]=&page[size]=100`;
+  while (next) {
+    const reply: Reply = await call('GET', next, { token: account.adminToken });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    payloads.push(...reply.body.data.map((event: any) => JSON.parse(event.attributes.payload)));
+    next = reply.body.links.next;
+  }
+  return payloads.filter((payload) => payload.data.id === id);
+}
