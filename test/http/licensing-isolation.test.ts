@@ -171,4 +171,27 @@ describe('licensing isolation: records hanging on global ones', () => {
     expectCode(await l.api('GET', `/machines/${machine.id}`, env('B')), 404);
     expectCode(await l.api('GET', `/components/${component.id}`, env('B')), 404);
   });
+
+  // Last: it adds records to B and to global, which the lists above count.
+  it("validation finds a fingerprint's machine only where the request may see it: a global license's machine activated in SHARED B matches from B, not from global", async () => {
+    const license = records.global.licenses;
+    const fingerprint = `b-${randomUUID()}`;
+    const machine = await l.machine(license.id, { fingerprint }, env('B'));
+    const part = `p-${randomUUID()}`;
+    await l.component(machine.id, part, env('B'));
+    const verdict = async (from: Home, scope: Record<string, unknown>) => {
+      const reply = await call('POST', `${account.path}/licenses/actions/validate-key`, {
+        ...env(from),
+        body: { meta: { key: license.attributes.key, scope } },
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      return reply.body.meta.code;
+    };
+    expect(await verdict('B', { fingerprint })).toBe('VALID');
+    expect(await verdict('B', { fingerprint, components: [part] })).toBe('VALID');
+    expect(await verdict('global', { fingerprint })).toBe('FINGERPRINT_SCOPE_MISMATCH');
+    expect(await verdict('global', { fingerprint, components: [part] })).toBe('FINGERPRINT_SCOPE_MISMATCH');
+    expect(await verdict('global', { machine: machine.id })).toBe('MACHINE_SCOPE_MISMATCH');
+    expect(await verdict('A', { fingerprint })).toBe('NOT_FOUND');
+  });
 });
