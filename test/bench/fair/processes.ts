@@ -14,13 +14,16 @@ const ROOT = join(HERE, '..', '..', '..');
 const TICKS_PER_SECOND = 100;
 
 /** A child process started with tsx's loader in the same node (one process, one pid). */
-function node(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+function node(script: string, args: string[], env: Record<string, string>, nodeOptions: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
+
+/** Node's options that write a CPU profile into `directory` when the process exits. */
+const profiled = (directory?: string) => (directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : []);
 
 /** Resolves with the first stdout line starting with `marker` (the rest of the line), rejects if the process ends first. */
 function lineOf(child: ChildProcess, marker: string, timeoutMs = 120_000): Promise<string> {
@@ -62,13 +65,16 @@ export interface ApiProcess {
 
 /** `npm start` in memory with the demo account: the API as a user runs it, in its own process. */
 export async function startApi(options: { cpuProfileDir?: string } = {}): Promise<ApiProcess> {
-  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bin/serve.ts', '--in-memory', '--ready-json'], {
-    cwd: ROOT,
-    // The per-address limit of unauthenticated routes (validate-key) would answer most of a load run with 429s.
-    env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', SQS_PORT: '0', SES_PORT: '0', RATE_LIMIT_PER_ADDRESS: '1000000000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...profiled(options.cpuProfileDir), '--import', 'tsx', 'bin/serve.ts', '--in-memory', '--ready-json'],
+    {
+      cwd: ROOT,
+      // The per-address limit of unauthenticated routes (validate-key) would answer most of a load run with 429s.
+      env: { ...process.env, PORT: '0', DYNAMODB_PORT: '0', SQS_PORT: '0', SES_PORT: '0', RATE_LIMIT_PER_ADDRESS: '1000000000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const token = lineOf(child, '  token');
   const endpoints = JSON.parse(await lineOf(child, 'LOCAL_STACK_READY')) as { api: string; dynamodb: string; tableName: string };
   // Drained, never read: what the API logs costs the API, not this process.
@@ -90,12 +96,17 @@ export interface BareProcess {
 }
 
 /** The bare server (bare-server.ts) reading `key` from the API's DynamoDB Local. */
-export async function startBare(api: ApiProcess, key: { PK: string; SK: string }): Promise<BareProcess> {
-  const child = node(join(HERE, 'bare-server.ts'), [], {
-    BARE_DYNAMODB_ENDPOINT: api.dynamodb,
-    BARE_TABLE: api.tableName,
-    BARE_KEY: JSON.stringify(key),
-  });
+export async function startBare(
+  api: ApiProcess,
+  key: { PK: string; SK: string },
+  options: { cpuProfileDir?: string } = {},
+): Promise<BareProcess> {
+  const child = node(
+    join(HERE, 'bare-server.ts'),
+    [],
+    { BARE_DYNAMODB_ENDPOINT: api.dynamodb, BARE_TABLE: api.tableName, BARE_KEY: JSON.stringify(key) },
+    profiled(options.cpuProfileDir),
+  );
   const port = await lineOf(child, 'BARE_READY');
   return { pid: child.pid ?? 0, url: `http://127.0.0.1:${port}/`, stop: () => stop(child, 'SIGTERM') };
 }
