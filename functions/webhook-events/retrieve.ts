@@ -1,9 +1,9 @@
 import { webhookEvents } from '#shared/api/webhooks.ts';
-import { webhookEventDocument } from '#shared/domain/webhook-events/document.ts';
+import { shownWebhookEvent } from '#shared/domain/webhook-events/document.ts';
 import { retrieveWebhookEvent } from '#shared/domain/webhook-events/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 
 export const handler = operation(webhookEvents.retrieve, async ({ actor, params }) =>
-  ok(webhookEventDocument(await retrieveWebhookEvent(actor, params.id))),
+  ok(await shownWebhookEvent(await retrieveWebhookEvent(actor, params.id))),
 );

@@ -120,6 +120,14 @@ function attachment<T extends ResourceType, H extends ResourceType>(id: string, 
 /** A related record that is always there: its identifier, with its own path as link. */
 const linked = <T extends ResourceType>(type: T) => z.strictObject({ links: Related, data: identifier(type) });
 
+/** A webhook event's endpoint: named for good, linked while it exists (a link to a removed endpoint would answer 404). */
+const EventEndpoint = named(
+  'WebhookEventEndpoint',
+  z
+    .union([linked('webhook-endpoints'), z.strictObject({ data: identifier('webhook-endpoints') })])
+    .check(z.describe('The endpoint the event was for, always by identifier; `links.related` only while the endpoint exists')),
+);
+
 /**
  * A license or machine file (shared/domain/check-out/): made by a check-out and kept nowhere, so
  * it has no `links` to read it back by, nor `created` and `updated`.
@@ -335,23 +343,29 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
   ),
   'webhook-events': named(
     'WebhookEvent',
-    z.strictObject({
-      id: Id,
-      type: z.literal('webhook-events'),
-      meta: z.strictObject({ idempotencyToken: z.string().check(z.describe('64 hex characters, the same across retries')) }),
-      attributes: z.strictObject({
-        endpoint: z.string(),
-        payload: z.string().check(z.describe('The `{data, meta?}` document of the change, serialised')),
-        event: z.enum(EVENT_KINDS as [string, ...string[]]),
-        status: every<WebhookEventStatus>()(['DELIVERING', 'DELIVERED', 'FAILING', 'FAILED']),
-        lastResponseCode: z.nullable(z.int()),
-        lastResponseBody: z.nullable(z.string()),
-        created: Timestamp,
-        updated: Timestamp,
-      }),
-      relationships: z.strictObject({ account, environment, endpoint: toOne('webhook-endpoints') }),
-      links: SelfLinks,
-    }),
+    z
+      .strictObject({
+        id: Id,
+        type: z.literal('webhook-events'),
+        meta: z.strictObject({ idempotencyToken: z.string().check(z.describe('64 hex characters, the same across retries')) }),
+        attributes: z.strictObject({
+          endpoint: z.string(),
+          payload: z.string().check(z.describe('The `{data, meta?}` document of the change, serialised')),
+          event: z.enum(EVENT_KINDS as [string, ...string[]]),
+          status: every<WebhookEventStatus>()(['DELIVERING', 'DELIVERED', 'FAILING', 'FAILED']),
+          lastResponseCode: z.nullable(z.int()),
+          lastResponseBody: z.nullable(z.string()),
+          created: Timestamp,
+          updated: Timestamp,
+        }),
+        relationships: z.strictObject({ account, environment, endpoint: EventEndpoint }),
+        links: SelfLinks,
+      })
+      .check(
+        z.describe(
+          'One delivery of one change to one endpoint (docs/rules.md §5). It outlives its endpoint: `relationships.endpoint.data` always names the endpoint it was for, `links.related` only while that endpoint exists.',
+        ),
+      ),
   ),
   'license-files': checkOutFile('LicenseFile', 'license-files', { license: linked('licenses') }),
   'machine-files': checkOutFile('MachineFile', 'machine-files', { license: linked('licenses'), machine: linked('machines') }),

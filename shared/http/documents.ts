@@ -3,7 +3,7 @@
  * file to save.
  */
 
-import type { ResourceObject } from '../jsonapi.ts';
+import { linkedFrom, type ResourceObject } from '../jsonapi.ts';
 import type { ListLinks } from './pagination.ts';
 
 export interface Reply {
@@ -36,3 +36,19 @@ export const attachment = (content: string, filename: string): Reply => ({
   raw: content,
   headers: { 'Content-Type': FILE_MEDIA_TYPE, 'Content-Disposition': `attachment; filename="${filename}"` },
 });
+
+/**
+ * The reply with the links of its resources as a request whose headers select
+ * `headerEnvironmentId` follows them (see linkedFrom): every answer's documents pass here.
+ */
+export function linkedReply(reply: Reply, headerEnvironmentId: string | null): Reply {
+  const body = reply.body;
+  if (body === null || typeof body !== 'object' || !('data' in body)) return reply;
+  const link = (value: unknown) => (isResource(value) ? linkedFrom(value, headerEnvironmentId) : value);
+  return { ...reply, body: { ...body, data: Array.isArray(body.data) ? body.data.map(link) : link(body.data) } };
+}
+
+function isResource(value: unknown): value is Pick<ResourceObject, 'relationships' | 'links'> {
+  if (value === null || typeof value !== 'object' || !('relationships' in value)) return false;
+  return value.relationships !== null && typeof value.relationships === 'object';
+}

@@ -44,11 +44,11 @@ import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
-import { FILE_MEDIA_TYPE, type Reply } from './documents.ts';
+import { FILE_MEDIA_TYPE, linkedReply, type Reply } from './documents.ts';
 import { ApiError, badRequest, environmentInvalid, errorResult, MEDIA_TYPE, toApiError } from './errors.ts';
 import { pageRequest } from './pagination.ts';
 import { parseQuery, parseQueryWith, type Query } from './query.ts';
-import { requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
+import { environmentHeader, requestedEnvironment, requestKeys, secondEnvironmentHeader } from './request-keys.ts';
 import { checkAcceptSignature, signAnswer } from './signature.ts';
 import { clientOf } from './source-address.ts';
 
@@ -372,7 +372,11 @@ function baseHeaders(context: PipelineContext, requestId: string): Record<string
   return headers;
 }
 
-function render(context: PipelineContext, reply: Reply): Result {
+function render(context: PipelineContext, given: Reply): Result {
+  const { event, environment } = context.request;
+  // Links are followed with the request's headers, never its query: a record outside the environment
+  // they select names its own (linkedFrom, shared/jsonapi.ts).
+  const reply = linkedReply(given, event && environmentHeader(event) !== undefined ? (environment?.id ?? null) : null);
   const headers = { ...baseHeaders(context, context.request.requestId ?? context.awsRequestId), ...reply.headers };
   if (reply.body === undefined && reply.raw === undefined) delete headers['Content-Type'];
   return {

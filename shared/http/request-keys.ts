@@ -35,16 +35,16 @@ import {
 import { isUuid } from '../store/records.ts';
 import type { Body } from './body.ts';
 
-/** The Service-Environment header, else the `environment` query parameter. */
+/** The Service-Environment header, else the `environment` query parameter (ignored when a header names one). */
 export function requestedEnvironment(event: APIGatewayProxyEventV2): string | undefined {
-  const headers = event.headers ?? {};
   // Only `environment` is read here; the rest of the query is parsed after authentication.
-  return (
-    headers['service-environment'] ??
-    headers['keygen-environment'] ??
-    new URLSearchParams(event.rawQueryString ?? '').get('environment') ??
-    undefined
-  );
+  return environmentHeader(event) ?? new URLSearchParams(event.rawQueryString ?? '').get('environment') ?? undefined;
+}
+
+/** The environment the request's headers name: Service-Environment, else its alias Keygen-Environment. */
+export function environmentHeader(event: APIGatewayProxyEventV2): string | undefined {
+  const headers = event.headers ?? {};
+  return headers['service-environment'] ?? headers['keygen-environment'];
 }
 
 /**
