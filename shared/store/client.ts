@@ -16,4 +16,18 @@ export function db(): DynamoDBDocumentClient {
   return client;
 }
 
+/**
+ * The plain client, for the batch read every request makes (the pipeline's read-ahead, a
+ * validation's reads: `getItems`). It resolves its middleware stack once per command type
+ * (`cacheMiddleware`) instead of on every call, which is about a fifth of the SDK's CPU per
+ * request. The document client cannot do that (its commands bind the resolved stack to their
+ * first instance), so `getItems` marshals its keys and items itself.
+ */
+let plain: DynamoDBClient | undefined;
+
+export function plainDb(): DynamoDBClient {
+  plain ??= traced(new DynamoDBClient({ cacheMiddleware: true }));
+  return plain;
+}
+
 export const getTable = () => config.tableName;

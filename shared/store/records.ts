@@ -3,8 +3,10 @@
  * keys, collection memberships, the uniqueness markers it holds and the holder counts it is in;
  * the item describes itself, so deletes, cascades and purges need nothing but the item.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, getTable as table } from './client.ts';
+import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
 import { canRead, type Scope } from './scope.ts';
 
@@ -110,11 +112,11 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
   const found: Item[] = [];
   let pending: Key[] = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
-    const { Responses, UnprocessedKeys } = await db().send(
-      new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true } } }),
+    const { Responses, UnprocessedKeys } = await plainDb().send(
+      new BatchGetItemCommand({ RequestItems: { [table()]: { Keys: pending.map((key) => marshall(key)), ConsistentRead: true } } }),
     );
-    found.push(...((Responses?.[table()] ?? []) as Item[]));
-    pending = (UnprocessedKeys?.[table()]?.Keys ?? []) as Key[];
+    found.push(...(Responses?.[table()] ?? []).map((item) => unmarshall(item) as Item));
+    pending = (UnprocessedKeys?.[table()]?.Keys ?? []).map((key) => unmarshall(key) as Key);
     if (pending.length > 0) await backoff(attempt);
   }
   return found;

@@ -59,6 +59,8 @@ const started = performance.now();
 // No schedule runs on its own: a section calls what it measures (the heartbeat sweeper's cursor is the section's).
 const scheduleSeconds = Object.fromEntries(schedules.map((schedule) => [schedule.operation, 0]));
 const stack = await startLocalStack({ apiPort: 0, dynamodbPort: 0, sqsPort: 0, sesPort: 0, scheduleSeconds, log: () => {} });
+// Before any request: the store's plain client resolves its middleware once, at its first request.
+(await import('./support.ts')).installMeter();
 const results = new Map<string, Section>();
 try {
   for (const [name, run] of sections) {

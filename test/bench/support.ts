@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { InitializeMiddleware } from '@smithy/types';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
 import type { LocalStack } from '#shared/local/stack.ts';
-import { db, getTable } from '#shared/store/client.ts';
+import { db, getTable, plainDb } from '#shared/store/client.ts';
 import {
   collectionName,
   collectionPartition,
@@ -287,33 +288,34 @@ let metering = false;
 export function installMeter(): void {
   if ((installMeter as { done?: boolean }).done) return;
   (installMeter as { done?: boolean }).done = true;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
-      if (!metering || !CAPACITY_COMMANDS.has(name)) return next(args);
-      const input = args.input as Record<string, unknown>;
-      input.ReturnConsumedCapacity = 'TOTAL';
-      tally.requests++;
-      tally.byCommand[name] = (tally.byCommand[name] ?? 0) + 1;
-      for (const item of (input.TransactItems ?? []) as { Put?: { Item?: { type?: unknown } } }[]) {
-        if (item.Put?.Item?.type === 'webhook-events') tally.events++;
-      }
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
-        CapacityUnits?: number;
-        ReadCapacityUnits?: number;
-        WriteCapacityUnits?: number;
-      }[]) {
-        // DynamoDB Local reports CapacityUnits only; reads and writes are told apart by command.
-        const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
-        if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) tally.rcu += units;
-        else tally.wcu += units;
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'benchMeter', priority: 'high' },
-  );
+  const meter: InitializeMiddleware<object, object> = (next, context) => async (args) => {
+    const name = context.commandName ?? 'unknown';
+    if (!metering || !CAPACITY_COMMANDS.has(name)) return next(args);
+    const input = args.input as Record<string, unknown>;
+    input.ReturnConsumedCapacity = 'TOTAL';
+    tally.requests++;
+    tally.byCommand[name] = (tally.byCommand[name] ?? 0) + 1;
+    for (const item of (input.TransactItems ?? []) as { Put?: { Item?: { type?: unknown } } }[]) {
+      if (item.Put?.Item?.type === 'webhook-events') tally.events++;
+    }
+    const result = await next(args);
+    const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+    for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
+      CapacityUnits?: number;
+      ReadCapacityUnits?: number;
+      WriteCapacityUnits?: number;
+    }[]) {
+      // DynamoDB Local reports CapacityUnits only; reads and writes are told apart by command.
+      const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
+      if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) tally.rcu += units;
+      else tally.wcu += units;
+    }
+    return result;
+  };
+  // Both clients of the store: the plain one resolves its stack once, so the meter is added before its first request.
+  const options = { step: 'initialize', name: 'benchMeter', priority: 'high' } as const;
+  db().middlewareStack.add(meter as never, options);
+  plainDb().middlewareStack.add(meter as never, options);
 }
 
 /** Runs `action` with the meter on, from zero. */

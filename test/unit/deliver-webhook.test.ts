@@ -7,17 +7,15 @@
  * WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused targets never see a request;
  * poison messages fail their batch item.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
@@ -53,6 +51,8 @@ vi.mock('#shared/events/transport.ts', async (original) => ({
 }));
 
 const documents = mockClient(DynamoDBDocumentClient);
+/** The store's batch reads go through the plain client (shared/store/client.ts). */
+const plain = mockClient(DynamoDBClient);
 const sqs = mockClient(SQSClient);
 
 type Stored = Record<string, any>;
@@ -95,6 +95,7 @@ const conditionFailed = (item: Stored | undefined) =>
 
 function install() {
   documents.reset();
+  plain.reset();
   sqs.reset();
   documents.on(GetCommand).callsFake((input) => {
     model.requests.push('GetItem');
@@ -102,14 +103,14 @@ function install() {
     const item = model.items.get(input.Key.PK);
     return { Item: item && structuredClone(item) };
   });
-  documents.on(BatchGetCommand).callsFake((input) => {
+  plain.on(BatchGetItemCommand).callsFake((input) => {
     model.requests.push('BatchGetItem');
     failing('BatchGetItem', input);
     const [[table, { Keys, ConsistentRead }]] = Object.entries(input.RequestItems) as [string, any][];
     expect(ConsistentRead).toBe(true);
-    const items = Keys.map((key: any) => model.items.get(key.PK))
+    const items = Keys.map((key: any) => model.items.get(unmarshall(key).PK))
       .filter(Boolean)
-      .map((item: Stored) => structuredClone(item));
+      .map((item: Stored) => marshall(item, { removeUndefinedValues: true }));
     return { Responses: { [table]: items }, UnprocessedKeys: {} };
   });
   documents.on(QueryCommand).callsFake(() => {
