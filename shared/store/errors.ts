@@ -44,7 +44,7 @@ export class ValueNotStorable extends Error {
 }
 
 interface Limit {
-  /** DynamoDB's wording (a ValidationException's message, or a transaction's ValidationError reason). */
+  /** The failure's words: a ValidationException's message, a transaction's ValidationError reason, the marshaller's Error. */
   wording: RegExp;
   limit: ValueNotStorable['limit'];
   detail: string;
@@ -63,7 +63,7 @@ const LIMITS: readonly Limit[] = [
     wording:
       /hash ?key|range (primary )?keys?|primary key values|index key|key attribute|^one or more parameter values were invalid: size limit exceeded/i,
     limit: 'value',
-    detail: 'A value sent is too long to be stored as a key (at most 2048 bytes; 1024 for a sort key)',
+    detail: 'A value sent cannot be stored as a key (from 1 to 2048 bytes; at most 1024 for a sort key)',
   },
   { wording: /nesting levels/i, limit: 'value', detail: 'A value sent is nested deeper than can be stored (32 levels)' },
   {
@@ -78,7 +78,8 @@ const LIMITS: readonly Limit[] = [
  * The SDK's marshaller (@aws-sdk/util-dynamodb) refuses some values before DynamoDB sees them,
  * with plain Errors: numbers past ±2^53 or not finite, objects it takes for class instances (a
  * `constructor` key). One whose `toString` key is no function makes its very message throw a
- * TypeError instead.
+ * TypeError instead; told by its words alone, as the boundary cannot see where it was thrown,
+ * that TypeError anywhere else would still be an object of the request that cannot be made text.
  */
 const MARSHALLER: readonly Limit[] = [
   {
