@@ -49,8 +49,20 @@ const nonce = z
   .int()
   .check(z.describe('An integer the client chooses afresh for this validation; the answer echoes it (docs/rules.md §7)'));
 
+/**
+ * The most a request's scope may weigh as JSON: it is echoed in the answer and in the
+ * validation's webhook events, records of at most 400 KB beside the license's own document.
+ */
+const SCOPE_MAX_BYTES = 64 * 1024;
+const requestedScope = validationScope.check(
+  z.refine((scope) => Buffer.byteLength(JSON.stringify(scope)) <= SCOPE_MAX_BYTES, {
+    message: `is too large (at most ${SCOPE_MAX_BYTES / 1024} KB as JSON)`,
+  }),
+  z.describe(`What the verdict must hold for besides the license: at most ${SCOPE_MAX_BYTES / 1024} KB as JSON`),
+);
+
 /** What both validations read of `meta` besides the key. */
-const validationRequest = { nonce: z.optional(nonce), scope: z.optional(validationScope) };
+const validationRequest = { nonce: z.optional(nonce), scope: z.optional(requestedScope) };
 
 /**
  * The verdict both validations answer with, beside the license: when it was reached, and the

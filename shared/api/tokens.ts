@@ -1,6 +1,6 @@
 /** The tokens' operations, and the body every token generation shares. */
 import * as z from 'zod/mini';
-import { MAX_REQUESTED_PERMISSIONS } from '../auth/permissions.ts';
+import { MAX_PERMISSION_LENGTH, MAX_REQUESTED_PERMISSIONS } from '../auth/permissions.ts';
 import { resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 
@@ -12,7 +12,7 @@ export const tokenRequestBody = z.optional(
   resourceDocument('tokens', {
     name: z.nullish(z.string()),
     expiry: z.nullish(z.string()),
-    permissions: z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
+    permissions: z.optional(z.array(z.string().check(z.maxLength(MAX_PERMISSION_LENGTH))).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
   }),
 );
 

@@ -1,11 +1,12 @@
 /** The webhook endpoints' and webhook events' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
-import { MAX_REQUESTED_SUBSCRIPTIONS } from '../domain/webhook-endpoints/endpoint.ts';
+import { MAX_REQUESTED_SUBSCRIPTIONS, MAX_SUBSCRIPTION_LENGTH } from '../domain/webhook-endpoints/endpoint.ts';
 import { nonBlank, resourceDocument, updateDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import { uuidFilter } from './common.ts';
 
-const subscriptions = () => z.optional(z.array(z.string()).check(z.maxLength(MAX_REQUESTED_SUBSCRIPTIONS)));
+const subscriptions = () =>
+  z.optional(z.array(z.string().check(z.maxLength(MAX_SUBSCRIPTION_LENGTH))).check(z.maxLength(MAX_REQUESTED_SUBSCRIPTIONS)));
 
 export const webhookEndpoints = {
   create: declare({

@@ -161,5 +161,11 @@ export function normalisePermissions(requested: readonly string[]): string[] {
   return [...new Set(requested)];
 }
 
-/** What a body may send: the known permissions and `*`, each a few times over, refused cheaply past that (400). */
+/**
+ * What a body may send: the known permissions and `*`, each a few times over, and none longer
+ * than room for a name yet to come (the longest now has 27 characters); past that, refused
+ * cheaply (400) rather than named back in a 422. Stored, a token holds at most
+ * PERMISSIONS.length + 1 distinct entries: about 2 KB.
+ */
 export const MAX_REQUESTED_PERMISSIONS = 200;
+export const MAX_PERMISSION_LENGTH = 64;

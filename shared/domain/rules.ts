@@ -34,19 +34,49 @@ export function oneOf<T extends string>(attribute: string, value: string | undef
 
 const METADATA_MAX_KEYS = 64;
 const METADATA_MAX_BYTES = 16 * 1024;
+/** Levels of objects and arrays within `metadata` (the object itself is the first). */
+export const METADATA_MAX_DEPTH = 64;
 
-/**
- * The `metadata` attribute of a body: any JSON object, passed on untouched. (zod's record
- * builds a copy, and a copy made by assignment loses a `__proto__` key.) The store keeps it as
- * JSON text, so any JSON within the limits below comes back exactly as sent.
- */
 /** Free-form metadata of a record: a JSON object. */
 export type Metadata = Record<string, unknown>;
 
+/**
+ * The `metadata` attribute of a body: any JSON object, passed on untouched (zod's record builds
+ * a copy, and a copy made by assignment loses a `__proto__` key). The store keeps it as JSON
+ * text (shared/store/records.ts), so whatever its keys (`constructor`, `toString`, `__proto__`)
+ * and numbers (of any magnitude JSON.parse reads as a finite number) it comes back as sent.
+ * Refused with 400 at the value: nesting past METADATA_MAX_DEPTH levels (its size is counted
+ * by serialising it, which deep nesting would overflow), and a number past ±1.8e308, which
+ * JSON.parse reads as Infinity and JSON.stringify would give back as null.
+ */
 export const metadataSchema = () =>
-  z.custom<Metadata>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), {
-    message: 'type mismatch (expected object)',
-  });
+  z
+    .custom<Metadata>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), {
+      message: 'type mismatch (expected object)',
+    })
+    .check(
+      z.superRefine((metadata, ctx) => {
+        const fault = metadataFault(metadata);
+        if (fault) ctx.addIssue({ code: 'custom', message: fault.message, path: fault.path, input: metadata });
+      }),
+    );
+
+/** The first value of `metadata` it may not hold, with its path; walked without recursion, however deep. */
+function metadataFault(metadata: Metadata): { path: PropertyKey[]; message: string } | undefined {
+  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value: metadata, path: [] }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      return { path, message: 'is a number out of range (at most ±1.7976931348623157e308)' };
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= METADATA_MAX_DEPTH)
+      return { path, message: `is nested too deep (metadata holds at most ${METADATA_MAX_DEPTH} levels)` };
+    const entries: [PropertyKey, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+    for (const [key, item] of entries.reverse()) pending.push({ value: item, path: [...path, key] });
+  }
+  return undefined;
+}
 
 export function metadataRule(metadata: Metadata | undefined): void {
   if (metadata === undefined) return;

@@ -50,7 +50,7 @@ type Detail = { detail: string; code?: string; source?: ErrorSource };
 
 export const badRequest = (detail: string, extra: Omit<Detail, 'detail'> = {}) => new ApiError(400, [{ detail, ...extra }]);
 
-/** A request body over the limit (MAX_BODY_BYTES), or values too large for the table to store. */
+/** A request body over the limit (MAX_BODY_BYTES). */
 export const payloadTooLarge = (detail: string) => new ApiError(413, [{ detail, code: 'PAYLOAD_TOO_LARGE' }]);
 
 /** Where a rate limit stands, as the `X-RateLimit-*` headers tell it. */
@@ -88,12 +88,14 @@ export function toApiError(error: unknown): unknown {
   }
   if (error instanceof InputInvalid)
     return new ApiError(400, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
-  // A limit of the table reached by the request's values (a read's key included): its fault, told plainly.
+  // A limit of the table reached by the request's values (a read's key included): its fault, told
+  // plainly. Named here, at the pipeline's error boundary, rather than at each store call: every
+  // store call a request makes (a Transaction's commit, a single write, a count, a read by a key
+  // the request gave), whichever module makes it, fails through here once, so a call added later
+  // cannot miss it; the Transaction only names the failed conditions it alone can tell apart.
   const limit = storageLimitOf(error);
-  if (limit?.limit === 'size') return payloadTooLarge(limit.message);
-  if (limit) {
-    return new ApiError(422, [{ detail: `${limit.message} (magnitudes from 1e-130 to 9.99e125, 38 digits)`, code: 'NUMBER_OUT_OF_RANGE' }]);
-  }
+  if (limit?.limit === 'size') return new ApiError(422, [{ detail: limit.message, code: 'RECORD_TOO_LARGE' }]);
+  if (limit) return new ApiError(400, [{ detail: limit.message, code: 'VALUE_NOT_STORABLE' }]);
   return error;
 }
 

@@ -21,7 +21,9 @@
  *
  * A handler receives the parsed values with its Actor (shared/auth/actor.ts) and returns a Reply; it never builds an error response or touches headers itself. The service it
  * calls throws the service's faults (shared/errors.ts), mapped to JSON:API errors in one place
- * (`toApiError`).
+ * (`toApiError`, in `respond`'s onError). Every store call a request makes fails through that
+ * boundary too, so it is also where a DynamoDB or marshaller error caused by the request's values
+ * becomes a 4xx (storageLimitOf, shared/store/errors.ts), whichever module made the call.
  */
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import middy, { type MiddlewareObj } from '@middy/core';

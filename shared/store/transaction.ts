@@ -4,13 +4,13 @@
  * a uniqueness rule or a count can never be broken by a crash or a race. Conditions carry the
  * error to raise when they fail; a lost race on a counter (TransactionConflict) is retried.
  * Attributes kept as JSON text (see toStored) are written as text here, whatever the caller
- * passes; a limit of the table that a request's values reach fails as ValueNotStorable.
+ * passes. A limit of the table that a request's values reach fails as DynamoDB tells it: the
+ * pipeline's error boundary names it (storageLimitOf in errors.ts), as for every other store call.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.ts';
 import { db, getTable as table } from './client.ts';
-import { storageLimitIn, storageLimitOf } from './errors.ts';
 import {
   collectionName,
   collectionPartition,
@@ -378,14 +378,14 @@ export class Transaction {
         await db().send(new TransactWriteCommand({ TransactItems: operations }));
         return;
       } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw storageLimitOf(error) ?? error;
+        if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
         if (failed >= 0) throw failures[failed] ?? error;
-        const invalid = reasons.find((reason) => reason.Code === 'ValidationError');
-        if (invalid) throw storageLimitIn(invalid.Message) ?? error;
+        // An operation refused for its values (ValidationError) fails at once: retrying cannot help.
         const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
-        if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
+        const invalid = reasons.some((reason) => reason.Code === 'ValidationError');
+        if (!conflict || invalid || attempt >= MAX_ATTEMPTS) throw error;
         await backoff(attempt);
       }
     }
@@ -474,8 +474,7 @@ async function writeOne(operation: Operation, failure: Error | undefined): Promi
     else if (operation.Update) await db().send(new UpdateCommand(operation.Update as UpdateCommandInput));
     else if (operation.Delete) await db().send(new DeleteCommand(operation.Delete));
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw failure ?? error;
-    throw storageLimitOf(error) ?? error;
+    throw error instanceof ConditionalCheckFailedException ? (failure ?? error) : error;
   }
 }
 
