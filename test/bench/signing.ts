@@ -5,20 +5,20 @@
  * load; and the DynamoDB requests, which signing must not add to (the key rides on the account
  * item every request reads).
  */
-import { spawn } from 'node:child_process';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { SIGNING_KEY_ATTRIBUTE, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
 import { bodyDigest, signAnswer, signingString } from '#shared/http/signature.ts';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { accountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
+import { load as fairLoad, startApi, withCpu } from './fair/processes.ts';
 import type { Measurement, Section } from './report.ts';
 import { type BenchContext, benchAccount, client, componentBody, fmt, installMeter, licensingGraph, metered, must } from './support.ts';
+import { demoGraph } from './throughput.ts';
 
 const SIGNED_ANSWERS = Number(process.env.BENCH_SIGNED_ANSWERS ?? 20_000);
-const GET_REQUESTS = Number(process.env.BENCH_SIGNING_GETS ?? 4_000);
+const GET_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
 const CONNECTIONS = 10;
 /** Signing may cost at most this share of a GET's CPU, so GET throughput falls by at most as much. */
 const BUDGET = 0.1;
@@ -33,34 +33,20 @@ async function cpuPer(runs: number, action: () => unknown): Promise<number> {
 }
 
 /**
- * `amount` requests from autocannon in a child process, so that this process's CPU is the API's
- * alone (and the idle local queue's); returns the requests answered 2xx and this process's CPU.
+ * The API's CPU per GET of a component, measured as the throughput section measures it: the API
+ * as `npm start` runs it in a process of its own, autocannon in another, the API's CPU read from /proc.
  */
-async function load(url: string, headers: Record<string, string>, amount: number): Promise<{ ok: number; cpuMicros: number }> {
-  const script = `
-    import autocannon from 'autocannon';
-    const options = JSON.parse(process.argv[1]);
-    const result = await autocannon(options);
-    process.stdout.write(JSON.stringify({ ok: result['2xx'], other: result.non2xx + result.errors + result.timeouts }));
-  `;
-  const start = process.cpuUsage();
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--input-type=module', '-e', script, JSON.stringify({ url, headers, amount, connections: CONNECTIONS })],
-      { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let text = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`autocannon exited with ${code}`))));
-  });
-  const used = process.cpuUsage(start);
-  const { ok, other } = JSON.parse(output) as { ok: number; other: number };
-  if (other > 0) throw new Error(`${other} of ${amount} GETs failed`);
-  return { ok, cpuMicros: used.user + used.system };
+async function apiCpuPerGet(): Promise<{ ok: number; cpuMicros: number }> {
+  const api = await startApi();
+  try {
+    const { get } = await demoGraph(api);
+    await fairLoad({ ...get, connections: CONNECTIONS, seconds: 2 }); // warm-up
+    const { result, cpu } = await withCpu([api.pid], () => fairLoad({ ...get, connections: CONNECTIONS, seconds: GET_SECONDS }));
+    if (result.failed > 0) throw new Error(`${result.failed} of ${result.requests} GETs failed`);
+    return { ok: result.requests, cpuMicros: (cpu[0] ?? 0) * 1e6 };
+  } finally {
+    await api.stop();
+  }
 }
 
 const describe = (tally: { requests: number; byCommand: Record<string, number> }) =>
@@ -104,8 +90,7 @@ export async function signingSection(context: BenchContext): Promise<Section> {
   const digestOnly = await cpuPer(SIGNED_ANSWERS, () => bodyDigest(bytes));
   const signatureOnly = await cpuPer(SIGNED_ANSWERS, () => key.sign(message));
 
-  await load(url, headers, Math.ceil(GET_REQUESTS / 4)); // warm-up
-  const measured = await load(url, headers, GET_REQUESTS);
+  const measured = await apiCpuPerGet();
   const perGet = measured.cpuMicros / measured.ok;
   const share = signedAnswer / perGet;
 
@@ -162,7 +147,7 @@ export async function signingSection(context: BenchContext): Promise<Section> {
   ];
   return {
     title: 'Signed answers',
-    method: `Signing is measured in this process: \`signAnswer\` (shared/http/signature.ts) over the API's own answer to GET a component, with the account's key already unsealed (once per container), ${fmt(SIGNED_ANSWERS)} times after a warm-up, by \`process.cpuUsage()\`; the digest and the signature alone likewise. The API's CPU per GET is this process's CPU over ${fmt(GET_REQUESTS)} GETs of the same component (as the admin, ${CONNECTIONS} connections) sent by autocannon from a child process after a warm-up, divided by the GETs answered: the pipeline, the SDK's request to DynamoDB Local and the HTTP server, signing included; DynamoDB Local's own CPU (another process) is not counted. DynamoDB requests are counted as in the round-trip section.`,
+    method: `Signing is measured in this process: \`signAnswer\` (shared/http/signature.ts) over the API's own answer to GET a component, with the account's key already unsealed (once per container), ${fmt(SIGNED_ANSWERS)} times after a warm-up, by \`process.cpuUsage()\`; the digest and the signature alone likewise. The API's CPU per GET is measured as in the throughput section: the API as \`npm start\` runs it in a process of its own, GETs of one component for ${GET_SECONDS} s (as the admin, ${CONNECTIONS} connections) from autocannon in another after a warm-up, the API process's CPU read from /proc divided by the GETs answered: the pipeline, the SDK's request to DynamoDB Local and the HTTP server, signing included; DynamoDB Local's own CPU (another process) is not counted. DynamoDB requests are counted as in the round-trip section.`,
     rows,
     notes: [
       `The share is of the API process's CPU, which is what bounds a Lambda function's throughput; counting DynamoDB Local's CPU too (another process here, a service on AWS) it would be smaller still. An Ed25519 signature costs the same whatever the answer's size; the digest grows with the body (SHA-256, ${fmt(digestOnly / (bytes.length / 1024), 1)} µs a kilobyte here): a page of 100 such records, about ${fmt((100 * bytes.length) / 1024)} KB, adds about ${fmt((100 * digestOnly) / 1000, 1)} ms, against a list's own CPU, which grows with its records too.`,
