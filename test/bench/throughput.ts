@@ -104,7 +104,7 @@ export async function throughputSection(): Promise<Section> {
       title: 'Throughput against the bare limit',
       method: `Three processes: the API as \`npm start\` runs it (in memory, its own DynamoDB Local), the bare server (node:http answering each request with one consistent GetItem of the same component from that DynamoDB Local) and autocannon (${CONNECTIONS} connections, ${SECONDS} s per run, after 2 s warm-ups), each a process of its own. Per case, ${PAIRS} pairs of runs alternate bare, API, bare, API…; the ratio is the API's req/s over the bare server's in the same pair, and the figure is the median of the pairs. CPU per request is read from /proc (user + system time) of the API's process, of the bare server's and of DynamoDB Local's JVM around each run, divided by the requests answered. validate-key carries no bearer; the other cases run as the account's admin.`,
       rows,
-      notes: ['Pairs (API req/s / bare req/s = ratio):', ...pairLines, '', whereTimeGoes(measured, costs)].join('\n'),
+      notes: ['Pairs (API req/s / bare req/s = ratio):', '', ...pairLines, '', whereTimeGoes(measured, costs)].join('\n'),
     };
   } finally {
     await bare?.stop();
