@@ -166,13 +166,13 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
 
 /**
  * The errors an operation may answer: the pipeline's for every operation (400 media type, body,
- * query, environment or a value the table cannot hold; 404 account; 413 body size; 500), 422 for
+ * query, environment or a value the table cannot hold; 404 account; 413 body size; 431 head size; 500), 422 for
  * one that writes (a record too large for the table), 401 for a credential, 403 for a bearer,
  * 429 per source address, 409 for a PATCH whose `data.id` is not its path's, and its own faults.
  */
 function errorStatuses(route: Route, declaration: Declaration): number[] {
   if (declaration.plain) return [...(declaration.faults ?? [])];
-  const statuses = new Set([400, 404, 413, 500, ...(declaration.faults ?? [])]);
+  const statuses = new Set([400, 404, 413, 431, 500, ...(declaration.faults ?? [])]);
   if (route.access.includes('table:write')) statuses.add(422);
   if (declaration.auth !== 'none') statuses.add(401);
   if (declaration.auth === 'bearer') statuses.add(403);

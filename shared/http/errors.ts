@@ -27,6 +27,7 @@ const TITLES: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Payload too large',
+  431: 'Request header fields too large',
   422: 'Unprocessable resource',
   429: 'Too many requests',
   500: 'Internal server error',

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { bodyTooLarge, MAX_BODY_BYTES } from '../http/body.ts';
 import { ApiError, errorResult } from '../http/errors.ts';
@@ -82,6 +83,31 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
 /** 413 in the API's error format; the connection closes rather than read the rest. */
 const tooLarge = (requestId: string): APIGatewayProxyStructuredResultV2 => errorResult(bodyTooLarge(), requestId, { Connection: 'close' });
 
+/**
+ * A request the HTTP parser refuses before any handler sees it: a head (request line and
+ * headers) over Node's limit of 16 KB → 431, other bytes that are not HTTP → 400, both in the
+ * API's error format on a connection that then closes. Anything else (a reset, a timeout, an
+ * answer already under way on the connection) closes it, as Node does. Deployed, API Gateway
+ * refuses such requests itself.
+ */
+function refuseUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const answering = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  if (!error.code?.startsWith('HPE_') || !socket.writable || answering?.headersSent) return void socket.destroy();
+  const requestId = randomUUID();
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(431, [{ detail: 'The request line and headers are larger than 16 KB', code: 'HEADERS_TOO_LARGE' }])
+      : new ApiError(400, [{ detail: 'The request is not valid HTTP', code: 'REQUEST_MALFORMED' }]);
+  const result = errorResult(refusal, requestId, { Connection: 'close', 'apigw-requestid': requestId });
+  const body = Buffer.from(result.body);
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${refusal.errors[0]?.title ?? ''}`,
+    ...Object.entries(result.headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${body.length}`,
+  ].join('\r\n');
+  socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), body]));
+}
+
 const internalError = (requestId: string): APIGatewayProxyStructuredResultV2 =>
   errorResult(new ApiError(500, [{ detail: 'The server could not complete the request.', code: 'INTERNAL_ERROR' }]), requestId);
 
@@ -130,6 +156,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Local
       else response.destroy();
     });
   });
+  server.on('clientError', refuseUnparsable);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolveListen());

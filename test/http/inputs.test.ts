@@ -4,7 +4,9 @@
  * with a clear 4xx that changes nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { stack } from '../support/stack.ts';
 import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from './support/client.ts';
 import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
@@ -206,5 +208,31 @@ describe('request bodies over 1 MB', () => {
       422,
     );
     expect((await l.api('GET', '/users')).status).toBe(200);
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  it('answers a head over 16 KB with 431 HEADERS_TOO_LARGE in the API’s error format; the server serves on', async () => {
+    const reply = await call('GET', `${account.path}/users?filter=${'x'.repeat(20 * 1024)}`, { token: account.adminToken });
+    expectError(reply, 431, { code: 'HEADERS_TOO_LARGE' });
+    expect(reply.headers.get('content-type')).toBe('application/vnd.api+json');
+    expect((await l.api('GET', '/users')).status).toBe(200);
+  });
+
+  it('answers bytes that are not HTTP with 400 REQUEST_MALFORMED in the API’s error format', async () => {
+    const { hostname, port } = new URL(stack().api);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write('GET /v1 HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('content-type: application/vnd.api+json');
+    expect(JSON.parse(body).errors[0]).toMatchObject({ code: 'REQUEST_MALFORMED', title: 'Bad request' });
   });
 });

@@ -9,8 +9,9 @@ export function userDocument(user: UserRecord): ResourceObject {
     type: 'users',
     attributes: {
       fullName,
-      firstName: user.firstName,
-      lastName: user.lastName,
+      // A name set to null is stored as absent: shown as null, never left out.
+      firstName: user.firstName ?? null,
+      lastName: user.lastName ?? null,
       email: user.email,
       status: user.status,
       role: user.role,

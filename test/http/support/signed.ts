@@ -5,7 +5,8 @@
  * and query, Host) and the answer's Date and Digest, the digest recomputed over the body bytes.
  *
  * Answers given before the account is resolved are unsigned: an unknown account (404), a body
- * too large (413) or of another media type (400 MIME_TYPE_INVALID), a path no route matches, and
+ * too large (413), a head too large (431), a request that is not HTTP (400 REQUEST_MALFORMED), a
+ * body of another media type (400 MIME_TYPE_INVALID), a path no route matches, and
  * the hosted password-reset form, a static page that never reads the account (functions/passwords/form.ts).
  */
 import { createHash } from 'node:crypto';
@@ -31,7 +32,7 @@ export function knowAccount(account: { id: string; slug: string; publicKey: stri
   slugs.set(account.slug, account.id);
 }
 
-const UNSIGNED_CODES = new Set(['PAYLOAD_TOO_LARGE', 'MIME_TYPE_INVALID']);
+const UNSIGNED_CODES = new Set(['PAYLOAD_TOO_LARGE', 'HEADERS_TOO_LARGE', 'REQUEST_MALFORMED', 'MIME_TYPE_INVALID']);
 
 /** Throws if an answer that must be signed is not, or if a signature does not verify. */
 export async function checkSigned(answer: SignedAnswer): Promise<void> {
@@ -74,7 +75,7 @@ export function verifyAnswer(answer: SignedAnswer, publicKeyHex: string): string
 }
 
 function mustBeSigned(answer: SignedAnswer): boolean {
-  if (answer.status === 413 || answer.url.pathname.endsWith('/password-reset')) return false;
+  if (answer.status === 413 || answer.status === 431 || answer.url.pathname.endsWith('/password-reset')) return false;
   if (answer.status !== 400 && answer.status !== 404) return true;
   const text = answer.body.toString('utf8');
   const codes = text.startsWith('{') ? ((JSON.parse(text).errors ?? []) as Array<{ code?: string }>).map((error) => error.code) : [];
