@@ -1,0 +1,251 @@
+/**
+ * What must hold once the load is over:
+ * - every list the admin reaches counts (`links.meta.count`) exactly the records its `next`
+ *   links lead through, by page number and by cursor, with no id twice (docs/rules.md §4);
+ * - every link of a record the run saw (`links.self`, relationships' `links.related`) resolves
+ *   with the credential and environment that saw it (docs/rules.md §8), as long as the record
+ *   is still there.
+ */
+import { operationOf } from './checks.ts';
+import { JSON_API, ROUTES } from './description.ts';
+import { type Incoming, type Outgoing, send } from './http.ts';
+import type { Scope, World } from './world.ts';
+
+export interface Finding {
+  kind: 'link-unresolved' | 'count-mismatch' | 'duplicate-id';
+  operation: string;
+  request: Outgoing;
+  answer: Incoming;
+  detail: string;
+  as: string;
+}
+
+/** A credential and environment a document was seen with. */
+export interface Viewer {
+  authorization: string;
+  environment: string | undefined;
+  /** Which bearer kind in which scope, for the report. */
+  label: string;
+}
+
+function get(path: string, viewer: Pick<Viewer, 'authorization' | 'environment'>): Outgoing {
+  const headers: Record<string, string> = { accept: JSON_API };
+  if (viewer.authorization) headers.authorization = viewer.authorization;
+  if (viewer.environment) headers['service-environment'] = viewer.environment;
+  return { method: 'GET', path, headers };
+}
+
+const parse = (answer: Incoming): any => {
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    return undefined;
+  }
+};
+
+const relative = (link: string) => (link.startsWith('http') ? new URL(link).pathname + new URL(link).search : link);
+
+// ---------------------------------------------------------------------------------------------
+// Lists
+
+const MAX_PAGES = 400;
+
+interface Walk {
+  count: number;
+  ids: string[];
+  failure?: { request: Outgoing; answer: Incoming; detail: string };
+}
+
+/** Follows `next` from `first`, collecting ids. */
+async function walk(api: string, first: string, viewer: Viewer): Promise<Walk | undefined> {
+  let next: string | null = first;
+  let count: number | undefined;
+  const ids: string[] = [];
+  for (let pages = 0; next && pages < MAX_PAGES; pages++) {
+    const request = get(next, viewer);
+    const answer = await send(api, request);
+    if (answer.status !== 200) {
+      // A list the admin cannot reach at all is not this check's; a page after the first that fails is.
+      if (pages === 0) return undefined;
+      return { count: count ?? 0, ids, failure: { request, answer, detail: `page ${pages + 1} answered ${answer.status}` } };
+    }
+    const document = parse(answer);
+    const pageCount = document?.links?.meta?.count;
+    if (count === undefined) count = pageCount;
+    else if (pageCount !== count) {
+      return { count, ids, failure: { request, answer, detail: `page ${pages + 1} counts ${pageCount}, the first ${count}` } };
+    }
+    ids.push(...(document?.data ?? []).map((resource: { id: string }) => resource.id));
+    next = document?.links?.next ? relative(document.links.next) : null;
+  }
+  return { count: count ?? 0, ids };
+}
+
+/** The paths of a list route for a scope: its `{id}`s are the scope's stable records and a live expendable one. */
+function listPaths(template: string, resource: string | undefined, world: World, scope: Scope): string[] {
+  const base = template.replace('{account}', world.account.id);
+  if (!resource) return [base];
+  const ids = [...(scope.stable[resource] ?? []).slice(0, 2), ...(scope.expendable[resource] ?? []).slice(-1)];
+  return ids.map((id) => base.replace('{id}', encodeURIComponent(id)));
+}
+
+export async function checkLists(world: World, onRequest: () => void): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const info of ROUTES) {
+    if (!info.paged || info.route.method !== 'GET') continue;
+    for (const scope of Object.values(world.scopes)) {
+      const viewer: Viewer = { authorization: world.admin, environment: scope.environment?.code, label: `admin in ${scope.name}` };
+      for (const path of listPaths(info.route.path, info.resource, world, scope)) {
+        for (const mode of ['number', 'cursor'] as const) {
+          const finding = await checkList(world, info.route.operation, path, mode, viewer, onRequest);
+          if (finding) findings.push(finding);
+        }
+      }
+    }
+  }
+  return findings;
+}
+
+async function checkList(
+  world: World,
+  operation: string,
+  path: string,
+  mode: 'number' | 'cursor',
+  viewer: Viewer,
+  onRequest: () => void,
+): Promise<Finding | undefined> {
+  const probe = await send(world.api, get(`${path}?page[size]=1`, viewer));
+  onRequest();
+  if (probe.status !== 200) return undefined;
+  const total = parse(probe)?.links?.meta?.count ?? 0;
+  // Small pages where the list is short, to cross many page boundaries; large ones where it is long.
+  const size = total <= 60 ? 4 : 100;
+  const first = mode === 'number' ? `${path}?page[number]=1&page[size]=${size}` : `${path}?page[cursor]=&page[size]=${size}`;
+  // A record a worker removes meanwhile (a culled machine) changes the count: a mismatch must show twice running.
+  let result: Walk | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    result = await walk(world.api, first, { ...viewer });
+    onRequest();
+    if (!result || (!result.failure && result.count === result.ids.length && new Set(result.ids).size === result.ids.length)) return undefined;
+  }
+  if (!result) return undefined;
+  const request = get(first, viewer);
+  const as = viewer.label;
+  if (result.failure) return { kind: 'count-mismatch', operation, request: result.failure.request, answer: result.failure.answer, detail: `${mode} pages: ${result.failure.detail}`, as };
+  const answer: Incoming = { status: 200, headers: new Headers(), text: '', ms: 0 };
+  const duplicates = result.ids.filter((id, i) => result.ids.indexOf(id) !== i);
+  if (duplicates.length) {
+    return { kind: 'duplicate-id', operation, request, answer, detail: `${mode} pages repeat ${[...new Set(duplicates)].slice(0, 5).join(', ')}`, as };
+  }
+  return {
+    kind: 'count-mismatch',
+    operation,
+    request,
+    answer,
+    detail: `${mode} pages: links.meta.count ${result.count}, ${result.ids.length} records reached through links.next`,
+    as,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Links
+
+/** Remembers the records and lists the run saw, each with the viewer that saw it, up to `budget` of them. */
+export class SeenLinks {
+  private readonly seen = new Map<string, { link: string; viewer: Viewer; operation: string }>();
+
+  constructor(private readonly budget: number) {}
+
+  remember(document: any, viewer: Viewer, operation: string): void {
+    const resources = Array.isArray(document?.data) ? document.data : document?.data ? [document.data] : [];
+    const links = resources.map((resource: any) => resource?.links?.self).filter((link: unknown) => typeof link === 'string');
+    if (Array.isArray(document?.data) && typeof document?.links?.self === 'string') links.push(document.links.self);
+    for (const link of links) {
+      if (this.seen.size >= this.budget) return;
+      const key = `${link} ${viewer.authorization} ${viewer.environment ?? ''}`;
+      if (!this.seen.has(key)) this.seen.set(key, { link: relative(link), viewer, operation });
+    }
+  }
+
+  entries() {
+    return [...this.seen.values()];
+  }
+}
+
+/** The links of a document: its own, its records' and their relationships'. */
+function linksOf(document: any): string[] {
+  const links: string[] = [];
+  const resources = Array.isArray(document?.data) ? document.data : document?.data ? [document.data] : [];
+  for (const resource of resources) {
+    if (typeof resource?.links?.self === 'string') links.push(resource.links.self);
+    for (const relationship of Object.values(resource?.relationships ?? {}) as any[]) {
+      if (typeof relationship?.links?.related === 'string') links.push(relationship.links.related);
+      if (typeof relationship?.links?.self === 'string') links.push(relationship.links.self);
+    }
+  }
+  if (typeof document?.links?.self === 'string') links.push(document.links.self);
+  return [...new Set(links.map(relative))];
+}
+
+/**
+ * Each record seen is read again through its own link with the viewer that saw it; when it is
+ * still there, every link of the fresh document must answer 2xx to the same viewer. A record
+ * gone since (deleted, or its bearer revoked) is skipped: only what the API still serves is judged.
+ *
+ * A link may name a record the viewer is not allowed to see (a record's account and environment,
+ * which only admins read: docs/authorization.md): it resolves "for a bearer allowed to see the
+ * record" (docs/rules.md §8). Such a link, refused to the viewer (403, 404) but resolved for the
+ * account's admin in the same environment, is counted in `refused` by the operation it names
+ * rather than failed; a link no one can follow fails.
+ */
+export async function checkLinks(
+  world: World,
+  seen: SeenLinks,
+  onRequest: () => void,
+  concurrency: number,
+  refused: Map<string, number>,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const refusedByDesign = async (world: World, link: string, viewer: Viewer, status: number) => {
+    if (status !== 403 && status !== 404) return false;
+    const asAdmin = await send(world.api, get(link, { authorization: world.admin, environment: viewer.environment }));
+    onRequest();
+    return asAdmin.status >= 200 && asAdmin.status < 300;
+  };
+  const resolved = new Map<string, number>();
+  const entries = seen.entries();
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const entry = entries[next++]!;
+      const request = get(entry.link, entry.viewer);
+      const answer = await send(world.api, request);
+      onRequest();
+      if (answer.status < 200 || answer.status >= 300) continue;
+      resolved.set(`${entry.link} ${entry.viewer.authorization} ${entry.viewer.environment ?? ''}`, answer.status);
+      for (const link of linksOf(parse(answer))) {
+        const key = `${link} ${entry.viewer.authorization} ${entry.viewer.environment ?? ''}`;
+        if (resolved.has(key)) continue;
+        const followed = get(link, entry.viewer);
+        const result = await send(world.api, followed);
+        onRequest();
+        resolved.set(key, result.status);
+        if (result.status >= 200 && result.status < 300) continue;
+        if (await refusedByDesign(world, link, entry.viewer, result.status)) {
+          refused.set(operationOf('GET', link), (refused.get(operationOf('GET', link)) ?? 0) + 1);
+          continue;
+        }
+        findings.push({
+          kind: 'link-unresolved',
+          operation: entry.operation,
+          request: followed,
+          answer: result,
+          detail: `${link}, a link of ${entry.link}, answered ${result.status}`,
+          as: entry.viewer.label,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return findings;
+}
