@@ -3,7 +3,7 @@
  * every answer (checks.ts), keeps the expendable pools up to date with what the run creates and
  * deletes, then checks the invariants (invariants.ts) once the stack is idle.
  */
-import { type Failure, checkAnswer, operationOf } from './checks.ts';
+import { checkAnswer, type Failure, operationOf } from './checks.ts';
 import { type Incoming, send } from './http.ts';
 import { checkLinks, checkLists, type Finding, SeenLinks } from './invariants.ts';
 import { type Plan, plansOf } from './plan.ts';
@@ -22,6 +22,10 @@ export interface FuzzOptions {
   alive?: () => boolean | Promise<boolean>;
   /** How many records seen the link check reads again. */
   linkBudget?: number;
+  /** How many records of each scope the lists under a record (`/licenses/{id}/machines`) are checked for (default 3). */
+  listPathsPerScope?: number;
+  /** How long to wait for the stack's queues to drain before the invariants (default 60 s). */
+  idleSeconds?: number;
   progress?: (line: string) => void;
   /** Told every request and its answer (`--trace`). */
   trace?: (line: string) => void;
@@ -115,10 +119,13 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
 
   if (!dead) {
     options.progress?.('load done; waiting for the stack to be idle, then checking lists and links');
-    await send(world.api, { method: 'GET', path: '/_local/idle?timeout=60', headers: {} });
+    await send(world.api, { method: 'GET', path: `/_local/idle?timeout=${options.idleSeconds ?? 60}`, headers: {} });
     const counted = () => void report.invariantRequests++;
     const refused = new Map<string, number>();
-    const findings = [...(await checkLists(world, counted)), ...(await checkLinks(world, seen, counted, concurrency, refused))];
+    const findings = [
+      ...(await checkLists(world, counted, options.listPathsPerScope ?? 3)),
+      ...(await checkLinks(world, seen, counted, concurrency, refused)),
+    ];
     report.refusedLinks = Object.fromEntries([...refused].sort((a, b) => b[1] - a[1]));
     report.failures.push(...findings.map((finding) => findingFailure(seed, finding)));
   }
@@ -166,7 +173,13 @@ function learn(world: World, built: Built, answer: Incoming, seen: SeenLinks): v
     home.expendable[made.type]?.push(made.id);
   }
   const idMutated = built.plan.mutations.some((mutation) => mutation.on === 'id');
-  if (built.request.method === 'DELETE' && built.info.route.method === 'DELETE' && built.target && !idMutated && !built.info.route.path.endsWith('/entitlements')) {
+  if (
+    built.request.method === 'DELETE' &&
+    built.info.route.method === 'DELETE' &&
+    built.target &&
+    !idMutated &&
+    !built.info.route.path.endsWith('/entitlements')
+  ) {
     const { collection, id } = built.target;
     for (const each of Object.values(world.scopes)) {
       for (const pool of [each.stable, each.expendable]) pool[collection] = (pool[collection] ?? []).filter((other) => other !== id);

@@ -36,7 +36,8 @@ export async function send(api: string, request: Outgoing): Promise<Incoming> {
     const text = await response.text();
     return { status: response.status, headers: response.headers, text, ms: performance.now() - started };
   } catch (error) {
-    const cause = error instanceof Error ? `${error.name}: ${error.message}${error.cause ? ` (${String(error.cause)})` : ''}` : String(error);
+    const cause =
+      error instanceof Error ? `${error.name}: ${error.message}${error.cause ? ` (${String(error.cause)})` : ''}` : String(error);
     return { status: 0, headers: new Headers(), text: '', ms: performance.now() - started, error: cause };
   }
 }

@@ -82,22 +82,27 @@ async function walk(api: string, first: string, viewer: Viewer): Promise<Walk | 
 }
 
 /** The paths of a list route for a scope: its `{id}`s are the scope's stable records and a live expendable one. */
-function listPaths(template: string, resource: string | undefined, world: World, scope: Scope): string[] {
+function listPaths(template: string, resource: string | undefined, world: World, scope: Scope, perScope: number): string[] {
   const base = template.replace('{account}', world.account.id);
   if (!resource) return [base];
-  const ids = [...(scope.stable[resource] ?? []).slice(0, 2), ...(scope.expendable[resource] ?? []).slice(-1)];
+  const ids = [...(scope.expendable[resource] ?? []).slice(-1), ...(scope.stable[resource] ?? [])].slice(0, perScope);
   return ids.map((id) => base.replace('{id}', encodeURIComponent(id)));
 }
 
-export async function checkLists(world: World, onRequest: () => void): Promise<Finding[]> {
+export async function checkLists(world: World, onRequest: () => void, perScope: number): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const info of ROUTES) {
     if (!info.paged || info.route.method !== 'GET') continue;
     for (const scope of Object.values(world.scopes)) {
       const viewer: Viewer = { authorization: world.admin, environment: scope.environment?.code, label: `admin in ${scope.name}` };
-      for (const path of listPaths(info.route.path, info.resource, world, scope)) {
+      for (const path of listPaths(info.route.path, info.resource, world, scope, perScope)) {
+        const probe = await send(world.api, get(`${path}?page[size]=1`, viewer));
+        onRequest();
+        if (probe.status !== 200) continue;
+        // Small pages where the list is short, to cross many page boundaries; large ones where it is long.
+        const size = (parse(probe)?.links?.meta?.count ?? 0) <= 60 ? 4 : 100;
         for (const mode of ['number', 'cursor'] as const) {
-          const finding = await checkList(world, info.route.operation, path, mode, viewer, onRequest);
+          const finding = await checkList(world, info.route.operation, path, mode, size, viewer, onRequest);
           if (finding) findings.push(finding);
         }
       }
@@ -111,31 +116,42 @@ async function checkList(
   operation: string,
   path: string,
   mode: 'number' | 'cursor',
+  size: number,
   viewer: Viewer,
   onRequest: () => void,
 ): Promise<Finding | undefined> {
-  const probe = await send(world.api, get(`${path}?page[size]=1`, viewer));
-  onRequest();
-  if (probe.status !== 200) return undefined;
-  const total = parse(probe)?.links?.meta?.count ?? 0;
-  // Small pages where the list is short, to cross many page boundaries; large ones where it is long.
-  const size = total <= 60 ? 4 : 100;
   const first = mode === 'number' ? `${path}?page[number]=1&page[size]=${size}` : `${path}?page[cursor]=&page[size]=${size}`;
   // A record a worker removes meanwhile (a culled machine) changes the count: a mismatch must show twice running.
   let result: Walk | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     result = await walk(world.api, first, { ...viewer });
     onRequest();
-    if (!result || (!result.failure && result.count === result.ids.length && new Set(result.ids).size === result.ids.length)) return undefined;
+    if (!result || (!result.failure && result.count === result.ids.length && new Set(result.ids).size === result.ids.length))
+      return undefined;
   }
   if (!result) return undefined;
   const request = get(first, viewer);
   const as = viewer.label;
-  if (result.failure) return { kind: 'count-mismatch', operation, request: result.failure.request, answer: result.failure.answer, detail: `${mode} pages: ${result.failure.detail}`, as };
+  if (result.failure)
+    return {
+      kind: 'count-mismatch',
+      operation,
+      request: result.failure.request,
+      answer: result.failure.answer,
+      detail: `${mode} pages: ${result.failure.detail}`,
+      as,
+    };
   const answer: Incoming = { status: 200, headers: new Headers(), text: '', ms: 0 };
   const duplicates = result.ids.filter((id, i) => result.ids.indexOf(id) !== i);
   if (duplicates.length) {
-    return { kind: 'duplicate-id', operation, request, answer, detail: `${mode} pages repeat ${[...new Set(duplicates)].slice(0, 5).join(', ')}`, as };
+    return {
+      kind: 'duplicate-id',
+      operation,
+      request,
+      answer,
+      detail: `${mode} pages repeat ${[...new Set(duplicates)].slice(0, 5).join(', ')}`,
+      as,
+    };
   }
   return {
     kind: 'count-mismatch',

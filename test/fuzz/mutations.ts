@@ -42,9 +42,14 @@ export type BodyMutation =
   /** The whole document replaced. */
   | { kind: 'whole'; value: unknown }
   /** `data.attributes.metadata` set to `value`. */
-  | { kind: 'metadata'; value: unknown };
+  | { kind: 'metadata'; value: unknown }
+  /** An array of the body (or, where it has none, `data.attributes.permissions`) filled with `count` strings of `bytes` bytes. */
+  | { kind: 'flood'; pick: number; count: number; bytes: number };
 
-export type RawMutation = { kind: 'truncate'; pick: number } | { kind: 'wrap'; before: string; after: string } | { kind: 'text'; text: string };
+export type RawMutation =
+  | { kind: 'truncate'; pick: number }
+  | { kind: 'wrap'; before: string; after: string }
+  | { kind: 'text'; text: string };
 
 export type Mutation =
   | { on: 'body'; mutation: BodyMutation }
@@ -134,20 +139,24 @@ const unicode = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ unit: 'grapheme-composite', maxLength: 12 }),
 );
-const huge = fc.record({ unit: fc.constantFrom(...HUGE_UNITS), bytes: fc.constantFrom(...HUGE_BYTES) }).map(({ unit, bytes }) => new Huge(unit, bytes));
+const huge = fc
+  .record({ unit: fc.constantFrom(...HUGE_UNITS), bytes: fc.constantFrom(...HUGE_BYTES) })
+  .map(({ unit, bytes }) => new Huge(unit, bytes));
 const deep = fc
   .record({ depth: fc.constantFrom(64, 1_000, 10_000, 100_000), shape: fc.constantFrom('array' as const, 'object' as const) })
   .map(({ depth, shape }) => new Deep(depth, shape));
 const wide = fc.constantFrom(1_000, 20_000).map((keys) => new Wide(keys));
 const wrongType = fc.constantFrom<unknown>(null, true, false, 0, 1, -1, '', 'x', [], {}, [1, 'a', null], { a: 1 }, [[[]]]);
-const prototypeish = fc.constantFrom(
-  '{"__proto__":{"admin":true,"role":"admin"}}',
-  '{"constructor":{"prototype":{"admin":true}}}',
-  '{"toString":"x","valueOf":1,"hasOwnProperty":null}',
-  '{"__proto__":null}',
-  '{"__proto__":[]}',
-  '{"__proto__":1e-200,"constructor":1}',
-).map((text) => new RawJson(text));
+const prototypeish = fc
+  .constantFrom(
+    '{"__proto__":{"admin":true,"role":"admin"}}',
+    '{"constructor":{"prototype":{"admin":true}}}',
+    '{"toString":"x","valueOf":1,"hasOwnProperty":null}',
+    '{"__proto__":null}',
+    '{"__proto__":[]}',
+    '{"__proto__":1e-200,"constructor":1}',
+  )
+  .map((text) => new RawJson(text));
 
 /** A value where another was expected. */
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -183,7 +192,7 @@ const oddMetadata = fc.oneof(
 const bodyMutation: fc.Arbitrary<BodyMutation> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), value: oddValue }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constant('add' as const), pick: fc.nat(), key: unknownKey, value: oddValue }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }), weight: 2 },
   {
     arbitrary: fc.record({
       kind: fc.constant('whole' as const),
@@ -197,7 +206,16 @@ const bodyMutation: fc.Arbitrary<BodyMutation> = fc.oneof(
     }),
     weight: 2,
   },
-  { arbitrary: fc.record({ kind: fc.constant('metadata' as const), value: oddMetadata }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('metadata' as const), value: oddMetadata }), weight: 4 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('flood' as const),
+      pick: fc.nat(),
+      count: fc.constantFrom(10, 100, 200, 201, 2_000),
+      bytes: fc.constantFrom(8, 500, 5_000, 9_000),
+    }),
+    weight: 2,
+  },
 );
 
 const rawMutation: fc.Arbitrary<RawMutation> = fc.oneof(
@@ -247,7 +265,15 @@ const CONTENT_TYPES = [
   'application/vnd.api+json, text/plain',
 ];
 
-const ACCEPTS = ['text/html', 'application/json', '*/*', 'application/vnd.api+json; ext=x', 'application/octet-stream', 'x/y;q=oops', 'image/png'];
+const ACCEPTS = [
+  'text/html',
+  'application/json',
+  '*/*',
+  'application/vnd.api+json; ext=x',
+  'application/octet-stream',
+  'x/y;q=oops',
+  'image/png',
+];
 
 const QUERIES = [
   'page[size]=-1',
@@ -413,7 +439,7 @@ const accountMutation: fc.Arbitrary<AccountMutation> = fc.oneof(
 /** One mutation of a request; `hasBody` and `hasId` weigh the kinds that apply to it. */
 export function mutationOf(hasBody: boolean, hasId: boolean): fc.Arbitrary<Mutation> {
   return fc.oneof(
-    { arbitrary: bodyMutation.map((mutation) => ({ on: 'body' as const, mutation })), weight: hasBody ? 12 : 0 },
+    { arbitrary: bodyMutation.map((mutation) => ({ on: 'body' as const, mutation })), weight: hasBody ? 16 : 0 },
     {
       arbitrary: fc.record({ on: fc.constant('raw' as const), mutation: rawMutation, invalidUtf8: fc.boolean() }),
       weight: hasBody ? 3 : 1,
@@ -421,9 +447,15 @@ export function mutationOf(hasBody: boolean, hasId: boolean): fc.Arbitrary<Mutat
     { arbitrary: fc.constant({ on: 'bodyPresence' as const }), weight: 1 },
     { arbitrary: fc.record({ on: fc.constant('contentType' as const), value: fc.constantFrom(...CONTENT_TYPES, null) }), weight: 2 },
     { arbitrary: fc.record({ on: fc.constant('accept' as const), value: fc.constantFrom(...ACCEPTS) }), weight: 1 },
-    { arbitrary: fc.record({ on: fc.constant('method' as const), value: fc.constantFrom('PUT', 'GET', 'POST', 'PATCH', 'DELETE') }), weight: 1 },
     {
-      arbitrary: fc.record({ on: fc.constant('query' as const), text: fc.oneof({ arbitrary: fc.constantFrom(...QUERIES), weight: 9 }, hugeQuery) }),
+      arbitrary: fc.record({ on: fc.constant('method' as const), value: fc.constantFrom('PUT', 'GET', 'POST', 'PATCH', 'DELETE') }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        on: fc.constant('query' as const),
+        text: fc.oneof({ arbitrary: fc.constantFrom(...QUERIES), weight: 9 }, hugeQuery),
+      }),
       weight: 4,
     },
     { arbitrary: fc.record({ on: fc.constant('environment' as const), value: environmentMutation }), weight: 3 },

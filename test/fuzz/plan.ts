@@ -97,9 +97,12 @@ const planOfRoute = (info: RouteInfo): fc.Arbitrary<Omit<Plan, 'index'>> =>
     operation: fc.constant(info.route.operation),
     scope: fc.constantFrom(...SCOPES),
     bearer: bearerOf(info),
-    pool: info.route.method === 'GET' ? fc.constantFrom('stable' as const, 'stable' as const, 'expendable' as const) : fc.constant('expendable' as const),
+    pool:
+      info.route.method === 'GET'
+        ? fc.constantFrom('stable' as const, 'stable' as const, 'expendable' as const)
+        : fc.constant('expendable' as const),
     pick: fc.nat(),
-    alias: fc.boolean(),
+    alias: fc.constantFrom(true, false, false, false),
     environmentVia: fc.constantFrom('service' as const, 'service' as const, 'keygen' as const, 'query' as const),
     environmentById: fc.boolean(),
     body: bodyOf(info),

@@ -16,7 +16,11 @@ export function causesFromLog(log: string): Map<string, string> {
     try {
       const entry = JSON.parse(line) as { requestId?: string; error?: { name?: string; message?: string; location?: string } };
       if (entry.requestId && entry.error) {
-        causes.set(entry.requestId, `${entry.error.name ?? 'Error'}: ${entry.error.message ?? ''}`.slice(0, 200) + (entry.error.location ? ` at ${entry.error.location}` : ''));
+        causes.set(
+          entry.requestId,
+          `${entry.error.name ?? 'Error'}: ${entry.error.message ?? ''}`.slice(0, 200) +
+            (entry.error.location ? ` at ${entry.error.location}` : ''),
+        );
       }
     } catch {
       // Not a log entry of the pipeline.
@@ -25,14 +29,14 @@ export function causesFromLog(log: string): Map<string, string> {
   return causes;
 }
 
-/** What tells one cause from another: the kind, the operation, the status, and the logged error or the problem with ids and numbers blurred. */
+/** What tells one cause from another: the kind, the status, and the logged error or the problem, ids and numbers blurred. */
 function causeOf(failure: Failure, causes: Map<string, string>): string {
   const logged = failure.requestId ? causes.get(failure.requestId) : undefined;
   const detail = (logged ?? failure.detail)
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
     .replace(/\d+/g, 'N')
     .slice(0, 160);
-  return `${failure.kind} | ${failure.operation} | ${failure.status} | ${detail}`;
+  return `${failure.kind} | ${failure.status} | ${detail}`;
 }
 
 export function groupFailures(failures: readonly Failure[], causes: Map<string, string>): Map<string, Failure[]> {
@@ -86,7 +90,13 @@ export function formatReport(report: FuzzReport, causes: Map<string, string> = n
   ];
   const groups = groupFailures(report.failures, causes);
   for (const [cause, failures] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
-    lines.push('', `${failures.length} × ${cause}`, formatFailure(failures[0] as Failure, causes, report.requests));
+    const operations = [...new Set(failures.map((failure) => failure.operation))];
+    lines.push(
+      '',
+      `${failures.length} × ${cause}`,
+      `  operations: ${operations.slice(0, 12).join(', ')}${operations.length > 12 ? ` and ${operations.length - 12} more` : ''}`,
+      formatFailure(failures[0] as Failure, causes, report.requests),
+    );
     const seeds = failures
       .slice(1, 4)
       .map((failure) => (failure.index === undefined ? undefined : `#${failure.index}`))

@@ -60,7 +60,6 @@ function resolve(value: unknown, world: World, scope: Scope): unknown {
   return value;
 }
 
-
 /** Sets an own property, `__proto__` included. */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -87,14 +86,20 @@ const nodeAt = (root: unknown, path: Path) => path.reduce<any>((node, key) => no
 function applyBody(root: unknown, mutation: BodyMutation): unknown {
   if (mutation.kind === 'whole') return mutation.value;
   const tree = root && typeof root === 'object' ? root : {};
-  if (mutation.kind === 'metadata') {
-    const document = tree as Record<string, any>;
-    if (!document.data || typeof document.data !== 'object' || Array.isArray(document.data)) define(document, 'data', {});
-    if (!document.data.attributes || typeof document.data.attributes !== 'object') define(document.data, 'attributes', {});
-    define(document.data.attributes, 'metadata', mutation.value);
+  if (mutation.kind === 'metadata') return defineAttribute(tree, 'metadata', mutation.value);
+  const paths = pathsOf(tree);
+  if (mutation.kind === 'flood') {
+    const arrays = paths.filter((at) => Array.isArray(nodeAt(tree, at)));
+    const filler = Array.from({ length: mutation.count }, (_, i) => `${i}-${'x'.repeat(mutation.bytes)}`);
+    const at = pickFrom(arrays, mutation.pick);
+    if (at) {
+      const parent = at.length > 1 ? nodeAt(tree, at.slice(0, -1)) : tree;
+      define(parent, String(at[at.length - 1]), filler);
+    } else {
+      defineAttribute(tree, 'permissions', filler);
+    }
     return tree;
   }
-  const paths = pathsOf(tree);
   const path = pickFrom(paths, mutation.pick);
   if (mutation.kind === 'add') {
     let at = path ?? [];
@@ -114,6 +119,15 @@ function applyBody(root: unknown, mutation: BodyMutation): unknown {
   return tree;
 }
 
+/** Sets `data.attributes[name]` (the document made an object where it was not). */
+function defineAttribute(tree: object, name: string, value: unknown): object {
+  const document = tree as Record<string, any>;
+  if (!isObject(document.data)) define(document, 'data', {});
+  if (!isObject(document.data.attributes)) define(document.data, 'attributes', {});
+  define(document.data.attributes, name, value);
+  return tree;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && isPlain(value);
 
@@ -130,7 +144,9 @@ function serialize(value: unknown, world: World): string {
   if (value instanceof RawJson) return value.text;
   if (value instanceof Huge) return JSON.stringify(hugeText(value));
   if (value instanceof Deep) {
-    return value.shape === 'array' ? `${'['.repeat(value.depth)}${']'.repeat(value.depth)}` : `${'{"a":'.repeat(value.depth)}1${'}'.repeat(value.depth)}`;
+    return value.shape === 'array'
+      ? `${'['.repeat(value.depth)}${']'.repeat(value.depth)}`
+      : `${'{"a":'.repeat(value.depth)}1${'}'.repeat(value.depth)}`;
   }
   if (value instanceof Wide) return `{${Array.from({ length: value.keys }, (_, i) => `"k${i}":${i}`).join(',')}}`;
   if (value === undefined) return 'null';
@@ -225,7 +241,11 @@ export function build(plan: Plan, world: World): Built {
         method = mutation.value;
         break;
       case 'query':
-        query.push(mutation.text instanceof Huge ? mutation.text.unit.repeat(Math.ceil(mutation.text.bytes / mutation.text.unit.length)) : mutation.text);
+        query.push(
+          mutation.text instanceof Huge
+            ? mutation.text.unit.repeat(Math.ceil(mutation.text.bytes / mutation.text.unit.length))
+            : mutation.text,
+        );
         break;
       case 'environment':
         sentAs = false;
@@ -253,11 +273,7 @@ export function build(plan: Plan, world: World): Built {
     const collection = info.resource;
     const chosen = recordId(world, scope, collection, writes ? 'expendable' : plan.pool, plan.pick);
     target = { collection, id: chosen };
-    id = idMutation
-      ? mutateId(idMutation, world, scope, collection, writes)
-      : plan.alias
-        ? (world.aliases.get(chosen) ?? chosen)
-        : chosen;
+    id = idMutation ? mutateId(idMutation, world, scope, collection, writes) : plan.alias ? (world.aliases.get(chosen) ?? chosen) : chosen;
   }
   if (authorization) headers.authorization = authorization;
   let body: Buffer | undefined;
@@ -270,7 +286,10 @@ export function build(plan: Plan, world: World): Built {
   if (method === 'GET' && body !== undefined) body = undefined;
 
   const rawId = id !== undefined && plan.mutations.some((m) => m.on === 'id' && m.value.kind === 'text');
-  let path = info.route.path.replace('{account}', plan.mutations.some((m) => m.on === 'account' && m.value.kind === 'text') ? account : encode(account));
+  let path = info.route.path.replace(
+    '{account}',
+    plan.mutations.some((m) => m.on === 'account' && m.value.kind === 'text') ? account : encode(account),
+  );
   if (id !== undefined) path = path.replace('{id}', rawId ? id : encode(id));
   const url = new URL(`${path}${query.length ? `?${query.join('&')}` : ''}`, world.api);
   return {
@@ -340,14 +359,22 @@ function mutateAuthorization(
   }
 }
 
-function mutateId(mutation: Extract<Mutation, { on: 'id' }>['value'], world: World, scope: Scope, collection: string, writes: boolean): string {
+function mutateId(
+  mutation: Extract<Mutation, { on: 'id' }>['value'],
+  world: World,
+  scope: Scope,
+  collection: string,
+  writes: boolean,
+): string {
   switch (mutation.kind) {
     case 'foreign':
       return pickFrom(world.other.records[collection], mutation.pick) ?? absentId(mutation.pick);
     case 'otherScope': {
       const others = Object.values(world.scopes).filter((other) => other !== scope);
       const other = others[mutation.pick % others.length] as Scope;
-      const candidates = writes ? (other.expendable[collection] ?? []) : [...(other.stable[collection] ?? []), ...(other.expendable[collection] ?? [])];
+      const candidates = writes
+        ? (other.expendable[collection] ?? [])
+        : [...(other.stable[collection] ?? []), ...(other.expendable[collection] ?? [])];
       return pickFrom(candidates, mutation.pick) ?? absentId(mutation.pick);
     }
     case 'otherType': {
@@ -356,7 +383,9 @@ function mutateId(mutation: Extract<Mutation, { on: 'id' }>['value'], world: Wor
       return pickFrom(scope[writes ? 'expendable' : 'stable'][other], mutation.pick) ?? absentId(mutation.pick);
     }
     case 'deleted':
-      return pickFrom(world.graveyard[collection], mutation.pick) ?? pickFrom(world.graveyard.users, mutation.pick) ?? absentId(mutation.pick);
+      return (
+        pickFrom(world.graveyard[collection], mutation.pick) ?? pickFrom(world.graveyard.users, mutation.pick) ?? absentId(mutation.pick)
+      );
     case 'uuid':
       return mutation.uuid;
     case 'text':

@@ -127,7 +127,8 @@ try {
   console.log(`\n${formatReport(report, causesFromLog(readFileSync(LOG_PATH, 'utf8')), ROUTES.length)}`);
   if (process.argv.includes('--verbose')) {
     console.log('\nStatuses of the requests without mutation, by operation:');
-    for (const [operation, statuses] of Object.entries(report.validStatuses).sort()) console.log(`  ${operation}: ${JSON.stringify(statuses)}`);
+    for (const [operation, statuses] of Object.entries(report.validStatuses).sort())
+      console.log(`  ${operation}: ${JSON.stringify(statuses)}`);
   }
   console.log(`\nfuzz: seed ${seed}; the stack's log is ${LOG_PATH}`);
   exitCode = report.failures.length === 0 ? 0 : 1;

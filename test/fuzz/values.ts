@@ -22,6 +22,7 @@ import {
 } from '#shared/domain/policies/policy.ts';
 import { EVENT_KINDS } from '#shared/events/kinds.ts';
 import { resolved, type Schema } from './description.ts';
+import { RawJson } from './mutations.ts';
 
 /** A record of the account, of `collection`, chosen by `pick` among the fixtures when the request is sent. */
 export class Ref {
@@ -57,8 +58,8 @@ const STRING_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   key: suffix.map((s) => `KEY-${s.toUpperCase()}`),
   fingerprint: suffix.map((s) => `fp-${s}`),
   pid: suffix.map((s) => `pid-${s}`),
-  expiry: fc.oneof(futureDate, fc.constant(null)),
-  name: fc.oneof(word, fc.constant(null)),
+  expiry: futureDate,
+  name: word,
   firstName: word,
   lastName: word,
   role: fc.constantFrom('user', 'admin'),
@@ -74,16 +75,16 @@ const STRING_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   heartbeatCullStrategy: fc.constantFrom(...HEARTBEAT_CULL_STRATEGIES),
   heartbeatResurrectionStrategy: fc.constantFrom(...HEARTBEAT_RESURRECTION_STRATEGIES),
   heartbeatBasis: fc.constantFrom(...HEARTBEAT_BASES),
-  scheme: fc.constantFrom(...KEY_SCHEMES, null),
+  scheme: fc.constantFrom(...KEY_SCHEMES),
   algorithm: fc.constantFrom(...CHECK_OUT_ALGORITHMS),
   environment: fc.constant(new ScopeEnvironment()),
   user: ref('users'),
   machine: ref('machines'),
   product: ref('products'),
   policy: ref('policies'),
-  hostname: fc.oneof(word, fc.constant(null)),
-  platform: fc.constantFrom('linux', 'darwin', 'win32', null),
-  ip: fc.constantFrom('192.0.2.1', '2001:db8::1', null),
+  hostname: word,
+  platform: fc.constantFrom('linux', 'darwin', 'win32'),
+  ip: fc.constantFrom('192.0.2.1', '2001:db8::1'),
 };
 
 const ARRAY_HINTS: Record<string, fc.Arbitrary<unknown>> = {
@@ -101,42 +102,67 @@ const ARRAY_HINTS: Record<string, fc.Arbitrary<unknown>> = {
 };
 
 const NUMBER_HINTS: Record<string, fc.Arbitrary<unknown>> = {
-  duration: fc.oneof(fc.integer({ min: 86_400, max: 10 * 365 * 86_400 }), fc.constant(null)),
-  heartbeatDuration: fc.oneof(fc.integer({ min: 60, max: 86_400 }), fc.constant(null)),
-  maxMachines: fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constant(null)),
-  maxCores: fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constant(null)),
-  maxProcesses: fc.oneof(fc.integer({ min: 1, max: 1_000 }), fc.constant(null)),
-  ttl: fc.oneof(fc.integer({ min: 3_600, max: 31_536_000 }), fc.constant(null)),
-  cores: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constant(null)),
+  duration: fc.integer({ min: 86_400, max: 10 * 365 * 86_400 }),
+  heartbeatDuration: fc.integer({ min: 60, max: 86_400 }),
+  maxMachines: fc.integer({ min: 1, max: 1_000 }),
+  maxCores: fc.integer({ min: 1, max: 1_000 }),
+  maxProcesses: fc.integer({ min: 1, max: 1_000 }),
+  ttl: fc.integer({ min: 3_600, max: 31_536_000 }),
+  cores: fc.integer({ min: 1, max: 64 }),
+  memory: fc.integer({ min: 1, max: 2 ** 40 }),
+  disk: fc.integer({ min: 1, max: 2 ** 44 }),
 };
 
-/** Free-form metadata: a few keys with strings, numbers, booleans and small nested values. */
+/**
+ * Free-form metadata: a few keys with strings, numbers, booleans and nulls. Any JSON object is
+ * valid metadata, so now and then a key of Object.prototype or a number at the edge of what a
+ * double (or DynamoDB) holds, written exactly.
+ */
 export const metadata = fc.dictionary(
-  word.map((w) => w.replace(/-/g, '_')),
-  fc.oneof(word, fc.integer({ min: -1_000, max: 1_000 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.boolean(), fc.constant(null)),
-  { maxKeys: 4 },
+  fc.oneof(
+    { arbitrary: word.map((w) => w.replace(/-/g, '_')), weight: 12 },
+    { arbitrary: fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty'), weight: 1 },
+  ),
+  fc.oneof(
+    { arbitrary: word, weight: 3 },
+    { arbitrary: fc.integer({ min: -1_000, max: 1_000 }), weight: 3 },
+    { arbitrary: fc.double({ min: -1e6, max: 1e6, noNaN: true }), weight: 2 },
+    { arbitrary: fc.boolean(), weight: 1 },
+    { arbitrary: fc.constant(null), weight: 1 },
+    { arbitrary: fc.constantFrom('1e-200', '1e300', '-0', '9007199254740993', '5e-324').map((text) => new RawJson(text)), weight: 1 },
+  ),
+  { maxKeys: 4, noNullPrototype: true },
 );
 
 const typesOf = (schema: Schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
+
+/** Where a value may also be null, it is so one time in five. */
+const sometimesNull = (value: fc.Arbitrary<unknown>) =>
+  fc.oneof({ arbitrary: value, weight: 4 }, { arbitrary: fc.constant(null), weight: 1 });
+
+/** The hint for a property of one of these types, if the property's name has one. */
+function hintOf(key: string, types: string[]): fc.Arbitrary<unknown> | undefined {
+  if (types.includes('string')) return STRING_HINTS[key];
+  if (types.includes('array')) return ARRAY_HINTS[key];
+  if (types.some((type) => type === 'integer' || type === 'number')) return NUMBER_HINTS[key];
+  return undefined;
+}
 
 /** An arbitrary of values the schema allows, `key` being the property (or array) it is the value of. */
 export function valuesOf(schemaOrRef: Schema, key = ''): fc.Arbitrary<unknown> {
   const schema = resolved(schemaOrRef);
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((option) => valuesOf(option, key)));
+  if (schema.anyOf) {
+    const options = schema.anyOf.filter((option) => resolved(option).type !== 'null');
+    const value = fc.oneof(...options.map((option) => valuesOf(option, key)));
+    return options.length < schema.anyOf.length ? sometimesNull(value) : value;
+  }
   const types = typesOf(schema);
-  const hinted = types.includes('string')
-    ? STRING_HINTS[key]
-    : types.includes('array')
-      ? ARRAY_HINTS[key]
-      : types.some((t) => t === 'integer' || t === 'number')
-        ? NUMBER_HINTS[key]
-        : undefined;
-  if (hinted) return hinted;
   const nonNull = types.filter((type) => type !== 'null');
-  const value = valueOfType(schema, nonNull[0] ?? 'object', key);
-  return types.includes('null') ? fc.oneof({ arbitrary: value, weight: 4 }, { arbitrary: fc.constant(null), weight: 1 }) : value;
+  if (types.length > 0 && nonNull.length === 0) return fc.constant(null);
+  const value = hintOf(key, nonNull) ?? valueOfType(schema, nonNull[0] ?? 'object', key);
+  return nonNull.length < types.length ? sometimesNull(value) : value;
 }
 
 function valueOfType(schema: Schema, type: string, key: string): fc.Arbitrary<unknown> {
@@ -145,7 +171,10 @@ function valueOfType(schema: Schema, type: string, key: string): fc.Arbitrary<un
       return objectOf(schema, key);
     case 'array': {
       const items = schema.items ? valuesOf(schema.items, key) : word;
-      return fc.array(items, { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(items, {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)),
+      });
     }
     case 'string':
       return word;

@@ -98,7 +98,11 @@ async function graph(c: Client, records: Records, aliases: Map<string, string>, 
   const product = await c.make('/products', doc('products', { name: `Product ${unique()}` }));
   const policy = await c.make(
     '/policies',
-    doc('policies', { name: 'Policy', duration: 365 * 86_400, maxMachines: 50, maxProcesses: 50 }, { product: rel('products', product.id) }),
+    doc(
+      'policies',
+      { name: 'Policy', duration: 365 * 86_400, maxMachines: 50, maxProcesses: 50 },
+      { product: rel('products', product.id) },
+    ),
   );
   const license = await c.make('/licenses', doc('licenses', {}, { policy: rel('policies', policy.id), owner: rel('users', owner.id) }));
   const fingerprint = `fp-${unique()}`;
@@ -130,8 +134,6 @@ async function graph(c: Client, records: Records, aliases: Map<string, string>, 
   return { owner, product, license };
 }
 
-const EXPENDABLE_GRAPHS = 2;
-
 async function scopeOf(
   name: ScopeName,
   api: string,
@@ -139,13 +141,14 @@ async function scopeOf(
   admin: string,
   receiverUrl: string,
   aliases: Map<string, string>,
+  expendableGraphs: number,
   environment?: { id: string; code: string },
 ): Promise<Scope> {
   const c = client(api, accountId, admin, environment?.code);
   const scope: Scope = { name, environment, bearers: { admin, none: '' }, stable: emptyRecords(), expendable: emptyRecords() };
   const [main] = await Promise.all([
     graph(c, scope.stable, aliases, receiverUrl),
-    ...Array.from({ length: EXPENDABLE_GRAPHS }, () => graph(c, scope.expendable, aliases, receiverUrl)),
+    ...Array.from({ length: expendableGraphs }, () => graph(c, scope.expendable, aliases, receiverUrl)),
   ]);
   const envAdmin = await c.user('admin');
   scope.stable.users?.push(envAdmin.id);
@@ -177,15 +180,15 @@ async function newAccount(label: string) {
 
 async function environmentOf(api: string, accountId: string, admin: string, isolationStrategy: 'ISOLATED' | 'SHARED') {
   const code = `${isolationStrategy.toLowerCase()}-${unique()}`;
-  const made = await client(api, accountId, admin).make(
-    '/environments',
-    doc('environments', { name: code, code, isolationStrategy }),
-  );
+  const made = await client(api, accountId, admin).make('/environments', doc('environments', { name: code, code, isolationStrategy }));
   return { id: made.id, code };
 }
 
-/** Builds the fixtures on the API at `api`; webhook endpoints deliver to `receiverUrl` (a loopback receiver). */
-export async function buildWorld(api: string, receiverUrl: string): Promise<World> {
+/**
+ * Builds the fixtures on the API at `api`; webhook endpoints deliver to `receiverUrl` (a loopback
+ * receiver). Each scope gets `expendableGraphs` licensing graphs that requests may change and delete.
+ */
+export async function buildWorld(api: string, receiverUrl: string, expendableGraphs = 2): Promise<World> {
   const account = await newAccount('main');
   const other = await newAccount('other');
   const aliases = new Map<string, string>();
@@ -200,9 +203,9 @@ export async function buildWorld(api: string, receiverUrl: string): Promise<Worl
   await client(api, account.id, account.admin).request('DELETE', `/environments/${dead.id}`, undefined, [204]);
   for (const environment of [isolated, shared, spareA, spareB]) aliases.set(environment.id, environment.code);
   const [global, isolatedScope, sharedScope] = await Promise.all([
-    scopeOf('global', api, account.id, account.admin, receiverUrl, aliases),
-    scopeOf('isolated', api, account.id, account.admin, receiverUrl, aliases, isolated),
-    scopeOf('shared', api, account.id, account.admin, receiverUrl, aliases, shared),
+    scopeOf('global', api, account.id, account.admin, receiverUrl, aliases, expendableGraphs),
+    scopeOf('isolated', api, account.id, account.admin, receiverUrl, aliases, expendableGraphs, isolated),
+    scopeOf('shared', api, account.id, account.admin, receiverUrl, aliases, expendableGraphs, shared),
   ]);
   global.stable.environments?.push(isolated.id, shared.id);
   global.expendable.environments?.push(spareA.id, spareB.id);
