@@ -93,8 +93,9 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     if (plan.mutations.length === 0) {
       report.valid++;
       if (answer.status >= 200 && answer.status < 300) report.valid2xx++;
-      const statuses = (report.validStatuses[plan.operation] ??= {});
+      const statuses = report.validStatuses[plan.operation] ?? {};
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+      report.validStatuses[plan.operation] = statuses;
     }
     operations.add(plan.operation);
     pairs.add(`${plan.operation} ${plan.bearer}`);

@@ -124,7 +124,7 @@ const UNICODE = [
   'Ω≈ç√∫˜µ≤≥÷',
   '<script>alert(1)</script>',
   "'; DROP TABLE x; --",
-  '${7*7}{{7*7}}',
+  '#{7*7}{{7*7}}',
   '../../etc/passwd',
   ' ',
   '',

@@ -317,15 +317,18 @@ function mutateEnvironment(
       for (let i = query.length - 1; i >= 0; i--) if (query[i]?.startsWith('environment=')) query.splice(i, 1);
       return;
     case 'text':
-      return name(mutation.text, mutation.header);
+      name(mutation.text, mutation.header);
+      return;
     case 'conflict':
       headers['service-environment'] = world.scopes.isolated.environment?.code ?? '';
       headers['keygen-environment'] = world.scopes.shared.environment?.code ?? '';
       return;
     case 'dead':
-      return name(mutation.byId ? world.deadEnvironment.id : world.deadEnvironment.code, 'service');
+      name(mutation.byId ? world.deadEnvironment.id : world.deadEnvironment.code, 'service');
+      return;
     case 'foreign':
-      return name(mutation.byId ? world.other.environment.id : world.other.environment.code, 'service');
+      name(mutation.byId ? world.other.environment.id : world.other.environment.code, 'service');
+      return;
     case 'otherScope': {
       const other = others[0]?.environment;
       if (other) name(mutation.byId ? other.id : other.code, 'service');
