@@ -48,7 +48,7 @@ export interface FuzzReport {
   valid2xx: number;
   /** The statuses of the requests without mutation, by operation. */
   validStatuses: Record<string, Record<number, number>>;
-  /** Links answered 403 to the bearer that saw them (resolved: it may not read that record), by the operation they name. */
+  /** Links refused to the bearer that saw them (403, or a 404 the admin does not get), by the operation they name and the status. */
   refusedLinks: Record<string, number>;
   failures: Failure[];
 }

@@ -81,7 +81,7 @@ export function formatReport(report: FuzzReport, causes: Map<string, string> = n
     `fuzz: seed ${report.seed}: ${report.requests} requests (${classes}) and ${report.invariantRequests} by the checks after them, in ${(report.durationMs / 1000).toFixed(1)} s; slowest ${Math.round(report.slowestMs)} ms`,
     `fuzz: ${report.operations}${totalOperations ? ` of ${totalOperations}` : ''} operations reached, ${report.pairs} operation × bearer pairs`,
     `fuzz: ${report.valid} requests without mutation, ${report.valid2xx} of them answered 2xx`,
-    `fuzz: links answered 403 to the bearer that saw them, by the operation named: ${
+    `fuzz: links refused to the bearer that saw them (403, or 404 where the admin resolves them), by the operation named: ${
       Object.entries(report.refusedLinks)
         .map(([operation, count]) => `${operation} ${count}`)
         .join(', ') || 'none'
