@@ -258,13 +258,13 @@ export async function checkLinks(
           continue;
         }
         if (resolves(result.status)) continue;
-        const deleted = Object.entries(world.graveyard).find(([, ids]) => ids.some((id) => link.includes(id)));
+        const deleted = Object.entries(world.graveyard).find(([, ids]) => ids.some((id) => link.includes(id) || result.text.includes(id)));
         findings.push({
           kind: 'link-unresolved',
           operation: entry.operation,
           request: followed,
           answer: result,
-          detail: `${link}, a link of ${entry.link}, answered ${result.status}${deleted ? ` (it names one of the ${deleted[0]} the run deleted)` : ''}`,
+          detail: `${link}, a link of ${entry.link}, answered ${result.status}${deleted ? ` (it, or its answer, names one of the ${deleted[0]} the run deleted)` : ''}`,
           as: entry.viewer.label,
         });
       }
