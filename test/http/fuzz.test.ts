@@ -4,8 +4,9 @@
  * description and mutated ones, against the stack the test run started. No answer may be a 5xx,
  * be anything but a JSON:API document (unless documented otherwise), break the description or
  * take over 5 s; afterwards every list the admin reaches must count what its pages hold, and every
- * link of a record seen must resolve. The seed is fixed, so a failure here is a failure of
- * `npm run fuzz -- --seed 20260611 --requests 500` too, where it can be replayed alone.
+ * link of a record seen must resolve. The seed is fixed: `npm run fuzz -- --seed 20260611
+ * --requests 500` sends the same requests (over fixtures with more records), and a failure's
+ * `--only <index>` sends one of them alone.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
