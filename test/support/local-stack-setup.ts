@@ -25,7 +25,7 @@ const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 /** Short timings so retries and redeliveries happen within a test's patience; limits out of reach. */
-const TEST_ENVIRONMENT = {
+export const TEST_ENVIRONMENT = {
   PORT: '0',
   DYNAMODB_PORT: '0',
   SQS_PORT: '0',
