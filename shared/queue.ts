@@ -52,7 +52,9 @@ export async function enqueueEach(queue: QueueName, messages: readonly unknown[]
             Entries: chunk.map((message, j) => ({ Id: String(j), MessageBody: JSON.stringify(message), DelaySeconds: delay })),
           }),
         );
-        return (Failed ?? []).map((failure): Unsent => ({ index: start + Number(failure.Id), reason: failure.Message ?? failure.Code ?? 'refused' }));
+        return (Failed ?? []).map(
+          (failure): Unsent => ({ index: start + Number(failure.Id), reason: failure.Message ?? failure.Code ?? 'refused' }),
+        );
       } catch (error) {
         return chunk.map((_, j): Unsent => ({ index: start + j, reason: (error as Error).message }));
       }

@@ -31,7 +31,11 @@ export async function relay(records: readonly DynamoDBRecord[]): Promise<DynamoD
       const outgoing = { record, entry: found.entry.name, message: found.entry.message(found.image) };
       byQueue.set(found.entry.queue, [...(byQueue.get(found.entry.queue) ?? []), outgoing]);
     } catch (error) {
-      logger.error('outbox record not relayed: its item cannot make its message', { ...describe(record), entry: found.entry.name, error: error as Error });
+      logger.error('outbox record not relayed: its item cannot make its message', {
+        ...describe(record),
+        entry: found.entry.name,
+        error: error as Error,
+      });
       failed.add(record);
     }
   }
@@ -43,14 +47,25 @@ export async function relay(records: readonly DynamoDBRecord[]): Promise<DynamoD
       );
       for (const { index, reason } of unsent) {
         const { record, entry } = outgoing[index] as Outgoing;
-        logger.warn('outbox record not relayed: its message was not sent; the batch is retried from it', { ...describe(record), entry, queue, reason });
+        logger.warn('outbox record not relayed: its message was not sent; the batch is retried from it', {
+          ...describe(record),
+          entry,
+          queue,
+          reason,
+        });
         failed.add(record);
       }
     }),
   );
   return {
-    batchItemFailures: records.filter((record) => failed.has(record)).map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })),
+    batchItemFailures: records
+      .filter((record) => failed.has(record))
+      .map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })),
   };
 }
 
-const describe = (record: DynamoDBRecord) => ({ eventName: record.eventName, sequenceNumber: record.dynamodb?.SequenceNumber, keys: record.dynamodb?.Keys });
+const describe = (record: DynamoDBRecord) => ({
+  eventName: record.eventName,
+  sequenceNumber: record.dynamodb?.SequenceNumber,
+  keys: record.dynamodb?.Keys,
+});
