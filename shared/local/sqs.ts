@@ -40,6 +40,8 @@ export interface LocalSqs {
   queueUrl(queueName: string): string;
   /** What each of the stack's queues holds now (idle.ts), read in this process. */
   queueStates(): Record<QueueName, QueueState>;
+  /** Calls `listener` with each message a queue of the stack takes, as it takes it (the benchmarks time the relay so); returns its removal. */
+  onMessage(listener: (queue: QueueName, body: string) => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -130,7 +132,19 @@ export async function startSqs(options: { port: number; region: string; failureQ
     if (!queue) throw new Error(`The SQS server has no queue ${localQueueName(name)}`);
     return { name, queue, delays: watchDelays(queue) };
   });
+  const listeners = new Set<(queue: QueueName, body: string) => void>();
+  for (const { name, queue } of watched) {
+    const newRecord = queue.newRecord;
+    queue.newRecord = (message, delay) => {
+      for (const listener of listeners) listener(name, message.MessageBody);
+      return newRecord(message, delay);
+    };
+  }
+  const onMessage = (listener: (queue: QueueName, body: string) => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
   const queueStates = () =>
     Object.fromEntries(watched.map(({ name, queue, delays }) => [name, queueState(queue, delays)])) as Record<QueueName, QueueState>;
-  return { endpoint, port, queueUrls, queueUrl, queueStates, stop: () => closeServer(server) };
+  return { endpoint, port, queueUrls, queueUrl, queueStates, onMessage, stop: () => closeServer(server) };
 }
