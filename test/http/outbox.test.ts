@@ -14,14 +14,22 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler as relayHandler } from '#functions/workers/relay-outbox.ts';
 import { addWebhookEvent } from '#shared/domain/webhook-events/event.ts';
 import { toLambdaRecord } from '#shared/local/streams.ts';
 import { RESET_REQUEST_TYPE } from '#shared/outbox/entries.ts';
-import { environmentMembership, type Key, passwordResetRequestKey, purgeMarkerKey, recordKey } from '#shared/store/keys.ts';
+import {
+  collectionPartition,
+  collectionSortKey,
+  environmentMembership,
+  type Key,
+  passwordResetRequestKey,
+  purgeMarkerKey,
+  recordKey,
+} from '#shared/store/keys.ts';
 import { Transaction } from '#shared/store/transaction.ts';
 import { stack } from '../support/stack.ts';
 import { call, newAccount, newEnvironment, newUser } from './support/client.ts';
@@ -197,5 +205,74 @@ describe('the outbox relay', () => {
     expect(await relay(records)).toEqual({ batchItemFailures: [{ itemIdentifier: refused.dynamodb?.SequenceNumber }] });
     // The ten sent are worked (no user holds those addresses: nothing to mail).
     await localStackIdle();
+  });
+
+  it('60: finds the events that never left (DELIVERING, no attempt claimed, older than a cutoff), and not those delivered', async () => {
+    const account = await newAccount();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await call('POST', `${account.path}/webhook-endpoints`, {
+      token: account.adminToken,
+      body: { data: { type: 'webhook-endpoints', attributes: { url: receiver.url } } },
+    });
+    const endpointId = endpoint.body.data.id as string;
+    const payload = JSON.stringify({ data: { type: 'users', id: randomUUID(), attributes: {} } });
+    const tx = new Transaction();
+    const delivered = addWebhookEvent(tx, {
+      accountId: account.id,
+      environmentId: null,
+      endpointId,
+      endpoint: receiver.url,
+      payload,
+      event: 'user.updated',
+    });
+    await tx.commit();
+    await receiver.waitFor((deliveries) => deliveries.length >= 1);
+
+    // An event the relay never sent (as if it gave its record up): its item written so that its insert is no outbox record.
+    const lost = { id: randomUUID(), created: new Date().toISOString() };
+    const events = collectionPartition(account.id, null, 'WEBHOOK_EVENT');
+    await doc.send(
+      new PutCommand({
+        TableName: TABLE(),
+        Item: {
+          ...recordKey(account.id, 'webhook-events', lost.id),
+          GSI1PK: events,
+          GSI1SK: collectionSortKey(lost.created, lost.id),
+          id: lost.id,
+          accountId: account.id,
+          environmentId: null,
+          endpointId,
+          created: lost.created,
+          status: 'DELIVERING',
+        },
+      }),
+    );
+    await doc.send(
+      new UpdateCommand({
+        TableName: TABLE(),
+        Key: recordKey(account.id, 'webhook-events', lost.id),
+        UpdateExpression: 'SET #type = :type',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': 'webhook-events' },
+      }),
+    );
+    await localStackIdle();
+
+    const cutoff = new Date().toISOString();
+    const { Items = [] } = await doc.send(
+      new QueryCommand({
+        TableName: TABLE(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :events AND GSI1SK < :cutoff',
+        FilterExpression: '#status = :delivering AND attribute_not_exists(deliveryAttempt)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':events': events, ':cutoff': cutoff, ':delivering': 'DELIVERING' },
+        ScanIndexForward: false,
+      }),
+    );
+    expect(Items.map((item) => item.id)).toEqual([lost.id]);
+    expect(Items.map((item) => item.id)).not.toContain(delivered.id);
+    expect(receiver.deliveries.map((delivery) => delivery.json.data.id)).toEqual([delivered.id]);
   });
 });
