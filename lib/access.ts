@@ -54,6 +54,9 @@ export function grantAccess(
         resources.signingKeysKey.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
         grantee.grantPrincipal.addToPrincipalPolicy(signingKeyProvisionStatement(resources.table));
         break;
+      // The events are items of the route's own writes (table:write); the outbox relay sends them.
+      case 'events:emit':
+        break;
       default:
         resources.queues[queueNameOf(grant)].grantSendMessages(grantee);
     }

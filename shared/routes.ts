@@ -16,6 +16,12 @@ export type Access =
   | 'queue:webhooks'
   | 'queue:purge'
   | 'queue:mail'
+  /**
+   * Writes webhook events in its transactions (shared/events/emit.ts). No grant of its own (the
+   * outbox relay sends them); the request pipeline reads the environment's webhook subscriptions
+   * ahead for such a route (shared/http/request-keys.ts).
+   */
+  | 'events:emit'
   | 'mail:send'
   /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
   | 'key:seal'
@@ -119,7 +125,7 @@ const WRITE = [...TABLE_WRITE, 'account:sign'] as const;
  * A write that emits webhook events. It sends nothing itself: the outbox relay (`streamWorkers`)
  * sends their deliveries from the table's stream once it commits.
  */
-const EMIT = WRITE;
+const EMIT = [...WRITE, 'events:emit'] as const;
 
 // Route throttles in place of the stage's default (`stageThrottle`, lib/stage.ts).
 /**
