@@ -54,6 +54,9 @@ export function grantAccess(
         resources.signingKeysKey.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
         grantee.grantPrincipal.addToPrincipalPolicy(signingKeyProvisionStatement(resources.table));
         break;
+      // The events are items of the route's own writes (table:write); the outbox relay sends them.
+      case 'events:emit':
+        break;
       default:
         resources.queues[queueNameOf(grant)].grantSendMessages(grantee);
     }
@@ -90,7 +93,8 @@ const tableWriteActions = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dy
  * The table and each of its indexes by name. The table's own grant methods would allow
  * `index/*`; naming the indexes of the table definition grants the same today without a
  * wildcard, so an index is reachable only once it is defined there (docs/operations.md, the
- * table). Stream actions are left out: the table has no stream.
+ * table). Stream actions are left out: only the stream workers read the stream, granted by their
+ * event source on the table's stream alone (lib/stream-workers.ts).
  */
 function tableStatement(table: ITableV2, actions: readonly string[]): PolicyStatement {
   return new PolicyStatement({

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../shared/store/table.ts';
@@ -8,6 +8,10 @@ import { tableDefinition } from '../shared/store/table.ts';
  * The service's one table, shaped by the same definition the local stack uses. It holds every
  * customer's records, so it is protected against deletion twice over: deletion protection
  * stops an API call or a stack update from dropping it, and RETAIN keeps it when the stack goes.
+ *
+ * Its stream carries every change, old and new images (a removal's record needs the item as it
+ * was), to the outbox relay (lib/stream-workers.ts, shared/outbox/entries.ts); the stream keeps
+ * records 24 hours.
  *
  * Beside it, the KMS key that seals secrets at rest (shared/auth/seal.ts): the records sealed
  * with it outlive the stack only if it does, so it is retained too; rotated yearly.
@@ -33,6 +37,7 @@ export class Data extends Construct {
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
       globalSecondaryIndexes: tableDefinition.indexes.map((index) => ({

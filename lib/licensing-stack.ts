@@ -5,8 +5,14 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { Method, QueueName, Route, Schedule, Worker } from '../shared/routes.ts';
-import { fallback as fallbackRoute, routes as routeTable, schedules as scheduleTable, workers as workerTable } from '../shared/routes.ts';
+import type { Method, QueueName, Route, Schedule, StreamWorker, Worker } from '../shared/routes.ts';
+import {
+  fallback as fallbackRoute,
+  routes as routeTable,
+  schedules as scheduleTable,
+  streamWorkers as streamWorkerTable,
+  workers as workerTable,
+} from '../shared/routes.ts';
 import { Api, type FallbackRoute } from './api.ts';
 import { applyConcurrency } from './concurrency.ts';
 import { constructIdOf, functionNameOf } from './construct-id.ts';
@@ -18,6 +24,7 @@ import { Schedules } from './schedules.ts';
 import { repositoryRoot, type ServiceContext, type ServiceFunction } from './service-function.ts';
 import type { OperatorSettings } from './settings.ts';
 import { ApiStage } from './stage.ts';
+import { StreamWorkers } from './stream-workers.ts';
 import { Workers } from './workers.ts';
 
 export interface LicensingStackProps extends StackProps {
@@ -30,6 +37,8 @@ export interface LicensingStackProps extends StackProps {
   workers?: readonly Worker[];
   /** The functions run on a schedule; the route table's by default. */
   schedules?: readonly Schedule[];
+  /** The functions fed by the table's stream (the outbox relay); the route table's by default. */
+  streamWorkers?: readonly StreamWorker[];
   /** Directory the handler paths are relative to; the repository root by default. */
   codeRoot?: string;
 }
@@ -37,7 +46,7 @@ export interface LicensingStackProps extends StackProps {
 /**
  * The licensing service: the HTTP API and its functions over one table, and the queues that carry
  * slow work. This stack holds the table, the sealing key, the queues, the API with its stage, the
- * queue workers and the scheduled functions; each route family's functions and routes live in a nested stack of their own
+ * queue workers, the scheduled functions and the outbox relay the table's stream feeds; each route family's functions and routes live in a nested stack of their own
  * (`families`), deployed with it.
  */
 export class LicensingStack extends Stack {
@@ -55,6 +64,10 @@ export class LicensingStack extends Stack {
   readonly workerFunctions: ReadonlyMap<string, ServiceFunction>;
   /** The scheduled functions (the heartbeat sweeper), by operation. */
   readonly scheduleFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The functions the table's stream feeds (the outbox relay), by operation. */
+  readonly streamWorkerFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** Where their event sources describe the batches they gave up on, by operation. */
+  readonly streamFailureQueues: ReadonlyMap<string, Queue>;
   readonly table: TableV2;
   readonly sealingKey: Key;
   readonly signingKeysKey: Key;
@@ -105,14 +118,27 @@ export class LicensingStack extends Stack {
     }).functions;
     // Like the workers, few and fed by no request: beside them.
     this.scheduleFunctions = new Schedules(this, 'Schedules', { schedules: props.schedules ?? scheduleTable, context }).functions;
+    // Fed by the table's stream: beside the table.
+    const streamWorkers = new StreamWorkers(this, 'StreamWorkers', {
+      workers: props.streamWorkers ?? streamWorkerTable,
+      table: data.table,
+      context,
+    });
+    this.streamWorkerFunctions = streamWorkers.functions;
+    this.streamFailureQueues = streamWorkers.failureQueues;
 
     const stage = new ApiStage(this, 'Stage', { api: this.httpApi, routes: props.routes ?? routeTable, settings });
     stage.dependOnRoutes(...this.families);
     applyConcurrency(
-      Object.fromEntries([...this.families.flatMap((family) => [...family.functions]), ...this.workerFunctions, ...this.scheduleFunctions]),
+      Object.fromEntries([
+        ...this.families.flatMap((family) => [...family.functions]),
+        ...this.workerFunctions,
+        ...this.scheduleFunctions,
+        ...this.streamWorkerFunctions,
+      ]),
       settings,
     );
-    const monitoring = this.watch(settings, queues);
+    const monitoring = this.watch(settings, queues, streamWorkers);
 
     new CfnOutput(this, 'AlarmTopicArn', {
       value: monitoring.topic.topicArn,
@@ -133,6 +159,12 @@ export class LicensingStack extends Stack {
         description: `Where ${name} messages go after their last failed attempt`,
       });
     }
+    for (const [operation, queue] of this.streamFailureQueues) {
+      new CfnOutput(this, `${constructIdOf(operation)}FailureQueueUrl`, {
+        value: queue.queueUrl,
+        description: `Where ${operation}'s event source describes the batches of stream records it gave up on`,
+      });
+    }
   }
 
   /**
@@ -140,7 +172,7 @@ export class LicensingStack extends Stack {
    * name the functions by their fixed names (`functionNameOf`), so that no family's stack has to
    * hand each function out.
    */
-  private watch(settings: OperatorSettings, queues: ServiceQueues): Monitoring {
+  private watch(settings: OperatorSettings, queues: ServiceQueues, streamWorkers: StreamWorkers): Monitoring {
     const stack = new NestedStack(this, 'Monitoring', { description: 'Software-licensing API: dashboard and alarms' });
     const named = (operation: string) =>
       LambdaFunction.fromFunctionName(stack, `${constructIdOf(operation)}Function`, functionNameOf(this.stackName, operation));
@@ -158,10 +190,11 @@ export class LicensingStack extends Stack {
         .filter((family) => family.routes.length > 0),
       workers: [...this.workerFunctions.keys()].map(named),
       scheduled: [...this.scheduleFunctions.keys()].map((operation) => ({ operation, fn: named(operation) })),
+      streamConsumers: [...this.streamWorkerFunctions.keys()].map((operation) => ({ operation, fn: named(operation) })),
       table: this.table,
       queues: this.queues,
       deadLetterQueues: this.deadLetterQueues,
-      deadLetterAlarms: Object.values(queues.deadLetterAlarms),
+      deadLetterAlarms: [...Object.values(queues.deadLetterAlarms), ...streamWorkers.failureAlarms],
       alarmEmail: settings.alarmEmail,
     });
   }

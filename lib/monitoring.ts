@@ -63,6 +63,15 @@ export const queueAgeSeconds: Record<QueueName, number> = {
 };
 
 /**
+ * Age (ms) of the last record a stream consumer was handed when it was handed (Lambda's
+ * `IteratorAge`, its maximum in a period) above which the consumer falls behind the table's
+ * stream. The outbox relay hands a record on within a second of its commit; five minutes mean
+ * its invocations fail and are retried, or do not keep up, and every delivery, purge and mail
+ * waits as long.
+ */
+export const iteratorAgeMilliseconds = 5 * 60 * 1000;
+
+/**
  * Periods without a single run of a scheduled function (the heartbeat sweeper, every minute)
  * after which it alarms: its rule is disabled or its invocations fail before they start.
  */
@@ -109,6 +118,8 @@ export interface MonitoringProps {
   workers: readonly IFunction[];
   /** The functions run on a schedule: watched with the workers, and each alarms when it stops running. */
   scheduled?: readonly ScheduledFunction[];
+  /** The functions the table's stream feeds: watched with the workers, and each alarms when it falls behind the stream. */
+  streamConsumers?: readonly ScheduledFunction[];
   table: ITable;
   queues: Record<QueueName, IQueue>;
   deadLetterQueues: Record<QueueName, IQueue>;
@@ -118,7 +129,7 @@ export interface MonitoringProps {
   alarmEmail?: readonly string[];
 }
 
-/** A function an EventBridge rule runs (shared/routes.ts, `schedules`). */
+/** A function an EventBridge rule runs (shared/routes.ts, `schedules`), or one the table's stream feeds (`streamWorkers`). */
 export interface ScheduledFunction {
   operation: string;
   fn: IFunction;
@@ -155,12 +166,18 @@ export class Monitoring extends Construct {
     const apiWidgets = this.watchApi();
     const familyWidgets = props.families.map((family, index) => this.watchLatency(family, index));
     const scheduled = props.scheduled ?? [];
-    const workers = { name: 'workers', routes: [], functions: [...props.workers, ...scheduled.map(({ fn }) => fn)] };
+    const streamConsumers = props.streamConsumers ?? [];
+    const workers = {
+      name: 'workers',
+      routes: [],
+      functions: [...props.workers, ...scheduled.map(({ fn }) => fn), ...streamConsumers.map(({ fn }) => fn)],
+    };
     const functionGroups = workers.functions.length > 0 ? [...props.families, workers] : props.families;
     for (const group of functionGroups) this.watchFunctions(group);
     const tableWidgets = this.watchTable(props.table);
     const queueWidgets = this.watchQueues(props.queues, props.deadLetterQueues);
     const scheduleWidgets = scheduled.length > 0 ? [this.watchSchedules(scheduled)] : [];
+    const streamWidgets = streamConsumers.length > 0 ? [this.watchStreamConsumers(streamConsumers)] : [];
     // Their states show in the queue widgets; listing them in the alarm widget too would make
     // the stack that owns them and the one watching them each depend on the other.
     for (const alarm of props.deadLetterAlarms) this.addActions(alarm);
@@ -169,7 +186,7 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(...apiWidgets, this.requestsByFamily(props.families));
     this.dashboard.addWidgets(...familyWidgets);
     this.dashboard.addWidgets(...this.functionWidgets(functionGroups));
-    this.dashboard.addWidgets(...tableWidgets, ...queueWidgets, ...scheduleWidgets);
+    this.dashboard.addWidgets(...tableWidgets, ...queueWidgets, ...scheduleWidgets, ...streamWidgets);
   }
 
   /** The topic, encrypted with a key of its own that CloudWatch may use (it encrypts what it publishes). */
@@ -425,6 +442,28 @@ export class Monitoring extends Construct {
       return invocations.with({ label: operation });
     });
     return new GraphWidget({ title: 'Scheduled runs', left: runs, width: 4 });
+  }
+
+  /** Each stream consumer alarms when the records it is handed are older than `iteratorAgeMilliseconds`; their ages are drawn. */
+  private watchStreamConsumers(consumers: readonly ScheduledFunction[]): GraphWidget {
+    const ages = consumers.map(({ operation, fn }) => {
+      const age = fn.metric('IteratorAge', { period, statistic: 'Maximum' });
+      this.notify(
+        new Alarm(this, `${constructIdOf(operation)}IteratorAge`, {
+          alarmName: `${this.name}-${operation}-iterator-age`,
+          alarmDescription:
+            `${operation} was handed stream records more than ${iteratorAgeMilliseconds / 60_000} minutes old: it falls behind the ` +
+            'table\'s stream, and what the records send waits. See docs/operations.md, "Alarms".',
+          metric: age,
+          threshold: iteratorAgeMilliseconds,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      return age.with({ label: operation });
+    });
+    return new GraphWidget({ title: 'Stream iterator age (ms)', left: ages, width: 4 });
   }
 
   private watchQueues(queues: Record<QueueName, IQueue>, deadLetterQueues: Record<QueueName, IQueue>): GraphWidget[] {

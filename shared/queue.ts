@@ -27,23 +27,38 @@ export async function enqueue(queue: QueueName, message: unknown, delaySeconds =
 /** SQS takes at most 10 messages in one SendMessageBatch. */
 const BATCH = 10;
 
+/** A message `enqueueEach` could not send: its index in the list, and why. */
+export interface Unsent {
+  index: number;
+  reason: string;
+}
+
 /**
- * Sends several messages, 10 to a request. Throws if any message could not be sent (after
- * the whole list was tried), naming how many failed.
+ * Sends several messages, 10 to a request, the requests side by side; answers the messages that
+ * were not sent (those SQS refused, and every message of a request that failed), so that a caller
+ * can retry exactly those.
  */
-export async function enqueueAll(queue: QueueName, messages: readonly unknown[], delaySeconds = 0): Promise<void> {
+export async function enqueueEach(queue: QueueName, messages: readonly unknown[], delaySeconds = 0): Promise<Unsent[]> {
   const url = config.queueUrl(queues[queue].urlVariable);
   const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_DELAY_SECONDS);
-  let failed = 0;
-  for (let i = 0; i < messages.length; i += BATCH) {
-    const chunk = messages.slice(i, i + BATCH);
-    const { Failed } = await sqs().send(
-      new SendMessageBatchCommand({
-        QueueUrl: url,
-        Entries: chunk.map((message, j) => ({ Id: String(j), MessageBody: JSON.stringify(message), DelaySeconds: delay })),
-      }),
-    );
-    failed += Failed?.length ?? 0;
-  }
-  if (failed > 0) throw new Error(`${failed} of ${messages.length} messages could not be sent to the ${queue} queue`);
+  const starts = Array.from({ length: Math.ceil(messages.length / BATCH) }, (_, i) => i * BATCH);
+  const unsent = await Promise.all(
+    starts.map(async (start) => {
+      const chunk = messages.slice(start, start + BATCH);
+      try {
+        const { Failed } = await sqs().send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: chunk.map((message, j) => ({ Id: String(j), MessageBody: JSON.stringify(message), DelaySeconds: delay })),
+          }),
+        );
+        return (Failed ?? []).map(
+          (failure): Unsent => ({ index: start + Number(failure.Id), reason: failure.Message ?? failure.Code ?? 'refused' }),
+        );
+      } catch (error) {
+        return chunk.map((_, j): Unsent => ({ index: start + j, reason: (error as Error).message }));
+      }
+    }),
+  );
+  return unsent.flat();
 }

@@ -7,6 +7,7 @@
  *
  * Paths use API Gateway's `{name}` parameter syntax. Every handler module exports `handler`.
  */
+import { outboxAccess, outboxFilters } from './outbox/entries.ts';
 
 /** What a function may touch; the stack turns each into the narrowest IAM grant. */
 export type Access =
@@ -15,6 +16,12 @@ export type Access =
   | 'queue:webhooks'
   | 'queue:purge'
   | 'queue:mail'
+  /**
+   * Writes webhook events in its transactions (shared/events/emit.ts). No grant of its own (the
+   * outbox relay sends them); the request pipeline reads the environment's webhook subscriptions
+   * ahead for such a route (shared/http/request-keys.ts).
+   */
+  | 'events:emit'
   | 'mail:send'
   /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
   | 'key:seal'
@@ -69,6 +76,33 @@ export interface Worker {
 }
 
 /**
+ * A function fed by the table's stream, as a worker is by its queue: Lambda's DynamoDB event source
+ * on AWS (lib/relay.ts), the stream poller in the local stack (shared/local/streams.ts), both from
+ * this entry. Only the records a filter lets through reach it, oldest first (TRIM_HORIZON, so a
+ * new source starts with what the stream still holds). It answers the records it failed
+ * (ReportBatchItemFailures): the batch is retried from the first of them. A batch that throws is
+ * split in two, each half retried on its own (BisectBatchOnFunctionError). A batch that still
+ * fails after `retryAttempts` retries, or whose records grew older than `maxRecordAgeSeconds`, is
+ * described in the function's on-failure queue and its shard goes on.
+ */
+export interface StreamWorker {
+  operation: string;
+  handler: string;
+  access: readonly Access[];
+  /** Records per invocation at most. */
+  batchSize: number;
+  /** Seconds the event source may wait to fill a batch; 0: a batch goes as soon as a record is there. */
+  maxBatchingWindowSeconds: number;
+  retryAttempts: number;
+  maxRecordAgeSeconds: number;
+  timeoutSeconds: number;
+  /** Lambda event filter patterns: a record any of them matches is handed to the function. */
+  filters: readonly Record<string, unknown>[];
+  /** How long the on-failure queue keeps a failed batch's description (seconds). */
+  failureRetentionSeconds: number;
+}
+
+/**
  * A function the stack runs on a timer rather than for a request or a message: an EventBridge
  * rule on AWS (lib/schedules.ts), a timer in the local stack (shared/local/scheduler.ts).
  */
@@ -87,8 +121,11 @@ const TABLE_WRITE = ['table:read', 'table:write'] as const;
 // Every route under an account signs its answers (shared/http/signature.ts).
 const READ = ['table:read', 'account:sign'] as const;
 const WRITE = [...TABLE_WRITE, 'account:sign'] as const;
-/** A write that emits webhook events: their deliveries are queued once it commits. */
-const EMIT = [...WRITE, 'queue:webhooks'] as const;
+/**
+ * A write that emits webhook events. It sends nothing itself: the outbox relay (`streamWorkers`)
+ * sends their deliveries from the table's stream once it commits.
+ */
+const EMIT = [...WRITE, 'events:emit'] as const;
 
 // Route throttles in place of the stage's default (`stageThrottle`, lib/stage.ts).
 /**
@@ -181,7 +218,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${ACCOUNT}/passwords`,
     handler: 'functions/passwords/request.ts',
-    access: [...WRITE, 'queue:mail'],
+    access: WRITE,
     throttle: MAIL,
   },
   { operation: 'passwords.form', method: 'GET', path: `${ACCOUNT}/password-reset`, handler: 'functions/passwords/form.ts', access: [] },
@@ -220,7 +257,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/environments/{id}`,
     handler: 'functions/environments/delete.ts',
-    access: [...EMIT, 'queue:purge'],
+    access: EMIT,
   },
   {
     operation: 'environments.tokens.generate',
@@ -778,7 +815,7 @@ export const workers: readonly Worker[] = [
     queue: 'mail',
     handler: 'functions/workers/password-reset.ts',
     // Hands the reset token over by mail, or in a user.password-reset event (which keeps it sealed).
-    access: [...TABLE_WRITE, 'queue:webhooks', 'mail:send', 'key:seal'],
+    access: [...TABLE_WRITE, 'mail:send', 'key:seal'],
     batchSize: 10,
     // Well within SES's sending rate.
     maxConcurrency: 2,
@@ -803,11 +840,37 @@ export const schedules: readonly Schedule[] = [
     operation: 'workers.sweepHeartbeats',
     handler: 'functions/workers/sweep-heartbeats.ts',
     // Reads the due index and the records it names; writes machines (their heartbeat judged, or
-    // their removal with their components and seat), and the events of both, whose deliveries it queues.
-    access: [...TABLE_WRITE, 'queue:webhooks'],
+    // their removal with their components and seat), and the events of both (the outbox relay sends their deliveries).
+    access: TABLE_WRITE,
     // A machine is judged within two minutes of its deadline (docs/rules.md §14.3).
     everyMinutes: 1,
     // Ample for a minute's due records; a sweep that overruns the next one is harmless (sweep.ts).
     timeoutSeconds: 120,
+  },
+];
+
+export const streamWorkers: readonly StreamWorker[] = [
+  {
+    operation: 'workers.relayOutbox',
+    handler: 'functions/workers/relay-outbox.ts',
+    // Sends to the queues of the outbox entries, and nothing else: the records carry what it sends.
+    access: outboxAccess(),
+    // A hundred records make ten SendMessageBatch requests at most per queue, sent side by side:
+    // well within the timeout, and few invocations under a burst.
+    batchSize: 100,
+    // No wait: what the relay adds to every delivery, purge and mail is a poll of the stream
+    // (four a second per shard) and one invocation. A burst fills batches by itself.
+    maxBatchingWindowSeconds: 0,
+    // A failing send is retried (with the event source's backoff) for minutes, then the batch goes
+    // to the on-failure queue and its shard goes on: a record that cannot be relayed holds back
+    // the records behind it only that long.
+    retryAttempts: 10,
+    // Shorter than the stream's 24 hours, so a record the relay could not hand on for hours (it
+    // is throttled, or disabled) is described in the on-failure queue while the stream still holds
+    // it, with 12 hours left to replay it (docs/operations.md, "The outbox relay").
+    maxRecordAgeSeconds: 12 * 3600,
+    timeoutSeconds: 30,
+    filters: outboxFilters(),
+    failureRetentionSeconds: 14 * 86400,
   },
 ];

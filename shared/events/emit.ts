@@ -21,9 +21,10 @@
  * It reads the enabled endpoints of that environment subscribed to the kind (the environment's
  * subscriptions item, usually read ahead with the request: see subscriptions.ts),
  * adds one webhook-event record per endpoint to the SAME transaction (an outbox: a change is
- * never committed without its events, and a failed request leaves none), and, once the
- * commit has succeeded, sends one delivery message per event to the webhooks queue. A route
- * whose handler emits must declare `queue:webhooks` in shared/routes.ts.
+ * never committed without its events, and a failed request leaves none). The request sends
+ * nothing: the outbox relay sends each new event's first delivery attempt to the webhooks queue
+ * from the table's stream (shared/outbox/entries.ts), so an event whose change committed is
+ * delivered even if the request's process dies the moment after.
  *
  * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
  */
@@ -32,10 +33,8 @@ import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
 import { type Subscription, subscriptionsOf } from '../domain/webhook-endpoints/subscriptions.ts';
 import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
 import type { ResourceObject } from '../jsonapi.ts';
-import { logger } from '../logger.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
-import { queueFirstAttempts } from './messages.ts';
 import { type EventMeta, splitMeta } from './secret-meta.ts';
 
 export interface EventOrigin {
@@ -83,7 +82,6 @@ export async function emitEvent(
       }),
     );
   }
-  deliverAfterCommit(tx, events);
   return events;
 }
 
@@ -91,16 +89,4 @@ export async function emitEvent(
 function aboutItself(endpoint: Subscription, event: string, document: ResourceObject | readonly ResourceObject[]): boolean {
   if (!('type' in document) || document.type !== 'webhook-endpoints' || document.id !== endpoint.id) return false;
   return event === 'webhook-endpoint.deleted' || document.attributes.enabled === false;
-}
-
-/** Sends the first delivery attempt of each event once the transaction that writes them has committed. */
-export function deliverAfterCommit(tx: Transaction, events: readonly WebhookEventRecord[]): void {
-  tx.afterCommit(async () => {
-    try {
-      await queueFirstAttempts(events);
-    } catch (error) {
-      // The events stay DELIVERING; the retry action (or a redrive) sends them again.
-      logger.error('webhook deliveries not queued', { webhookEventIds: events.map((e) => e.id), error: error as Error });
-    }
-  });
 }

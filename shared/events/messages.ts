@@ -3,11 +3,15 @@
  * event's endpoint) lets the worker read the endpoint while it claims the event; messages
  * without it are delivered all the same. `notBefore` (epoch ms) marks a hop of a delay longer
  * than SQS's 15 minutes: the worker sends it on again until that time has come.
+ *
+ * An event's first attempt is sent by the outbox relay, from the stream record of the event's
+ * item (shared/outbox/entries.ts); each later one by the worker that made the one before
+ * (`scheduleAttempt`).
  */
 
 import { en } from 'zod/locales';
 import * as z from 'zod/mini';
-import { enqueue, enqueueAll, MAX_DELAY_SECONDS } from '../queue.ts';
+import { enqueue, MAX_DELAY_SECONDS } from '../queue.ts';
 
 export interface DeliveryMessage {
   accountId: string;
@@ -53,15 +57,6 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
     throw new PoisonMessage(`The delivery message is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`);
   return result.data;
 }
-
-/** First attempts of new events, sent together. */
-export const queueFirstAttempts = (events: readonly { accountId: string; id: string; endpointId: string }[]) =>
-  enqueueAll(
-    'webhooks',
-    events.map(
-      (event): DeliveryMessage => ({ accountId: event.accountId, webhookEventId: event.id, endpointId: event.endpointId, attempt: 1 }),
-    ),
-  );
 
 /**
  * Schedules an attempt `delaySeconds` from now: a delayed message when SQS can hold it that

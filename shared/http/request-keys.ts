@@ -8,7 +8,7 @@
  *   the record of the path /<type>/{id}/... names one
  *   related records        those a create body's relationships name (a machine's license...)
  *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
- *   webhook subscriptions  a route that emits webhook events (the route table's `queue:webhooks`,
+ *   webhook subscriptions  a route that emits webhook events (the route table's `events:emit`,
  *                          a GET check-out too): whom to tell
  *   a license key's marker validate-key's `meta.key`: the license, its policy and its owner
  *
@@ -96,7 +96,7 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
 }
 
 /** The route keys of the routes whose changes emit webhook events: they read the subscriptions. */
-const EMITTING = new Set(routes.filter((route) => route.access.includes('queue:webhooks')).map((route) => `${route.method} ${route.path}`));
+const EMITTING = new Set(routes.filter((route) => route.access.includes('events:emit')).map((route) => `${route.method} ${route.path}`));
 
 const VALIDATE_KEY = routes.find((route) => route.operation === 'licenses.validateKey');
 

@@ -2,11 +2,14 @@
  * When the local stack has nothing left to do soon, so that a program (a test, most of all) can
  * say "nothing more happened" without sleeping for a guessed while first.
  *
- * Idle means, at one moment: in every worker queue no message is waiting, none is in flight
- * (received and not yet deleted) and none is delayed to within DUE_SOON_SECONDS; no poller
- * batch and no scheduled run (a heartbeat sweep, shared/local/scheduler.ts) is running; and none
- * started while the queues were being read. Work always sits in one of those places: a request
- * enqueues before it answers, and so does a sweep before its run ends; a worker sends its follow-ups
+ * Idle means, at one moment: every record of the table's stream written before the look began
+ * has been handed to its stream worker (the outbox relay, shared/local/streams.ts); in every
+ * worker queue no message is waiting, none is in flight (received and not yet deleted) and none
+ * is delayed to within DUE_SOON_SECONDS; no poller batch, relay batch and no scheduled run (a
+ * heartbeat sweep, shared/local/scheduler.ts) is running; and none started while the stream and
+ * the queues were being read. Work always sits in one of those places: a request commits what it
+ * asks to be sent before it answers, and the relay sends it before its batch ends; a sweep
+ * commits before its run ends; a worker sends its follow-ups
  * (a webhook delivery, a mail, a purge step, a retry) and does its side effects (a POST to a
  * receiver, a mail to the SES server) before its messages are deleted; a failed message stays
  * in flight until it comes back. So once idle, nothing already asked for is still to come,
@@ -35,6 +38,8 @@ export interface QueueState {
 export interface IdleSources {
   queues(): Promise<Record<string, QueueState>>;
   activity(): PollerActivity;
+  /** Resolves once every stream record written before the call has been handed on (a relay batch counts in `activity`). */
+  streamsCaughtUp?(): Promise<void>;
 }
 
 export interface IdleReport {
@@ -75,9 +80,11 @@ export function queueStatesOverApi(
   };
 }
 
-/** One look: idle only if no batch ran from before the queues were read to after. */
+/** One look: idle only if no batch ran from before the stream and the queues were read to after. */
 async function look(sources: IdleSources, started: number): Promise<IdleReport> {
   const before = sources.activity();
+  // The stream first: what the relay hands on lands in the queues read next.
+  await sources.streamsCaughtUp?.();
   const queues = await sources.queues();
   const after = sources.activity();
   const quiet = Object.values(queues).every((state) => state.waiting + state.inFlight + state.dueSoon === 0);

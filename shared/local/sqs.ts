@@ -1,6 +1,7 @@
 /**
  * The SQS-compatible server (`local-aws-sqs`), with the same queues and dead-letter queues as
- * the CDK stack. It keeps messages in memory: a restart of the local stack drops queued work.
+ * the CDK stack, and the stream workers' on-failure queues. It keeps messages in memory: a
+ * restart of the local stack drops queued work.
  */
 import { createServer, type Server } from 'node:http';
 import { createRequestHandler, type ISqsServerOptions } from 'local-aws-sqs';
@@ -19,6 +20,14 @@ export function deadLetterQueueName(queue: QueueName): string {
   return `${localQueueName(queue)}-dlq`;
 }
 
+/** A stream worker's on-failure queue (lib/stream-workers.ts), named after its operation. */
+export function failureQueueName(operation: string): string {
+  return `licensing-${operation.replace(/[^A-Za-z0-9_-]/g, '-')}-failures`;
+}
+
+/** How long an on-failure queue keeps a description: as long as SQS can. */
+const FAILURE_RETENTION_SECONDS = 14 * 86400;
+
 export function queueArn(region: string, queueName: string): string {
   return `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${queueName}`;
 }
@@ -31,6 +40,8 @@ export interface LocalSqs {
   queueUrl(queueName: string): string;
   /** What each of the stack's queues holds now (idle.ts), read in this process. */
   queueStates(): Record<QueueName, QueueState>;
+  /** Calls `listener` with each message a queue of the stack takes, as it takes it (the benchmarks time the relay so); returns its removal. */
+  onMessage(listener: (queue: QueueName, body: string) => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -88,14 +99,20 @@ function queuePair(region: string, name: QueueName, definition: QueueDefinition)
   ];
 }
 
-export async function startSqs(options: { port: number; region: string }): Promise<LocalSqs> {
+export async function startSqs(options: { port: number; region: string; failureQueues?: readonly string[] }): Promise<LocalSqs> {
   const names = Object.keys(queues) as QueueName[];
   const { service, requestHandler } = createRequestHandler({
     port: options.port,
     hostname: '127.0.0.1',
     region: options.region,
     accountId: LOCAL_ACCOUNT_ID,
-    queues: names.flatMap((name) => queuePair(options.region, name, queues[name])),
+    queues: [
+      ...names.flatMap((name) => queuePair(options.region, name, queues[name])),
+      ...(options.failureQueues ?? []).map((QueueName) => ({
+        QueueName,
+        Attributes: { MessageRetentionPeriod: FAILURE_RETENTION_SECONDS },
+      })),
+    ],
   });
   // Our own server rather than the package's createSqsServer, which crashes the process when
   // the port is taken instead of reporting it.
@@ -115,7 +132,19 @@ export async function startSqs(options: { port: number; region: string }): Promi
     if (!queue) throw new Error(`The SQS server has no queue ${localQueueName(name)}`);
     return { name, queue, delays: watchDelays(queue) };
   });
+  const listeners = new Set<(queue: QueueName, body: string) => void>();
+  for (const { name, queue } of watched) {
+    const newRecord = queue.newRecord;
+    queue.newRecord = (message, delay) => {
+      for (const listener of listeners) listener(name, message.MessageBody);
+      return newRecord(message, delay);
+    };
+  }
+  const onMessage = (listener: (queue: QueueName, body: string) => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
   const queueStates = () =>
     Object.fromEntries(watched.map(({ name, queue, delays }) => [name, queueState(queue, delays)])) as Record<QueueName, QueueState>;
-  return { endpoint, port, queueUrls, queueUrl, queueStates, stop: () => closeServer(server) };
+  return { endpoint, port, queueUrls, queueUrl, queueStates, onMessage, stop: () => closeServer(server) };
 }

@@ -1,7 +1,7 @@
 /**
- * The whole local stack in one call: DynamoDB Local with the table, the SQS server with the
- * queues and their poller, the SES server, the HTTP API, and the schedules on timers, all from
- * the same definitions the CDK stack uses. Handlers run in this process, so the environment they
+ * The whole local stack in one call: DynamoDB Local with the table and the poller of its stream
+ * (the outbox relay), the SQS server with the queues and their poller, the SES server, the HTTP
+ * API, and the schedules on timers, all from the same definitions the CDK stack uses. Handlers run in this process, so the environment they
  * read on AWS is set here, before any handler module is loaded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,14 +10,25 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMasterKeyFile } from '#shared/auth/seal.ts';
 import { queues, workerTimeoutSeconds } from '#shared/queues.ts';
-import { fallback, type QueueName, routes, type Schedule, schedules, type Worker, workers } from '#shared/routes.ts';
+import {
+  fallback,
+  type QueueName,
+  routes,
+  type Schedule,
+  type StreamWorker,
+  schedules,
+  streamWorkers,
+  type Worker,
+  workers,
+} from '#shared/routes.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb.ts';
 import { LOCAL_PATH_PREFIX, type LocalHttpServer, startHttpServer } from './http-adapter.ts';
 import { type IdleReport, type IdleSources, idleResponse, waitUntilIdle } from './idle.ts';
 import { type Poller, type PollerActivity, startPoller } from './poller.ts';
 import { type Scheduler, startScheduler } from './scheduler.ts';
 import { type LocalSes, startSes } from './ses.ts';
-import { type LocalSqs, startSqs } from './sqs.ts';
+import { failureQueueName, type LocalSqs, startSqs } from './sqs.ts';
+import { type StreamPoller, startStreamPoller } from './streams.ts';
 import { ensureTable, LOCAL_TABLE_NAME } from './table-setup.ts';
 
 /** What a program (a test run, the operator CLI) needs to reach a running stack. */
@@ -45,6 +56,7 @@ export interface LocalStackOptions {
   root?: string;
   workers?: readonly Worker[];
   schedules?: readonly Schedule[];
+  streamWorkers?: readonly StreamWorker[];
   /**
    * Seconds between the runs of a schedule, by its operation, in place of its `everyMinutes`
    * (0: never run; `npm start` reads HEARTBEAT_SWEEP_SECONDS for the heartbeat sweeper).
@@ -58,7 +70,7 @@ export interface LocalStack extends LocalStackEndpoints {
   sqsServer: LocalSqs;
   sesServer: LocalSes;
   apiServer: LocalHttpServer;
-  /** Waits until the queues are empty and no batch or scheduled run runs (idle.ts); also `GET /_local/idle` on the API. */
+  /** Waits until the stream is relayed, the queues are empty and no batch or scheduled run runs (idle.ts); also `GET /_local/idle` on the API. */
   waitUntilIdle(timeoutMs: number): Promise<IdleReport>;
   stop(): Promise<void>;
 }
@@ -103,6 +115,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const region = process.env.AWS_REGION || 'us-east-1';
   const root = options.root ?? REPOSITORY_ROOT;
   const started: Array<{ stop(): Promise<void> }> = [];
+  const streamConsumers = options.streamWorkers ?? streamWorkers;
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
     started.length = 0;
@@ -117,7 +130,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   dynamodbStarting.catch(() => undefined);
   try {
     const [sqsServer, sesServer] = await Promise.all([
-      startSqs({ port: options.sqsPort ?? 9324, region }),
+      startSqs({
+        port: options.sqsPort ?? 9324,
+        region,
+        failureQueues: streamConsumers.map((worker) => failureQueueName(worker.operation)),
+      }),
       startSes({ port: options.sesPort ?? 8005 }),
     ]);
     started.push(sqsServer, sesServer);
@@ -128,11 +145,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // The poller starts below; no request is served before then (no await in between).
     let poller: Poller | undefined;
+    let streamPoller: StreamPoller | undefined;
     let scheduler: Scheduler | undefined;
     const idleSources: IdleSources = {
       queues: async () => sqsServer.queueStates(),
-      // A scheduled run (a heartbeat sweep) counts as a batch: what it emits is queued before it ends.
-      activity: () => combined(poller?.activity() ?? { running: 1, started: 0 }, scheduler?.activity() ?? { running: 0, started: 0 }),
+      // A scheduled run (a heartbeat sweep) counts as a batch: what it writes is in the stream before it ends.
+      // A relay batch counts while it runs (retries included); one that ended within the look has sent its
+      // messages to the queues the look reads after it, or they were taken by a worker batch, which counts.
+      activity: () =>
+        combined(
+          poller?.activity() ?? { running: 1, started: 0 },
+          { running: streamPoller?.activity().running ?? 1, started: 0 },
+          scheduler?.activity() ?? { running: 0, started: 0 },
+        ),
+      streamsCaughtUp: async () => streamPoller?.caughtUp(),
     };
     const apiServer = await startHttpServer({
       routes,
@@ -172,6 +198,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     // Stopped first: no handler should start while the services it needs go away.
     started.push(poller);
+    streamPoller = await startStreamPoller({
+      workers: streamConsumers,
+      dynamodbEndpoint: dynamodbProcess.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      region,
+      root,
+      sqsEndpoint: sqsServer.endpoint,
+      failureQueueUrls: Object.fromEntries(
+        streamConsumers.map((worker) => [worker.operation, sqsServer.queueUrl(failureQueueName(worker.operation))]),
+      ),
+      // With the data kept, where the relay stands is kept beside it, so a restart goes on from there.
+      positionsFile: options.dataDir ? join(resolve(options.dataDir), 'stream-positions.json') : undefined,
+      log: options.log,
+    });
+    started.push(streamPoller);
     scheduler = startScheduler({
       schedules: (options.schedules ?? schedules).map((schedule) => ({
         operation: schedule.operation,

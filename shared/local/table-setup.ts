@@ -1,7 +1,8 @@
 /**
  * Creates the table from the same definition the CDK stack uses, and brings an existing
  * (persisted) table up to date: an index added to the definition since the data was created
- * is added, so a restart never needs the data thrown away.
+ * is added, and its stream (old and new images, as lib/data.ts has it: what the outbox relay
+ * reads) is turned on, so a restart never needs the data thrown away.
  */
 import {
   type AttributeDefinition,
@@ -11,6 +12,7 @@ import {
   DynamoDBClient,
   type GlobalSecondaryIndex,
   ResourceNotFoundException,
+  type StreamSpecification,
   type TableDescription,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -19,6 +21,8 @@ import { type IndexDefinition, tableDefinition } from '#shared/store/table.ts';
 import { localAwsConfig } from './aws-clients.ts';
 
 export const LOCAL_TABLE_NAME = 'licensing';
+
+const STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' };
 
 const indexes: readonly IndexDefinition[] = tableDefinition.indexes;
 
@@ -62,6 +66,12 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, tabl
   }
 }
 
+/** A table made before it had its stream gets it. */
+async function enableStream(client: DynamoDBClient, tableName: string, table: TableDescription): Promise<void> {
+  if (table.StreamSpecification?.StreamEnabled) return;
+  await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+}
+
 async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
   const current = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   const description = current.TimeToLiveDescription;
@@ -80,6 +90,7 @@ export async function ensureTable(endpoint: string, tableName = LOCAL_TABLE_NAME
     const existing = await describe(client, tableName);
     if (existing) {
       await addMissingIndexes(client, tableName, existing);
+      await enableStream(client, tableName, existing);
     } else {
       await client.send(
         new CreateTableCommand({
@@ -91,6 +102,7 @@ export async function ensureTable(endpoint: string, tableName = LOCAL_TABLE_NAME
             { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
           ],
           GlobalSecondaryIndexes: indexes.map(globalIndex),
+          StreamSpecification: STREAM,
         }),
       );
     }

@@ -237,3 +237,12 @@ export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RA
 
 /** A queue consumer's claim on one message's work (see once.ts): `consumer` names the work, `id` the message's own id. */
 export const onceKey = (consumer: string, id: string): Key => ({ PK: `ONCE#${consumer}`, SK: id });
+
+/**
+ * A password-reset request (shared/domain/passwords/request.ts): written by the request, it means
+ * "send this" to the outbox relay; it expires by itself.
+ */
+export const passwordResetRequestKey = (accountId: string, resetId: string): Key => ({
+  PK: `A#${accountId}#PASSWORD_RESET_REQUEST#${resetId}`,
+  SK: ITEM,
+});

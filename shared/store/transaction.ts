@@ -342,8 +342,9 @@ export class Transaction {
   }
 
   /**
-   * Runs `action` after a successful commit, and never when the commit fails (e.g. sending the
-   * queue messages of webhook events the transaction wrote). The commit stands whatever the
+   * Runs `action` after a successful commit, and never when the commit fails (e.g. deleting the
+   * counts a delete left at 0). Never a send: what a change asks to be sent is an item it writes,
+   * sent by the outbox relay (shared/outbox/entries.ts). The commit stands whatever the
    * action does: a failing action is logged, not thrown, so a request that changed something
    * never answers as if it had not.
    */

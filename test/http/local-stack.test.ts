@@ -4,7 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
-import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import {
   CreateQueueCommand,
@@ -20,6 +27,7 @@ import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapte
 import { DUE_SOON_SECONDS, type IdleReport, queueStatesOverApi, waitUntilIdle } from '#shared/local/idle.ts';
 import { type PolledWorker, startPoller } from '#shared/local/poller.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
+import { ensureTable } from '#shared/local/table-setup.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { recordedInvocations, releaseHeld, runningInvocations } from '../support/fixtures/queue-handler.ts';
@@ -194,7 +202,7 @@ describe('the running stack', () => {
     expect(document.errors?.length).toBeGreaterThan(0);
   });
 
-  it('has the table with every index and time to live', async () => {
+  it('has the table with every index, time to live and its stream of old and new images', async () => {
     const client = new DynamoDBClient({});
     const { Table } = await client.send(new DescribeTableCommand({ TableName: stack().tableName }));
     expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
@@ -213,6 +221,33 @@ describe('the running stack', () => {
     );
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: stack().tableName }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: tableDefinition.ttlAttribute });
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    client.destroy();
+  });
+
+  it('gives a table kept from before the stream its stream, data and all', async () => {
+    const client = new DynamoDBClient({});
+    const tableName = `kept-${randomUUID().slice(0, 8)}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: tableDefinition.partitionKey, AttributeType: 'S' },
+          { AttributeName: tableDefinition.sortKey, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    const key = { [tableDefinition.partitionKey]: { S: 'kept' }, [tableDefinition.sortKey]: { S: '#' } };
+    await client.send(new PutItemCommand({ TableName: tableName, Item: key }));
+    await ensureTable(stack().dynamodb, tableName);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect((await client.send(new GetItemCommand({ TableName: tableName, Key: key }))).Item).toEqual(key);
     client.destroy();
   });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
-import { type Access, fallback, type Method, type QueueName, type Route, routes, schedules } from '../../shared/routes.ts';
+import { type Access, fallback, type Method, type QueueName, type Route, routes, schedules, streamWorkers } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   baseSettings,
@@ -47,7 +47,7 @@ const growth: Record<string, number> = {
 const accessSets: readonly (readonly Access[])[] = [
   ['table:read'],
   ['table:read', 'table:write'],
-  ['table:read', 'table:write', 'queue:webhooks'],
+  ['table:read', 'table:write', 'events:emit'],
   ['table:read', 'table:write', 'queue:mail'],
   ['table:read', 'queue:purge'],
   ['table:read', 'mail:send'],
@@ -130,8 +130,19 @@ describe('each schedule', () => {
   it.each(schedules.map((schedule) => [schedule.operation, schedule.access]))('%s runs with a role granting exactly %j', expectExactGrants);
 });
 
-/** The function of `operation` runs with a role granting `access`, its log and its traces, and nothing else. */
-function expectExactGrants(operation: string, access: readonly Access[]): void {
+describe('each stream worker', () => {
+  // Its role is its own (lib/stream-workers.ts); its event source adds the stream's reads and the sends to its on-failure queue.
+  it.each(streamWorkers.map((worker) => [worker.operation, worker.access]))(
+    '%s runs with a role granting exactly %j, the stream and its on-failure queue',
+    (operation, access) => expectExactGrants(operation, access, ['stream:read', 'failures:send']),
+  );
+});
+
+/**
+ * The function of `operation` runs with a role granting `access` (and `besides`: what its event
+ * source grants), its log and its traces, and nothing else.
+ */
+function expectExactGrants(operation: string, access: readonly Access[], besides: readonly string[] = []): void {
   const fn = functionFor(grown.stack, operation);
   const { role } = fn;
   expect(role, operation).toBeDefined();
@@ -144,7 +155,14 @@ function expectExactGrants(operation: string, access: readonly Access[]): void {
   // No managed policy: the role writes to its own log group only (its family's, for a route).
   expect(propertiesOf(grown, role).ManagedPolicyArns).toBeUndefined();
   // Besides its access and its log, every function may write its traces (tracing is on by default: tracing.test.ts).
-  const expected = new Set<string>([...(access.includes('table:write') ? [...access, 'table:read'] : access), 'logs', 'traces:write']);
+  // Emitting events is writing them (table:write): it grants nothing of its own.
+  const granting = access.filter((grant) => grant !== 'events:emit');
+  const expected = new Set<string>([
+    ...(granting.includes('table:write') ? [...granting, 'table:read'] : granting),
+    ...besides,
+    'logs',
+    'traces:write',
+  ]);
   expect(new Set(statementsOf(grown, fn).flatMap((statement) => accessGrantedBy(grown, statement, fn)))).toEqual(expected);
 }
 
@@ -163,6 +181,10 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
     ...(Object.keys(stack.queues) as QueueName[]).map(
       (name) => [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.queues[name]), 'Arn'] }), `queue:${name}`] as const,
     ),
+    [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack.table), 'StreamArn'] }), 'stream'],
+    ...[...stack.streamFailureQueues.values()].map(
+      (queue) => [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] }), 'failures'] as const,
+    ),
     ...[baseSettings.mailFrom, baseSettings.mailFrom.split('@')[1]].map(
       (identity) => [JSON.stringify(`arn:aws:ses:${env.region}:${env.account}:identity/${identity}`), 'mail'] as const,
     ),
@@ -170,6 +192,7 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
   const tableWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const queueSends = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
   const traceWrites = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
+  const streamReads = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
 
   if (statement.Effect !== 'Allow') return [`${statement.Effect} ${statement.Action}`];
   // Giving an account its signing key: one attribute of account items, nothing else (lib/access.ts).
@@ -181,6 +204,8 @@ function accessGrantedBy({ stack }: Synthesis, statement: Statement, fn: Service
       if (JSON.stringify(resource) === ownLogs && (action === 'logs:CreateLogStream' || action === 'logs:PutLogEvents')) return 'logs';
       if (target === 'table' && action.startsWith('dynamodb:')) return tableWrites.includes(action) ? 'table:write' : 'table:read';
       if (target?.startsWith('queue:') && queueSends.includes(action)) return target;
+      if (target === 'failures' && queueSends.includes(action)) return 'failures:send';
+      if (target === 'stream' && streamReads.includes(action)) return 'stream:read';
       if (target === 'mail' && (action === 'ses:SendEmail' || action === 'ses:SendRawEmail')) return 'mail:send';
       if (target === 'key' && action === 'kms:GenerateDataKey') return 'key:seal';
       if (target === 'key' && action === 'kms:Decrypt') return 'key:unseal';

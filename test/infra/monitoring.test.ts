@@ -1,7 +1,7 @@
 /**
  * The stage's throttles and access log, reserved concurrency, and the alarms, topic and dashboard,
  * over a small stack of their own: an HTTP API with some of the real route table's families, a
- * function per route, the real queues, a table, two workers and a scheduled function.
+ * function per route, the real queues, a table, two workers, a scheduled function and a stream consumer.
  */
 import { readFileSync } from 'node:fs';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
@@ -16,6 +16,7 @@ import { constructIdOf } from '../../lib/construct-id.ts';
 import {
   functionErrors,
   functionThrottles,
+  iteratorAgeMilliseconds,
   latencyP99Milliseconds,
   Monitoring,
   queueAgeSeconds,
@@ -48,6 +49,7 @@ interface Fixture {
   stage: ApiStage;
   functions: Record<string, LambdaFunction>;
   sweeper: LambdaFunction;
+  relay: LambdaFunction;
   routeConstructs: Record<string, HttpRoute>;
   idOf: (construct: { node: { defaultChild?: unknown } }) => string;
 }
@@ -78,6 +80,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
   }
   const workers = [functionFor('PurgeWorker'), functionFor('MailWorker')];
   const sweeper = functionFor('SweepSchedule');
+  const relay = functionFor('RelayStream');
 
   const stage = new ApiStage(stack, 'Stage', { api, routes: monitoredRoutes, settings });
   stage.dependOnRoutes(...Object.values(routeConstructs));
@@ -93,6 +96,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
     }),
     workers,
     scheduled: [{ operation: 'workers.sweepHeartbeats', fn: sweeper }],
+    streamConsumers: [{ operation: 'workers.relayOutbox', fn: relay }],
     table,
     queues: queues.queues,
     deadLetterQueues: queues.deadLetterQueues,
@@ -109,6 +113,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
     stage,
     functions,
     sweeper,
+    relay,
     routeConstructs,
     idOf: (construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement),
   };
@@ -374,8 +379,8 @@ describe('the alarms', () => {
 
   it('functions per family: any function with 3 errors or 10 throttles in a period, one composite per family and for the workers', () => {
     for (const family of [...familyNames, 'workers']) {
-      // The two queue workers and the scheduled function.
-      const functionCount = family === 'workers' ? 3 : routesOf(family).length;
+      // The two queue workers, the scheduled function and the stream consumer.
+      const functionCount = family === 'workers' ? 4 : routesOf(family).length;
       const partCount = Math.ceil(functionCount / 10);
       const composite = compositeNamed(standard, `${family}-functions`);
       for (let number = 1; number <= partCount; number++) {
@@ -438,6 +443,23 @@ describe('the alarms', () => {
       AlarmActions: [{ Ref: topicId(standard) }],
     });
     expect(JSON.stringify(alarmNamed(standard, 'workers-errors-1').Metrics)).toContain(standard.idOf(standard.sweeper));
+  });
+
+  it('a stream consumer: handed records older than its threshold, and watched with the workers', () => {
+    const alarm = alarmNamed(standard, 'workers.relayOutbox-iterator-age');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: iteratorAgeMilliseconds,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: standard.idOf(standard.relay) } }],
+      AlarmActions: [{ Ref: topicId(standard) }],
+    });
+    expect(JSON.stringify(alarmNamed(standard, 'workers-errors-1').Metrics)).toContain(standard.idOf(standard.relay));
   });
 
   it('dead-letter queues: the queues’ own alarms notify the topic', () => {
@@ -512,6 +534,10 @@ describe('the dashboard', () => {
 
   it('shows the scheduled functions’ runs', () => {
     expect(metricNames('Scheduled runs')).toEqual(['Invocations']);
+  });
+
+  it('shows the stream consumers’ iterator age', () => {
+    expect(metricNames('Stream iterator age (ms)')).toEqual(['IteratorAge']);
   });
 
   it('shows the table’s consumed capacity and throttled requests, and queue depth, age and dead letters', () => {

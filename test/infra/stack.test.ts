@@ -3,8 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { constructIdOf } from '../../lib/construct-id.ts';
 import { familyOf } from '../../lib/families.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
+import { outboxAccess, outboxFilters } from '../../shared/outbox/entries.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
-import { type Access, fallback, type QueueName, type Route, routes, schedules, type Worker, workers } from '../../shared/routes.ts';
+import {
+  type Access,
+  fallback,
+  type QueueName,
+  type Route,
+  routes,
+  schedules,
+  streamWorkers,
+  type Worker,
+  workers,
+} from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   actionsOf,
@@ -56,7 +67,12 @@ const sealSecrets: Route = {
 
 // Synthesised once each: synthesis is the slow part.
 const live = synthesize({ validate: true });
-const extended = synthesize({ routes: [...routes, resetPassword, testWebhook, sealSecrets], workers: [deliverWebhooks] });
+// Without the stream workers, so that its one event source is the fabricated consumer's.
+const extended = synthesize({
+  routes: [...routes, resetPassword, testWebhook, sealSecrets],
+  workers: [deliverWebhooks],
+  streamWorkers: [],
+});
 
 const queueNames = Object.keys(queueDefinitions) as QueueName[];
 const tableId = logicalIdOf(live.stack.table);
@@ -66,6 +82,10 @@ const queueIdOf = ({ stack }: Synthesis, name: QueueName, kind: 'Queue' | 'DeadL
   logicalIdOf(kind === 'Queue' ? stack.queues[name] : stack.deadLetterQueues[name]);
 
 describe('the table', () => {
+  it('streams every change with its old and new images, for the outbox relay', () => {
+    live.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+  });
+
   it('is one on-demand table keyed by string PK and SK, with TTL', () => {
     live.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
     live.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
@@ -123,8 +143,8 @@ describe('the sealing key', () => {
 });
 
 describe('the queues', () => {
-  it('are one queue and one dead-letter queue per definition', () => {
-    live.template.resourceCountIs('AWS::SQS::Queue', 2 * queueNames.length);
+  it('are one queue and one dead-letter queue per definition, and an on-failure queue per stream worker', () => {
+    live.template.resourceCountIs('AWS::SQS::Queue', 2 * queueNames.length + streamWorkers.length);
   });
 
   it.each(queueNames)('%s redrives to its own dead-letter queue, as defined', (name) => {
@@ -176,10 +196,11 @@ describe('the queues', () => {
 });
 
 describe('the functions', () => {
-  it('are one per route plus the fallback, each in its family’s stack, and one per worker and per schedule in the parent', () => {
-    expect(resourcesOf(live, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1 + workers.length + schedules.length);
+  it('are one per route plus the fallback, each in its family’s stack, and one per worker, schedule and stream worker in the parent', () => {
+    const inParent = workers.length + schedules.length + streamWorkers.length;
+    expect(resourcesOf(live, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1 + inParent);
     expect(resourcesOf(extended, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3 + 1 + 1 + schedules.length);
-    live.template.resourceCountIs('AWS::Lambda::Function', workers.length + schedules.length);
+    live.template.resourceCountIs('AWS::Lambda::Function', inParent);
     for (const family of live.stack.families) {
       for (const operation of family.functions.keys()) expect(familyOf(operation), operation).toBe(family.name);
     }
@@ -305,7 +326,7 @@ describe('the workers', () => {
   });
 
   it('exist only as the route table lists them, each with the concurrency it declares', () => {
-    live.template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
+    live.template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length + streamWorkers.length);
     for (const worker of workers) {
       expect(worker.maxConcurrency, worker.operation).toBeGreaterThanOrEqual(2);
       live.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -348,7 +369,7 @@ describe('the schedules', () => {
     },
   );
 
-  it('lets the heartbeat sweeper query the due index, write the table and queue webhook deliveries, and nothing else', () => {
+  it('lets the heartbeat sweeper query the due index and write the table, and nothing else (the outbox relay sends its events)', () => {
     const sweeper = functionFor(live.stack, 'workers.sweepHeartbeats');
     const statements = statementsOf(live, sweeper);
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource).includes(tableId));
@@ -361,14 +382,111 @@ describe('the schedules', () => {
     expect(onTable.flatMap((statement) => statement.Action)).toEqual(
       expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
     );
-    const sends = statements.filter((statement) => statement.Action.includes('sqs:SendMessage'));
-    expect(sends.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [queueIdOf(live, 'webhooks', 'Queue'), 'Arn'] }]);
     expect(
-      statements.flatMap((statement) => statement.Action).filter((action) => action.startsWith('kms:') || action.startsWith('ses:')),
+      statements
+        .flatMap((statement) => statement.Action)
+        .filter((action) => action.startsWith('kms:') || action.startsWith('ses:') || action.startsWith('sqs:')),
     ).toEqual([]);
-    expect(environmentOf(live, sweeper)).toMatchObject({
-      [queueDefinitions.webhooks.urlVariable]: { Ref: queueIdOf(live, 'webhooks', 'Queue') },
+    expect(environmentOf(live, sweeper)).not.toHaveProperty(queueDefinitions.webhooks.urlVariable);
+  });
+});
+
+describe('the outbox relay', () => {
+  const [relay] = streamWorkers;
+  const fn = functionFor(live.stack, relay.operation);
+  const failureQueue = live.stack.streamFailureQueues.get(relay.operation);
+  const failureQueueArn = { 'Fn::GetAtt': [failureQueue && logicalIdOf(failureQueue), 'Arn'] };
+  const streamArn = { 'Fn::GetAtt': [tableId, 'StreamArn'] };
+
+  it('is the one stream worker, relaying what the outbox entries send', () => {
+    expect(streamWorkers.map((worker) => worker.operation)).toEqual(['workers.relayOutbox']);
+    expect(relay.access).toEqual(outboxAccess());
+    expect([...relay.access].sort()).toEqual(['queue:mail', 'queue:purge', 'queue:webhooks']);
+  });
+
+  it('reads the stream from its oldest record, only the outbox records, retrying a failed record boundedly and never losing one silently', () => {
+    const mappings = resourcesOf(live, 'AWS::Lambda::EventSourceMapping').filter(
+      ({ properties }) => JSON.stringify(properties.FunctionName) === JSON.stringify({ Ref: logicalIdOf(fn) }),
+    );
+    expect(mappings.map(({ properties }) => properties)).toEqual([
+      {
+        FunctionName: { Ref: logicalIdOf(fn) },
+        EventSourceArn: streamArn,
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: relay.batchSize,
+        MaximumBatchingWindowInSeconds: relay.maxBatchingWindowSeconds,
+        BisectBatchOnFunctionError: true,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        MaximumRetryAttempts: relay.retryAttempts,
+        MaximumRecordAgeInSeconds: relay.maxRecordAgeSeconds,
+        DestinationConfig: { OnFailure: { Destination: failureQueueArn } },
+        FilterCriteria: { Filters: outboxFilters().map((pattern) => ({ Pattern: JSON.stringify(pattern) })) },
+      },
+    ]);
+    expect(relay.retryAttempts).toBeGreaterThan(0);
+    // Lambda evaluates at most five filters per event source by default.
+    expect(outboxFilters().length).toBeLessThanOrEqual(5);
+  });
+
+  it('may read the table’s stream, send to the outbox queues and its on-failure queue, and nothing else: no table access', () => {
+    const statements = statementsOf(live, fn);
+    const ownLogs = { 'Fn::GetAtt': [logicalIdOf(fn.logGroup), 'Arn'] };
+    const grants = statements.flatMap((statement) =>
+      [statement.Resource].flat().flatMap((resource) => statement.Action.map((action) => `${action} on ${JSON.stringify(resource)}`)),
+    );
+    const queueArn = (name: QueueName) => ({ 'Fn::GetAtt': [queueIdOf(live, name, 'Queue'), 'Arn'] });
+    const sends = (arn: unknown) =>
+      ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].map((action) => `${action} on ${JSON.stringify(arn)}`);
+    expect(grants.sort()).toEqual(
+      [
+        ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((action) => `${action} on ${JSON.stringify(ownLogs)}`),
+        ...['xray:PutTelemetryRecords', 'xray:PutTraceSegments'].map((action) => `${action} on "*"`),
+        ...['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].map(
+          (action) => `${action} on ${JSON.stringify(streamArn)}`,
+        ),
+        ...(['mail', 'purge', 'webhooks'] as const).flatMap((name) => sends(queueArn(name))),
+        ...sends(failureQueueArn),
+      ].sort(),
+    );
+    expect(environmentOf(live, fn)).toMatchObject(
+      Object.fromEntries(queueNames.map((name) => [queueDefinitions[name].urlVariable, { Ref: queueIdOf(live, name, 'Queue') }])),
+    );
+    expect(propertiesOf(live, fn).Timeout).toBe(relay.timeoutSeconds);
+  });
+
+  it('has an on-failure queue, encrypted and refusing unencrypted connections, that alarms as soon as it holds a description', () => {
+    expect(failureQueue).toBeDefined();
+    if (!failureQueue) return;
+    const id = logicalIdOf(failureQueue);
+    expect(live.template.toJSON().Resources[id].Properties).toEqual({
+      MessageRetentionPeriod: relay.failureRetentionSeconds,
+      SqsManagedSseEnabled: true,
     });
+    live.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: id }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    live.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    live.template.hasOutput(`${constructIdOf(relay.operation)}FailureQueueUrl`, { Value: { Ref: id } });
+  });
+
+  it('is what sends after a commit: no route, worker or schedule sends a first message itself', () => {
+    // The delivery worker sends the attempts after the first, and the purge worker a purge's next steps.
+    const senders = [...routes, ...workers, ...schedules]
+      .filter((entry) => entry.access.some((access) => access.startsWith('queue:')))
+      .map((entry) => entry.operation)
+      .sort();
+    expect(senders).toEqual(['workers.deliverWebhook', 'workers.purgeEnvironment']);
   });
 });
 

@@ -12,7 +12,7 @@ import type { IConstruct } from 'constructs';
 import { LicensingStack, type LicensingStackProps } from '../../lib/licensing-stack.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import type { OperatorSettings } from '../../lib/settings.ts';
-import { fallback, routes, schedules, workers } from '../../shared/routes.ts';
+import { fallback, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
 
 /** The context `cdk synth` runs with, feature flags included. */
 export const cdkContext = (
@@ -49,6 +49,7 @@ export function synthesize({ validate = false, ...options }: SynthesisOptions = 
       ...[...routes, ...(options.routes ?? [])].map((route) => route.handler),
       ...[...workers, ...(options.workers ?? [])].map((worker) => worker.handler),
       ...[...schedules, ...(options.schedules ?? [])].map((schedule) => schedule.handler),
+      ...[...streamWorkers, ...(options.streamWorkers ?? [])].map((worker) => worker.handler),
       fallback.handler,
     ]),
     ...options,
@@ -78,9 +79,14 @@ function stubCodeRoot(handlers: readonly string[]): string {
   return root;
 }
 
-/** The function built for an operation: a route's in its family's stack, a worker's or a schedule's in the parent. */
+/** The function built for an operation: a route's in its family's stack, a worker's, a schedule's or a stream worker's in the parent. */
 export function functionFor(stack: LicensingStack, operation: string): ServiceFunction {
-  const fn = [...stack.families.map((family) => family.functions), stack.workerFunctions, stack.scheduleFunctions]
+  const fn = [
+    ...stack.families.map((family) => family.functions),
+    stack.workerFunctions,
+    stack.scheduleFunctions,
+    stack.streamWorkerFunctions,
+  ]
     .map((functions) => functions.get(operation))
     .find((candidate) => candidate !== undefined);
   if (!fn) throw new Error(`no function for ${operation}`);

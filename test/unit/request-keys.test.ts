@@ -31,7 +31,7 @@ const readsSubscriptions = (operation: string) =>
 describe('the read-ahead of webhook subscriptions', () => {
   it('comes with every route that emits events, and only with those', () => {
     for (const route of routes.filter((candidate) => candidate.path.includes('{account}'))) {
-      expect(readsSubscriptions(route.operation), route.operation).toBe(route.access.includes('queue:webhooks'));
+      expect(readsSubscriptions(route.operation), route.operation).toBe(route.access.includes('events:emit'));
     }
   });
 

@@ -1,16 +1,14 @@
 /**
  * Environments: segments of an account. They are account-level records (never inside an
  * environment themselves) managed by global admins; their codes are unique per account,
- * case-insensitively. Deleting one removes it and its tokens at once and queues the purge of
- * everything else it holds.
+ * case-insensitively. Deleting one removes it and its tokens at once; the environment's removal
+ * sends the purge of everything else it holds (through the outbox relay: shared/outbox/entries.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { Conflict, conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
-import { logger } from '../../logger.ts';
-import { enqueue } from '../../queue.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
@@ -28,7 +26,7 @@ const RESERVED_CODES = ['actions', 'action'];
 /** Codes travel in headers, query strings and paths: a conservative alphabet keeps them safe in all three. */
 const CODE_ALPHABET = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** The message the purge worker receives. */
+/** The message the purge worker receives (the first one from the outbox relay: shared/outbox/entries.ts). */
 export interface PurgeMessage {
   accountId: string;
   environmentId: string;
@@ -156,8 +154,9 @@ export async function updateEnvironment(
 /**
  * Deletes the environment and its code at once; its tokens and every other credential of
  * the environment stop working with it (authentication needs the environment). The rest of
- * its records are removed by the purge worker; a marker records the pending purge so an
- * operator can find it should the message ever be lost.
+ * its records are removed by the purge worker, whose first message the outbox relay sends from
+ * the environment's removal; a marker records the pending purge so an operator can find it
+ * should the message ever be lost.
  */
 export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise<void> {
   const item = await environmentItem(actor, idOrCode, 'delete');
@@ -167,11 +166,6 @@ export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise
   tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });
   await emitEvent(tx, globalScope(actor.account.id), 'environment.deleted', environmentDocument(toRecord<Environment>(item)));
   await tx.commit();
-  try {
-    await enqueue('purge', message);
-  } catch (error) {
-    logger.error('purge not queued; the purge marker records it', { ...message, error: error as Error });
-  }
 }
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */

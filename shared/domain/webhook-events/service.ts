@@ -8,7 +8,6 @@
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
-import { deliverAfterCommit } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type CollectionRef, listCollection, type PageRequest } from '../../store/paging.ts';
@@ -54,7 +53,10 @@ export async function deleteWebhookEvent(actor: Actor, id: string): Promise<void
   await tx.commit();
 }
 
-/** POST /webhook-events/<id>/actions/retry: a new DELIVERING event, delivered from attempt 1. */
+/**
+ * POST /webhook-events/<id>/actions/retry: a new DELIVERING event, delivered from attempt 1 (sent
+ * by the outbox relay, as every new event's is).
+ */
 export async function retryWebhookEvent(actor: Actor, id: string): Promise<WebhookEventRecord> {
   const item = await authorize(actor, 'webhook-events', id, 'retry');
   const original = toRecord<WebhookEventRecord>(item);
@@ -74,7 +76,6 @@ export async function retryWebhookEvent(actor: Actor, id: string): Promise<Webho
     sealedMeta: original.sealedMeta,
   });
   tx.requireExists(endpointKey, notFound);
-  deliverAfterCommit(tx, [retry]);
   await tx.commit();
   return retry;
 }
