@@ -54,7 +54,8 @@ export interface StepWork<M extends Stepped> {
   secondPassDelaySeconds: number;
   /** What remains once the second pass is done, before the marker goes (idempotent). */
   finish?(): Promise<void>;
-  /** Names the work in the log. */
+  /** Names the work in the log: its kind (`purge`) and what it is about. */
+  name: string;
   log: Record<string, unknown>;
 }
 
@@ -67,7 +68,7 @@ export async function runStep<M extends Stepped>(run: StepWork<M>): Promise<Step
   const log = { ...run.log, step, pass };
   const leaseId = `${step}:${Date.now()}:${Math.random()}`;
   if (!(await claim(run.marker, step, leaseId))) {
-    logger.info('step already done', log);
+    logger.info(`${run.name} step already done`, log);
     return 'skipped';
   }
   try {
@@ -79,7 +80,7 @@ export async function runStep<M extends Stepped>(run: StepWork<M>): Promise<Step
     } else {
       await run.finish?.();
       await db().send(new DeleteCommand({ TableName: getTable(), Key: run.marker }));
-      logger.info('work finished', log);
+      logger.info(`${run.name} finished`, log);
       return 'finished';
     }
     await complete(run.marker, step, leaseId);

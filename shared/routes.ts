@@ -15,6 +15,7 @@ export type Access =
   | 'queue:webhooks'
   | 'queue:purge'
   | 'queue:mail'
+  | 'queue:cascades'
   | 'mail:send'
   /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
   | 'key:seal'
@@ -52,7 +53,7 @@ export interface Throttle {
 }
 
 /** The queues the service uses; each has a dead-letter queue. */
-export type QueueName = 'webhooks' | 'purge' | 'mail';
+export type QueueName = 'webhooks' | 'purge' | 'mail' | 'cascades';
 
 export interface Worker {
   operation: string;
@@ -89,6 +90,8 @@ const READ = ['table:read', 'account:sign'] as const;
 const WRITE = [...TABLE_WRITE, 'account:sign'] as const;
 /** A write that emits webhook events: their deliveries are queued once it commits. */
 const EMIT = [...WRITE, 'queue:webhooks'] as const;
+/** A removal that may leave what hangs on the record to the cascades worker (shared/domain/licensing/removal.ts). */
+const REMOVE = [...EMIT, 'queue:cascades'] as const;
 
 // Route throttles in place of the stage's default (`stageThrottle`, lib/stage.ts).
 /**
@@ -120,7 +123,7 @@ export const routes: readonly Route[] = [
   { operation: 'users.list', method: 'GET', path: `${ACCOUNT}/users`, handler: 'functions/users/list.ts', access: READ },
   { operation: 'users.retrieve', method: 'GET', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/retrieve.ts', access: READ },
   { operation: 'users.update', method: 'PATCH', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/update.ts', access: EMIT },
-  { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: EMIT },
+  { operation: 'users.delete', method: 'DELETE', path: `${ACCOUNT}/users/{id}`, handler: 'functions/users/delete.ts', access: REMOVE },
   { operation: 'users.ban', method: 'POST', path: `${ACCOUNT}/users/{id}/actions/ban`, handler: 'functions/users/ban.ts', access: EMIT },
   {
     operation: 'users.unban',
@@ -259,7 +262,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/products/{id}`,
     handler: 'functions/products/delete.ts',
-    access: EMIT,
+    access: REMOVE,
   },
   {
     operation: 'products.tokens.generate',
@@ -291,7 +294,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/policies/{id}`,
     handler: 'functions/policies/delete.ts',
-    access: EMIT,
+    access: REMOVE,
   },
   {
     operation: 'policies.entitlements',
@@ -337,7 +340,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}`,
     handler: 'functions/licenses/delete.ts',
-    access: EMIT,
+    access: REMOVE,
   },
   {
     operation: 'licenses.tokens.generate',
@@ -454,7 +457,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}/actions/revoke`,
     handler: 'functions/licenses/revoke.ts',
-    access: EMIT,
+    access: REMOVE,
   },
 
   // Machines
@@ -479,7 +482,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/delete.ts',
-    access: EMIT,
+    access: REMOVE,
   },
   {
     operation: 'machines.checkOut',
@@ -774,6 +777,17 @@ export const workers: readonly Worker[] = [
     maxConcurrency: 2,
   },
   {
+    operation: 'workers.cascade',
+    queue: 'cascades',
+    handler: 'functions/workers/cascade.ts',
+    // Removes what hangs on a record removed at once, or clears a deleted user's owner links; the
+    // removals announce themselves (webhooks) and continue in the next step's message.
+    access: [...TABLE_WRITE, 'queue:cascades', 'queue:webhooks'],
+    batchSize: 1,
+    // Each step is a run of transactions: a few cascades at once leave the table to the API.
+    maxConcurrency: 2,
+  },
+  {
     operation: 'workers.passwordReset',
     queue: 'mail',
     handler: 'functions/workers/password-reset.ts',
@@ -803,8 +817,9 @@ export const schedules: readonly Schedule[] = [
     operation: 'workers.sweepHeartbeats',
     handler: 'functions/workers/sweep-heartbeats.ts',
     // Reads the due index and the records it names; writes machines (their heartbeat judged, or
-    // their removal with their components and seat), and the events of both, whose deliveries it queues.
-    access: [...TABLE_WRITE, 'queue:webhooks'],
+    // their removal with their components and seat), and the events of both, whose deliveries it
+    // queues; a culled machine with more components than a request removes leaves them to the cascades worker.
+    access: [...TABLE_WRITE, 'queue:webhooks', 'queue:cascades'],
     // A machine is judged within two minutes of its deadline (docs/rules.md §14.3).
     everyMinutes: 1,
     // Ample for a minute's due records; a sweep that overruns the next one is harmless (sweep.ts).

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import { ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -24,7 +24,7 @@ import {
   type Scopes,
   scopeEnvironmentsOf,
 } from '../licensing/fingerprints.ts';
-import { relatedItem } from '../licensing/graph.ts';
+import { relatedItem, requireAncestry } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { type MachineRecord, underMachine } from '../machines/machine.ts';
@@ -49,17 +49,24 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
   await authorizeAction(actor, 'components', 'create');
   componentRules(input);
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const machine = toRecord<MachineRecord>(machineItem);
-  const scopes = await scopesOf(actor.scope.accountId, machine);
+  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord<MachineRecord>(machineItem));
+  // An owner deleted is none, even before its deletion has cleared the machine's link (shared/domain/users/owners.ts).
+  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'components', 'create', { license: scopes.license });
   const component = newComponent(actor, machine, input);
   const tx = new Transaction();
   await addComponent(tx, actor, component, componentHold(component, machine, scopes, attributePointer('fingerprint')));
-  tx.requireExists(
-    { PK: machineItem.PK, SK: machineItem.SK },
-    ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
-  );
+  // The machine and all above it must still exist (never a component under a removal), and its owner.
+  const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
+  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  requireAncestry(tx, component, ['licenses', 'policies', 'products'], machineGone);
+  if (component.ownerId) {
+    tx.requireExists(
+      recordKey(component.accountId, 'users', component.ownerId),
+      conflict("The machine's owner was deleted while the component was being added; retry the request"),
+    );
+  }
   await tx.commit();
   return component;
 }
@@ -71,15 +78,17 @@ export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
   metadataRule(input.metadata);
 }
 
-async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes> {
+/** What a machine's new component is judged in (its license, policy and product), with the machine's owner, as they are now. */
+async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes & { owner?: Item }> {
   const keys = {
     license: recordKey(accountId, 'licenses', machine.licenseId),
     policy: recordKey(accountId, 'policies', machine.policyId),
     product: recordKey(accountId, 'products', machine.productId),
+    owner: machine.ownerId ? recordKey(accountId, 'users', machine.ownerId) : undefined,
   };
-  const found = await getItems(Object.values(keys));
-  const of = (key: { PK: string }) => found.find((item) => item.PK === key.PK);
-  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product) };
+  const found = await getItems(Object.values(keys).filter((key) => key !== undefined));
+  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
+  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product), owner: of(keys.owner) };
 }
 
 /** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */

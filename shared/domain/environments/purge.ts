@@ -45,6 +45,7 @@ export async function runPurgeStep(message: PurgeStep, remainingMs: () => number
   let removed = 0;
   const outcome = await runStep<PurgeStep>({
     queue: 'purge',
+    name: 'purge',
     marker: purgeMarkerKey(message.accountId, message.environmentId),
     message,
     secondPass: (first) => ({ ...first, after: undefined }),

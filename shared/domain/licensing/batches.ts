@@ -1,0 +1,307 @@
+/**
+ * Taking records of the licensing graph out together, whoever does it (a removal in its request,
+ * the cascades worker): given in order, deepest first (each record after what hangs on it), they
+ * go in transactions of at most 100 operations, each record with what its removal writes
+ * (teardown.ts), the tokens of the products and licenses among them before their holder, and each
+ * record's `<type>.deleted` event in the same transaction (as its own delete would announce it).
+ *
+ * A record that others hang on is deleted only while nothing hangs on it but what the same
+ * transaction deletes, as its counts tell: a machine's process count and its components'
+ * collections, a license's machine count, a policy's license collections, a product's policy
+ * collections (by induction, nothing below). A child written meanwhile (a create racing the
+ * removal) thus fails the transaction with `StillHanging` instead of being left without its parent.
+ *
+ * A record removed or changed by someone else meanwhile (a machine's cores, a token generated
+ * for a license) fails its transaction: the records are read again and the transaction retried
+ * with those still there, so a batch run twice ends in the same state.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { Conflict } from '../../errors.ts';
+import { logger } from '../../logger.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import {
+  bearerTokensHeadKey,
+  collectionIndex,
+  counterKey,
+  type Key,
+  licenseCoreCountKey,
+  licenseMachineCountKey,
+  licenseProcessCountKey,
+  machineProcessCountKey,
+  type RecordType,
+  recordKey,
+  subscriptionsKey,
+} from '../../store/keys.ts';
+import { backoff, getItem, getItems, type Item } from '../../store/records.ts';
+import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
+import { removeSetsOf } from '../entitlements/attachments.ts';
+import { holdsSeat, SeatChanged } from '../machines/seats.ts';
+import { tokensOf } from '../tokens/service.ts';
+import { subscribes } from '../webhook-endpoints/endpoint.ts';
+import type { Subscription } from '../webhook-endpoints/subscriptions.ts';
+import { childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
+import { announceRemoval, deletedKind, takeOut } from './teardown.ts';
+
+/** Something joined a record while it was being deleted: what hangs on it must go first. */
+export class StillHanging extends Error {
+  constructor(readonly records: readonly Item[]) {
+    super('records joined what is being removed');
+    this.name = 'StillHanging';
+  }
+}
+
+/** Operations a chunk is filled to before it is committed: room for counts its records share. */
+const CHUNK_OPERATIONS = 90;
+const ATTEMPTS = 5;
+const ENDPOINT_PREFIX = 'endpoint#';
+
+const keyName = (key: Key) => `${key.PK}|${key.SK}`;
+const keyOf = (item: Item): Key => ({ PK: item.PK, SK: item.SK });
+const isHolder = (item: Item) => item.type === 'licenses' || item.type === 'products';
+
+/** What one removal's batches share: the environments its records may live in, and what they read once. */
+export class Batches {
+  private readonly subscriptions = new Map<string, Promise<Item | undefined>>();
+
+  /** `environments`: those of the removal's root (childEnvironments). */
+  constructor(readonly environments: readonly (string | null)[]) {}
+
+  /**
+   * Takes `records` out, deepest first, with the tokens of the products and licenses among them.
+   * Returns how many records went (tokens not counted).
+   */
+  async remove(records: readonly Item[]): Promise<number> {
+    const prepared = await this.prepare(records);
+    let removed = 0;
+    for await (const chunk of this.chunks(prepared)) removed += await this.commit(chunk);
+    // The entitlements of the policies and licenses removed go once those have: a removal that
+    // fails leaves its records as they were, attachments included. An attach racing the removal
+    // fails on its holder. Should this fail, the sets left name holders that no longer exist and
+    // nothing reads them (an environment's purge takes its own).
+    await removeSetsOf(records).catch((error: unknown) =>
+      logger.error('the entitlement sets of removed records were left behind', { error: error as Error }),
+    );
+    return removed;
+  }
+
+  /** The records with their holders' tokens before them, and the counts of their licenses that exist. */
+  private async prepare(records: readonly Item[]): Promise<Prepared> {
+    const holders = records.filter(isHolder);
+    const licenses = records.filter((record) => record.type === 'licenses');
+    const accountOf = (item: Item) => item.accountId as string;
+    const heads = holders.map((holder) => bearerTokensHeadKey(accountOf(holder), holder.type as RecordType, holder.id as string));
+    const counts = licenses.flatMap((license) => [
+      licenseCoreCountKey(accountOf(license), license.id as string),
+      licenseProcessCountKey(accountOf(license), license.id as string),
+    ]);
+    const found = new Set((await getItems([...heads, ...counts])).map(keyName));
+    const registers = new Map<string, { serial: number | undefined; tokens: Item[] }>();
+    await Promise.all(
+      holders.map(async (holder, i) => {
+        const head = heads[i];
+        registers.set(holder.PK, head && found.has(keyName(head)) ? await tokensOf(holder) : { serial: undefined, tokens: [] });
+      }),
+    );
+    const entries: Entry[] = records.flatMap((item) => {
+      const register = registers.get(item.PK);
+      if (!register) return [{ item }];
+      return [...register.tokens.map((token) => ({ item: token })), { item, register: { serial: register.serial } }];
+    });
+    return { entries, exists: (key) => found.has(keyName(key)) };
+  }
+
+  /**
+   * Chunks of entries, in order, each as large as fits in CHUNK_OPERATIONS: measured on a
+   * transaction built as the chunk grows (counts its records share are one operation), with an
+   * operation per endpoint listening for each record's event.
+   */
+  private async *chunks(prepared: Prepared): AsyncGenerator<Prepared> {
+    let probe = new Transaction();
+    let entries: Entry[] = [];
+    let events = 0;
+    for (const entry of prepared.entries) {
+      const listening = (await this.listenersOf(entry.item)).length;
+      const add = () => {
+        takeOut(probe, entry.item, { register: entry.register, exists: prepared.exists });
+        expectNothingElse(probe, [entry.item], entry.item, this.environments, new StillHanging([]));
+      };
+      add();
+      if (entries.length > 0 && probe.size + events + listening > CHUNK_OPERATIONS) {
+        yield { entries, exists: prepared.exists };
+        probe = new Transaction();
+        entries = [];
+        events = 0;
+        add();
+      }
+      entries.push(entry);
+      events += listening;
+    }
+    if (entries.length > 0) yield { entries, exists: prepared.exists };
+  }
+
+  /** Commits one chunk, retrying with the records still there when some changed meanwhile. */
+  private async commit(chunk: Prepared): Promise<number> {
+    let current = chunk;
+    for (let attempt = 1; ; attempt++) {
+      const still = new StillHanging(current.entries.map((entry) => entry.item).filter((item) => isRemovable(item.type)));
+      const tx = await this.build(current, still);
+      if (tx.size > MAX_OPERATIONS && current.entries.length > 1) {
+        const half = Math.ceil(current.entries.length / 2);
+        const first = await this.commit({ ...current, entries: current.entries.slice(0, half) });
+        return first + (await this.commit({ ...current, entries: current.entries.slice(half) }));
+      }
+      try {
+        await tx.commit();
+        return current.entries.filter((entry) => entry.item.type !== 'tokens').length;
+      } catch (error) {
+        if (error === still || !changedMeanwhile(error) || attempt >= ATTEMPTS) throw error;
+        await backoff(attempt);
+        current = await this.again(current.entries);
+        if (current.entries.length === 0) return 0;
+      }
+    }
+  }
+
+  /**
+   * The entries read again: the records still there as they are now, with their holders'
+   * registers read again, and the tokens of holders left to a later chunk that are still there.
+   */
+  private async again(entries: Entry[]): Promise<Prepared> {
+    const present = new Map((await getItems(entries.map((entry) => keyOf(entry.item)))).map((item) => [item.PK, item]));
+    const still = (entry: Entry) => present.get(entry.item.PK) ?? [];
+    const prepared = await this.prepare(entries.filter((entry) => entry.item.type !== 'tokens').flatMap(still));
+    const listed = new Set(prepared.entries.map((entry) => entry.item.PK));
+    const tokens = entries
+      .filter((entry) => entry.item.type === 'tokens')
+      .flatMap(still)
+      .filter((token) => !listed.has(token.PK));
+    return { entries: [...tokens.map((item) => ({ item })), ...prepared.entries], exists: prepared.exists };
+  }
+
+  /** The transaction of one chunk: each entry taken out, the expectations on what hangs on them, their events. */
+  private async build(chunk: Prepared, still: StillHanging): Promise<Transaction> {
+    const tx = new Transaction();
+    const items = chunk.entries.map((entry) => entry.item);
+    for (const entry of chunk.entries) {
+      takeOut(tx, entry.item, { register: entry.register, exists: chunk.exists });
+      expectNothingElse(tx, items, entry.item, this.environments, still);
+    }
+    const announced = (await Promise.all(items.map(async (item) => ({ item, listening: await this.listenersOf(item) })))).filter(
+      ({ listening }) => listening.length > 0,
+    );
+    if (announced.length === 0) return tx;
+    const policies = await policiesOf(announced.map(({ item }) => item));
+    for (const { item } of announced) {
+      await announceRemoval(
+        tx,
+        item,
+        { key: subscriptionsOf(item), item: await this.subscriptionsAt(subscriptionsOf(item)) },
+        policies.get(item.policyId as string),
+      );
+    }
+    return tx;
+  }
+
+  /** The endpoints of the record's environment that listen for its removal's event. */
+  private async listenersOf(item: Item): Promise<Subscription[]> {
+    const kind = deletedKind(item);
+    if (!kind) return [];
+    const subscriptions = await this.subscriptionsAt(subscriptionsOf(item));
+    return Object.entries(subscriptions ?? {})
+      .filter(([name]) => name.startsWith(ENDPOINT_PREFIX))
+      .map(([, entry]) => entry as Subscription)
+      .filter((endpoint) => subscribes(endpoint, kind));
+  }
+
+  private subscriptionsAt(key: Key): Promise<Item | undefined> {
+    let read = this.subscriptions.get(keyName(key));
+    if (!read) {
+      read = getItem(key);
+      this.subscriptions.set(keyName(key), read);
+    }
+    return read;
+  }
+}
+
+interface Entry {
+  item: Item;
+  /** A holder's token register as read (its tokens are entries before it). */
+  register?: { serial: number | undefined };
+}
+
+interface Prepared {
+  entries: Entry[];
+  exists: (key: Key) => boolean;
+}
+
+const subscriptionsOf = (item: Item): Key =>
+  subscriptionsKey(item.accountId as string, (item.environmentId as string | null | undefined) ?? null);
+
+/** A failure a read of the records again may resolve: one removed or changed meanwhile, a token generated. */
+const changedMeanwhile = (error: unknown) =>
+  error instanceof TransactionCanceledException ||
+  error instanceof ConditionalCheckFailedException ||
+  error instanceof SeatChanged ||
+  error instanceof RecordNotFound ||
+  error instanceof Conflict;
+
+/**
+ * Requires, in the transaction that deletes `record`, that nothing hangs on it but what the
+ * transaction deletes too (`together`): see the top.
+ */
+export function expectNothingElse(
+  tx: Transaction,
+  together: readonly Item[],
+  record: Item,
+  environments: readonly (string | null)[],
+  still: Error,
+): void {
+  const accountId = record.accountId as string;
+  const id = record.id as string;
+  const under = (attribute: string, type: string) => together.filter((item) => item.type === type && item[attribute] === id);
+  switch (record.type) {
+    case 'machines': {
+      tx.expectCount(machineProcessCountKey(accountId, id), under('machineId', 'processes').length, still);
+      expectCollections(tx, together, record, 'components', environments, still);
+      break;
+    }
+    case 'licenses':
+      tx.expectCount(licenseMachineCountKey(accountId, id), under('licenseId', 'machines').filter(holdsSeat).length, still);
+      break;
+    case 'policies':
+      expectCollections(tx, together, record, 'licenses', environments, still);
+      break;
+    case 'products':
+      expectCollections(tx, together, record, 'policies', environments, still);
+      break;
+  }
+}
+
+/** The collection of `type` under `record`, in each of its environments, holds exactly the members the transaction deletes. */
+function expectCollections(
+  tx: Transaction,
+  together: readonly Item[],
+  record: Item,
+  type: RecordType,
+  environments: readonly (string | null)[],
+  still: Error,
+): void {
+  const collection = isRemovable(record.type) ? HANGING[record.type].find((candidate) => candidate.type === type) : undefined;
+  if (!collection) throw new Error(`No collection of ${type} under ${String(record.type)}`);
+  const index = `${collectionIndex(collection.slot)}PK`;
+  for (const environmentId of environmentsUnder(record, environments)) {
+    const partition = childPartition(record, collection, environmentId);
+    const members = together.filter((item) => item.type === collection.type && item[index] === partition).length;
+    tx.expectCount(counterKey(partition), members, still);
+  }
+}
+
+/** The policies of the machines and processes among `items` (their documents show their heartbeat as their policy judges it). */
+async function policiesOf(items: Item[]): Promise<Map<string, Item>> {
+  const judged = items.filter((item) => item.type === 'machines' || item.type === 'processes');
+  const first = judged[0];
+  if (!first) return new Map();
+  const ids = [...new Set(judged.map((item) => item.policyId as string))];
+  const found = await getItems(ids.map((id) => recordKey(first.accountId as string, 'policies', id)));
+  return new Map(found.map((policy) => [policy.id as string, policy]));
+}
