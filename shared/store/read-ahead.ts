@@ -21,11 +21,6 @@ export class ReadAhead {
     return new ReadAhead(items);
   }
 
-  /** Items read already (undefined: known not to exist), handed out as if read ahead. */
-  static holding(entries: readonly [Key, Item | undefined][]): ReadAhead {
-    return new ReadAhead(new Map(entries.map(([key, item]) => [name(key), item ?? null])));
-  }
-
   /** Whether `key` was read ahead and not yet handed out. */
   has(key: Key): boolean {
     return this.items.has(name(key));

@@ -2,8 +2,9 @@
  * Taking records of the licensing graph out together, whoever does it (a removal in its request,
  * the cascades worker): given in order, deepest first (each record after what hangs on it), they
  * go in transactions of at most 100 operations, each record with what its removal writes
- * (teardown.ts), the tokens of the products and licenses among them before their holder, and each
- * record's `<type>.deleted` event in the same transaction (as its own delete would announce it).
+ * (teardown.ts) and the tokens of the products and licenses among them before their holder. As
+ * before the cascades had a queue, only the removed record announces itself (`<type>.deleted`):
+ * its descendants go without events of their own, as Keygen's do (docs/rules.md §7).
  *
  * A record that others hang on is deleted only while nothing hangs on it but what the same
  * transaction deletes, as its counts tell: a machine's process count and its components'
@@ -29,18 +30,14 @@ import {
   licenseProcessCountKey,
   machineProcessCountKey,
   type RecordType,
-  recordKey,
-  subscriptionsKey,
 } from '../../store/keys.ts';
-import { backoff, getItem, getItems, type Item } from '../../store/records.ts';
+import { backoff, getItems, type Item } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { removeSetsOf } from '../entitlements/attachments.ts';
 import { holdsSeat, SeatChanged } from '../machines/seats.ts';
 import { tokensOf } from '../tokens/service.ts';
-import { subscribes } from '../webhook-endpoints/endpoint.ts';
-import type { Subscription } from '../webhook-endpoints/subscriptions.ts';
 import { childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
-import { announceRemoval, deletedKind, takeOut } from './teardown.ts';
+import { takeOut } from './teardown.ts';
 
 /** Something joined a record while it was being deleted: what hangs on it must go first. */
 export class StillHanging extends Error {
@@ -50,19 +47,14 @@ export class StillHanging extends Error {
   }
 }
 
-/** Operations a chunk is filled to before it is committed: room for counts its records share. */
-const CHUNK_OPERATIONS = 90;
 const ATTEMPTS = 5;
-const ENDPOINT_PREFIX = 'endpoint#';
 
 const keyName = (key: Key) => `${key.PK}|${key.SK}`;
 const keyOf = (item: Item): Key => ({ PK: item.PK, SK: item.SK });
 const isHolder = (item: Item) => item.type === 'licenses' || item.type === 'products';
 
-/** What one removal's batches share: the environments its records may live in, and what they read once. */
+/** What one removal's batches share: the environments its records may live in. */
 export class Batches {
-  private readonly subscriptions = new Map<string, Promise<Item | undefined>>();
-
   /** `environments`: those of the removal's root (childEnvironments). */
   constructor(readonly environments: readonly (string | null)[]) {}
 
@@ -73,7 +65,7 @@ export class Batches {
   async remove(records: readonly Item[]): Promise<number> {
     const prepared = await this.prepare(records);
     let removed = 0;
-    for await (const chunk of this.chunks(prepared)) removed += await this.commit(chunk);
+    for (const chunk of this.chunks(prepared)) removed += await this.commit(chunk);
     // The entitlements of the policies and licenses removed go once those have: a removal that
     // fails leaves its records as they were, attachments included. An attach racing the removal
     // fails on its holder. Should this fail, the sets left name holders that no longer exist and
@@ -111,30 +103,25 @@ export class Batches {
   }
 
   /**
-   * Chunks of entries, in order, each as large as fits in CHUNK_OPERATIONS: measured on a
-   * transaction built as the chunk grows (counts its records share are one operation), with an
-   * operation per endpoint listening for each record's event.
+   * Chunks of entries, in order, each as large as fits in one transaction: measured on a
+   * transaction built as the chunk grows (a count its records share is one operation).
    */
-  private async *chunks(prepared: Prepared): AsyncGenerator<Prepared> {
+  private *chunks(prepared: Prepared): Generator<Prepared> {
     let probe = new Transaction();
     let entries: Entry[] = [];
-    let events = 0;
     for (const entry of prepared.entries) {
-      const listening = (await this.listenersOf(entry.item)).length;
       const add = () => {
         takeOut(probe, entry.item, { register: entry.register, exists: prepared.exists });
         expectNothingElse(probe, [entry.item], entry.item, this.environments, new StillHanging([]));
       };
       add();
-      if (entries.length > 0 && probe.size + events + listening > CHUNK_OPERATIONS) {
+      if (entries.length > 0 && probe.size > MAX_OPERATIONS) {
         yield { entries, exists: prepared.exists };
         probe = new Transaction();
         entries = [];
-        events = 0;
         add();
       }
       entries.push(entry);
-      events += listening;
     }
     if (entries.length > 0) yield { entries, exists: prepared.exists };
   }
@@ -144,7 +131,7 @@ export class Batches {
     let current = chunk;
     for (let attempt = 1; ; attempt++) {
       const still = new StillHanging(current.entries.map((entry) => entry.item).filter((item) => isRemovable(item.type)));
-      const tx = await this.build(current, still);
+      const tx = this.build(current, still);
       if (tx.size > MAX_OPERATIONS && current.entries.length > 1) {
         const half = Math.ceil(current.entries.length / 2);
         const first = await this.commit({ ...current, entries: current.entries.slice(0, half) });
@@ -178,48 +165,15 @@ export class Batches {
     return { entries: [...tokens.map((item) => ({ item })), ...prepared.entries], exists: prepared.exists };
   }
 
-  /** The transaction of one chunk: each entry taken out, the expectations on what hangs on them, their events. */
-  private async build(chunk: Prepared, still: StillHanging): Promise<Transaction> {
+  /** The transaction of one chunk: each entry taken out, with the expectations on what hangs on them. */
+  private build(chunk: Prepared, still: StillHanging): Transaction {
     const tx = new Transaction();
     const items = chunk.entries.map((entry) => entry.item);
     for (const entry of chunk.entries) {
       takeOut(tx, entry.item, { register: entry.register, exists: chunk.exists });
       expectNothingElse(tx, items, entry.item, this.environments, still);
     }
-    const announced = (await Promise.all(items.map(async (item) => ({ item, listening: await this.listenersOf(item) })))).filter(
-      ({ listening }) => listening.length > 0,
-    );
-    if (announced.length === 0) return tx;
-    const policies = await policiesOf(announced.map(({ item }) => item));
-    for (const { item } of announced) {
-      await announceRemoval(
-        tx,
-        item,
-        { key: subscriptionsOf(item), item: await this.subscriptionsAt(subscriptionsOf(item)) },
-        policies.get(item.policyId as string),
-      );
-    }
     return tx;
-  }
-
-  /** The endpoints of the record's environment that listen for its removal's event. */
-  private async listenersOf(item: Item): Promise<Subscription[]> {
-    const kind = deletedKind(item);
-    if (!kind) return [];
-    const subscriptions = await this.subscriptionsAt(subscriptionsOf(item));
-    return Object.entries(subscriptions ?? {})
-      .filter(([name]) => name.startsWith(ENDPOINT_PREFIX))
-      .map(([, entry]) => entry as Subscription)
-      .filter((endpoint) => subscribes(endpoint, kind));
-  }
-
-  private subscriptionsAt(key: Key): Promise<Item | undefined> {
-    let read = this.subscriptions.get(keyName(key));
-    if (!read) {
-      read = getItem(key);
-      this.subscriptions.set(keyName(key), read);
-    }
-    return read;
   }
 }
 
@@ -233,9 +187,6 @@ interface Prepared {
   entries: Entry[];
   exists: (key: Key) => boolean;
 }
-
-const subscriptionsOf = (item: Item): Key =>
-  subscriptionsKey(item.accountId as string, (item.environmentId as string | null | undefined) ?? null);
 
 /** A failure a read of the records again may resolve: one removed or changed meanwhile, a token generated. */
 const changedMeanwhile = (error: unknown) =>
@@ -294,14 +245,4 @@ function expectCollections(
     const members = together.filter((item) => item.type === collection.type && item[index] === partition).length;
     tx.expectCount(counterKey(partition), members, still);
   }
-}
-
-/** The policies of the machines and processes among `items` (their documents show their heartbeat as their policy judges it). */
-async function policiesOf(items: Item[]): Promise<Map<string, Item>> {
-  const judged = items.filter((item) => item.type === 'machines' || item.type === 'processes');
-  const first = judged[0];
-  if (!first) return new Map();
-  const ids = [...new Set(judged.map((item) => item.policyId as string))];
-  const found = await getItems(ids.map((id) => recordKey(first.accountId as string, 'policies', id)));
-  return new Map(found.map((policy) => [policy.id as string, policy]));
 }

@@ -8,8 +8,8 @@
  *
  * A step reads the collections of the removed record (or the user's owner collections), one
  * environment at a time, a page at a time, and takes each page out (batches.ts: deepest first,
- * in transactions of at most 100 operations, each record's `<type>.deleted` in its own, the
- * counts given back as a removal in the request would) or clears its owner. A policy's licenses
+ * in transactions of at most 100 operations, the counts given back as a removal in the request
+ * would) or clears its owner. A policy's licenses
  * go one by one, each after what hangs on it (the policy's collections hold only licenses). A
  * record something still hangs on (written before the removal, but not shown by the index yet)
  * has that taken out first.

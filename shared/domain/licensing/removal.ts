@@ -16,8 +16,9 @@
  *   every descendant. The counts its descendants are counted in (a license's seats, a machine's
  *   processes) stay until they have gone.
  *
- * Either way each descendant's removal is announced as its own delete would be (`<type>.deleted`),
- * and the entitlements attached to the policies and licenses removed go once they have.
+ * Either way only the record announces itself (`<type>.deleted`, in its own transaction), its
+ * descendants go without events (batches.ts), and the entitlements attached to the policies and
+ * licenses removed go once they have.
  */
 import { conflict } from '../../errors.ts';
 import { logger } from '../../logger.ts';

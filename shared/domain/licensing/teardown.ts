@@ -11,27 +11,12 @@
  * A record whose descendants are removed after it (by the cascades worker) keeps the counts they
  * are counted in (`keepHeldCounts`) until they have gone, as a removal deepest first would.
  */
-import { type EventOrigin, emitEvent } from '../../events/emit.ts';
-import type { ResourceObject } from '../../jsonapi.ts';
-import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey, type RecordType } from '../../store/keys.ts';
-import { ReadAhead } from '../../store/read-ahead.ts';
-import { type Item, toRecord } from '../../store/records.ts';
+import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey } from '../../store/keys.ts';
+import type { Item } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
-import type { ComponentRecord } from '../components/component.ts';
-import { componentDocument } from '../components/document.ts';
-import { licenseDocument } from '../licenses/document.ts';
-import type { LicenseRecord } from '../licenses/license.ts';
-import { machineDocument } from '../machines/document.ts';
 import { unlistByFingerprint } from '../machines/fingerprints.ts';
-import type { MachineRecord } from '../machines/machine.ts';
 import { giveSeatBack, seatAsRead } from '../machines/seats.ts';
-import { policyDocument } from '../policies/document.ts';
-import type { PolicyRecord } from '../policies/policy.ts';
 import { dropMachineProcessCount } from '../processes/counts.ts';
-import { processDocument } from '../processes/document.ts';
-import type { ProcessRecord } from '../processes/process.ts';
-import { productDocument } from '../products/document.ts';
-import type { ProductRecord } from '../products/product.ts';
 import { guardRegister, removeLookup } from '../tokens/service.ts';
 
 export interface TakeOut {
@@ -75,62 +60,4 @@ export function dropCountsOfLicense(tx: Transaction, license: Item, exists: (key
   const id = license.id as string;
   tx.dropTally(licenseMachineCountKey(accountId, id));
   for (const key of [licenseCoreCountKey(accountId, id), licenseProcessCountKey(accountId, id)]) if (exists(key)) tx.dropTally(key);
-}
-
-/** The singular of a type in event kinds: `machine.deleted`. */
-const SINGULAR: Partial<Record<RecordType, string>> = {
-  products: 'product',
-  policies: 'policy',
-  licenses: 'license',
-  machines: 'machine',
-  components: 'component',
-  processes: 'process',
-};
-
-/** The document of a removed record, as its own delete would announce it (`policy`: a machine's or a process's, if still there). */
-function documentOf(item: Item, policy: Item | undefined): ResourceObject | undefined {
-  switch (item.type) {
-    case 'products':
-      return productDocument(toRecord<ProductRecord>(item));
-    case 'policies':
-      return policyDocument(toRecord<PolicyRecord>(item));
-    case 'licenses':
-      return licenseDocument(toRecord<LicenseRecord>(item));
-    case 'machines':
-      return machineDocument(toRecord<MachineRecord>(item), policy);
-    case 'components':
-      return componentDocument(toRecord<ComponentRecord>(item));
-    case 'processes':
-      return processDocument(toRecord<ProcessRecord>(item), policy);
-    default:
-      return undefined;
-  }
-}
-
-/** The kind of event that announces the removal of `item` (none for a token, as for its bearer's other removals). */
-export const deletedKind = (item: Item): string | undefined => {
-  const singular = SINGULAR[item.type as RecordType];
-  return singular && `${singular}.deleted`;
-};
-
-/**
- * Announces the removal of a descendant in the transaction that removes it: `<type>.deleted`,
- * as its own delete would. `subscriptions` is its environment's subscriptions item as read for
- * the batch (undefined: none), so a batch reads it once.
- */
-export async function announceRemoval(
-  tx: Transaction,
-  item: Item,
-  subscriptions: { key: Key; item: Item | undefined },
-  policy: Item | undefined,
-): Promise<void> {
-  const kind = deletedKind(item);
-  const document = kind && documentOf(item, policy);
-  if (!kind || !document) return;
-  const origin: EventOrigin = {
-    accountId: item.accountId as string,
-    environmentId: (item.environmentId as string | null | undefined) ?? null,
-    readAhead: ReadAhead.holding([[subscriptions.key, subscriptions.item]]),
-  };
-  await emitEvent(tx, origin, kind, document);
 }
