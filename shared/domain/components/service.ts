@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
-import { conflict, ruleBroken } from '../../errors.ts';
+import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -30,6 +30,7 @@ import { SLOTS } from '../licensing/slots.ts';
 import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './component.ts';
 import { componentDocument } from './document.ts';
 
@@ -48,6 +49,11 @@ export interface ComponentChanges {
 export async function createComponent(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   await authorizeAction(actor, 'components', 'create');
   componentRules(input);
+  return unlessOwnerGone(() => addToMachine(actor, input));
+}
+
+/** The create itself, from the machine as it is now. */
+async function addToMachine(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
   const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord<MachineRecord>(machineItem));
   // An owner deleted is none, even before its deletion has cleared the machine's link (shared/domain/users/owners.ts).
@@ -61,12 +67,7 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
   tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
   requireAncestry(tx, component, ['licenses', 'policies', 'products'], machineGone);
-  if (component.ownerId) {
-    tx.requireExists(
-      recordKey(component.accountId, 'users', component.ownerId),
-      conflict("The machine's owner was deleted while the component was being added; retry the request"),
-    );
-  }
+  requireInheritedOwner(tx, component.accountId, component.ownerId);
   await tx.commit();
   return component;
 }

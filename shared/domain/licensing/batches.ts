@@ -22,13 +22,13 @@ import { logger } from '../../logger.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import {
   bearerTokensHeadKey,
-  collectionIndex,
   counterKey,
   type Key,
   licenseCoreCountKey,
   licenseMachineCountKey,
   licenseProcessCountKey,
   machineProcessCountKey,
+  PARENT_INDEXES,
   type RecordType,
 } from '../../store/keys.ts';
 import { backoff, getItems, type Item } from '../../store/records.ts';
@@ -52,54 +52,73 @@ const ATTEMPTS = 5;
 const keyName = (key: Key) => `${key.PK}|${key.SK}`;
 const keyOf = (item: Item): Key => ({ PK: item.PK, SK: item.SK });
 const isHolder = (item: Item) => item.type === 'licenses' || item.type === 'products';
+const isPrepared = (records: readonly Item[] | Prepared): records is Prepared => !Array.isArray(records);
 
-/** What one removal's batches share: the environments its records may live in. */
+/** What one removal's batches share: the environments its records may live in, and whether its root is gone. */
 export class Batches {
-  /** `environments`: those of the removal's root (childEnvironments). */
-  constructor(readonly environments: readonly (string | null)[]) {}
+  /**
+   * `environments`: those of the removal's root (childEnvironments). `rootRemoved`: the removal's
+   * root is gone already (the cascades worker), so nothing can be created under these records any
+   * more (every create requires its whole ancestry): a count or a token register read as absent
+   * stays absent, and needs neither a delete nor a check.
+   */
+  constructor(
+    readonly environments: readonly (string | null)[],
+    private readonly rootRemoved = false,
+  ) {}
 
   /**
-   * Takes `records` out, deepest first, with the tokens of the products and licenses among them.
-   * Returns how many records went (tokens not counted).
+   * Takes `records` out (or those `prepare` made ready), deepest first, with the tokens of the
+   * products and licenses among them. Returns how many records went (tokens not counted).
    */
-  async remove(records: readonly Item[]): Promise<number> {
-    const prepared = await this.prepare(records);
+  async remove(records: readonly Item[] | Prepared): Promise<number> {
+    const prepared = isPrepared(records) ? records : await this.prepare(records);
     let removed = 0;
     for (const chunk of this.chunks(prepared)) removed += await this.commit(chunk);
     // The entitlements of the policies and licenses removed go once those have: a removal that
     // fails leaves its records as they were, attachments included. An attach racing the removal
     // fails on its holder. Should this fail, the sets left name holders that no longer exist and
     // nothing reads them (an environment's purge takes its own).
-    await removeSetsOf(records).catch((error: unknown) =>
+    await removeSetsOf(prepared.entries.map((entry) => entry.item)).catch((error: unknown) =>
       logger.error('the entitlement sets of removed records were left behind', { error: error as Error }),
     );
     return removed;
   }
 
-  /** The records with their holders' tokens before them, and the counts of their licenses that exist. */
-  private async prepare(records: readonly Item[]): Promise<Prepared> {
-    const holders = records.filter(isHolder);
-    const licenses = records.filter((record) => record.type === 'licenses');
+  /**
+   * Reads what taking `records` out needs (one BatchGetItem per 100 keys, and a holder's token
+   * register when it has one): their holders' tokens, put before them, and which of the counts
+   * they may leave or drop exist.
+   */
+  async prepare(records: readonly Item[]): Promise<Prepared> {
     const accountOf = (item: Item) => item.accountId as string;
-    const heads = holders.map((holder) => bearerTokensHeadKey(accountOf(holder), holder.type as RecordType, holder.id as string));
-    const counts = licenses.flatMap((license) => [
-      licenseCoreCountKey(accountOf(license), license.id as string),
-      licenseProcessCountKey(accountOf(license), license.id as string),
-    ]);
-    const found = new Set((await getItems([...heads, ...counts])).map(keyName));
-    const registers = new Map<string, { serial: number | undefined; tokens: Item[] }>();
-    await Promise.all(
-      holders.map(async (holder, i) => {
-        const head = heads[i];
-        registers.set(holder.PK, head && found.has(keyName(head)) ? await tokensOf(holder) : { serial: undefined, tokens: [] });
-      }),
+    const heads = new Map(
+      records
+        .filter(isHolder)
+        .map((holder) => [holder.PK, bearerTokensHeadKey(accountOf(holder), holder.type as RecordType, holder.id as string)]),
     );
-    const entries: Entry[] = records.flatMap((item) => {
-      const register = registers.get(item.PK);
-      if (!register) return [{ item }];
-      return [...register.tokens.map((token) => ({ item: token })), { item, register: { serial: register.serial } }];
-    });
-    return { entries, exists: (key) => found.has(keyName(key)) };
+    // Counts a record's delete checks (what tells that nothing hangs on it), and counts it drops.
+    const checked = records.flatMap((record) => checkedCounts(record, this.environments));
+    const dropped = records
+      .filter((record) => record.type === 'licenses')
+      .flatMap((license) => [
+        licenseCoreCountKey(accountOf(license), license.id as string),
+        licenseProcessCountKey(accountOf(license), license.id as string),
+      ]);
+    const found = new Set((await getItems([...heads.values(), ...checked, ...dropped])).map(keyName));
+    const guarded = new Set(checked.map(keyName));
+    const entries = (
+      await Promise.all(
+        records.map(async (item): Promise<Entry[]> => {
+          const head = heads.get(item.PK);
+          if (!head) return [{ item }];
+          if (!found.has(keyName(head))) return [{ item, ...(this.rootRemoved ? {} : { register: { serial: undefined } }) }];
+          const { serial, tokens } = await tokensOf(item);
+          return [...tokens.map((token) => ({ item: token })), { item, register: { serial } }];
+        }),
+      )
+    ).flat();
+    return { entries, exists: (key) => found.has(keyName(key)) || (!this.rootRemoved && guarded.has(keyName(key))) };
   }
 
   /**
@@ -112,7 +131,7 @@ export class Batches {
     for (const entry of prepared.entries) {
       const add = () => {
         takeOut(probe, entry.item, { register: entry.register, exists: prepared.exists });
-        expectNothingElse(probe, [entry.item], entry.item, this.environments, new StillHanging([]));
+        expectNothingElse(probe, [entry.item], entry.item, this.environments, new StillHanging([]), prepared.exists);
       };
       add();
       if (entries.length > 0 && probe.size > MAX_OPERATIONS) {
@@ -171,7 +190,7 @@ export class Batches {
     const items = chunk.entries.map((entry) => entry.item);
     for (const entry of chunk.entries) {
       takeOut(tx, entry.item, { register: entry.register, exists: chunk.exists });
-      expectNothingElse(tx, items, entry.item, this.environments, still);
+      expectNothingElse(tx, items, entry.item, this.environments, still, chunk.exists);
     }
     return tx;
   }
@@ -183,8 +202,10 @@ interface Entry {
   register?: { serial: number | undefined };
 }
 
-interface Prepared {
+/** Records ready to be taken out (see prepare). */
+export interface Prepared {
   entries: Entry[];
+  /** Whether a count item may exist: one that does not needs no delete, and no check when nothing joins it. */
   exists: (key: Key) => boolean;
 }
 
@@ -196,9 +217,45 @@ const changedMeanwhile = (error: unknown) =>
   error instanceof RecordNotFound ||
   error instanceof Conflict;
 
+/** The counts that tell whether anything hangs on `record` (see the top): a machine's process count and components' collections, a license's machine count, a policy's license collections, a product's policy collections. */
+function checkedCounts(record: Item, environments: readonly (string | null)[]): Key[] {
+  const accountId = record.accountId as string;
+  const id = record.id as string;
+  switch (record.type) {
+    case 'machines':
+      return [machineProcessCountKey(accountId, id), ...collectionCounts(record, 'components', environments)];
+    case 'licenses':
+      return [licenseMachineCountKey(accountId, id)];
+    case 'policies':
+      return collectionCounts(record, 'licenses', environments);
+    case 'products':
+      return collectionCounts(record, 'policies', environments);
+    default:
+      return [];
+  }
+}
+
+/** The counters of the collection of `type` under `record`, one per environment its children may live in. */
+function collectionCounts(record: Item, type: RecordType, environments: readonly (string | null)[]): Key[] {
+  const collection = isRemovable(record.type) ? HANGING[record.type].find((candidate) => candidate.type === type) : undefined;
+  if (!collection) throw new Error(`No collection of ${type} under ${String(record.type)}`);
+  return environmentsUnder(record, environments).map((environmentId) => counterKey(childPartition(record, collection, environmentId)));
+}
+
+/** Members of the collection or count `key` among `together`. */
+function membersIn(key: Key, record: Item, together: readonly Item[]): number {
+  const id = record.id as string;
+  if (key.PK.endsWith('#PROCESS_COUNT')) return together.filter((item) => item.type === 'processes' && item.machineId === id).length;
+  if (key.PK.endsWith('#MACHINE_COUNT'))
+    return together.filter((item) => item.type === 'machines' && item.licenseId === id && holdsSeat(item)).length;
+  const partition = key.PK.slice('COUNT#'.length);
+  return together.filter((item) => PARENT_INDEXES.some((index) => item[`${index}PK`] === partition)).length;
+}
+
 /**
  * Requires, in the transaction that deletes `record`, that nothing hangs on it but what the
- * transaction deletes too (`together`): see the top.
+ * transaction deletes too (`together`): see the top. A count that does not exist and that
+ * nothing in the transaction leaves needs no check when `exists` says it cannot appear.
  */
 export function expectNothingElse(
   tx: Transaction,
@@ -206,43 +263,10 @@ export function expectNothingElse(
   record: Item,
   environments: readonly (string | null)[],
   still: Error,
+  exists: (key: Key) => boolean = () => true,
 ): void {
-  const accountId = record.accountId as string;
-  const id = record.id as string;
-  const under = (attribute: string, type: string) => together.filter((item) => item.type === type && item[attribute] === id);
-  switch (record.type) {
-    case 'machines': {
-      tx.expectCount(machineProcessCountKey(accountId, id), under('machineId', 'processes').length, still);
-      expectCollections(tx, together, record, 'components', environments, still);
-      break;
-    }
-    case 'licenses':
-      tx.expectCount(licenseMachineCountKey(accountId, id), under('licenseId', 'machines').filter(holdsSeat).length, still);
-      break;
-    case 'policies':
-      expectCollections(tx, together, record, 'licenses', environments, still);
-      break;
-    case 'products':
-      expectCollections(tx, together, record, 'policies', environments, still);
-      break;
-  }
-}
-
-/** The collection of `type` under `record`, in each of its environments, holds exactly the members the transaction deletes. */
-function expectCollections(
-  tx: Transaction,
-  together: readonly Item[],
-  record: Item,
-  type: RecordType,
-  environments: readonly (string | null)[],
-  still: Error,
-): void {
-  const collection = isRemovable(record.type) ? HANGING[record.type].find((candidate) => candidate.type === type) : undefined;
-  if (!collection) throw new Error(`No collection of ${type} under ${String(record.type)}`);
-  const index = `${collectionIndex(collection.slot)}PK`;
-  for (const environmentId of environmentsUnder(record, environments)) {
-    const partition = childPartition(record, collection, environmentId);
-    const members = together.filter((item) => item.type === collection.type && item[index] === partition).length;
-    tx.expectCount(counterKey(partition), members, still);
+  for (const key of checkedCounts(record, environments)) {
+    const members = membersIn(key, record, together);
+    if (members > 0 || exists(key)) tx.expectCount(key, members, still);
   }
 }

@@ -28,7 +28,7 @@ import { clearRemoval } from '../../store/removals.ts';
 import { deleteEmptyCounts, Transaction } from '../../store/transaction.ts';
 import { dropMachineProcessCount } from '../processes/counts.ts';
 import { dropOwners, OWNED } from '../users/owners.ts';
-import { Batches, StillHanging } from './batches.ts';
+import { Batches, type Prepared, StillHanging } from './batches.ts';
 import { type ChildCollection, childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
 import { dropCountsOfLicense } from './teardown.ts';
 
@@ -55,7 +55,7 @@ export const SECOND_PASS_DELAY_SECONDS = 10;
 export async function runCascadeStep(message: CascadeStep, remainingMs: () => number): Promise<{ removed: number; outcome: StepOutcome }> {
   const log = { accountId: message.accountId, kind: message.kind, rootId: message.root.id };
   const root = rootOf(message);
-  if (await getItem(root)) {
+  if (await getItem({ PK: root.PK, SK: root.SK })) {
     logger.warn('cascade refused: its record still exists', { ...log, step: message.step ?? 1 });
     return { removed: 0, outcome: 'skipped' };
   }
@@ -114,46 +114,80 @@ async function work(
   count: (n: number) => void,
 ): Promise<CascadeStep | undefined> {
   const stages = stagesOf(message, root);
-  const batches = new Batches(message.environments);
+  const batches = new Batches(message.environments, true);
   const first = message.stage ?? 0;
   for (let stage = first; stage < stages.length; stage++) {
     const { collection, environmentId } = stages[stage] as (typeof stages)[number];
     const partition = childPartition(root, collection, environmentId);
+    // Pages of records of one type: the next one is read (and made ready) while this one goes.
+    const read = (after: Record<string, unknown> | undefined) => readPage(message, root, batches, collection.slot, partition, after);
     let after = stage === first ? message.after : undefined;
-    do {
-      if (!hasTime()) return { ...message, stage, after };
-      const page = await collectionPage(collection.slot, partition, PAGE, after);
-      const done = await takePage(message, root, page.items, batches, hasTime, count);
+    // A step always takes its first page; a further stage only with time left.
+    if (stage > first && !hasTime()) return { ...message, stage, after };
+    let page = await read(after);
+    for (;;) {
+      const upcoming = page.after && hasTime() ? read(page.after) : undefined;
+      upcoming?.catch(() => {});
+      const done = await takePage(message, root, page, batches, hasTime, count);
       // Out of time within the page: the next step reads it again (what went is not read again).
       if (!done) return { ...message, stage, after };
       after = page.after;
-    } while (after);
+      if (!after) break;
+      if (!upcoming) return { ...message, stage, after };
+      page = await upcoming;
+    }
   }
   return undefined;
+}
+
+/** A page of a stage, and for a plain removal what taking its records out needs, read with it. */
+interface Page {
+  items: Item[];
+  after?: Record<string, unknown>;
+  ready?: Prepared;
+}
+
+async function readPage(
+  message: CascadeStep,
+  root: Item,
+  batches: Batches,
+  slot: number,
+  partition: string,
+  after: Record<string, unknown> | undefined,
+): Promise<Page> {
+  const page = await collectionPage(slot, partition, PAGE, after);
+  const plain = message.kind === 'removal' && root.type !== 'policies';
+  return plain ? { ...page, ready: await batches.prepare(page.items) } : page;
 }
 
 /** Takes care of one page of a stage: its records' owner cleared, or the records taken out. False when the time ran out. */
 async function takePage(
   message: CascadeStep,
   root: Item,
-  records: Item[],
+  page: Page,
   batches: Batches,
   hasTime: () => boolean,
   count: (n: number) => void,
 ): Promise<boolean> {
   if (message.kind === 'owner') {
-    count(await dropOwners(records, root.id as string));
+    count(await dropOwners(page.items, root.id as string));
     return true;
   }
   // A policy's collections hold its licenses alone: each goes with what hangs on it.
-  if (root.type === 'policies') return eachWithDescendants(records, batches, hasTime, count);
-  return takeOutAll(records, batches, hasTime, count);
+  if (root.type === 'policies') return eachWithDescendants(page.items, batches, hasTime, count);
+  return takeOutAll(page.items, batches, hasTime, count, page.ready);
 }
 
 /** Takes `records` out; when something still hangs on some of them, that goes first. False when the time ran out. */
-async function takeOutAll(records: Item[], batches: Batches, hasTime: () => boolean, count: (n: number) => void): Promise<boolean> {
+async function takeOutAll(
+  records: Item[],
+  batches: Batches,
+  hasTime: () => boolean,
+  count: (n: number) => void,
+  ready?: Prepared,
+): Promise<boolean> {
   try {
-    count(await batches.remove(records));
+    count(await batches.remove(ready ?? records));
     return true;
   } catch (error) {
     if (!(error instanceof StillHanging)) throw error;

@@ -11,7 +11,7 @@
  * A record whose descendants are removed after it (by the cascades worker) keeps the counts they
  * are counted in (`keepHeldCounts`) until they have gone, as a removal deepest first would.
  */
-import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey } from '../../store/keys.ts';
+import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey, machineProcessCountKey } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { unlistByFingerprint } from '../machines/fingerprints.ts';
@@ -43,7 +43,9 @@ export function takeOut(tx: Transaction, item: Item, options: TakeOut = {}): voi
     case 'machines':
       giveSeatBack(tx, item);
       unlistByFingerprint(tx, item);
-      if (!options.keepHeldCounts) dropMachineProcessCount(tx, item);
+      if (!options.keepHeldCounts && (options.exists?.(machineProcessCountKey(item.accountId as string, item.id as string)) ?? true)) {
+        dropMachineProcessCount(tx, item);
+      }
       break;
     case 'licenses':
       if (!options.keepHeldCounts) dropCountsOfLicense(tx, item, options.exists);
@@ -52,12 +54,12 @@ export function takeOut(tx: Transaction, item: Item, options: TakeOut = {}): voi
 }
 
 /**
- * The counts a license's machines and processes are counted in go with it, once they have gone;
- * its machine count always (what tells that no machine is left: batches.ts), the others when they exist.
+ * The counts a license's machines and processes are counted in go with it, once they have gone
+ * (those `exists` says may exist: a count that does not exist needs no delete).
  */
 export function dropCountsOfLicense(tx: Transaction, license: Item, exists: (key: Key) => boolean = () => true): void {
   const accountId = license.accountId as string;
   const id = license.id as string;
-  tx.dropTally(licenseMachineCountKey(accountId, id));
-  for (const key of [licenseCoreCountKey(accountId, id), licenseProcessCountKey(accountId, id)]) if (exists(key)) tx.dropTally(key);
+  const counts = [licenseMachineCountKey(accountId, id), licenseCoreCountKey(accountId, id), licenseProcessCountKey(accountId, id)];
+  for (const key of counts) if (exists(key)) tx.dropTally(key);
 }

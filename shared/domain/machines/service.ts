@@ -29,6 +29,7 @@ import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
 import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
@@ -71,6 +72,11 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   if (input.components?.length) await authorizeAction(actor, 'components', 'create');
   fingerprintRule(input.fingerprint);
   rules(input);
+  return unlessOwnerGone(() => activate(actor, input));
+}
+
+/** The activation itself, from the license as it is now. */
+async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine> {
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
@@ -128,14 +134,9 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   const startedExpiry = holdLicenseForActivation(tx, licenseItem, expirationOf(policy), licenseGone);
   requireAncestry(tx, machine, ['policies', 'products'], licenseGone);
   // Its owner too: a deleted user's links are cleared after its delete, which would miss this one.
-  if (machine.ownerId) {
-    tx.requireExists(
-      recordKey(machine.accountId, 'users', machine.ownerId),
-      owner
-        ? ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner')
-        : conflict("The license's owner was deleted while the machine was being activated; retry the request"),
-    );
-  }
+  if (owner)
+    tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  else requireInheritedOwner(tx, machine.accountId, machine.ownerId);
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine, policy));
   await components.commitWith(tx, async (written) => {
     await withdrawActivation(actor, machine, policy, written);

@@ -22,6 +22,7 @@ import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from './process.ts';
@@ -42,6 +43,11 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
   await authorizeAction(actor, 'processes', 'create');
   maxLength('pid', input.pid, 255);
   metadataRule(input.metadata);
+  return unlessOwnerGone(() => startOnMachine(actor, input));
+}
+
+/** The create itself, from the machine as it is now. */
+async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedProcess> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
   const [licenseItem, policy, owner] = await licenseAndPolicyOf(toRecord<MachineRecord>(machineItem));
@@ -77,12 +83,7 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
   // The machine and all above it must still exist (never a process under a removal), and its owner.
   tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
   requireAncestry(tx, process, ['licenses', 'policies', 'products'], machineGone);
-  if (process.ownerId) {
-    tx.requireExists(
-      recordKey(process.accountId, 'users', process.ownerId),
-      conflict("The machine's owner was deleted while the process was being started; retry the request"),
-    );
-  }
+  requireInheritedOwner(tx, process.accountId, process.ownerId);
   await emitEvent(tx, originOf(process, actor.scope), 'process.created', processDocument(process, policy));
   await tx.commit();
   return { process, policy };

@@ -18,7 +18,7 @@
  */
 import { conflict } from '../../errors.ts';
 import { collectionPage } from '../../store/cascade.ts';
-import { cascadeMarkerKey, collectionIndex, counterKey, environmentMembership, type Key, uniqueKey } from '../../store/keys.ts';
+import { cascadeMarkerKey, collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, getItems, type Item } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/license.ts';
@@ -42,6 +42,27 @@ const IN_REQUEST = 25;
 const ATTEMPTS = 3;
 /** Records per transaction when the worker clears owner links. */
 const CHUNK = 30;
+
+/** The owner a new record inherits was deleted while the record was being created (see unlessOwnerGone). */
+export class OwnerGone extends Error {}
+
+/**
+ * Requires, in the transaction creating a record, that the owner it inherits (its license's or its
+ * machine's) still exists, so a deleted user's links, cleared after its delete, are never made anew.
+ */
+export function requireInheritedOwner(tx: Transaction, accountId: string, ownerId: string | null | undefined): void {
+  if (ownerId) tx.requireExists(recordKey(accountId, 'users', ownerId), new OwnerGone());
+}
+
+/** Runs a create once more when the owner it inherits went meanwhile: read again, the owner is none. */
+export async function unlessOwnerGone<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!(error instanceof OwnerGone)) throw error;
+    return create();
+  }
+}
 
 /** A record joined or left the user's owner collections while its delete was being written. */
 class OwnedChanged extends Error {}
