@@ -8,7 +8,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionIndex, collectionName, collectionPartition, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
+import { collectionIndex, collectionName, collectionPartition, counterKey, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
@@ -46,6 +46,23 @@ export async function collectionPage(
     }),
   );
   return { items: (response.Items ?? []) as Item[], after: response.LastEvaluatedKey };
+}
+
+/**
+ * The members of collection partitions (each with its GSI slot), in order, if they hold at most
+ * `limit` together: their counters first, in one BatchGetItem, then only the partitions that hold
+ * any. Undefined when they hold more.
+ */
+export async function membersUpTo(partitions: readonly { slot: number; partition: string }[], limit: number): Promise<Item[] | undefined> {
+  const counts = new Map(
+    (await getItems(partitions.map(({ partition }) => counterKey(partition)))).map((count) => [count.PK, Number(count.n ?? 0)]),
+  );
+  const countOf = (partition: string) => counts.get(counterKey(partition).PK) ?? 0;
+  const held = partitions.filter(({ partition }) => countOf(partition) > 0);
+  if (held.reduce((sum, { partition }) => sum + countOf(partition), 0) > limit) return undefined;
+  const pages = await Promise.all(held.map(({ slot, partition }) => collectionPage(slot, partition, limit + 1)));
+  const members = pages.flatMap((page) => page.items);
+  return members.length > limit ? undefined : members;
 }
 
 /** What deleting `item` writes besides the counts it leaves: the record, its markers, what `alsoDelete` adds. */

@@ -240,6 +240,8 @@ describe('a large removal', () => {
     }
     expectCode(await l.api('GET', `/licenses/${keyed.id}/machines`), 404);
     expectCode(await l.api('GET', `/policies/${big.policy.id}/entitlements`), 404);
+    expectCode(await l.api('GET', `/licenses/${keyed.id}/entitlements`), 404);
+    expectCode(await l.api('GET', `/components/${big.components[0]!.id}/machine`), 404);
     expectCode(await l.api('GET', `/machines/${machines[0]!.attributes.fingerprint}`), 404);
     expectCode(
       await l.api('PATCH', `/licenses/${keyed.id}`, { body: { data: { type: 'licenses', id: keyed.id, attributes: { name: 'x' } } } }),

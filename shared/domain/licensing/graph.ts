@@ -10,11 +10,9 @@ import { relatable } from '../../auth/authorize.ts';
 import type { PolicyType } from '../../auth/policies/index.ts';
 import { ruleBroken } from '../../errors.ts';
 import { collectionName, collectionPartition, type RecordType, recordKey } from '../../store/keys.ts';
-import { listCollection } from '../../store/paging.ts';
+import { partitionItems } from '../../store/paging.ts';
 import { getVisibleItem, type Item, isUuid } from '../../store/records.ts';
-import { globalScope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
-import type { Environment } from '../environments/environment.ts';
 import { SLOTS } from './slots.ts';
 
 /**
@@ -41,18 +39,12 @@ export async function relatedItem(actor: Actor, type: PolicyType & RecordType, i
  */
 export async function childEnvironments(accountId: string, environmentId: string | null): Promise<(string | null)[]> {
   if (environmentId !== null) return [environmentId];
-  const shared: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Awaited<ReturnType<typeof listCollection<Environment>>> = await listCollection<Environment>(
-      globalScope(accountId),
-      { type: 'environments' },
-      { mode: 'cursor', cursor, size: 100 },
-    );
-    shared.push(...page.records.filter((e) => e.isolationStrategy === 'SHARED').map((e) => e.id));
-    cursor = page.nextCursor ?? null;
-  } while (cursor);
-  return [null, ...shared];
+  // The account's environments, one partition (an account has few): read whole, without counting them.
+  const environments = await partitionItems('GSI1', collectionPartition(accountId, null, collectionName('environments')));
+  return [
+    null,
+    ...environments.filter((environment) => environment.isolationStrategy === 'SHARED').map((environment) => environment.id as string),
+  ];
 }
 
 /** The types a removal takes descendants with. */

@@ -23,7 +23,7 @@
 import { conflict } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { enqueue } from '../../queue.ts';
-import { collectionPage } from '../../store/cascade.ts';
+import { membersUpTo } from '../../store/cascade.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { cascadeMarkerKey, type RecordType, removalsKey } from '../../store/keys.ts';
 import { getItem, type Item } from '../../store/records.ts';
@@ -35,7 +35,7 @@ import { now } from '../rules.ts';
 import { tokensOf } from '../tokens/service.ts';
 import { Batches, expectNothingElse, StillHanging } from './batches.ts';
 import type { CascadeStep } from './cascade.ts';
-import { childEnvironments, childPartition, environmentsUnder, HANGING, isRemovable, type Removable } from './graph.ts';
+import { childEnvironments, childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
 import { takeOut } from './teardown.ts';
 
 /** Records a removal takes out in its own request at most; beyond, they are the cascades worker's. */
@@ -98,29 +98,27 @@ async function tokensRemoved(item: Item, environments: readonly (string | null)[
  * each after their own descendants; for the other types, the collections of `item` in order.
  */
 async function descendantsUpTo(item: Item, environments: readonly (string | null)[], limit: number): Promise<Item[] | undefined> {
-  const type = item.type as Removable;
-  const found: Item[] = [];
-  for (const collection of HANGING[type]) {
-    const pages = await Promise.all(
-      environmentsUnder(item, environments).map((environmentId) =>
-        collectionPage(collection.slot, childPartition(item, collection, environmentId), limit + 1),
-      ),
-    );
-    const members = pages.flatMap((page) => page.items);
-    if (type === 'policies') {
-      for (const license of members) {
-        const below = await descendantsUpTo(license, environments, limit - found.length);
-        if (!below) return undefined;
-        found.push(...below, license);
-        if (found.length > limit) return undefined;
-      }
-    } else {
-      found.push(...members);
-    }
-    if (found.length > limit) return undefined;
-  }
-  return found;
+  const members = await membersOf([item], environments, limit);
+  if (!members || item.type !== 'policies') return members;
+  const below = await membersOf(members, environments, limit - members.length);
+  return below && [...below, ...members];
 }
+
+/** The members of the collections of `parents` (HANGING, each parent's in order), if there are at most `limit`. */
+const membersOf = (parents: readonly Item[], environments: readonly (string | null)[], limit: number) =>
+  membersUpTo(
+    parents.flatMap((parent) =>
+      isRemovable(parent.type)
+        ? HANGING[parent.type].flatMap((collection) =>
+            environmentsUnder(parent, environments).map((environmentId) => ({
+              slot: collection.slot,
+              partition: childPartition(parent, collection, environmentId),
+            })),
+          )
+        : [],
+    ),
+    limit,
+  );
 
 /**
  * The record goes at once, in one transaction with its markers, tokens and event and its entry in

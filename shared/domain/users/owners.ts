@@ -17,7 +17,7 @@
  * it is: it names a user who no longer exists, and no bearer can act as that user.
  */
 import { conflict } from '../../errors.ts';
-import { collectionPage } from '../../store/cascade.ts';
+import { membersUpTo } from '../../store/cascade.ts';
 import { cascadeMarkerKey, collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, getItems, type Item } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
@@ -114,17 +114,16 @@ export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promi
 }
 
 /** What `user` owns, if at most `limit` records. */
-async function ownedUpTo(user: Item, environments: readonly (string | null)[], limit: number): Promise<Item[] | undefined> {
-  const pages = await Promise.all(
+const ownedUpTo = (user: Item, environments: readonly (string | null)[], limit: number) =>
+  membersUpTo(
     OWNED.flatMap((collection) =>
-      environmentsUnder(user, environments).map((environmentId) =>
-        collectionPage(collection.slot, childPartition(user, collection, environmentId), limit + 1),
-      ),
+      environmentsUnder(user, environments).map((environmentId) => ({
+        slot: collection.slot,
+        partition: childPartition(user, collection, environmentId),
+      })),
     ),
+    limit,
   );
-  const owned = pages.flatMap((page) => page.items);
-  return owned.length > limit ? undefined : owned;
-}
 
 /** Requires the user's owner collections to hold just `together` (whose owner the transaction clears). */
 function expectOwnedOnly(tx: Transaction, user: Item, environments: readonly (string | null)[], together: readonly Item[], changed: Error) {
