@@ -24,7 +24,6 @@ import {
   bearerTokensHeadKey,
   counterKey,
   type Key,
-  licenseCoreCountKey,
   licenseMachineCountKey,
   licenseProcessCountKey,
   machineProcessCountKey,
@@ -99,12 +98,11 @@ export class Batches {
     );
     // Counts a record's delete checks (what tells that nothing hangs on it), and counts it drops.
     const checked = records.flatMap((record) => checkedCounts(record, this.environments));
+    // A license's core count exists only beside its machine count (cores come with machines); its
+    // process count may not (a machine from before seats were counted holds no seat).
     const dropped = records
       .filter((record) => record.type === 'licenses')
-      .flatMap((license) => [
-        licenseCoreCountKey(accountOf(license), license.id as string),
-        licenseProcessCountKey(accountOf(license), license.id as string),
-      ]);
+      .map((license) => licenseProcessCountKey(accountOf(license), license.id as string));
     const found = new Set((await getItems([...heads.values(), ...checked, ...dropped])).map(keyName));
     const guarded = new Set(checked.map(keyName));
     const entries = (

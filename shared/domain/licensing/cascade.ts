@@ -45,8 +45,11 @@ export interface CascadeStep extends Stepped {
   after?: Record<string, unknown>;
 }
 
-/** Records read at a time. */
-const PAGE = 100;
+/**
+ * Records read at a time: a page goes in transactions as full as they can be, but for its last,
+ * so a page of many transactions wastes little.
+ */
+const PAGE = 500;
 /** Stop taking new pages when less than this is left of the invocation. */
 const RESERVE_MS = 20_000;
 export const SECOND_PASS_DELAY_SECONDS = 10;

@@ -55,11 +55,17 @@ export function takeOut(tx: Transaction, item: Item, options: TakeOut = {}): voi
 
 /**
  * The counts a license's machines and processes are counted in go with it, once they have gone
- * (those `exists` says may exist: a count that does not exist needs no delete).
+ * (those `exists` says may exist: a count that does not exist needs no delete). Its core count
+ * goes with its machine count: cores are counted only with a machine.
  */
 export function dropCountsOfLicense(tx: Transaction, license: Item, exists: (key: Key) => boolean = () => true): void {
   const accountId = license.accountId as string;
   const id = license.id as string;
-  const counts = [licenseMachineCountKey(accountId, id), licenseCoreCountKey(accountId, id), licenseProcessCountKey(accountId, id)];
-  for (const key of counts) if (exists(key)) tx.dropTally(key);
+  const machines = licenseMachineCountKey(accountId, id);
+  if (exists(machines)) {
+    tx.dropTally(machines);
+    tx.dropTally(licenseCoreCountKey(accountId, id));
+  }
+  const processes = licenseProcessCountKey(accountId, id);
+  if (exists(processes)) tx.dropTally(processes);
 }
