@@ -9,8 +9,8 @@
  * A step reads the collections of the removed record (or the user's owner collections), one
  * environment at a time, a page at a time, and takes each page out (batches.ts: deepest first,
  * in transactions of at most 100 operations, the counts given back as a removal in the request
- * would) or clears its owner. A policy's licenses
- * go one by one, each after what hangs on it (the policy's collections hold only licenses). A
+ * would) or clears its owner. A policy's collections hold only its licenses: those that anything
+ * hangs on (their counts tell) go one by one, each after what hangs on it, the others together. A
  * record something still hangs on (written before the removal, but not shown by the index yet)
  * has that taken out first.
  *
@@ -23,7 +23,7 @@ import { logger } from '../../logger.ts';
 import { runStep, type StepOutcome, type Stepped } from '../../resumable.ts';
 import { collectionPage } from '../../store/cascade.ts';
 import { cascadeMarkerKey, counterKey, type RecordType, recordKey } from '../../store/keys.ts';
-import { getItem, type Item } from '../../store/records.ts';
+import { getItem, getItems, type Item } from '../../store/records.ts';
 import { clearRemoval } from '../../store/removals.ts';
 import { deleteEmptyCounts, Transaction } from '../../store/transaction.ts';
 import { dropMachineProcessCount } from '../processes/counts.ts';
@@ -196,30 +196,52 @@ async function takeOutAll(
     if (!(error instanceof StillHanging)) throw error;
     logger.warn('records still hung on records being removed: those go first', { recordIds: error.records.map((record) => record.id) });
   }
-  if (
-    !(await eachWithDescendants(
-      records.filter((record) => isRemovable(record.type)),
-      batches,
-      hasTime,
-      count,
-    ))
-  )
-    return false;
+  // Each of them after what hangs on it, read from its collections whatever their counts say.
+  for (const record of records.filter((candidate) => isRemovable(candidate.type))) {
+    if (!(await withDescendants(record, batches, hasTime, count))) return false;
+  }
   count(await batches.remove(records.filter((record) => !isRemovable(record.type))));
   return true;
 }
 
-/** Takes each record out after what hangs on it. False when the time ran out. */
+/**
+ * Takes each record out after what hangs on it: those whose collections' counts say something
+ * hangs on them one by one, the others together. False when the time ran out.
+ */
 async function eachWithDescendants(
   records: Item[],
   batches: Batches,
   hasTime: () => boolean,
   count: (n: number) => void,
 ): Promise<boolean> {
-  for (const record of records) {
+  const laden = await ladenAmong(records, batches.environments);
+  for (const record of records.filter((candidate) => laden.has(candidate.PK))) {
     if (!(await withDescendants(record, batches, hasTime, count))) return false;
   }
-  return true;
+  return takeOutAll(
+    records.filter((candidate) => !laden.has(candidate.PK)),
+    batches,
+    hasTime,
+    count,
+  );
+}
+
+/** The keys (PK) of those of `records` whose collections hold anything, by their counts (one BatchGetItem per 100). */
+async function ladenAmong(records: Item[], environments: readonly (string | null)[]): Promise<Set<string>> {
+  const partitions = records.flatMap((record) =>
+    isRemovable(record.type)
+      ? HANGING[record.type].flatMap((collection) =>
+          environmentsUnder(record, environments).map((environmentId) => ({
+            record,
+            counter: counterKey(childPartition(record, collection, environmentId)),
+          })),
+        )
+      : [],
+  );
+  const held = new Set(
+    (await getItems(partitions.map(({ counter }) => counter))).filter((count) => Number(count.n ?? 0) > 0).map((count) => count.PK),
+  );
+  return new Set(partitions.filter(({ counter }) => held.has(counter.PK)).map(({ record }) => record.PK));
 }
 
 /** Takes out what hangs on `record`, page by page, then `record`. False when the time ran out first. */
