@@ -25,12 +25,12 @@ const ANCESTRY = ['productId', 'policyId', 'licenseId', 'machineId'] as const;
 
 /**
  * Removals an account may have under way at once: far below what one item holds. A removal
- * beyond it waits for some of them to finish (shared/domain/licensing/removal.ts).
+ * beyond it is refused (409) until some of them finish (shared/domain/licensing/removal.ts).
  */
 export const MAX_REMOVALS_UNDER_WAY = 1000;
 
 /** What the register says of one removed record. */
-export interface Removal {
+interface Removal {
   type: string;
   environmentId: string | null;
   since: string;
@@ -80,7 +80,7 @@ export function removalsIn(accountId: string, ahead: ReadAhead | undefined, hold
   return removals;
 }
 
-export const removalsOf = (scope: Scope): Promise<Set<string>> => removalsIn(scope.accountId, scope.readAhead, scope.readAhead ?? scope);
+const removalsOf = (scope: Scope): Promise<Set<string>> => removalsIn(scope.accountId, scope.readAhead, scope.readAhead ?? scope);
 
 /** Whether `item` or one of its ancestors is among `removed`. */
 export const hangsOnRemoved = (removed: ReadonlySet<string>, item: Record<string, unknown>): boolean =>

@@ -52,7 +52,7 @@ export interface CascadeStep extends Stepped {
 const PAGE = 500;
 /** Stop taking new pages when less than this is left of the invocation. */
 const RESERVE_MS = 20_000;
-export const SECOND_PASS_DELAY_SECONDS = 10;
+const SECOND_PASS_DELAY_SECONDS = 10;
 
 /** Runs one step of a cascade; `removed`: the records taken out (or whose owner was cleared) by it. */
 export async function runCascadeStep(message: CascadeStep, remainingMs: () => number): Promise<{ removed: number; outcome: StepOutcome }> {

@@ -44,7 +44,7 @@ const ATTEMPTS = 3;
 const CHUNK = 30;
 
 /** The owner a new record inherits was deleted while the record was being created (see unlessOwnerGone). */
-export class OwnerGone extends Error {}
+class OwnerGone extends Error {}
 
 /**
  * Requires, in the transaction creating a record, that the owner it inherits (its license's or its
@@ -137,7 +137,7 @@ function expectOwnedOnly(tx: Transaction, user: Item, environments: readonly (st
 }
 
 /** Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it changed meanwhile. */
-export function dropOwner(tx: Transaction, record: Item, userId: string, changed: Error): void {
+function dropOwner(tx: Transaction, record: Item, userId: string, changed: Error): void {
   const slot = OWNED.find((collection) => collection.type === record.type)?.slot;
   if (slot === undefined) throw new Error(`A ${String(record.type)} record has no owner`);
   const index = collectionIndex(slot);
