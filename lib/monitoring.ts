@@ -60,6 +60,8 @@ export const queueAgeSeconds: Record<QueueName, number> = {
   purge: 2 * 60 * 60,
   // A password reset is wanted now; a failed send is retried every 2 minutes, five times.
   mail: 15 * 60,
+  // A cascade step runs up to 120 s and is retried every 12 minutes, five times; its second pass waits a little.
+  cascades: 90 * 60,
 };
 
 /**

@@ -19,7 +19,13 @@ export const queues: Record<QueueName, QueueDefinition> = {
   webhooks: { urlVariable: 'WEBHOOK_QUEUE_URL', visibilityTimeoutSeconds: 120, maxReceiveCount: 5, deadLetterRetentionSeconds: 14 * 86400 },
   purge: { urlVariable: 'PURGE_QUEUE_URL', visibilityTimeoutSeconds: 960, maxReceiveCount: 5, deadLetterRetentionSeconds: 14 * 86400 },
   mail: { urlVariable: 'MAIL_QUEUE_URL', visibilityTimeoutSeconds: 120, maxReceiveCount: 5, deadLetterRetentionSeconds: 14 * 86400 },
+  cascades: {
+    urlVariable: 'CASCADES_QUEUE_URL',
+    visibilityTimeoutSeconds: 720,
+    maxReceiveCount: 5,
+    deadLetterRetentionSeconds: 14 * 86400,
+  },
 };
 
 /** Seconds a worker function may run; visibility timeouts above are at least 6x this, as AWS advises. */
-export const workerTimeoutSeconds: Record<QueueName, number> = { webhooks: 20, purge: 150, mail: 20 };
+export const workerTimeoutSeconds: Record<QueueName, number> = { webhooks: 20, purge: 150, mail: 20, cascades: 120 };

@@ -22,6 +22,8 @@ export type Access =
    * ahead for such a route (shared/http/request-keys.ts).
    */
   | 'events:emit'
+  /** Continues a removal's cascade (the relay sends its first step from the table's stream). */
+  | 'queue:cascades'
   | 'mail:send'
   /** Seal secrets at rest (a data key from the sealing key: shared/auth/seal.ts). */
   | 'key:seal'
@@ -59,7 +61,7 @@ export interface Throttle {
 }
 
 /** The queues the service uses; each has a dead-letter queue. */
-export type QueueName = 'webhooks' | 'purge' | 'mail';
+export type QueueName = 'webhooks' | 'purge' | 'mail' | 'cascades';
 
 export interface Worker {
   operation: string;
@@ -808,6 +810,17 @@ export const workers: readonly Worker[] = [
     access: [...TABLE_WRITE, 'queue:purge'],
     batchSize: 1,
     // Each step is a burst of deletes: a few purges at once leave the table to the API.
+    maxConcurrency: 2,
+  },
+  {
+    operation: 'workers.cascade',
+    queue: 'cascades',
+    handler: 'functions/workers/cascade.ts',
+    // Removes what hangs on a record removed at once, or clears a deleted user's owner links; the
+    // removals announce themselves (events the outbox relay delivers) and continue in the next step's message.
+    access: [...TABLE_WRITE, 'queue:cascades'],
+    batchSize: 1,
+    // Each step is a run of transactions: a few cascades at once leave the table to the API.
     maxConcurrency: 2,
   },
   {

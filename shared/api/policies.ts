@@ -84,7 +84,7 @@ export const policies = {
     auth: 'bearer',
     params: ['id'],
     answers: { 204: { empty: true } },
-    faults: [403],
+    faults: [403, 409],
   }),
   ofLicense: declare({
     operation: 'licenses.policy',

@@ -47,7 +47,7 @@ export const products = {
     auth: 'bearer',
     params: ['id'],
     answers: { 204: { empty: true } },
-    faults: [403],
+    faults: [403, 409],
   }),
   tokensGenerate: declare({
     operation: 'products.tokens.generate',

@@ -13,6 +13,7 @@ import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/k
 import { hit } from '../store/rate-limit.ts';
 import { type ReadAhead, readItem } from '../store/read-ahead.ts';
 import { getItems, type Item, toRecord } from '../store/records.ts';
+import { hangsOnRemoved, removalsIn } from '../store/removals.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
 import { admits, type Bearer, kindOf } from './bearer.ts';
@@ -51,6 +52,10 @@ export async function authenticateToken(
   const token = toRecord<TokenRecord & { bearerKind: BearerKind }>(lookup);
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
+  // A token of a record under a removal under way (a license of a removed policy) went with it (removals.ts).
+  if (hangsOnRemoved(await removalsIn(account.id, ahead), { id: token.bearerId, productId: lookup.productId, policyId: lookup.policyId })) {
+    throw invalid();
+  }
   if (token.bearerType === 'licenses') await requireLicenseTokenStanding(lookup);
   return {
     kind: token.bearerKind,

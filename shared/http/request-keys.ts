@@ -11,6 +11,8 @@
  *   webhook subscriptions  a route that emits webhook events (the route table's `events:emit`,
  *                          a GET check-out too): whom to tell
  *   a license key's marker validate-key's `meta.key`: the license, its policy and its owner
+ *   the removals under way the account's register of records removed whose descendants are still
+ *                          being removed: what hangs on them is gone for every read
  *
  * Behind a slug nothing account-scoped can be named yet, and behind an environment code no
  * environment-scoped key; those requests read the rest as they go. A key read ahead in vain
@@ -29,6 +31,7 @@ import {
   PREFIXES,
   type RecordType,
   recordKey,
+  removalsKey,
   subscriptionsKey,
   uniqueKey,
 } from '../store/keys.ts';
@@ -76,6 +79,8 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
     environmentId = isUuid(environment) ? environment.toLowerCase() : undefined;
   }
 
+  // The removals under way (shared/store/removals.ts): what hangs on them is gone for every read.
+  keys.push(removalsKey(accountId));
   keys.push(...related(accountId, body), ...licenseKeyNamed(accountId, event.routeKey, body));
   if (environmentId !== undefined && EMITTING.has(event.routeKey)) keys.push(subscriptionsKey(accountId, environmentId));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');

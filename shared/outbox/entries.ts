@@ -18,9 +18,11 @@
  */
 import type { AttributeValue } from 'aws-lambda';
 import type { PurgeMessage } from '../domain/environments/service.ts';
+import type { CascadeStep } from '../domain/licensing/cascade.ts';
 import type { ResetMessage } from '../domain/passwords/request.ts';
 import type { DeliveryMessage } from '../events/messages.ts';
 import type { Access, QueueName } from '../routes.ts';
+import type { RecordType } from '../store/keys.ts';
 
 /** A stream record's image: the item's attributes, typed as DynamoDB writes them. */
 export type Image = Readonly<Record<string, AttributeValue>>;
@@ -36,6 +38,9 @@ export interface OutboxEntry {
   /** The message, from the image alone; throws MalformedImage when the image lacks what it needs. */
   message(image: Image): unknown;
 }
+
+/** The `type` of a cascade's marker, written by the removal that leaves work to the cascades worker (shared/domain/licensing/removal.ts). */
+export const CASCADE_MARKER_TYPE = 'cascade-markers';
 
 /** The `type` of the item a password-reset request writes (shared/domain/passwords/request.ts). */
 export const RESET_REQUEST_TYPE = 'password-reset-requests';
@@ -75,6 +80,22 @@ export const outbox: readonly OutboxEntry[] = [
       email: text(request, 'email'),
       deliver: flag(request, 'deliver'),
     }),
+  },
+  {
+    // A large removal, or a deleted user's owner links: the cascade's first step.
+    name: 'cascade',
+    on: 'INSERT',
+    type: CASCADE_MARKER_TYPE,
+    queue: 'cascades',
+    message: (marker): CascadeStep => {
+      const root = marker.root?.M ?? {};
+      return {
+        kind: text(marker, 'kind') as CascadeStep['kind'],
+        accountId: text(marker, 'accountId'),
+        root: { type: text(root, 'type') as RecordType, id: text(root, 'id'), environmentId: textOrNull(root, 'environmentId') },
+        environments: (marker.environments?.L ?? []).map((value) => value.S ?? null),
+      };
+    },
   },
 ];
 

@@ -1,10 +1,14 @@
 /**
- * Removing what hangs on a record: every member of one of its child collections is deleted
- * with its markers and counts, in transactions small enough for DynamoDB's limit of 100
- * operations. Each chunk is complete on its own, so an interrupted cascade can simply run again.
+ * Reading what hangs on a record (its child collections), and deleting a known set of items with
+ * their markers and counts (a bearer's tokens, the components of an activation withdrawn) in
+ * transactions small enough for DynamoDB's limit of 100 operations. Each chunk is complete on its
+ * own, so an interrupted run can simply run again. The removal of a record with its descendants
+ * is the licensing graph's (shared/domain/licensing/removal.ts).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { collectionIndex, collectionName, collectionPartition, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable } from './client.ts';
+import { collectionIndex, collectionName, collectionPartition, counterKey, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
 import { getItems, type Item } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
@@ -21,6 +25,45 @@ const ALSO_DELETED = 4;
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
 export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>
   partitionItems(collectionIndex(slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
+
+/** A page of a collection partition, oldest first, from `after`: its items and where the next page starts (undefined: none). */
+export async function collectionPage(
+  slot: number,
+  partition: string,
+  limit: number,
+  after?: Record<string, unknown>,
+): Promise<{ items: Item[]; after?: Record<string, unknown> }> {
+  const index = collectionIndex(slot);
+  const response = await db().send(
+    new QueryCommand({
+      TableName: getTable(),
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': `${index}PK` },
+      ExpressionAttributeValues: { ':pk': partition },
+      ExclusiveStartKey: after,
+      Limit: limit,
+    }),
+  );
+  return { items: (response.Items ?? []) as Item[], after: response.LastEvaluatedKey };
+}
+
+/**
+ * The members of collection partitions (each with its GSI slot), in order, if they hold at most
+ * `limit` together: their counters first, in one BatchGetItem, then only the partitions that hold
+ * any. Undefined when they hold more.
+ */
+export async function membersUpTo(partitions: readonly { slot: number; partition: string }[], limit: number): Promise<Item[] | undefined> {
+  const counts = new Map(
+    (await getItems(partitions.map(({ partition }) => counterKey(partition)))).map((count) => [count.PK, Number(count.n ?? 0)]),
+  );
+  const countOf = (partition: string) => counts.get(counterKey(partition).PK) ?? 0;
+  const held = partitions.filter(({ partition }) => countOf(partition) > 0);
+  if (held.reduce((sum, { partition }) => sum + countOf(partition), 0) > limit) return undefined;
+  const pages = await Promise.all(held.map(({ slot, partition }) => collectionPage(slot, partition, limit + 1)));
+  const members = pages.flatMap((page) => page.items);
+  return members.length > limit ? undefined : members;
+}
 
 /** What deleting `item` writes besides the counts it leaves: the record, its markers, what `alsoDelete` adds. */
 const ownOperations = (item: Item) => 1 + ((item.markers as unknown[] | undefined)?.length ?? 0) + ALSO_DELETED;

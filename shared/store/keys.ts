@@ -232,6 +232,21 @@ export const purgeMarkerKey = (accountId: string, environmentId: string): Key =>
   SK: ITEM,
 });
 
+/**
+ * Left by a removal whose descendants (or a deleted user's owner links) the cascades worker
+ * handles, until it has finished: the steps' claims (shared/resumable.ts).
+ */
+export const cascadeMarkerKey = (accountId: string, id: string): Key => ({
+  PK: `A#${accountId}#CASCADE#${id}`,
+  SK: ITEM,
+});
+
+/**
+ * The records of an account removed at once whose descendants the cascades worker is still
+ * removing: one attribute each (shared/store/removals.ts), read ahead with every request.
+ */
+export const removalsKey = (accountId: string): Key => ({ PK: `A#${accountId}#REMOVALS`, SK: ITEM });
+
 /** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
 export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });
 

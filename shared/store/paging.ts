@@ -10,6 +10,9 @@
  *   attributes a filter compares.
  * - page[cursor]: the cursor is the sort key of the last record shown; every partition is read
  *   from just below it, so a page costs the same at any depth.
+ *
+ * Records that hang on a removal under way (removals.ts) are left out of their page at once; the
+ * count counts them until the cascades worker has deleted them.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
@@ -24,6 +27,7 @@ import {
 } from './keys.ts';
 import { readItems } from './read-ahead.ts';
 import { type Item, type StoredRecord, toRecord } from './records.ts';
+import { withoutRemoved } from './removals.ts';
 import { readableOf, type Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
 
@@ -96,7 +100,11 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
   const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
   const shown = rows.slice(0, page.size);
-  const records = shown.map((row) => toRecord<T>(row.item));
+  // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
+  const records = await withoutRemoved(
+    scope,
+    shown.map((row) => toRecord<T>(row.item)),
+  );
   const result: Page<T> = { records, count: await counting };
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;

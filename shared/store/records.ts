@@ -8,6 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
+import { goneWithRemoval } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 
 export interface StoredRecord {
@@ -82,14 +83,16 @@ export async function getItem(key: Key): Promise<Item | undefined> {
 
 /**
  * The stored item of a record the scope may read, or undefined: a record of another account,
- * of an environment out of reach, or an id that is no UUID is simply not found.
+ * of an environment out of reach, under a removal under way, or an id that is no UUID is simply
+ * not found.
  */
 export async function getVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item | undefined> {
   if (!isUuid(id)) return undefined;
   const key = recordKey(scope.accountId, type, id.toLowerCase());
   const item = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
   if (!item || !canRead(scope, type, (item.environmentId as string | null) ?? null)) return undefined;
-  return item;
+  // A record under a removal under way is gone already (removals.ts).
+  return (await goneWithRemoval(scope, item)) ? undefined : item;
 }
 
 export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);

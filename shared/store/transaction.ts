@@ -72,6 +72,8 @@ export class Transaction {
   private readonly counts = new Map<string, Count>();
   /** Upper bounds on counts (e.g. a webhook endpoint limit), checked by the count's update itself. */
   private readonly caps = new Map<string, { max: number; exceeded: Error }>();
+  /** Values counts must hold before the commit (see expectCount). */
+  private readonly expected = new Map<string, { key: Key; n: number; changed: Error }>();
   /** Holder counts left by the records this transaction deletes. */
   private readonly left = new Map<string, Key>();
   /** Run once the commit has succeeded: work that must follow the writes, never precede them. */
@@ -328,6 +330,15 @@ export class Transaction {
     );
   }
 
+  /**
+   * Fails the transaction with `changed` unless the count `key` holds `n` when it commits (an
+   * absent count holds 0), whatever this transaction changes of it: a removal that deletes the
+   * members of a collection it listed thus fails if a member joined since.
+   */
+  expectCount(key: Key, n: number, changed: Error): void {
+    this.expected.set(countId(key), { key, n, changed });
+  }
+
   /** Fails the transaction with `missing` unless the item exists (e.g. a parent deleted meanwhile). */
   requireExists(key: Key, missing: Error): void {
     this.add({ ConditionCheck: { TableName: table(), Key: key, ConditionExpression: 'attribute_exists(PK)' } }, missing);
@@ -354,7 +365,8 @@ export class Transaction {
 
   /** Operations the commit will send; DynamoDB takes at most 100 in one transaction. */
   get size() {
-    return this.operations.length + this.counts.size;
+    const checkedOnly = [...this.expected.keys()].filter((id) => !this.counts.has(id)).length;
+    return this.operations.length + this.counts.size + checkedOnly;
   }
 
   async commit(): Promise<void> {
@@ -420,18 +432,29 @@ export class Transaction {
   }
 
   private counterOperations(): { operation: Operation; exceeded?: Error }[] {
-    return [...this.counts]
-      .filter(([, { delta, dropped }]) => delta !== 0 || dropped)
+    const changes = [...this.counts]
+      .filter(([id, { delta, dropped }]) => delta !== 0 || dropped || this.expected.has(id))
       .map(([id, { key, delta, membership, missing, dropped, expiresAt }]) => {
-        if (dropped) return { operation: { Delete: { TableName: table(), Key: key } } };
+        const expected = this.expected.get(id);
+        const expectation = expected && expectedCondition(expected.n);
+        if (dropped || delta === 0) {
+          const operation: Operation = dropped
+            ? { Delete: { TableName: table(), Key: key, ...expectation } }
+            : { ConditionCheck: { TableName: table(), Key: key, ...(expectation ?? expectedCondition(0)) } };
+          return { operation, exceeded: expected?.changed };
+        }
         const cap = delta > 0 ? this.caps.get(id) : undefined;
         if (cap && cap.max < delta) throw cap.exceeded;
-        const values: Record<string, unknown> = { ':delta': delta };
+        const values: Record<string, unknown> = { ':delta': delta, ...expectation?.ExpressionAttributeValues };
         if (membership) values[':env'] = membership;
         if (expiresAt !== undefined) values[':expires'] = expiresAt;
         if (cap) values[':room'] = cap.max - delta;
         const sets = [membership ? 'ENVPK = :env' : '', expiresAt !== undefined ? 'expiresAt = :expires' : ''].filter(Boolean);
-        const conditions = [missing ? 'attribute_exists(PK)' : '', cap ? '(attribute_not_exists(n) OR n <= :room)' : ''].filter(Boolean);
+        const conditions = [
+          missing ? 'attribute_exists(PK)' : '',
+          cap ? '(attribute_not_exists(n) OR n <= :room)' : '',
+          expectation ? `(${expectation.ConditionExpression})` : '',
+        ].filter(Boolean);
         return {
           operation: {
             Update: {
@@ -442,10 +465,25 @@ export class Transaction {
               ExpressionAttributeValues: values,
             },
           },
-          exceeded: cap?.exceeded ?? missing,
+          exceeded: cap?.exceeded ?? missing ?? expected?.changed,
         };
       });
+    const checks = [...this.expected]
+      .filter(([id]) => !this.counts.has(id))
+      .map(([, { key, n, changed }]) => ({
+        operation: { ConditionCheck: { TableName: table(), Key: key, ...expectedCondition(n) } } as Operation,
+        exceeded: changed,
+      }));
+    return [...changes, ...checks];
   }
+}
+
+/** A count holding `n` (an absent one holds 0). */
+function expectedCondition(n: number) {
+  return {
+    ConditionExpression: n === 0 ? 'attribute_not_exists(n) OR n = :expected' : 'n = :expected',
+    ExpressionAttributeValues: { ':expected': n },
+  };
 }
 
 /** A count item's change, summed over the transaction. */

@@ -7,6 +7,7 @@
 import { type RecordType, uniqueKey } from './keys.ts';
 import { readItem } from './read-ahead.ts';
 import { getItem, getItems, type Item } from './records.ts';
+import { goneWithRemoval } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 import type { UniqueClaim } from './transaction.ts';
 
@@ -16,7 +17,8 @@ export async function findByUnique(scope: Scope, kind: string, value: string): P
   if (!marker) return undefined;
   const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
   if (!item) return undefined;
-  return canRead(scope, item.type as RecordType, (item.environmentId as string | null) ?? null) ? item : undefined;
+  if (!canRead(scope, item.type as RecordType, (item.environmentId as string | null) ?? null)) return undefined;
+  return (await goneWithRemoval(scope, item)) ? undefined : item;
 }
 
 /**

@@ -26,6 +26,7 @@ const { coldStartSection } = await import('./cold-start.ts');
 const { deepPagesSection } = await import('./deep-pages.ts');
 const { deliverySection } = await import('./delivery.ts');
 const { sweeperSection } = await import('./sweeper.ts');
+const { cascadeSection } = await import('./cascade.ts');
 const { schedules } = await import('#shared/routes.ts');
 
 /** `10000,100000` → [10000, 100000]: smaller runs while working on a section. */
@@ -47,6 +48,7 @@ const sections: [string, (context: Context) => Promise<Section>][] = [
   ['purge', () => purgeSection(sizesFrom(process.env.BENCH_PURGE_SIZES) ?? [10_000, 100_000])],
   ['delivery', (context) => deliverySection(context, Number(process.env.BENCH_EVENTS ?? 5_000))],
   ['sweeper', (context) => sweeperSection(context, sizesFrom(process.env.BENCH_SWEEPER_SIZES) ?? [1_000, 10_000])],
+  ['cascade', (context) => cascadeSection(context, sizesFrom(process.env.BENCH_CASCADE_SIZES) ?? [10_000])],
 ];
 
 const only = process.argv.slice(2);

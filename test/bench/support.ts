@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
 import { createAccount } from '#shared/domain/accounts/service.ts';
+import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
 import type { LocalStack } from '#shared/local/stack.ts';
 import { db, getTable, plainDb } from '#shared/store/client.ts';
@@ -204,6 +205,49 @@ export function componentItems(
       machine.ownerId ? { type: 'users' as const, id: machine.ownerId } : undefined,
     ];
     items.push(layOut(record, parents, [marker.PK]), { ...marker, ref: recordKey(machine.accountId, 'components', id).PK });
+  }
+  return items;
+}
+
+/** `count` licenses (with their key markers) of one policy, as licenses.create writes them (no owner, no token). */
+export function licenseItems(
+  policy: { id: string; accountId: string; environmentId: string | null; productId: string },
+  count: number,
+): Item[] {
+  const items: Item[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    const created = olderTimestamp();
+    const key = `SEED-${id}`.toUpperCase();
+    const record = {
+      type: 'licenses' as const,
+      id,
+      accountId: policy.accountId,
+      environmentId: policy.environmentId,
+      created,
+      updated: created,
+      policyId: policy.id,
+      productId: policy.productId,
+      ownerId: null,
+      scheme: null,
+      key,
+      name: null,
+      protected: false,
+      suspended: false,
+      expiry: null,
+      metadata: '{}',
+    };
+    const marker = uniqueKey(policy.accountId, LICENSE_KEY_MARKER, licenseKeyValue(key));
+    const parents = [
+      { type: 'policies' as const, id: policy.id },
+      { type: 'products' as const, id: policy.productId },
+    ];
+    items.push(layOut(record, parents, [marker.PK]), {
+      ...marker,
+      ref: recordKey(policy.accountId, 'licenses', id).PK,
+      policyId: policy.id,
+      ownerId: null,
+    });
   }
   return items;
 }

@@ -38,7 +38,7 @@ const familyNames = ['licenses', 'tokens', 'passwords', 'openapi'];
 const familyOf = (route: Route) => route.operation.split('.')[0];
 const monitoredRoutes = routeTable.filter((route) => familyNames.includes(familyOf(route)));
 const routesOf = (family: string) => monitoredRoutes.filter((route) => familyOf(route) === family);
-const queueNames: QueueName[] = ['webhooks', 'purge', 'mail'];
+const queueNames: QueueName[] = ['webhooks', 'purge', 'mail', 'cascades'];
 const hotRoutes = ['licenses.validateKey', 'licenses.validate', 'tokens.generate', 'passwords.request'];
 
 interface Fixture {
@@ -78,7 +78,7 @@ function build(context: Record<string, unknown> = {}): Fixture {
       integration: new HttpLambdaIntegration(`${constructIdOf(route.operation)}Integration`, fn),
     });
   }
-  const workers = [functionFor('PurgeWorker'), functionFor('MailWorker')];
+  const workers = [functionFor('PurgeWorker'), functionFor('MailWorker'), functionFor('CascadeWorker')];
   const sweeper = functionFor('SweepSchedule');
   const relay = functionFor('RelayStream');
 

@@ -488,6 +488,55 @@ describe('the outbox relay', () => {
       .sort();
     expect(senders).toEqual(['workers.deliverWebhook', 'workers.purgeEnvironment']);
   });
+
+  it('lets the cascades worker consume its queue, write the table, and send its next steps and webhook deliveries, nothing else', () => {
+    const worker = functionFor(live.stack, 'workers.cascade');
+    const statements = statementsOf(live, worker);
+    const cascades = { 'Fn::GetAtt': [queueIdOf(live, 'cascades', 'Queue'), 'Arn'] };
+    const consume = statements.find((statement) => statement.Action.includes('sqs:ReceiveMessage'));
+    expect(consume?.Resource).toEqual(cascades);
+    const sends = statements.filter((statement) => statement.Action.includes('sqs:SendMessage'));
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([
+      cascades,
+      { 'Fn::GetAtt': [queueIdOf(live, 'webhooks', 'Queue'), 'Arn'] },
+    ]);
+    const onTable = statements.filter((statement) => JSON.stringify(statement.Resource).includes(tableId));
+    expect(onTable.flatMap((statement) => statement.Action)).toEqual(
+      expect.arrayContaining(['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
+    );
+    expect(
+      statements.flatMap((statement) => statement.Action).filter((action) => action.startsWith('kms:') || action.startsWith('ses:')),
+    ).toEqual([]);
+    expect(environmentOf(live, worker)).toMatchObject({
+      [queueDefinitions.cascades.urlVariable]: { Ref: queueIdOf(live, 'cascades', 'Queue') },
+    });
+    expect(propertiesOf(live, worker).Timeout).toBe(workerTimeoutSeconds.cascades);
+    live.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: cascades,
+      FunctionName: { Ref: logicalIdOf(worker) },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('gives the cascades queue to the routes that remove records, the heartbeat sweeper and the cascades worker, and nothing else', () => {
+    const senders = [...routes, fallback, ...workers, ...schedules]
+      .filter((entry) => entry.access.includes('queue:cascades'))
+      .map((entry) => entry.operation)
+      .sort();
+    expect(senders).toEqual(
+      [
+        'licenses.delete',
+        'licenses.revoke',
+        'machines.delete',
+        'policies.delete',
+        'products.delete',
+        'users.delete',
+        'workers.cascade',
+        'workers.sweepHeartbeats',
+      ].sort(),
+    );
+  });
 });
 
 describe('grants follow the declared access and nothing more', () => {

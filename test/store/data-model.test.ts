@@ -32,16 +32,17 @@ import { type Environment, findEnvironment } from '#shared/domain/environments/e
 import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/domain/licensing/fingerprints.ts';
 import { SLOTS } from '#shared/domain/licensing/slots.ts';
+import { dropCountsOfLicense } from '#shared/domain/licensing/teardown.ts';
 import {
   findMachineItem,
   MACHINE_FINGERPRINT_MARKER,
   MACHINE_FINGERPRINTS,
   machineFingerprintValue,
 } from '#shared/domain/machines/machine.ts';
-import { dropSeats, giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
+import { giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
 import { heartbeatOf } from '#shared/domain/policies/heartbeat.ts';
 import { limitsOf } from '#shared/domain/policies/limits.ts';
-import { dropLicenseProcessCount, dropMachineProcessCount } from '#shared/domain/processes/counts.ts';
+import { dropMachineProcessCount } from '#shared/domain/processes/counts.ts';
 import { dueOf, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from '#shared/domain/processes/process.ts';
 import { addProcess, recordPing } from '#shared/domain/processes/service.ts';
 import { sweepProcess } from '#shared/domain/processes/sweep.ts';
@@ -812,7 +813,7 @@ describe('licensing access patterns', () => {
     tx = new Transaction();
     const license = (await getItem(recordKey(accountId, 'licenses', g.license.id)))!;
     giveSeatBack(tx, (await getItem(recordKey(accountId, 'machines', (await addMachine(g, 'g-3')).id)))!);
-    dropSeats(tx, license);
+    dropCountsOfLicense(tx, license);
     await tx.commit();
     expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toBeUndefined();
   });
@@ -854,7 +855,7 @@ describe('licensing access patterns', () => {
     // The share of a license whose count went with it is deleted, and no count is made.
     await addMachine(g, 's-3', undefined, shared.id);
     const tx = new Transaction();
-    dropSeats(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    dropCountsOfLicense(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
     await tx.commit();
     expect(await giveBackShares([shareKey])).toEqual([]);
     expect(await getItem(shareKey)).toBeUndefined();
@@ -1230,7 +1231,7 @@ describe('process access patterns', () => {
     // A machine's count goes with the machine, a license's with the license.
     tx = new Transaction();
     dropMachineProcessCount(tx, (await getItem(recordKey(accountId, 'machines', m1.id)))!);
-    dropLicenseProcessCount(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    dropCountsOfLicense(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
     await tx.commit();
     expect(await getItem(machineProcessCountKey(accountId, m1.id))).toBeUndefined();
     expect(await getItem(licenseProcessCountKey(accountId, g.license.id))).toBeUndefined();

@@ -16,7 +16,7 @@ import type { Actor } from '../../auth/actor.ts';
 import { authorizeAction } from '../../auth/authorize.ts';
 import { conflict, RuleBroken, ruleBroken } from '../../errors.ts';
 import { logger } from '../../logger.ts';
-import type { Key } from '../../store/keys.ts';
+import { type Key, recordKey } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { firstTaken, type Scopes } from '../licensing/fingerprints.ts';
@@ -121,6 +121,9 @@ export async function componentsOfNewMachine(
         if (next === components.length) return;
         current = new Transaction();
         current.requireExists(activation.machineKey, conflict('The machine was deactivated while its components were being added'));
+        // And its owner, whom the components name too: a deleted user's links are cleared after its delete.
+        const { accountId, ownerId } = activation.machine;
+        if (ownerId) current.requireExists(recordKey(accountId, 'users', ownerId), conflict("The machine's owner was deleted meanwhile"));
       }
     },
   };

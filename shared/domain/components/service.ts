@@ -24,12 +24,13 @@ import {
   type Scopes,
   scopeEnvironmentsOf,
 } from '../licensing/fingerprints.ts';
-import { relatedItem } from '../licensing/graph.ts';
+import { relatedItem, requireAncestry } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import type { UniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './component.ts';
 import { componentDocument } from './document.ts';
 
@@ -48,18 +49,25 @@ export interface ComponentChanges {
 export async function createComponent(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   await authorizeAction(actor, 'components', 'create');
   componentRules(input);
+  return unlessOwnerGone(() => addToMachine(actor, input));
+}
+
+/** The create itself, from the machine as it is now. */
+async function addToMachine(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const machine = toRecord<MachineRecord>(machineItem);
-  const scopes = await scopesOf(actor.scope.accountId, machine);
+  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord<MachineRecord>(machineItem));
+  // An owner deleted is none, even before its deletion has cleared the machine's link (shared/domain/users/owners.ts).
+  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'components', 'create', { license: scopes.license });
   const component = newComponent(actor, machine, input);
   const tx = new Transaction();
   await addComponent(tx, actor, component, componentHold(component, machine, scopes, attributePointer('fingerprint')));
-  tx.requireExists(
-    { PK: machineItem.PK, SK: machineItem.SK },
-    ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine'),
-  );
+  // The machine and all above it must still exist (never a component under a removal), and its owner.
+  const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
+  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  requireAncestry(tx, component, ['licenses', 'policies', 'products'], machineGone);
+  requireInheritedOwner(tx, component.accountId, component.ownerId);
   await tx.commit();
   return component;
 }
@@ -71,15 +79,17 @@ export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
   metadataRule(input.metadata);
 }
 
-async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes> {
+/** What a machine's new component is judged in (its license, policy and product), with the machine's owner, as they are now. */
+async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes & { owner?: Item }> {
   const keys = {
     license: recordKey(accountId, 'licenses', machine.licenseId),
     policy: recordKey(accountId, 'policies', machine.policyId),
     product: recordKey(accountId, 'products', machine.productId),
+    owner: machine.ownerId ? recordKey(accountId, 'users', machine.ownerId) : undefined,
   };
-  const found = await getItems(Object.values(keys));
-  const of = (key: { PK: string }) => found.find((item) => item.PK === key.PK);
-  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product) };
+  const found = await getItems(Object.values(keys).filter((key) => key !== undefined));
+  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
+  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product), owner: of(keys.owner) };
 }
 
 /** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */

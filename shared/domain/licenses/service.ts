@@ -8,13 +8,16 @@ import { authorize, authorizeAction, present, restriction } from '../../auth/aut
 import { signingKeyOf } from '../../auth/signing-key.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getVisibleItem, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
+import { getItem, getVisibleItem, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { licenseNamed, requireNamedId } from '../licensing/aliases.ts';
-import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
+import { relatedItem, requireAncestry } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
+import { removeWithDescendants } from '../licensing/removal.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { expirationOf, type PolicyRecord } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
@@ -136,7 +139,10 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     ],
     unique: [keyClaim(license)],
   });
-  tx.requireExists(recordKeyOf(policy), ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy'));
+  // The policy and its product must still exist: a license is never created under a removal.
+  const policyGone = ruleBroken('POLICY_NOT_FOUND', 'policy was deleted', '/data/relationships/policy');
+  tx.requireExists(recordKeyOf(policy), policyGone);
+  requireAncestry(tx, license, ['products'], policyGone);
   if (owner)
     tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
   await emitEvent(tx, originOf(license, actor.scope), 'license.created', licenseDocument(license));
@@ -216,8 +222,17 @@ export async function generateLicenseToken(actor: Actor, id: string, request: To
 /** The license a record belongs to, seen by the rules of licenses. */
 export const relatedLicense = (actor: Actor, record: { licenseId: string }) => retrieveLicense(actor, record.licenseId);
 
-/** GET /licenses/<id>/owner: the owner seen by the rules of users, or null when there is none. */
+/**
+ * GET /licenses/<id>/owner: the owner seen by the rules of users, or null when there is none: an
+ * owner deleted is none, even before its deletion has cleared the license's link (shared/domain/users/owners.ts).
+ */
 export async function licenseOwner(actor: Actor, id: string) {
   const license = await retrieveLicense(actor, id);
-  return license.ownerId ? retrieveUser(actor, license.ownerId) : null;
+  if (!license.ownerId) return null;
+  try {
+    return await retrieveUser(actor, license.ownerId);
+  } catch (error) {
+    if (error instanceof RecordNotFound && !(await getItem(recordKey(license.accountId, 'users', license.ownerId)))) return null;
+    throw error;
+  }
 }

@@ -37,6 +37,7 @@ import { childItems } from '../../store/cascade.ts';
 import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
 import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { goneWithRemoval } from '../../store/removals.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
@@ -467,6 +468,8 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   const item = reads.record(scope.accountId, 'licenses', licenseId);
   // A license of an environment this request cannot see does not exist for it.
   if (!item || !canRead(scope, 'licenses', (item.environmentId as string | null) ?? null)) return notFound();
+  // Nor does one under a removal under way (its policy or product removed, its own deletion to follow).
+  if (await goneWithRemoval(scope, item)) return notFound();
   return validate(requester, item, reads, echo);
 }
 

@@ -17,6 +17,7 @@ import {
 } from '../../store/keys.ts';
 import { partitionItems } from '../../store/paging.ts';
 import { getItems, type Item } from '../../store/records.ts';
+import { withoutRemoved } from '../../store/removals.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
@@ -55,5 +56,8 @@ export async function machinesWithFingerprint(scope: Scope, fingerprint: string)
   const readable = entries.filter((entry) => canRead(scope, 'machines', (entry.environmentId as string | null) ?? null));
   if (readable.length === 0) return [];
   const machines = await getItems(readable.map((entry) => recordKey(scope.accountId, 'machines', entry.machineId as string)));
-  return machines.filter((machine) => machine.fingerprint === fingerprint);
+  return withoutRemoved(
+    scope,
+    machines.filter((machine) => machine.fingerprint === fingerprint),
+  );
 }

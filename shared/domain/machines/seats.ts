@@ -11,7 +11,8 @@
  *   concurrent activations in different environments cannot pass it together), of every change
  *   of a machine's cores, and of every removal of a machine: its deactivation, its culling and
  *   the cascades of license, policy and product deletes. It carries its license's ENVPK, so it
- *   goes with a purged environment's licenses, and it is deleted with its license.
+ *   goes with a purged environment's licenses, and it is deleted with its license, once the
+ *   license's machines have gone (shared/domain/licensing/teardown.ts).
  * - A machine activated in an environment other than its license's (a global license's machine
  *   in a SHARED environment) is counted as well in that environment's share of each count (SK
  *   `E#<environmentId>`), which carries the environment's ENVPK. The purge of the environment
@@ -109,10 +110,4 @@ export function giveSeatBack(tx: Transaction, machine: Item): void {
   // Machines activated before cores were counted have no countedCores: they give back none.
   const cores = Number(machine.countedCores ?? 0);
   if (cores) tallyLicense(tx, seated, licenseCoreCountKey, -cores);
-}
-
-/** A license removed in this transaction takes its counts with it. */
-export function dropSeats(tx: Transaction, license: Item): void {
-  tx.dropTally(licenseMachineCountKey(license.accountId as string, license.id as string));
-  tx.dropTally(licenseCoreCountKey(license.accountId as string, license.id as string));
 }

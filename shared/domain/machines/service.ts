@@ -21,13 +21,15 @@ import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/exp
 import type { LicenseRecord } from '../licenses/license.ts';
 import { licenseNamed, machineNamed, requireNamedId } from '../licensing/aliases.ts';
 import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, scopeEnvironmentsOf } from '../licensing/fingerprints.ts';
-import { relatedItem, removeWithDescendants } from '../licensing/graph.ts';
+import { relatedItem, requireAncestry } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
+import { removeWithDescendants } from '../licensing/removal.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/policy.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
 import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
@@ -70,12 +72,19 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   if (input.components?.length) await authorizeAction(actor, 'components', 'create');
   fingerprintRule(input.fingerprint);
   rules(input);
+  return unlessOwnerGone(() => activate(actor, input));
+}
+
+/** The activation itself, from the license as it is now. */
+async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine> {
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
   const license = toRecord<LicenseRecord>(licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
-  const [policy, product] = await policyAndProductOf(license);
+  const [policy, product, licenseOwner] = await policyProductAndOwnerOf(license);
+  // An owner deleted is none, even before its deletion has cleared the license's link (shared/domain/users/owners.ts).
+  const licenseOwnerId = licenseOwner ? (license.ownerId ?? null) : null;
   const limits = limitsOf(policy);
   const heartbeat = heartbeatOf(policy);
   const timestamp = now();
@@ -90,8 +99,8 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
     licenseEnvironmentId: license.environmentId ?? null,
     policyId: license.policyId,
     productId: license.productId,
-    ownerId: (owner?.id as string | undefined) ?? license.ownerId ?? null,
-    licenseOwnerId: license.ownerId ?? null,
+    ownerId: (owner?.id as string | undefined) ?? licenseOwnerId,
+    licenseOwnerId,
     fingerprint: input.fingerprint,
     name: input.name ?? null,
     hostname: input.hostname ?? null,
@@ -119,13 +128,15 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   listByFingerprint(tx, machine);
   // maxMachines and maxCores count the license's machines in every environment together (seats.ts).
   takeSeat(tx, machine, machine.countedCores ?? 0, limits);
-  // The license must still exist; under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
-  const startedExpiry = holdLicenseForActivation(
-    tx,
-    licenseItem,
-    expirationOf(policy),
-    ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license'),
-  );
+  // The license must still exist, and its policy and product (never a machine under a removal);
+  // under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
+  const licenseGone = ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license');
+  const startedExpiry = holdLicenseForActivation(tx, licenseItem, expirationOf(policy), licenseGone);
+  requireAncestry(tx, machine, ['policies', 'products'], licenseGone);
+  // Its owner too: a deleted user's links are cleared after its delete, which would miss this one.
+  if (owner)
+    tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
+  else requireInheritedOwner(tx, machine.accountId, machine.ownerId);
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine, policy));
   await components.commitWith(tx, async (written) => {
     await withdrawActivation(actor, machine, policy, written);
@@ -134,11 +145,19 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   return { machine, policy };
 }
 
-/** The license's policy and product, as they are now (either may be gone: the activation then fails on its license). */
-async function policyAndProductOf(license: LicenseRecord): Promise<[Item | undefined, Item | undefined]> {
-  const policyKey = recordKey(license.accountId, 'policies', license.policyId);
-  const found = await getItems([policyKey, recordKey(license.accountId, 'products', license.productId)]);
-  return [found.find((item) => item.PK === policyKey.PK), found.find((item) => item.PK !== policyKey.PK)];
+/**
+ * The license's policy, product and owner, as they are now (the policy or the product may be gone:
+ * the activation then fails on its license; the owner may be gone: the machine then has none).
+ */
+async function policyProductAndOwnerOf(license: LicenseRecord): Promise<[Item | undefined, Item | undefined, Item | undefined]> {
+  const keys = {
+    policy: recordKey(license.accountId, 'policies', license.policyId),
+    product: recordKey(license.accountId, 'products', license.productId),
+    owner: license.ownerId ? recordKey(license.accountId, 'users', license.ownerId) : undefined,
+  };
+  const found = await getItems([keys.policy, keys.product, ...(keys.owner ? [keys.owner] : [])]);
+  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
+  return [of(keys.policy), of(keys.product), of(keys.owner)];
 }
 
 /** How a new machine holds its fingerprint: judged in the scope the policy's machineUniquenessStrategy names now. */

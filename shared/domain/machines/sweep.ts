@@ -26,7 +26,7 @@ import { recordKey } from '../../store/keys.ts';
 import { getItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { DueHandler } from '../heartbeats/sweep.ts';
-import { removeWithDescendants } from '../licensing/graph.ts';
+import { removeWithDescendants } from '../licensing/removal.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { machineDocument } from './document.ts';
 import { heartbeatAt, machineDeadlineOf, revivableUntil } from './heartbeat.ts';

@@ -70,7 +70,3 @@ export function boundProcesses(tx: Transaction, process: ProcessPlacement['proce
 /** A machine removed in this transaction takes its process count with it (its processes go before it). */
 export const dropMachineProcessCount = (tx: Transaction, machine: Item): void =>
   tx.dropTally(machineProcessCountKey(machine.accountId as string, machine.id as string));
-
-/** A license removed in this transaction takes its process count with it. */
-export const dropLicenseProcessCount = (tx: Transaction, license: Item): void =>
-  tx.dropTally(licenseProcessCountKey(license.accountId as string, license.id as string));

@@ -15,13 +15,14 @@ import type { Page, PageRequest } from '../../store/paging.ts';
 import { backoff, getItem, getItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { machineNamed } from '../licensing/aliases.ts';
-import { relatedItem } from '../licensing/graph.ts';
+import { relatedItem, requireAncestry } from '../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../licensing/lists.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { type MachineRecord, underMachine } from '../machines/machine.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from './process.ts';
@@ -42,10 +43,16 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
   await authorizeAction(actor, 'processes', 'create');
   maxLength('pid', input.pid, 255);
   metadataRule(input.metadata);
+  return unlessOwnerGone(() => startOnMachine(actor, input));
+}
+
+/** The create itself, from the machine as it is now. */
+async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedProcess> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const machine = toRecord<MachineRecord>(machineItem);
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
-  const [licenseItem, policy] = await licenseAndPolicyOf(machine);
+  const [licenseItem, policy, owner] = await licenseAndPolicyOf(toRecord<MachineRecord>(machineItem));
+  // An owner deleted is none, even before its deletion has cleared the machine's link (shared/domain/users/owners.ts).
+  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
   // A license goes after its machines: without it, the machine's removal is under way.
   if (!licenseItem) throw machineGone;
   // Asked again now that the license is known: a user may not act on a protected one.
@@ -73,7 +80,10 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
     },
     policy,
   );
+  // The machine and all above it must still exist (never a process under a removal), and its owner.
   tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  requireAncestry(tx, process, ['licenses', 'policies', 'products'], machineGone);
+  requireInheritedOwner(tx, process.accountId, process.ownerId);
   await emitEvent(tx, originOf(process, actor.scope), 'process.created', processDocument(process, policy));
   await tx.commit();
   return { process, policy };
@@ -110,11 +120,16 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
   return item;
 }
 
-/** The machine's license and policy, as they are now (either may be gone). */
-async function licenseAndPolicyOf(machine: MachineRecord): Promise<[Item | undefined, Item | undefined]> {
-  const licenseKey = recordKey(machine.accountId, 'licenses', machine.licenseId);
-  const found = await getItems([licenseKey, recordKey(machine.accountId, 'policies', machine.policyId)]);
-  return [found.find((item) => item.PK === licenseKey.PK), found.find((item) => item.PK !== licenseKey.PK)];
+/** The machine's license, policy and owner, as they are now (any may be gone). */
+async function licenseAndPolicyOf(machine: MachineRecord): Promise<[Item | undefined, Item | undefined, Item | undefined]> {
+  const keys = {
+    license: recordKey(machine.accountId, 'licenses', machine.licenseId),
+    policy: recordKey(machine.accountId, 'policies', machine.policyId),
+    owner: machine.ownerId ? recordKey(machine.accountId, 'users', machine.ownerId) : undefined,
+  };
+  const found = await getItems([keys.license, keys.policy, ...(keys.owner ? [keys.owner] : [])]);
+  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
+  return [of(keys.license), of(keys.policy), of(keys.owner)];
 }
 
 const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId, 'policies', process.policyId));

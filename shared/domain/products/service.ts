@@ -12,7 +12,7 @@ import { listCollection, type Page, type PageRequest, pageOf } from '../../store
 import { getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
-import { removeWithDescendants } from '../licensing/graph.ts';
+import { removeWithDescendants } from '../licensing/removal.ts';
 import { SLOTS } from '../licensing/slots.ts';
 import { type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';

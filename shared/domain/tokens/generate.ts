@@ -13,6 +13,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { type Item, type StoredRecord, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { requireAncestry } from '../licensing/graph.ts';
 import { attributePointer, maxLength } from '../rules.ts';
 import { tokenDocument } from './document.ts';
 import { addToken, requireStanding } from './service.ts';
@@ -64,7 +65,10 @@ export async function generateTokenFor(
     expiry,
     permissions,
   });
-  requireStanding(tx, record, new RecordNotFound(holder.type as string, holder.id as string));
+  const gone = new RecordNotFound(holder.type as string, holder.id as string);
+  requireStanding(tx, record, gone);
+  // A license's policy and product too: never a token under a removal (shared/domain/licensing/removal.ts).
+  if (holder.type === 'licenses') requireAncestry(tx, record, ['policies', 'products'], gone);
   await emitEvent(tx, originOf(result.token, actor.scope), 'token.generated', tokenDocument(result.token));
   await tx.commit();
   return result;

@@ -18,6 +18,7 @@ import { requireUnclaimed } from '../../store/unique.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
+import { deleteOwner } from './owners.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './user.ts';
 
 const ROLES: readonly UserRole[] = ['user', 'admin'];
@@ -227,16 +228,15 @@ async function setUserStatus(actor: Actor, id: string, status: 'ACTIVE' | 'BANNE
   return changeUser(actor, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
 }
 
-/** Deletes a user with all of their tokens, and frees their e-mail address. */
+/**
+ * Deletes a user with all of their tokens, and frees their e-mail address; what they owned stays,
+ * without an owner (owners.ts).
+ */
 export async function deleteUser(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'users', id, 'delete');
   const document = userDocument(toRecord<UserRecord>(item));
-  await revokeTokensOf(
-    item,
-    async (tx) => {
-      tx.delete(item, new RecordNotFound('users', id));
-      await emitEvent(tx, actor.scope, 'user.deleted', document);
-    },
-    true,
-  );
+  await deleteOwner(item, async (tx) => {
+    tx.delete(item, new RecordNotFound('users', id));
+    await emitEvent(tx, actor.scope, 'user.deleted', document);
+  });
 }

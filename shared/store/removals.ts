@@ -1,0 +1,102 @@
+/**
+ * The register of removals under way: the records of an account removed at once whose
+ * descendants the cascades worker is still removing (shared/domain/licensing/cascade.ts). One
+ * item per account, one attribute per removed record, written in the transaction that removes
+ * the record and cleared when the worker has finished.
+ *
+ * Every request reads it ahead with its account (shared/http/request-keys.ts), so a record that
+ * hangs on a removed one (a license of a removed policy, a machine of a removed license...) is gone
+ * for every read at once, at no request of its own: found by id, by a unique value or by a
+ * fingerprint, listed, or presented as a credential. A record's ancestry is what it carries
+ * (`productId`, `policyId`, `licenseId`, `machineId`).
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, getTable } from './client.ts';
+import { removalsKey } from './keys.ts';
+import { type ReadAhead, readItem } from './read-ahead.ts';
+import type { Item } from './records.ts';
+import type { Scope } from './scope.ts';
+import type { Transaction } from './transaction.ts';
+
+const ENTRY = 'removed#';
+
+/** The attributes naming a record's ancestors in the licensing graph. */
+const ANCESTRY = ['productId', 'policyId', 'licenseId', 'machineId'] as const;
+
+/**
+ * Removals an account may have under way at once: far below what one item holds. A removal
+ * beyond it is refused (409) until some of them finish (shared/domain/licensing/removal.ts).
+ */
+export const MAX_REMOVALS_UNDER_WAY = 1000;
+
+/** What the register says of one removed record. */
+interface Removal {
+  type: string;
+  environmentId: string | null;
+  since: string;
+}
+
+/** Enters `item` in its account's register, in the transaction that removes it. */
+export function registerRemoval(tx: Transaction, item: Item): void {
+  const entry: Removal = {
+    type: item.type as string,
+    environmentId: (item.environmentId as string | null | undefined) ?? null,
+    since: new Date().toISOString(),
+  };
+  tx.patch(removalsKey(item.accountId as string), { [`${ENTRY}${item.id}`]: entry });
+}
+
+/** Clears a removal from the register once its descendants are gone (idempotent). */
+export async function clearRemoval(accountId: string, id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: getTable(),
+      Key: removalsKey(accountId),
+      UpdateExpression: 'REMOVE #entry',
+      ExpressionAttributeNames: { '#entry': `${ENTRY}${id}` },
+    }),
+  );
+}
+
+/** The ids of the removals under way in the register as read. */
+export function removedIn(register: Item | undefined): Set<string> {
+  return new Set(
+    Object.keys(register ?? {})
+      .filter((name) => name.startsWith(ENTRY))
+      .map((name) => name.slice(ENTRY.length)),
+  );
+}
+
+/** The register as a request reads it: once (read ahead, or from the table), then the same for the whole request. */
+const read = new WeakMap<object, Promise<Set<string>>>();
+
+/** The removals under way in the account, as read once per request (`ahead`: what it read ahead). */
+export function removalsIn(accountId: string, ahead: ReadAhead | undefined, holder: object = ahead ?? {}): Promise<Set<string>> {
+  let removals = read.get(holder);
+  if (!removals) {
+    removals = readItem(ahead, removalsKey(accountId)).then(removedIn);
+    read.set(holder, removals);
+  }
+  return removals;
+}
+
+const removalsOf = (scope: Scope): Promise<Set<string>> => removalsIn(scope.accountId, scope.readAhead, scope.readAhead ?? scope);
+
+/** Whether `item` or one of its ancestors is among `removed`. */
+export const hangsOnRemoved = (removed: ReadonlySet<string>, item: Record<string, unknown>): boolean =>
+  removed.size > 0 && [item.id, ...ANCESTRY.map((name) => item[name])].some((id) => typeof id === 'string' && removed.has(id));
+
+/** Whether a record carries any ancestry at all: only those need the register. */
+const hasAncestry = (item: Record<string, unknown>) => ANCESTRY.some((name) => typeof item[name] === 'string');
+
+/** Whether `item` is gone for the scope: it hangs on a record removed at once whose descendants are still being removed. */
+export async function goneWithRemoval(scope: Scope, item: Record<string, unknown>): Promise<boolean> {
+  return hasAncestry(item) && hangsOnRemoved(await removalsOf(scope), item);
+}
+
+/** Those of `items` that do not hang on a removal under way. */
+export async function withoutRemoved<T extends object>(scope: Scope, items: T[]): Promise<T[]> {
+  if (!items.some((item) => hasAncestry(item as Record<string, unknown>))) return items;
+  const removed = await removalsOf(scope);
+  return removed.size === 0 ? items : items.filter((item) => !hangsOnRemoved(removed, item as Record<string, unknown>));
+}
