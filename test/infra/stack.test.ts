@@ -401,7 +401,7 @@ describe('the outbox relay', () => {
   it('is the one stream worker, relaying what the outbox entries send', () => {
     expect(streamWorkers.map((worker) => worker.operation)).toEqual(['workers.relayOutbox']);
     expect(relay.access).toEqual(outboxAccess());
-    expect([...relay.access].sort()).toEqual(['queue:mail', 'queue:purge', 'queue:webhooks']);
+    expect([...relay.access].sort()).toEqual(['queue:cascades', 'queue:mail', 'queue:purge', 'queue:webhooks']);
   });
 
   it('reads the stream from its oldest record, only the outbox records, retrying a failed record boundedly and never losing one silently', () => {
@@ -444,7 +444,7 @@ describe('the outbox relay', () => {
         ...['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].map(
           (action) => `${action} on ${JSON.stringify(streamArn)}`,
         ),
-        ...(['mail', 'purge', 'webhooks'] as const).flatMap((name) => sends(queueArn(name))),
+        ...(['cascades', 'mail', 'purge', 'webhooks'] as const).flatMap((name) => sends(queueArn(name))),
         ...sends(failureQueueArn),
       ].sort(),
     );
@@ -481,25 +481,22 @@ describe('the outbox relay', () => {
   });
 
   it('is what sends after a commit: no route, worker or schedule sends a first message itself', () => {
-    // The delivery worker sends the attempts after the first, and the purge worker a purge's next steps.
-    const senders = [...routes, ...workers, ...schedules]
+    // The delivery worker sends the attempts after the first, the purge and cascades workers their next steps.
+    const senders = [...routes, fallback, ...workers, ...schedules]
       .filter((entry) => entry.access.some((access) => access.startsWith('queue:')))
       .map((entry) => entry.operation)
       .sort();
-    expect(senders).toEqual(['workers.deliverWebhook', 'workers.purgeEnvironment']);
+    expect(senders).toEqual(['workers.cascade', 'workers.deliverWebhook', 'workers.purgeEnvironment']);
   });
 
-  it('lets the cascades worker consume its queue, write the table, and send its next steps and webhook deliveries, nothing else', () => {
+  it('lets the cascades worker consume its queue, write the table, and send its next steps, nothing else', () => {
     const worker = functionFor(live.stack, 'workers.cascade');
     const statements = statementsOf(live, worker);
     const cascades = { 'Fn::GetAtt': [queueIdOf(live, 'cascades', 'Queue'), 'Arn'] };
     const consume = statements.find((statement) => statement.Action.includes('sqs:ReceiveMessage'));
     expect(consume?.Resource).toEqual(cascades);
     const sends = statements.filter((statement) => statement.Action.includes('sqs:SendMessage'));
-    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([
-      cascades,
-      { 'Fn::GetAtt': [queueIdOf(live, 'webhooks', 'Queue'), 'Arn'] },
-    ]);
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([cascades]);
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource).includes(tableId));
     expect(onTable.flatMap((statement) => statement.Action)).toEqual(
       expect.arrayContaining(['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
@@ -517,25 +514,6 @@ describe('the outbox relay', () => {
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-  });
-
-  it('gives the cascades queue to the routes that remove records, the heartbeat sweeper and the cascades worker, and nothing else', () => {
-    const senders = [...routes, fallback, ...workers, ...schedules]
-      .filter((entry) => entry.access.includes('queue:cascades'))
-      .map((entry) => entry.operation)
-      .sort();
-    expect(senders).toEqual(
-      [
-        'licenses.delete',
-        'licenses.revoke',
-        'machines.delete',
-        'policies.delete',
-        'products.delete',
-        'users.delete',
-        'workers.cascade',
-        'workers.sweepHeartbeats',
-      ].sort(),
-    );
   });
 });
 

@@ -5,9 +5,11 @@
  * relays through the local stack.
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { cascadeMarker } from '#shared/domain/licensing/removal.ts';
 import { parseDeliveryMessage } from '#shared/events/messages.ts';
 import { matchesPattern } from '#shared/local/streams.ts';
 import { entryOf, MalformedImage, outbox, outboxAccess, outboxFilters, RESET_REQUEST_TYPE } from '#shared/outbox/entries.ts';
@@ -92,6 +94,44 @@ describe('the outbox entries', () => {
     });
     const inside = entryOf(record('INSERT', resetRequest('r-2', { environmentId: s('env-2'), deliver: { BOOL: false } })));
     expect(inside?.entry.message(inside.image)).toMatchObject({ environmentId: 'env-2', deliver: false });
+  });
+
+  it('send a cascade’s first step from the marker its removal writes, as the cascades worker reads it', () => {
+    for (const step of [
+      {
+        kind: 'removal' as const,
+        accountId: ACCOUNT,
+        root: { type: 'products' as const, id: 'p-1', environmentId: null },
+        environments: [null, 'env-1'],
+      },
+      {
+        kind: 'owner' as const,
+        accountId: ACCOUNT,
+        root: { type: 'users' as const, id: 'u-1', environmentId: 'env-2' },
+        environments: ['env-2'],
+      },
+    ]) {
+      const image = marshall(cascadeMarker(step), { removeUndefinedValues: true }) as Record<string, AttributeValue>;
+      const found = entryOf(record('INSERT', image));
+      expect(found?.entry.queue).toBe('cascades');
+      expect(found?.entry.message(found.image)).toEqual(step);
+    }
+    // The worker's own updates of its marker (its steps' claims) send nothing.
+    expect(
+      entryOf(
+        record(
+          'MODIFY',
+          marshall(
+            cascadeMarker({
+              kind: 'removal',
+              accountId: ACCOUNT,
+              root: { type: 'licenses', id: 'l-1', environmentId: null },
+              environments: [null],
+            }),
+          ) as Record<string, AttributeValue>,
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it('send nothing for any other change: an event’s updates and removal, an environment’s creation, other records', () => {
