@@ -13,6 +13,9 @@
  * - FAULT_AFTER_SEND: the share of the faults on writes (DynamoDB writes, SQS sends, SES mail)
  *   that strike after the request was carried out, its answer lost: the write happened, the caller
  *   sees a failure (default 0.25). A throttle never does: a throttled request did nothing.
+ * - FAULT_STICKY: the share of faults that strike every attempt of their call, the SDK's retries
+ *   included, so that the caller sees the failure, as in an outage or a throttling storm
+ *   (default 0: each attempt is on its own, and the SDK's retries usually get through).
  * - FAULT_SEED: seeds the choices, so a run whose requests come in the same order fails the same
  *   way; a random seed, logged, when unset.
  *
@@ -46,6 +49,7 @@ const WRITES =
 interface Settings {
   kinds: readonly FaultKind[];
   afterSend: number;
+  sticky: number;
   timeoutMs: number;
   seed: number;
   random: () => number;
@@ -109,9 +113,10 @@ function settingsFromEnvironment(): Settings {
   const seed = process.env.FAULT_SEED?.trim() ? Number(process.env.FAULT_SEED) >>> 0 : Math.floor(Math.random() * 2 ** 32);
   const kinds = kindsFromEnvironment();
   const afterSend = Math.min(fraction('FAULT_AFTER_SEND', 0.25), 1);
+  const sticky = Math.min(fraction('FAULT_STICKY', 0), 1);
   const timeoutMs = fraction('FAULT_TIMEOUT_MS', 1000);
-  settings = { kinds, afterSend, timeoutMs, seed, random: seeded(seed) };
-  logger.warn('AWS fault injection is on', { rate: currentRate(), kinds, afterSend, timeoutMs, seed });
+  settings = { kinds, afterSend, sticky, timeoutMs, seed, random: seeded(seed) };
+  logger.warn('AWS fault injection is on', { rate: currentRate(), kinds, afterSend, sticky, timeoutMs, seed });
   return settings;
 }
 
@@ -207,27 +212,51 @@ function discard(response: unknown): void {
   body?.resume?.();
 }
 
+/** A fault as chosen for a call: its kind, what it answers, and whether it strikes after the request was carried out. */
+interface Chosen {
+  kind: FaultKind;
+  fault: Fault;
+  after: boolean;
+}
+
+/** Sticky faults by the SDK's invocation id (the same on every attempt of one call); the oldest are let go past this many. */
+const STICKY_KEPT = 1000;
+
 function faultMiddleware<Input extends object, Output extends object>(
   service: FaultService,
   options: Settings,
 ): DeserializeMiddleware<Input, Output> {
   const kinds = options.kinds.filter((kind) => SERVICE_OF[kind] === service);
-  return (next, context) => async (args) => {
-    const rate = currentRate();
-    if (rate === 0 || options.random() >= rate) return next(args);
-    const kind = kinds[Math.floor(options.random() * kinds.length)] ?? kinds[0];
-    if (!kind) return next(args);
+  const sticky = new Map<string, Chosen>();
+  const choice = (commandName: string | undefined): Chosen | undefined => {
+    const kind = kinds[Math.floor(options.random() * kinds.length)];
+    if (!kind) return undefined;
     const fault = choose(kind, options.random);
     const throttle = 'throttle' in fault && fault.throttle;
-    const after = !throttle && WRITES.test(context.commandName ?? '') && options.random() < options.afterSend;
-    record(kind, after);
-    if (after) discard((await next(args)).response);
-    if ('timeout' in fault) {
+    return { kind, fault, after: !throttle && WRITES.test(commandName ?? '') && options.random() < options.afterSend };
+  };
+  return (next, context) => async (args) => {
+    const rate = currentRate();
+    const headers = (args.request as { headers?: Record<string, string> }).headers ?? {};
+    const invocation = headers['amz-sdk-invocation-id'];
+    const held = invocation === undefined ? undefined : sticky.get(invocation);
+    const chosen = rate === 0 ? undefined : (held ?? (options.random() < rate ? choice(context.commandName) : undefined));
+    if (!chosen) return next(args);
+    if (!held && invocation !== undefined && options.random() < options.sticky) {
+      sticky.set(invocation, chosen);
+      for (const oldest of sticky.keys()) {
+        if (sticky.size <= STICKY_KEPT) break;
+        sticky.delete(oldest);
+      }
+    }
+    record(chosen.kind, chosen.after);
+    if (chosen.after) discard((await next(args)).response);
+    if ('timeout' in chosen.fault) {
       await sleep(options.timeoutMs);
       throw timeoutError(options.timeoutMs);
     }
     // The deserializer reads it as AWS's answer and throws the exception the SDK makes of it.
-    return { response: wire(service, fault.answer) } as DeserializeHandlerOutput<Output>;
+    return { response: wire(service, chosen.fault.answer) } as DeserializeHandlerOutput<Output>;
   };
 }
 

@@ -20,6 +20,11 @@
  * back later); a run that throws gives its claim back, so the redelivered message runs; a run
  * that died is taken over once its lease is over. The claim lives as long as the event.
  *
+ * Each claim carries an id of its own (`deliveryClaim`), so that the SDK's retry of a claim or
+ * of an outcome whose answer was lost (written, the answer never came) finds its own write and
+ * holds, rather than taking it for another run's: the claim would otherwise fail as in progress
+ * until its lease ran out, and an outcome as taken over, its next attempt never scheduled.
+ *
  * Requests per attempt: the claim (which reads the event) and the outcome write, and the
  * endpoint read: one BatchGetItem for a whole batch's endpoints (the messages name them), read
  * before the claims; an attempt without it reads its endpoint alongside its claim.
@@ -27,6 +32,7 @@
  * Delays longer than SQS's 15 minutes travel as hops: a message carrying `notBefore` that is
  * sent on, 15 minutes at a time, until the attempt is due.
  */
+import { randomUUID } from 'node:crypto';
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
@@ -134,8 +140,8 @@ export async function processDelivery(
   return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
 }
 
-/** The claim of one attempt: the event as claimed and the lease, or what to answer instead of running. */
-export type Claim = { item: Item; lease: number } | { declined: AttemptOutcome };
+/** The claim of one attempt: the event as claimed, the lease and the claim's id, or what to answer instead of running. */
+export type Claim = { item: Item; lease: number; id: string } | { declined: AttemptOutcome };
 
 const eventKey = (key: AttemptKey) => recordKey(key.accountId, 'webhook-events', key.webhookEventId);
 const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:final${i}`, status]));
@@ -146,24 +152,26 @@ const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:fin
  */
 export async function claimAttempt(key: AttemptKey, leaseMs: number, at = Date.now()): Promise<Claim> {
   const lease = at + leaseMs;
+  const id = randomUUID();
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: getTable(),
         Key: eventKey(key),
-        UpdateExpression: 'SET deliveryAttempt = :attempt, deliveryLease = :lease',
+        UpdateExpression: 'SET deliveryAttempt = :attempt, deliveryLease = :lease, deliveryClaim = :claim',
         ConditionExpression: [
           'attribute_exists(PK)',
           `NOT (#status IN (${Object.keys(FINAL_VALUES).join(', ')}))`,
-          '(attribute_not_exists(deliveryAttempt) OR deliveryAttempt < :attempt OR (deliveryAttempt = :attempt AND deliveryLease < :now))',
+          // The last: this very claim, made by an earlier try of this request whose answer was lost.
+          '(attribute_not_exists(deliveryAttempt) OR deliveryAttempt < :attempt OR (deliveryAttempt = :attempt AND deliveryLease < :now) OR deliveryClaim = :claim)',
         ].join(' AND '),
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':attempt': key.attempt, ':lease': lease, ':now': at, ...FINAL_VALUES },
+        ExpressionAttributeValues: { ':attempt': key.attempt, ':lease': lease, ':now': at, ':claim': id, ...FINAL_VALUES },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { item: Attributes as Item, lease };
+    return { item: Attributes as Item, lease, id };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     return { declined: declined(key, error.Item) };
@@ -251,7 +259,7 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
     const result =
       gone && endpointItem && endpoint?.enabled
         ? await recordDisabling(claim.item, claim.lease, key.attempt, changes, endpointItem)
-        : await recordOutcome(key, claim.lease, changes);
+        : await recordOutcome(key, claim, changes);
     if (result === 'GONE') {
       logger.info('webhook event removed during delivery', log);
       return { status: 'GONE' };
@@ -287,8 +295,11 @@ interface OutcomeChanges {
   updated: string;
 }
 
-/** The outcome, written only while this run holds the claim; ends the lease. */
-async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeChanges): Promise<Recorded> {
+/**
+ * The outcome, written only while this run holds the claim (or, for a retry whose first try was
+ * written and its answer lost, once this claim's outcome has ended the lease); ends the lease.
+ */
+async function recordOutcome(key: AttemptKey, claim: { lease: number; id: string }, changes: OutcomeChanges): Promise<Recorded> {
   // A null code is removed (it reads back as null), as a Transaction update does.
   const code = changes.lastResponseCode === null ? undefined : changes.lastResponseCode;
   try {
@@ -300,7 +311,8 @@ async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeCha
           `SET #status = :status, lastResponseBody = :body, updated = :updated${code === undefined ? '' : ', lastResponseCode = :code'}`,
           `REMOVE deliveryLease${code === undefined ? ', lastResponseCode' : ''}`,
         ].join(' '),
-        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryLease = :lease',
+        ConditionExpression:
+          'deliveryAttempt = :attempt AND (deliveryLease = :lease OR (attribute_not_exists(deliveryLease) AND deliveryClaim = :claim))',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': changes.status,
@@ -308,7 +320,8 @@ async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeCha
           ':updated': changes.updated,
           ...(code === undefined ? {} : { ':code': code }),
           ':attempt': key.attempt,
-          ':lease': lease,
+          ':lease': claim.lease,
+          ':claim': claim.id,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

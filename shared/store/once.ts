@@ -37,9 +37,10 @@ export async function once(consumer: string, id: string, work: () => Promise<voi
       new PutCommand({
         TableName: getTable(),
         Item: { ...key, status: 'IN_PROGRESS', lease, leaseUntil: now + options.leaseSeconds, expiresAt: now + KEEP_SECONDS },
-        ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now)',
+        // The last: this very claim, written by an earlier try of this request whose answer was lost.
+        ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now) OR lease = :lease',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now },
+        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now, ':lease': lease },
         // The claim in the way comes back with the refusal: no second read to see what it is.
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

@@ -100,6 +100,21 @@ describe('fault injection', () => {
     expect(error.$metadata.attempts).toBe(2);
   });
 
+  it('makes a sticky fault strike every attempt of its call, so the caller sees it', async () => {
+    const { withFaults } = await faultsWith({ FAULT_RATE: '0.5', FAULT_KINDS: 'dynamodb-500', FAULT_STICKY: '1', FAULT_SEED: '5' });
+    const client = withFaults(new DynamoDBClient({ maxAttempts: 3 }), 'dynamodb');
+    const attempts: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const outcome = await client.send(new GetItemCommand({ TableName: table(), Key: key() })).then(
+        (output) => `ok after ${output.$metadata.attempts}`,
+        (error) => `${error.name} after ${error.$metadata.attempts}`,
+      );
+      attempts.push(outcome);
+    }
+    // A call's first attempt either gets through, or fails, and then so does every retry.
+    expect([...new Set(attempts)].sort()).toEqual(['InternalServerError after 3', 'ok after 1']);
+  });
+
   it('reads the rate on every request, so faults can be turned off while a process runs', async () => {
     const { withFaults } = await faultsWith({ FAULT_RATE: '1', FAULT_KINDS: 'dynamodb-500' });
     const client = withFaults(new DynamoDBClient({ maxAttempts: 1 }), 'dynamodb');
