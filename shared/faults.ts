@@ -42,9 +42,11 @@ const SERVICE_OF: Record<FaultKind, FaultService> = {
   kms: 'kms',
 };
 
-/** The commands that change something: only their answers are ever lost after the request was carried out. */
-const WRITES =
-  /^(PutItem|UpdateItem|DeleteItem|TransactWriteItems|BatchWriteItem|Put|Update|Delete|TransactWrite|BatchWrite|SendMessage|SendMessageBatch|SendEmail)Command$/;
+/**
+ * The commands that change something (the document client's commands carry the names of the ones
+ * they wrap): only their answers are ever lost after the request was carried out.
+ */
+const WRITES = /^(PutItem|UpdateItem|DeleteItem|TransactWriteItems|BatchWriteItem|SendMessage|SendMessageBatch|SendEmail)Command$/;
 
 interface Settings {
   kinds: readonly FaultKind[];

@@ -140,8 +140,12 @@ export async function processDelivery(
   return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
 }
 
-/** The claim of one attempt: the event as claimed, the lease and the claim's id, or what to answer instead of running. */
-export type Claim = { item: Item; lease: number; id: string } | { declined: AttemptOutcome };
+/**
+ * The claim of one attempt: the event as claimed, the lease and the claim's id, or what to answer
+ * instead of running, with the next attempt to queue again when this one's message came back
+ * after its outcome was written (`followUp`).
+ */
+export type Claim = { item: Item; lease: number; id: string } | { declined: AttemptOutcome; followUp?: AttemptKey };
 
 const eventKey = (key: AttemptKey) => recordKey(key.accountId, 'webhook-events', key.webhookEventId);
 const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:final${i}`, status]));
@@ -174,7 +178,12 @@ export async function claimAttempt(key: AttemptKey, leaseMs: number, at = Date.n
     return { item: Attributes as Item, lease, id };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { declined: declined(key, error.Item) };
+    const refusal = declined(key, error.Item);
+    const made = refusal.status === 'FAILING' && Number(error.Item?.deliveryAttempt?.N) === key.attempt;
+    const endpointId = error.Item?.endpointId?.S ?? key.endpointId;
+    return made
+      ? { declined: refusal, followUp: { ...key, attempt: key.attempt + 1, ...(endpointId ? { endpointId } : {}) } }
+      : { declined: refusal };
   }
 }
 
@@ -230,7 +239,14 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
   // Awaited below once the claim holds; a claim that fails first must not leave it unhandled.
   endpointRead?.catch(() => undefined);
   const claim = await claimAttempt(key, leaseMs);
-  if ('declined' in claim) return claim.declined;
+  if ('declined' in claim) {
+    // This attempt failed and was recorded, yet its message came back: its run may have failed to
+    // queue the next attempt, and then to give its claim back. Queued again: of two messages of one
+    // attempt, one claims it and the other is skipped.
+    const delay = claim.followUp && retryDelaySeconds(claim.followUp.attempt);
+    if (claim.followUp && delay !== undefined) await scheduleAttempt(claim.followUp, delay);
+    return claim.declined;
+  }
 
   let recorded = false;
   try {

@@ -150,7 +150,8 @@ it('keeps its promises under AWS faults', async () => {
   const run = await runUnderFaults(stack, steps, { rate: RATE });
   console.info(
     `under faults (rate ${RATE}): ${run.answers.length} requests, statuses ${JSON.stringify(run.statuses)}, faults fired ${JSON.stringify(run.fired)}, ` +
-      `${stack.receiver.deliveries.length} deliveries (${run.redelivered.length} duplicates)`,
+      `${stack.receiver.deliveries.length} deliveries (${run.redelivered.length} duplicates), ${run.stranded.length} events stranded, ` +
+      `${run.deadLettered.length} dead-lettered`,
   );
   expect(run.answers.length).toBeGreaterThan(300);
   expect(Object.values(run.fired).reduce((sum, { before, after }) => sum + before + after, 0)).toBeGreaterThan(0);

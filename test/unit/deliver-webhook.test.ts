@@ -62,6 +62,11 @@ interface Model {
   items: Map<string, Stored>;
   /** Throw instead of running the next request that matches, once. */
   failNext?: { when: (command: string, input: any) => boolean; error: Error };
+  /**
+   * Write the next update that matches, lose its answer and retry it, as the SDK does: the
+   * caller gets the retry's answer (the same request, on the table as the first left it). Once.
+   */
+  retryNext?: (input: any) => boolean;
   /** Every request to the table, by command name. */
   requests: string[];
   transactions: any[][];
@@ -117,10 +122,7 @@ function install() {
     model.requests.push('Query');
     return { Items: [] };
   });
-  documents.on(UpdateCommand).callsFake((input) => {
-    model.requests.push('UpdateItem');
-    failing('UpdateItem', input);
-    expect(input.TableName).toBe(process.env.TABLE_NAME);
+  const update = (input: any) => {
     const current = model.items.get(input.Key.PK);
     if (!conditionHolds(input.ConditionExpression, current, input)) {
       throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? current : undefined);
@@ -128,6 +130,16 @@ function install() {
     const next = applyUpdate(input.UpdateExpression, current ?? { ...input.Key }, input);
     model.items.set(input.Key.PK, next);
     return { Attributes: input.ReturnValues === 'ALL_NEW' ? structuredClone(next) : undefined };
+  };
+  documents.on(UpdateCommand).callsFake((input) => {
+    model.requests.push('UpdateItem');
+    failing('UpdateItem', input);
+    expect(input.TableName).toBe(process.env.TABLE_NAME);
+    if (model.retryNext?.(input)) {
+      model.retryNext = undefined;
+      update(input);
+    }
+    return update(input);
   });
   documents.on(TransactWriteCommand).callsFake((input) => {
     model.requests.push('TransactWriteItems');
@@ -281,7 +293,8 @@ describe('one attempt', () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(model.posts).toHaveLength(1);
-    expect(model.sent).toHaveLength(1);
+    // The copy queues the next attempt again, in case its first run could not: one of the two claims it.
+    expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2, 2]);
     // A different attempt of the same event is another claim.
     await processDelivery({ ...message, attempt: 2 }, context);
     expect(model.posts).toHaveLength(2);
@@ -411,6 +424,40 @@ describe('one attempt', () => {
       model.sent.push({ body: JSON.parse(input.MessageBody!), delay: input.DelaySeconds });
       return { MessageId: 'm' };
     });
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
+    expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2]);
+  });
+
+  it('when the next attempt cannot be queued nor the claim given back, the message, come back, queues it without a POST', async () => {
+    answer = async () => reply(502);
+    sqs.on(SendMessageCommand).rejectsOnce(new Error('SQS unavailable'));
+    model.failNext = {
+      when: (command, input) => command === 'UpdateItem' && input.UpdateExpression.includes(':previous'),
+      error: new Error('release failed (simulated)'),
+    };
+    await expect(processDelivery(message, context)).rejects.toThrow(/SQS unavailable/);
+    expect(stored()).toMatchObject({ status: 'FAILING', deliveryAttempt: 1 });
+    sqs.on(SendMessageCommand).callsFake((input) => {
+      model.sent.push({ body: JSON.parse(input.MessageBody!), delay: input.DelaySeconds });
+      return { MessageId: 'm' };
+    });
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
+    expect(model.posts).toHaveLength(1);
+    expect(model.sent.map((sent) => sent.body)).toEqual([{ ...message, attempt: 2 }]);
+    expect(model.sent[0]!.delay).toBeGreaterThanOrEqual(27);
+    expect(model.sent[0]!.delay).toBeLessThanOrEqual(33);
+  });
+
+  it('a claim whose answer was lost holds when the SDK retries it: one POST, DELIVERED', async () => {
+    model.retryNext = (input) => input.UpdateExpression.startsWith('SET deliveryAttempt = :attempt, deliveryLease');
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(1);
+    expect(stored()!.deliveryLease).toBeUndefined();
+  });
+
+  it('an outcome whose answer was lost holds when the SDK retries it: the next attempt is queued', async () => {
+    answer = async () => reply(500);
+    model.retryNext = (input) => input.UpdateExpression.includes('#status = :status');
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2]);
   });

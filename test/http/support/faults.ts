@@ -15,13 +15,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { type FaultCounts, type FaultKind, faultsFired } from '#shared/faults.ts';
 import { MEDIA_TYPE } from '#shared/http/errors.ts';
 import { deadLetterQueueName } from '#shared/local/sqs.ts';
 import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
 import { logger } from '#shared/logger.ts';
+import type { QueueName } from '#shared/routes.ts';
 import { checkConsistency, type Item, scanItems, type Violation } from '../../support/consistency.ts';
 import { type Delivery, type Receiver, startReceiver } from './receiver.ts';
 import { verifyAnswer } from './signed.ts';
@@ -105,6 +106,12 @@ export interface FaultRunOptions {
    * 5xx, 429 or 409 error document, is then bad. False (a fuzz run): 4xx error documents are fine too.
    */
   expectSuccess?: boolean;
+  /**
+   * Whether events committed whose first delivery message never reached the queue (`stranded`) are
+   * sent to it afterwards, as docs/operations.md tells an operator to ("Stuck events"), before
+   * deliveries are checked (default); false: they count as undelivered.
+   */
+  requeueStranded?: boolean;
 }
 
 export interface BadAnswer {
@@ -118,7 +125,9 @@ export interface Undelivered {
   event: string;
   status: string;
   deliveryAttempt?: number;
+  deliveryLease?: number;
   lastResponseBody?: string;
+  /** POSTs the receiver saw of it. */
   received: number;
 }
 
@@ -136,8 +145,16 @@ export interface FaultRun {
   statuses: Record<number, number>;
   badAnswers: BadAnswer[];
   violations: Violation[];
-  /** Webhook events (in the table) not delivered to an endpoint that still takes them. */
+  /**
+   * Events committed whose first delivery message never reached the queue: the queue refused it
+   * after the commit, or the commit's answer was lost and the request failed as if nothing had
+   * been written. Nothing sends them but an operator (or requeueStranded).
+   */
+  stranded: string[];
+  /** Webhook events (in the table) not delivered to an endpoint that still takes them, nor dead-lettered. */
   undelivered: Undelivered[];
+  /** Events whose delivery message is in the webhooks dead-letter queue after its retries: an operator redrives them. */
+  deadLettered: string[];
   /** Events POSTed again after their endpoint had answered 2xx: at-least-once delivery's duplicates. */
   redelivered: string[];
   lostMails: LostMail[];
@@ -295,8 +312,7 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
     process.env.FAULT_RATE = '0';
   }
   // What was set off goes on without faults: retries, deliveries, mails, until nothing is left to do.
-  const idle = await stack.local.waitUntilIdle(IDLE_TIMEOUT_MS);
-  if (!idle.idle) throw new Error(`the stack was still busy ${IDLE_TIMEOUT_MS / 1000} s after the run: ${JSON.stringify(idle)}`);
+  await idle(stack);
 
   const expectSuccess = options.expectSuccess ?? true;
   const badAnswers = answers.flatMap((answer) => {
@@ -309,21 +325,34 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
   const client = new DynamoDBClient({ endpoint: stack.local.dynamodb, region: stack.local.region });
   try {
     const scan = { tableName: stack.local.tableName, client };
+    const deadWebhooks = await deadLetters(stack, 'webhooks');
+    const stranded = strandedEvents(await scanItems(scan), deadWebhooks);
+    if (options.requeueStranded ?? true) {
+      await requeue(stack, stranded);
+      await idle(stack);
+    }
     const items = await scanItems(scan);
-    const { undelivered, redelivered } = deliveries(items, stack);
+    const { undelivered, deadLettered, redelivered } = deliveries(items, stack, deadWebhooks);
     return {
       answers,
       fired: difference(faultsFired(), before),
       statuses,
       badAnswers,
       violations: await checkConsistency(scan),
+      stranded: stranded.map((event) => String(event.id)),
       undelivered,
+      deadLettered,
       redelivered,
       lostMails: await lostMails(stack, answers, items),
     };
   } finally {
     client.destroy();
   }
+}
+
+async function idle(stack: FaultStack): Promise<void> {
+  const report = await stack.local.waitUntilIdle(IDLE_TIMEOUT_MS);
+  if (!report.idle) throw new Error(`the stack was still busy ${IDLE_TIMEOUT_MS / 1000} s on: ${JSON.stringify(report)}`);
 }
 
 function difference(after: FaultCounts, before: FaultCounts): FaultCounts {
@@ -335,14 +364,46 @@ function difference(after: FaultCounts, before: FaultCounts): FaultCounts {
   return fired;
 }
 
+/**
+ * Events committed whose first delivery message never reached the queue, once the stack is idle:
+ * still DELIVERING, never claimed, not dead-lettered (docs/operations.md, "Stuck events").
+ */
+const strandedEvents = (items: readonly Item[], dead: readonly Record<string, unknown>[]) =>
+  items.filter(
+    (item) =>
+      item.type === 'webhook-events' &&
+      item.status === 'DELIVERING' &&
+      item.deliveryAttempt === undefined &&
+      !dead.some((message) => message.webhookEventId === item.id),
+  );
+
+/** What docs/operations.md tells an operator to do for a stuck event: send its first attempt to the webhooks queue. */
+async function requeue(stack: FaultStack, events: readonly Item[]): Promise<void> {
+  if (events.length === 0) return;
+  const sqs = new SQSClient({ endpoint: stack.local.sqs, region: stack.local.region });
+  try {
+    for (const event of events) {
+      const message = { accountId: event.accountId, webhookEventId: event.id, attempt: 1 };
+      await sqs.send(new SendMessageCommand({ QueueUrl: stack.local.queueUrls.webhooks, MessageBody: JSON.stringify(message) }));
+    }
+  } finally {
+    sqs.destroy();
+  }
+}
+
 const GONE = new Set(['The webhook endpoint no longer exists', 'The webhook endpoint is disabled']);
 
 /**
  * Every webhook event in the table is delivered: DELIVERED and received, or FAILED because its
- * endpoint went (deleted or disabled before the attempt). An event POSTed again once its endpoint
- * had answered 2xx is a duplicate (at least once), listed apart.
+ * endpoint went (deleted or disabled before the attempt). One whose delivery message is in the
+ * dead-letter queue (after its retries, for an operator to redrive) is listed apart, as is an event
+ * POSTed again once its endpoint had answered 2xx: a duplicate (at least once).
  */
-function deliveries(items: readonly Item[], stack: FaultStack): { undelivered: Undelivered[]; redelivered: string[] } {
+function deliveries(
+  items: readonly Item[],
+  stack: FaultStack,
+  dead: readonly Record<string, unknown>[],
+): { undelivered: Undelivered[]; deadLettered: string[]; redelivered: string[] } {
   const posts = new Map<string, number>();
   const redelivered = new Set<string>();
   const answeredOk = new Set<string>();
@@ -353,23 +414,27 @@ function deliveries(items: readonly Item[], stack: FaultStack): { undelivered: U
     if ((stack.answered.get(delivery) ?? 500) < 300) answeredOk.add(id);
   }
   const endpoints = new Map(items.filter((item) => item.type === 'webhook-endpoints').map((item) => [item.id, item]));
-  const undelivered = items
+  const notDelivered = items
     .filter((item) => item.type === 'webhook-events')
     .filter((event) => {
       if (event.status === 'DELIVERED') return !posts.has(String(event.id));
       const endpoint = endpoints.get(event.endpointId);
       const gone = !endpoint || endpoint.enabled === false;
       return !(event.status === 'FAILED' && gone && GONE.has(String(event.lastResponseBody)));
-    })
+    });
+  const inDeadLetters = (event: Item) => dead.some((message) => message.webhookEventId === event.id);
+  const undelivered = notDelivered
+    .filter((event) => !inDeadLetters(event))
     .map((event) => ({
       id: String(event.id),
       event: String(event.event),
       status: String(event.status),
       ...(event.deliveryAttempt === undefined ? {} : { deliveryAttempt: Number(event.deliveryAttempt) }),
-      ...(event.lastResponseBody === undefined ? {} : { lastResponseBody: String(event.lastResponseBody) }),
+      ...(event.deliveryLease === undefined ? {} : { deliveryLease: Number(event.deliveryLease) }),
+      ...(typeof event.lastResponseBody === 'string' ? { lastResponseBody: event.lastResponseBody } : {}),
       received: posts.get(String(event.id)) ?? 0,
     }));
-  return { undelivered, redelivered: [...redelivered] };
+  return { undelivered, deadLettered: notDelivered.filter(inDeadLetters).map((event) => String(event.id)), redelivered: [...redelivered] };
 }
 
 /**
@@ -389,7 +454,7 @@ async function lostMails(stack: FaultStack, answers: readonly Answered[], items:
   );
   const store = (await (await fetch(`${stack.local.ses}/store`)).json()) as { emails: { destination: { to: string[] } }[] };
   const mailed = (email: string) => store.emails.filter((mail) => mail.destination.to.some((to) => to.toLowerCase() === email)).length;
-  const dead = await deadLetters(stack);
+  const dead = await deadLetters(stack, 'mail');
   return [...accepted]
     .filter(([email]) => users.has(email))
     .map(([email, count]) => ({
@@ -401,10 +466,10 @@ async function lostMails(stack: FaultStack, answers: readonly Answered[], items:
     .filter((mail) => mail.mailed + mail.deadLettered < mail.accepted);
 }
 
-/** The mail queue's dead-letter queue, read to the end (its messages' bodies). */
-async function deadLetters(stack: FaultStack): Promise<Record<string, unknown>[]> {
+/** A queue's dead-letter queue, read to the end (its messages' bodies). */
+async function deadLetters(stack: FaultStack, queue: QueueName): Promise<Record<string, unknown>[]> {
   const sqs = new SQSClient({ endpoint: stack.local.sqs, region: stack.local.region });
-  const url = stack.local.sqsServer.queueUrl(deadLetterQueueName('mail'));
+  const url = stack.local.sqsServer.queueUrl(deadLetterQueueName(queue));
   const bodies: Record<string, unknown>[] = [];
   try {
     for (;;) {
