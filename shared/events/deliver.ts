@@ -17,8 +17,10 @@
  * by a second conditional update, which holds only while the claim is still this run's, and
  * ends the lease. So a copy of a message whose attempt was made finds it claimed without a lease
  * and POSTs nothing; a copy arriving while the attempt runs finds the lease and fails (to come
- * back later); a run that throws gives its claim back, so the redelivered message runs; a run
- * that died is taken over once its lease is over. The claim lives as long as the event.
+ * back later); a run that throws before its outcome is written gives its claim back, so the
+ * redelivered message runs; a run that died is taken over once its lease is over. A message that
+ * comes back after its attempt failed and was recorded (the next attempt could not be queued)
+ * queues the next attempt, POSTing nothing. The claim lives as long as the event.
  *
  * Each claim carries an id of its own (`deliveryClaim`), so that the SDK's retry of a claim or
  * of an outcome whose answer was lost (written, the answer never came) finds its own write and
@@ -199,20 +201,18 @@ function declined(key: AttemptKey, item: Record<string, AttributeValue> | undefi
 }
 
 /**
- * Gives a claim back so the redelivered message runs the attempt again: `recorded` tells
- * whether its outcome was written (which ended the lease). A claim no longer this run's is left.
+ * Gives back a claim whose run failed before its outcome was written, so the redelivered message
+ * runs the attempt again. A claim no longer this run's is left.
  */
-export async function releaseAttempt(key: AttemptKey, lease: number, recorded: boolean): Promise<void> {
+export async function releaseAttempt(key: AttemptKey, lease: number): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: getTable(),
         Key: eventKey(key),
-        UpdateExpression: recorded ? 'SET deliveryAttempt = :previous' : 'SET deliveryAttempt = :previous REMOVE deliveryLease',
-        ConditionExpression: recorded
-          ? 'deliveryAttempt = :attempt AND attribute_not_exists(deliveryLease)'
-          : 'deliveryAttempt = :attempt AND deliveryLease = :lease',
-        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ...(recorded ? {} : { ':lease': lease }) },
+        UpdateExpression: 'SET deliveryAttempt = :previous REMOVE deliveryLease',
+        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryLease = :lease',
+        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ':lease': lease },
       }),
     );
   } catch (error) {
@@ -241,14 +241,14 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
   const claim = await claimAttempt(key, leaseMs);
   if ('declined' in claim) {
     // This attempt failed and was recorded, yet its message came back: its run may have failed to
-    // queue the next attempt, and then to give its claim back. Queued again: of two messages of one
-    // attempt, one claims it and the other is skipped.
+    // queue the next attempt. Queued again: of two messages of one attempt, one claims it and the
+    // other is skipped.
     const delay = claim.followUp && retryDelaySeconds(claim.followUp.attempt);
     if (claim.followUp && delay !== undefined) await scheduleAttempt(claim.followUp, delay);
     return claim.declined;
   }
 
-  let recorded = false;
+  let recorded: { status: WebhookEventStatus; code: number | null; delay?: number; endpointId: string };
   try {
     const event = toRecord<WebhookEventRecord>(claim.item);
     const endpointItem =
@@ -285,23 +285,22 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
       logger.warn('webhook attempt taken over by another run; its outcome is left to that run', log);
       return { status, skipped: true };
     }
-    recorded = true;
-    logger.info('webhook attempt', { ...log, status, code: answer.code, nextInSeconds: delay });
-    // Not an after-commit action: if the next attempt cannot be queued, the message fails and
-    // comes back (the claim is given back), rather than leaving the event FAILING forever.
-    if (delay !== undefined) {
-      await scheduleAttempt(
-        { accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId: event.endpointId, attempt: key.attempt + 1 },
-        delay,
-      );
-    }
-    return { status };
+    recorded = { status, code: answer.code, delay, endpointId: event.endpointId };
   } catch (error) {
-    await releaseAttempt(key, claim.lease, recorded).catch((releaseError: unknown) =>
+    await releaseAttempt(key, claim.lease).catch((releaseError: unknown) =>
       logger.error('webhook attempt claim not given back; it frees itself when its lease ends', { ...log, error: releaseError as Error }),
     );
     throw error;
   }
+  const { status, code, delay, endpointId } = recorded;
+  logger.info('webhook attempt', { ...log, status, code, nextInSeconds: delay });
+  // Not an after-commit action: if the next attempt cannot be queued, the message fails and comes
+  // back, finds this attempt recorded, and queues the next one then (`followUp`), POSTing nothing
+  // again, rather than leaving the event FAILING forever.
+  if (delay !== undefined) {
+    await scheduleAttempt({ accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId, attempt: key.attempt + 1 }, delay);
+  }
+  return { status };
 }
 
 interface OutcomeChanges {

@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { vi } from 'vitest';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { type FaultCounts, type FaultKind, faultsFired } from '#shared/faults.ts';
 import { MEDIA_TYPE } from '#shared/http/errors.ts';
@@ -151,12 +152,24 @@ export interface FaultRun {
    * been written. Nothing sends them but an operator (or requeueStranded).
    */
   stranded: string[];
+  /**
+   * Those of them no log line names (`webhook deliveries not queued` names the ones the queue
+   * refused): a commit whose answer was lost, the request failing as if nothing had been written.
+   */
+  strandedSilently: string[];
   /** Webhook events (in the table) not delivered to an endpoint that still takes them, nor dead-lettered. */
   undelivered: Undelivered[];
   /** Events whose delivery message is in the webhooks dead-letter queue after its retries: an operator redrives them. */
-  deadLettered: string[];
-  /** Events POSTed again after their endpoint had answered 2xx: at-least-once delivery's duplicates. */
+  deadLettered: Undelivered[];
+  /**
+   * Events POSTed again after their endpoint had answered 2xx: at-least-once delivery's duplicates,
+   * when a run could not write the outcome of its POST and gave its claim back.
+   */
   redelivered: string[];
+  /** Delivery attempts whose outcome was recorded more than once: each attempt is claimed, and recorded, once. */
+  recordedTwice: string[];
+  /** Delivery attempts whose outcome was recorded. */
+  recordedAttempts: number;
   lostMails: LostMail[];
 }
 
@@ -296,6 +309,7 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
     return answer;
   };
   const before = faultsFired();
+  const logs = watchLogs();
   process.env.FAULT_RATE = String(options.rate);
   try {
     let next = 0;
@@ -340,14 +354,54 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
       badAnswers,
       violations: await checkConsistency(scan),
       stranded: stranded.map((event) => String(event.id)),
+      strandedSilently: stranded.map((event) => String(event.id)).filter((id) => !logs.notQueued.has(id)),
       undelivered,
       deadLettered,
       redelivered,
+      recordedTwice: logs.recordedTwice(),
+      recordedAttempts: logs.recordedAttempts(),
       lostMails: await lostMails(stack, answers, items),
     };
   } finally {
     client.destroy();
+    logs.stop();
   }
+}
+
+/**
+ * What the service logs while watched: the webhook events it could not queue after their commit
+ * (`webhook deliveries not queued`, shared/events/emit.ts), and each delivery attempt whose
+ * outcome it recorded (`webhook attempt`, shared/events/deliver.ts).
+ */
+function watchLogs() {
+  const notQueued = new Set<string>();
+  const recorded = new Map<string, number>();
+  const watch = (level: 'error' | 'info', seen: (message: unknown, extra: Record<string, unknown>) => void) => {
+    const log = logger[level].bind(logger) as (...args: unknown[]) => void;
+    return vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
+      seen(args[0], (args[1] ?? {}) as Record<string, unknown>);
+      log(...args);
+    });
+  };
+  const spies = [
+    watch('error', (message, extra) => {
+      if (message !== 'webhook deliveries not queued') return;
+      for (const id of (extra.webhookEventIds as string[] | undefined) ?? []) notQueued.add(id);
+    }),
+    watch('info', (message, extra) => {
+      if (message !== 'webhook attempt') return;
+      const attempt = `${String(extra.webhookEventId)} attempt ${String(extra.attempt)}`;
+      recorded.set(attempt, (recorded.get(attempt) ?? 0) + 1);
+    }),
+  ];
+  return {
+    notQueued,
+    recordedTwice: () => [...recorded].filter(([, times]) => times > 1).map(([attempt]) => attempt),
+    recordedAttempts: () => recorded.size,
+    stop: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
+  };
 }
 
 async function idle(stack: FaultStack): Promise<void> {
@@ -403,7 +457,7 @@ function deliveries(
   items: readonly Item[],
   stack: FaultStack,
   dead: readonly Record<string, unknown>[],
-): { undelivered: Undelivered[]; deadLettered: string[]; redelivered: string[] } {
+): { undelivered: Undelivered[]; deadLettered: Undelivered[]; redelivered: string[] } {
   const posts = new Map<string, number>();
   const redelivered = new Set<string>();
   const answeredOk = new Set<string>();
@@ -423,18 +477,20 @@ function deliveries(
       return !(event.status === 'FAILED' && gone && GONE.has(String(event.lastResponseBody)));
     });
   const inDeadLetters = (event: Item) => dead.some((message) => message.webhookEventId === event.id);
-  const undelivered = notDelivered
-    .filter((event) => !inDeadLetters(event))
-    .map((event) => ({
-      id: String(event.id),
-      event: String(event.event),
-      status: String(event.status),
-      ...(event.deliveryAttempt === undefined ? {} : { deliveryAttempt: Number(event.deliveryAttempt) }),
-      ...(event.deliveryLease === undefined ? {} : { deliveryLease: Number(event.deliveryLease) }),
-      ...(typeof event.lastResponseBody === 'string' ? { lastResponseBody: event.lastResponseBody } : {}),
-      received: posts.get(String(event.id)) ?? 0,
-    }));
-  return { undelivered, deadLettered: notDelivered.filter(inDeadLetters).map((event) => String(event.id)), redelivered: [...redelivered] };
+  const described = (event: Item): Undelivered => ({
+    id: String(event.id),
+    event: String(event.event),
+    status: String(event.status),
+    ...(event.deliveryAttempt === undefined ? {} : { deliveryAttempt: Number(event.deliveryAttempt) }),
+    ...(event.deliveryLease === undefined ? {} : { deliveryLease: Number(event.deliveryLease) }),
+    ...(typeof event.lastResponseBody === 'string' ? { lastResponseBody: event.lastResponseBody } : {}),
+    received: posts.get(String(event.id)) ?? 0,
+  });
+  return {
+    undelivered: notDelivered.filter((event) => !inDeadLetters(event)).map(described),
+    deadLettered: notDelivered.filter(inDeadLetters).map(described),
+    redelivered: [...redelivered],
+  };
 }
 
 /**
@@ -445,7 +501,10 @@ async function lostMails(stack: FaultStack, answers: readonly Answered[], items:
   const accepted = new Map<string, number>();
   for (const answer of answers) {
     if (answer.request.method !== 'POST' || !answer.request.path.endsWith('/passwords') || answer.status >= 300) continue;
-    const email = String((answer.request.body as { meta?: { email?: string } })?.meta?.email ?? '').toLowerCase();
+    const meta = (answer.request.body as { meta?: { email?: string; deliver?: boolean } } | undefined)?.meta;
+    // A reset handed to webhooks (deliver: false) sends no mail: its event is checked with the deliveries.
+    if (meta?.deliver === false) continue;
+    const email = String(meta?.email ?? '').toLowerCase();
     accepted.set(email, (accepted.get(email) ?? 0) + 1);
   }
   if (accepted.size === 0) return [];
