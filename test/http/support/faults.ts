@@ -72,8 +72,10 @@ export interface ApiRequest {
   /** From `/v1`, or relative to an account when `account` is given. */
   path: string;
   account?: FaultAccount;
-  /** Bearer token; the account's admin token when `account` is given and neither this nor `authorization` is. */
+  /** Bearer token; the account's admin token when `account` is given and none of this, `authorization` or `anonymous` is. */
   token?: string;
+  /** Sent without credentials (an unauthenticated route). */
+  anonymous?: boolean;
   /** A raw Authorization header (Basic, License). */
   authorization?: string;
   environment?: string;
@@ -237,7 +239,7 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
 /** Sends one request to the stack; never throws: a request that gets no answer says why. */
 async function send(api: string, request: ApiRequest): Promise<Answered> {
   const headers: Record<string, string> = { accept: MEDIA_TYPE };
-  const token = request.token ?? (request.authorization ? undefined : request.account?.adminToken);
+  const token = request.token ?? (request.authorization || request.anonymous ? undefined : request.account?.adminToken);
   if (token) headers.authorization = `Bearer ${token}`;
   if (request.authorization) headers.authorization = request.authorization;
   if (request.environment !== undefined) headers['service-environment'] = request.environment;
