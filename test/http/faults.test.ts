@@ -28,8 +28,8 @@ import {
 } from './support/faults.ts';
 
 const RATE = 0.08;
-const LICENSING_SESSIONS = 18;
-const USER_SESSIONS = 14;
+const LICENSING_SESSIONS = 16;
+const USER_SESSIONS = 12;
 const ENDPOINT_SESSIONS = 6;
 
 let stack: FaultStack;
@@ -149,7 +149,7 @@ it('keeps its promises under AWS faults', async () => {
     if (i < USER_SESSIONS) steps.push(userSession(i));
     if (i < ENDPOINT_SESSIONS) steps.push(endpointSession(i));
   }
-  const run = await runUnderFaults(stack, steps, { rate: RATE });
+  const run = await runUnderFaults(stack, steps, { rate: RATE, concurrency: 8 });
   console.info(
     `under faults (rate ${RATE}): ${run.answers.length} requests, statuses ${JSON.stringify(run.statuses)}, faults fired ${JSON.stringify(run.fired)}, ` +
       `${stack.receiver.deliveries.length} deliveries (${run.redelivered.length} duplicates), ${run.stranded.length} events stranded ` +
