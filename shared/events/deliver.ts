@@ -179,7 +179,13 @@ export async function claimAttempt(key: AttemptKey, leaseMs: number, at = Date.n
     );
     return { item: Attributes as Item, lease, id };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) {
+      // No answer told whether the claim was made (its writes may have been carried out, their
+      // answers lost): one this request made is given back, so that the message, come back, runs
+      // at once rather than once the lease has ended.
+      await releaseAttempt(key, id).catch((releaseError: unknown) => claimHeld(key, releaseError));
+      throw error;
+    }
     const refusal = declined(key, error.Item);
     const made = refusal.status === 'FAILING' && Number(error.Item?.deliveryAttempt?.N) === key.attempt;
     const endpointId = error.Item?.endpointId?.S ?? key.endpointId;
@@ -201,24 +207,34 @@ function declined(key: AttemptKey, item: Record<string, AttributeValue> | undefi
 }
 
 /**
- * Gives back a claim whose run failed before its outcome was written, so the redelivered message
- * runs the attempt again. A claim no longer this run's is left.
+ * Gives back the claim `claimId` (its run failed before its outcome was written), so the
+ * redelivered message runs the attempt again. A claim no longer this run's, or whose outcome is
+ * written, is left.
  */
-export async function releaseAttempt(key: AttemptKey, lease: number): Promise<void> {
+export async function releaseAttempt(key: AttemptKey, claimId: string): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: getTable(),
         Key: eventKey(key),
         UpdateExpression: 'SET deliveryAttempt = :previous REMOVE deliveryLease',
-        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryLease = :lease',
-        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ':lease': lease },
+        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryClaim = :claim AND attribute_exists(deliveryLease)',
+        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ':claim': claimId },
       }),
     );
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+/** A claim that could not be given back holds the attempt until its lease ends: the message's returns fail until then. */
+const claimHeld = (key: AttemptKey, error: unknown) =>
+  logger.error('webhook attempt claim not given back; it frees itself when its lease ends', {
+    accountId: key.accountId,
+    webhookEventId: key.webhookEventId,
+    attempt: key.attempt,
+    error: error as Error,
+  });
 
 type Recorded = 'RECORDED' | 'GONE' | 'TAKEN_OVER';
 
@@ -287,9 +303,7 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
     }
     recorded = { status, code: answer.code, delay, endpointId: event.endpointId };
   } catch (error) {
-    await releaseAttempt(key, claim.lease).catch((releaseError: unknown) =>
-      logger.error('webhook attempt claim not given back; it frees itself when its lease ends', { ...log, error: releaseError as Error }),
-    );
+    await releaseAttempt(key, claim.id).catch((releaseError: unknown) => claimHeld(key, releaseError));
     throw error;
   }
   const { status, code, delay, endpointId } = recorded;

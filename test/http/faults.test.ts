@@ -1,7 +1,7 @@
 /**
  * The API under AWS faults (shared/faults.ts): a realistic slice of an account's life — products,
  * policies, licenses, machines, components, processes, users, tokens, webhook endpoints,
- * validations, updates, deletes, password resets — sent with DynamoDB, SQS and SES failing about
+ * validations, updates, deletes, password resets, environments and their purge — sent with DynamoDB, SQS and SES failing about
  * one request in twelve: throttled, a 500, a timeout, before a request or after it was carried out
  * with its answer lost. Then, faults off and the stack idle:
  *
@@ -31,6 +31,7 @@ const RATE = 0.08;
 const LICENSING_SESSIONS = 16;
 const USER_SESSIONS = 12;
 const ENDPOINT_SESSIONS = 6;
+const ENVIRONMENT_SESSIONS = 3;
 
 let stack: FaultStack;
 let account: FaultAccount;
@@ -142,25 +143,51 @@ const endpointSession = (i: number) =>
     if (i % 2 === 0) await api('DELETE', `/webhook-endpoints/${endpoint.id}`);
   });
 
+/** A SHARED environment holding a global license's machine (counted in the environment's shares) and a user, then deleted: its purge runs under faults. */
+const environmentSession = (i: number) =>
+  session(async (api) => {
+    const code = `shared-${i}-${randomUUID().slice(0, 6)}`;
+    const environment = required(
+      await api('POST', '/environments', { body: doc('environments', { name: code, code, isolationStrategy: 'SHARED' }) }),
+    );
+    const product = required(await api('POST', '/products', { body: doc('products', { name: `Shared product ${i}` }) }));
+    const policy = required(
+      await api('POST', '/policies', {
+        body: doc('policies', { name: 'Shared', maxMachines: 2 }, { product: ref('products', product.id) }),
+      }),
+    );
+    const license = required(await api('POST', '/licenses', { body: doc('licenses', {}, { policy: ref('policies', policy.id) }) }));
+    const inside = { environment: code };
+    await api('POST', '/machines', {
+      ...inside,
+      body: doc('machines', { fingerprint: `fp-${randomUUID()}`, cores: 2 }, { license: ref('licenses', license.id) }),
+    });
+    await api('POST', '/users', { ...inside, body: doc('users', { email: `env-${i}-${randomUUID().slice(0, 6)}@faults.example` }) });
+    await api('GET', '/machines', inside);
+    await api('DELETE', `/environments/${environment.id}`);
+  });
+
 it('keeps its promises under AWS faults', async () => {
   const steps: Step[] = [];
-  for (let i = 0; i < Math.max(LICENSING_SESSIONS, USER_SESSIONS, ENDPOINT_SESSIONS); i++) {
+  for (let i = 0; i < Math.max(LICENSING_SESSIONS, USER_SESSIONS, ENDPOINT_SESSIONS, ENVIRONMENT_SESSIONS); i++) {
     if (i < LICENSING_SESSIONS) steps.push(licensingSession(i));
     if (i < USER_SESSIONS) steps.push(userSession(i));
     if (i < ENDPOINT_SESSIONS) steps.push(endpointSession(i));
+    if (i < ENVIRONMENT_SESSIONS) steps.push(environmentSession(i));
   }
   const run = await runUnderFaults(stack, steps, { rate: RATE, concurrency: 8 });
   console.info(
     `under faults (rate ${RATE}): ${run.answers.length} requests, statuses ${JSON.stringify(run.statuses)}, faults fired ${JSON.stringify(run.fired)}, ` +
       `${stack.receiver.deliveries.length} deliveries (${run.redelivered.length} duplicates), ${run.stranded.length} events stranded ` +
       `(${run.strandedSilently.length} of them silently), ` +
-      `${run.deadLettered.length} dead-lettered`,
+      `${run.deadLettered.length} dead-lettered while their claim was held`,
   );
   expect(run.answers.length).toBeGreaterThan(300);
   expect(Object.values(run.fired).reduce((sum, { before, after }) => sum + before + after, 0)).toBeGreaterThan(0);
   expect.soft(run.badAnswers).toEqual([]);
   expect.soft(run.violations).toEqual([]);
   expect.soft(run.undelivered).toEqual([]);
+  expect.soft(run.deadLetteredUnexplained).toEqual([]);
   expect(run.recordedAttempts).toBeGreaterThan(0);
   expect.soft(run.recordedTwice).toEqual([]);
   expect.soft(run.lostMails).toEqual([]);

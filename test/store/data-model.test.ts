@@ -431,6 +431,10 @@ describe('access patterns', () => {
       if (!('item' in claim)) throw new Error(`declined: ${JSON.stringify(claim)}`);
       return claim.lease;
     };
+    const idOf = (claim: Awaited<ReturnType<typeof claimAttempt>>) => {
+      leaseOf(claim);
+      return 'id' in claim ? claim.id : '';
+    };
 
     // Claimed, and the claim returns the event.
     const first = await claimAttempt(key, 20_000);
@@ -438,12 +442,12 @@ describe('access patterns', () => {
     // A copy while it runs: refused as in progress.
     await expect(claimAttempt(key, 20_000)).rejects.toBeInstanceOf(AttemptInProgress);
     // Given back (the run threw): the copy may run it.
-    await releaseAttempt(key, leaseOf(first));
+    await releaseAttempt(key, idOf(first));
     const second = await claimAttempt(key, 1);
     // A run that outlived its lease is taken over; its own release then changes nothing.
     await new Promise((r) => setTimeout(r, 5));
     const third = await claimAttempt(key, 20_000);
-    await releaseAttempt(key, leaseOf(second));
+    await releaseAttempt(key, idOf(second));
     await expect(claimAttempt(key, 20_000)).rejects.toBeInstanceOf(AttemptInProgress);
 
     // The outcome written (the lease ends): a copy of the message is declined, POSTing nothing.
@@ -466,7 +470,7 @@ describe('access patterns', () => {
       followUp: { ...key, attempt: 2, endpointId: event.endpointId },
     });
     // The third run's own release, after its outcome, changes nothing.
-    await releaseAttempt(key, leaseOf(third));
+    await releaseAttempt(key, idOf(third));
     expect(await claimAttempt(key, 20_000)).toMatchObject({ declined: { status: 'FAILING', skipped: true } });
 
     // The next attempt; the earlier one is then declined, as is any attempt of a final or removed event.

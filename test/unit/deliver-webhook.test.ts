@@ -67,6 +67,8 @@ interface Model {
    * caller gets the retry's answer (the same request, on the table as the first left it). Once.
    */
   retryNext?: (input: any) => boolean;
+  /** Write the next update that matches, then fail without its answer, as when every try's answer is lost. Once. */
+  loseNext?: (input: any) => boolean;
   /** Every request to the table, by command name. */
   requests: string[];
   transactions: any[][];
@@ -138,6 +140,11 @@ function install() {
     if (model.retryNext?.(input)) {
       model.retryNext = undefined;
       update(input);
+    }
+    if (model.loseNext?.(input)) {
+      model.loseNext = undefined;
+      update(input);
+      throw Object.assign(new Error('no answer (simulated)'), { name: 'TimeoutError' });
     }
     return update(input);
   });
@@ -435,6 +442,16 @@ describe('one attempt', () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
     expect(stored()!.deliveryLease).toBeUndefined();
+  });
+
+  it('a claim that got no answer at all is given back, so the message, come back, runs at once', async () => {
+    // Written, then its answer lost on every try: the run cannot tell it holds the claim.
+    model.loseNext = (input) => input.UpdateExpression.startsWith('SET deliveryAttempt = :attempt, deliveryLease');
+    await expect(processDelivery(message, context)).rejects.toThrow(/no answer/);
+    expect(stored()).toMatchObject({ status: 'DELIVERING', deliveryAttempt: 0 });
+    expect(stored()!.deliveryLease).toBeUndefined();
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(1);
   });
 
   it('an outcome whose answer was lost holds when the SDK retries it: the next attempt is queued', async () => {

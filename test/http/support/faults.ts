@@ -161,8 +161,15 @@ export interface FaultRun {
   strandedSilently: string[];
   /** Webhook events (in the table) not delivered to an endpoint that still takes them, nor dead-lettered. */
   undelivered: Undelivered[];
-  /** Events whose delivery message is in the webhooks dead-letter queue after its retries: an operator redrives them. */
+  /**
+   * Events whose delivery message is in the webhooks dead-letter queue after its retries (an
+   * operator redrives them) because a failed run could not give its claim back: the message came
+   * back while the claim's lease held it, as often as the queue allows when it comes back sooner than
+   * the lease ends (the test stack's one-second visibility; on AWS, 120 s outlast the 20 s lease).
+   */
   deadLettered: Undelivered[];
+  /** Events dead-lettered for any other reason: a delivery that failed again and again. */
+  deadLetteredUnexplained: Undelivered[];
   /**
    * Events POSTed again after their endpoint had answered 2xx: at-least-once delivery's duplicates,
    * when a run could not write the outcome of its POST and gave its claim back.
@@ -349,6 +356,7 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
     }
     const items = await scanItems(scan);
     const { undelivered, deadLettered, redelivered } = deliveries(items, stack, deadWebhooks);
+    const held = (event: Undelivered) => logs.heldClaims.has(event.id);
     return {
       answers,
       fired: difference(faultsFired(), before),
@@ -358,7 +366,8 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
       stranded: stranded.map((event) => String(event.id)),
       strandedSilently: stranded.map((event) => String(event.id)).filter((id) => !logs.notQueued.has(id)),
       undelivered,
-      deadLettered,
+      deadLettered: deadLettered.filter(held),
+      deadLetteredUnexplained: deadLettered.filter((event) => !held(event)),
       redelivered,
       recordedTwice: logs.recordedTwice(),
       recordedAttempts: logs.recordedAttempts(),
@@ -372,11 +381,13 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
 
 /**
  * What the service logs while watched: the webhook events it could not queue after their commit
- * (`webhook deliveries not queued`, shared/events/emit.ts), and each delivery attempt whose
- * outcome it recorded (`webhook attempt`, shared/events/deliver.ts).
+ * (`webhook deliveries not queued`, shared/events/emit.ts), those whose failed run could not give
+ * its claim back (held until its lease ends), and each delivery attempt whose outcome it recorded
+ * (`webhook attempt`, shared/events/deliver.ts).
  */
 function watchLogs() {
   const notQueued = new Set<string>();
+  const heldClaims = new Set<string>();
   const recorded = new Map<string, number>();
   const watch = (level: 'error' | 'info', seen: (message: unknown, extra: Record<string, unknown>) => void) => {
     const log = logger[level].bind(logger) as (...args: unknown[]) => void;
@@ -387,6 +398,8 @@ function watchLogs() {
   };
   const spies = [
     watch('error', (message, extra) => {
+      if (message === 'webhook attempt claim not given back; it frees itself when its lease ends')
+        heldClaims.add(String(extra.webhookEventId));
       if (message !== 'webhook deliveries not queued') return;
       for (const id of (extra.webhookEventIds as string[] | undefined) ?? []) notQueued.add(id);
     }),
@@ -398,6 +411,7 @@ function watchLogs() {
   ];
   return {
     notQueued,
+    heldClaims,
     recordedTwice: () => [...recorded].filter(([, times]) => times > 1).map(([attempt]) => attempt),
     recordedAttempts: () => recorded.size,
     stop: () => {
