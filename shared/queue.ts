@@ -4,12 +4,13 @@
  */
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
+import { withFaults } from './faults.ts';
 import { queues } from './queues.ts';
 import type { QueueName } from './routes.ts';
 import { traced } from './tracer.ts';
 
 let client: SQSClient | undefined;
-const sqs = () => (client ??= traced(new SQSClient({})));
+const sqs = () => (client ??= withFaults(traced(new SQSClient({})), 'sqs'));
 
 /** SQS delays a message by at most 15 minutes. */
 export const MAX_DELAY_SECONDS = 900;

@@ -21,6 +21,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config.ts';
+import { withFaults } from '../faults.ts';
 import { traced } from '../tracer.ts';
 
 const VERSION = 'v1';
@@ -71,7 +72,7 @@ export interface KeyKeeper {
 }
 
 /** Data keys from a KMS key (GenerateDataKey), unwrapped by KMS Decrypt under that key only. */
-export function kmsKeeper(keyId: string, kms = traced(new KMSClient({}))): KeyKeeper {
+export function kmsKeeper(keyId: string, kms = withFaults(traced(new KMSClient({})), 'kms')): KeyKeeper {
   return {
     async newDataKey() {
       const { Plaintext, CiphertextBlob } = await kms.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256' }));

@@ -17,8 +17,15 @@
  * by a second conditional update, which holds only while the claim is still this run's, and
  * ends the lease. So a copy of a message whose attempt was made finds it claimed without a lease
  * and POSTs nothing; a copy arriving while the attempt runs finds the lease and fails (to come
- * back later); a run that throws gives its claim back, so the redelivered message runs; a run
- * that died is taken over once its lease is over. The claim lives as long as the event.
+ * back later); a run that throws before its outcome is written gives its claim back, so the
+ * redelivered message runs; a run that died is taken over once its lease is over. A message that
+ * comes back after its attempt failed and was recorded (the next attempt could not be queued)
+ * queues the next attempt, POSTing nothing. The claim lives as long as the event.
+ *
+ * Each claim carries an id of its own (`deliveryClaim`), so that the SDK's retry of a claim or
+ * of an outcome whose answer was lost (written, the answer never came) finds its own write and
+ * holds, rather than taking it for another run's: the claim would otherwise fail as in progress
+ * until its lease ran out, and an outcome as taken over, its next attempt never scheduled.
  *
  * Requests per attempt: the claim (which reads the event) and the outcome write, and the
  * endpoint read: one BatchGetItem for a whole batch's endpoints (the messages name them), read
@@ -27,6 +34,7 @@
  * Delays longer than SQS's 15 minutes travel as hops: a message carrying `notBefore` that is
  * sent on, 15 minutes at a time, until the attempt is due.
  */
+import { randomUUID } from 'node:crypto';
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
@@ -134,8 +142,12 @@ export async function processDelivery(
   return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
 }
 
-/** The claim of one attempt: the event as claimed and the lease, or what to answer instead of running. */
-export type Claim = { item: Item; lease: number } | { declined: AttemptOutcome };
+/**
+ * The claim of one attempt: the event as claimed, the lease and the claim's id, or what to answer
+ * instead of running, with the next attempt to queue again when this one's message came back
+ * after its outcome was written (`followUp`).
+ */
+export type Claim = { item: Item; lease: number; id: string } | { declined: AttemptOutcome; followUp?: AttemptKey };
 
 const eventKey = (key: AttemptKey) => recordKey(key.accountId, 'webhook-events', key.webhookEventId);
 const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:final${i}`, status]));
@@ -146,27 +158,40 @@ const FINAL_VALUES = Object.fromEntries(FINAL_STATUSES.map((status, i) => [`:fin
  */
 export async function claimAttempt(key: AttemptKey, leaseMs: number, at = Date.now()): Promise<Claim> {
   const lease = at + leaseMs;
+  const id = randomUUID();
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: getTable(),
         Key: eventKey(key),
-        UpdateExpression: 'SET deliveryAttempt = :attempt, deliveryLease = :lease',
+        UpdateExpression: 'SET deliveryAttempt = :attempt, deliveryLease = :lease, deliveryClaim = :claim',
         ConditionExpression: [
           'attribute_exists(PK)',
           `NOT (#status IN (${Object.keys(FINAL_VALUES).join(', ')}))`,
-          '(attribute_not_exists(deliveryAttempt) OR deliveryAttempt < :attempt OR (deliveryAttempt = :attempt AND deliveryLease < :now))',
+          // The last: this very claim, made by an earlier try of this request whose answer was lost.
+          '(attribute_not_exists(deliveryAttempt) OR deliveryAttempt < :attempt OR (deliveryAttempt = :attempt AND deliveryLease < :now) OR deliveryClaim = :claim)',
         ].join(' AND '),
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':attempt': key.attempt, ':lease': lease, ':now': at, ...FINAL_VALUES },
+        ExpressionAttributeValues: { ':attempt': key.attempt, ':lease': lease, ':now': at, ':claim': id, ...FINAL_VALUES },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { item: Attributes as Item, lease };
+    return { item: Attributes as Item, lease, id };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { declined: declined(key, error.Item) };
+    if (!(error instanceof ConditionalCheckFailedException)) {
+      // No answer told whether the claim was made (its writes may have been carried out, their
+      // answers lost): one this request made is given back, so that the message, come back, runs
+      // at once rather than once the lease has ended.
+      await releaseAttempt(key, id).catch((releaseError: unknown) => claimHeld(key, releaseError));
+      throw error;
+    }
+    const refusal = declined(key, error.Item);
+    const made = refusal.status === 'FAILING' && Number(error.Item?.deliveryAttempt?.N) === key.attempt;
+    const endpointId = error.Item?.endpointId?.S ?? key.endpointId;
+    return made
+      ? { declined: refusal, followUp: { ...key, attempt: key.attempt + 1, ...(endpointId ? { endpointId } : {}) } }
+      : { declined: refusal };
   }
 }
 
@@ -182,26 +207,34 @@ function declined(key: AttemptKey, item: Record<string, AttributeValue> | undefi
 }
 
 /**
- * Gives a claim back so the redelivered message runs the attempt again: `recorded` tells
- * whether its outcome was written (which ended the lease). A claim no longer this run's is left.
+ * Gives back the claim `claimId` (its run failed before its outcome was written), so the
+ * redelivered message runs the attempt again. A claim no longer this run's, or whose outcome is
+ * written, is left.
  */
-export async function releaseAttempt(key: AttemptKey, lease: number, recorded: boolean): Promise<void> {
+export async function releaseAttempt(key: AttemptKey, claimId: string): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: getTable(),
         Key: eventKey(key),
-        UpdateExpression: recorded ? 'SET deliveryAttempt = :previous' : 'SET deliveryAttempt = :previous REMOVE deliveryLease',
-        ConditionExpression: recorded
-          ? 'deliveryAttempt = :attempt AND attribute_not_exists(deliveryLease)'
-          : 'deliveryAttempt = :attempt AND deliveryLease = :lease',
-        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ...(recorded ? {} : { ':lease': lease }) },
+        UpdateExpression: 'SET deliveryAttempt = :previous REMOVE deliveryLease',
+        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryClaim = :claim AND attribute_exists(deliveryLease)',
+        ExpressionAttributeValues: { ':previous': key.attempt - 1, ':attempt': key.attempt, ':claim': claimId },
       }),
     );
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+/** A claim that could not be given back holds the attempt until its lease ends: the message's returns fail until then. */
+const claimHeld = (key: AttemptKey, error: unknown) =>
+  logger.error('webhook attempt claim not given back; it frees itself when its lease ends', {
+    accountId: key.accountId,
+    webhookEventId: key.webhookEventId,
+    attempt: key.attempt,
+    error: error as Error,
+  });
 
 type Recorded = 'RECORDED' | 'GONE' | 'TAKEN_OVER';
 
@@ -222,9 +255,16 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
   // Awaited below once the claim holds; a claim that fails first must not leave it unhandled.
   endpointRead?.catch(() => undefined);
   const claim = await claimAttempt(key, leaseMs);
-  if ('declined' in claim) return claim.declined;
+  if ('declined' in claim) {
+    // This attempt failed and was recorded, yet its message came back: its run may have failed to
+    // queue the next attempt. Queued again: of two messages of one attempt, one claims it and the
+    // other is skipped.
+    const delay = claim.followUp && retryDelaySeconds(claim.followUp.attempt);
+    if (claim.followUp && delay !== undefined) await scheduleAttempt(claim.followUp, delay);
+    return claim.declined;
+  }
 
-  let recorded = false;
+  let recorded: { status: WebhookEventStatus; code: number | null; delay?: number; endpointId: string };
   try {
     const event = toRecord<WebhookEventRecord>(claim.item);
     const endpointItem =
@@ -251,7 +291,7 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
     const result =
       gone && endpointItem && endpoint?.enabled
         ? await recordDisabling(claim.item, claim.lease, key.attempt, changes, endpointItem)
-        : await recordOutcome(key, claim.lease, changes);
+        : await recordOutcome(key, claim, changes);
     if (result === 'GONE') {
       logger.info('webhook event removed during delivery', log);
       return { status: 'GONE' };
@@ -261,23 +301,20 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
       logger.warn('webhook attempt taken over by another run; its outcome is left to that run', log);
       return { status, skipped: true };
     }
-    recorded = true;
-    logger.info('webhook attempt', { ...log, status, code: answer.code, nextInSeconds: delay });
-    // Not an after-commit action: if the next attempt cannot be queued, the message fails and
-    // comes back (the claim is given back), rather than leaving the event FAILING forever.
-    if (delay !== undefined) {
-      await scheduleAttempt(
-        { accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId: event.endpointId, attempt: key.attempt + 1 },
-        delay,
-      );
-    }
-    return { status };
+    recorded = { status, code: answer.code, delay, endpointId: event.endpointId };
   } catch (error) {
-    await releaseAttempt(key, claim.lease, recorded).catch((releaseError: unknown) =>
-      logger.error('webhook attempt claim not given back; it frees itself when its lease ends', { ...log, error: releaseError as Error }),
-    );
+    await releaseAttempt(key, claim.id).catch((releaseError: unknown) => claimHeld(key, releaseError));
     throw error;
   }
+  const { status, code, delay, endpointId } = recorded;
+  logger.info('webhook attempt', { ...log, status, code, nextInSeconds: delay });
+  // Not an after-commit action: if the next attempt cannot be queued, the message fails and comes
+  // back, finds this attempt recorded, and queues the next one then (`followUp`), POSTing nothing
+  // again, rather than leaving the event FAILING forever.
+  if (delay !== undefined) {
+    await scheduleAttempt({ accountId: key.accountId, webhookEventId: key.webhookEventId, endpointId, attempt: key.attempt + 1 }, delay);
+  }
+  return { status };
 }
 
 interface OutcomeChanges {
@@ -287,8 +324,11 @@ interface OutcomeChanges {
   updated: string;
 }
 
-/** The outcome, written only while this run holds the claim; ends the lease. */
-async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeChanges): Promise<Recorded> {
+/**
+ * The outcome, written only while this run holds the claim (or, for a retry whose first try was
+ * written and its answer lost, once this claim's outcome has ended the lease); ends the lease.
+ */
+async function recordOutcome(key: AttemptKey, claim: { lease: number; id: string }, changes: OutcomeChanges): Promise<Recorded> {
   // A null code is removed (it reads back as null), as a Transaction update does.
   const code = changes.lastResponseCode === null ? undefined : changes.lastResponseCode;
   try {
@@ -300,7 +340,8 @@ async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeCha
           `SET #status = :status, lastResponseBody = :body, updated = :updated${code === undefined ? '' : ', lastResponseCode = :code'}`,
           `REMOVE deliveryLease${code === undefined ? ', lastResponseCode' : ''}`,
         ].join(' '),
-        ConditionExpression: 'deliveryAttempt = :attempt AND deliveryLease = :lease',
+        ConditionExpression:
+          'deliveryAttempt = :attempt AND (deliveryLease = :lease OR (attribute_not_exists(deliveryLease) AND deliveryClaim = :claim))',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': changes.status,
@@ -308,7 +349,8 @@ async function recordOutcome(key: AttemptKey, lease: number, changes: OutcomeCha
           ':updated': changes.updated,
           ...(code === undefined ? {} : { ':code': code }),
           ':attempt': key.attempt,
-          ':lease': lease,
+          ':lease': claim.lease,
+          ':claim': claim.id,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

@@ -12,8 +12,9 @@ export interface LocalSes {
   stop(): Promise<void>;
 }
 
-// A CommonJS package: under Node's ESM loader its default export is the whole `exports` object.
-const startSesServer = sesModule.default;
+// A CommonJS package: under Node's ESM loader its default export is the whole `exports` object;
+// under a bundler's interop (vitest's, for a test that runs a stack in its own process) it is `exports.default`.
+const startSesServer = typeof sesModule === 'function' ? sesModule : sesModule.default;
 
 export async function startSes(options: { port: number }): Promise<LocalSes> {
   const server: Server = await startSesServer({ port: options.port, host: '127.0.0.1' });

@@ -4,10 +4,11 @@
  */
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { config } from '../config.ts';
+import { withFaults } from '../faults.ts';
 import { traced } from '../tracer.ts';
 
 let client: SESClient | undefined;
-const ses = () => (client ??= traced(new SESClient({})));
+const ses = () => (client ??= withFaults(traced(new SESClient({})), 'ses'));
 
 export interface ResetMail {
   to: string;

@@ -3,7 +3,8 @@
  * what failed). Before the work, a claim item is written, conditional on there being none or
  * only one whose holder's lease ran out (a crashed holder); the work runs; the claim is then
  * marked done and kept a few days, so a copy arriving later is skipped. If the work fails,
- * the claim is removed, so the message's retry acts. A copy arriving while the work runs is not
+ * the claim is removed, so the message's retry acts; so is a claim whose write got no answer
+ * (carried out or not), and the SDK's retry of a claim whose answer was lost finds it its own. A copy arriving while the work runs is not
  * skipped — the first may still fail — but refused with ClaimInProgress, so its message comes
  * back later.
  */
@@ -32,34 +33,41 @@ export async function once(consumer: string, id: string, work: () => Promise<voi
   const key = onceKey(consumer, id);
   const lease = randomUUID();
   const now = Math.floor(Date.now() / 1000);
+  const ours = { ConditionExpression: 'lease = :lease', ExpressionAttributeValues: { ':lease': lease } };
+  /** Gives our claim back, unless a holder that took it over after our lease ran out holds it now. */
+  const giveBack = () =>
+    db()
+      .send(new DeleteCommand({ TableName: getTable(), Key: key, ...ours }))
+      .catch((release) => {
+        if (!conditionFailed(release)) throw release;
+      });
   try {
     await db().send(
       new PutCommand({
         TableName: getTable(),
         Item: { ...key, status: 'IN_PROGRESS', lease, leaseUntil: now + options.leaseSeconds, expiresAt: now + KEEP_SECONDS },
-        ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now)',
+        // The last: this very claim, written by an earlier try of this request whose answer was lost.
+        ConditionExpression: 'attribute_not_exists(PK) OR (#status = :inProgress AND leaseUntil < :now) OR lease = :lease',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now },
+        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': now, ':lease': lease },
         // The claim in the way comes back with the refusal: no second read to see what it is.
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    if (!conditionFailed(error)) throw error;
+    if (!conditionFailed(error)) {
+      // No answer told whether the claim was written: given back if it was, so a retry need not wait out its lease.
+      await giveBack().catch(() => undefined);
+      throw error;
+    }
     if ((error as ConditionalCheckFailedException).Item?.status?.S === 'DONE') return false;
     throw new ClaimInProgress(`${consumer} ${id} is being worked on`);
   }
 
-  const ours = { ConditionExpression: 'lease = :lease', ExpressionAttributeValues: { ':lease': lease } };
   try {
     await work();
   } catch (error) {
-    // Given back, unless a holder that took it over after our lease ran out holds it now.
-    await db()
-      .send(new DeleteCommand({ TableName: getTable(), Key: key, ...ours }))
-      .catch((release) => {
-        if (!conditionFailed(release)) throw release;
-      });
+    await giveBack();
     throw error;
   }
   await db()

@@ -62,6 +62,13 @@ interface Model {
   items: Map<string, Stored>;
   /** Throw instead of running the next request that matches, once. */
   failNext?: { when: (command: string, input: any) => boolean; error: Error };
+  /**
+   * Write the next update that matches, lose its answer and retry it, as the SDK does: the
+   * caller gets the retry's answer (the same request, on the table as the first left it). Once.
+   */
+  retryNext?: (input: any) => boolean;
+  /** Write the next update that matches, then fail without its answer, as when every try's answer is lost. Once. */
+  loseNext?: (input: any) => boolean;
   /** Every request to the table, by command name. */
   requests: string[];
   transactions: any[][];
@@ -117,10 +124,7 @@ function install() {
     model.requests.push('Query');
     return { Items: [] };
   });
-  documents.on(UpdateCommand).callsFake((input) => {
-    model.requests.push('UpdateItem');
-    failing('UpdateItem', input);
-    expect(input.TableName).toBe(process.env.TABLE_NAME);
+  const update = (input: any) => {
     const current = model.items.get(input.Key.PK);
     if (!conditionHolds(input.ConditionExpression, current, input)) {
       throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? current : undefined);
@@ -128,6 +132,21 @@ function install() {
     const next = applyUpdate(input.UpdateExpression, current ?? { ...input.Key }, input);
     model.items.set(input.Key.PK, next);
     return { Attributes: input.ReturnValues === 'ALL_NEW' ? structuredClone(next) : undefined };
+  };
+  documents.on(UpdateCommand).callsFake((input) => {
+    model.requests.push('UpdateItem');
+    failing('UpdateItem', input);
+    expect(input.TableName).toBe(process.env.TABLE_NAME);
+    if (model.retryNext?.(input)) {
+      model.retryNext = undefined;
+      update(input);
+    }
+    if (model.loseNext?.(input)) {
+      model.loseNext = undefined;
+      update(input);
+      throw Object.assign(new Error('no answer (simulated)'), { name: 'TimeoutError' });
+    }
+    return update(input);
   });
   documents.on(TransactWriteCommand).callsFake((input) => {
     model.requests.push('TransactWriteItems');
@@ -281,7 +300,8 @@ describe('one attempt', () => {
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
     expect(model.posts).toHaveLength(1);
-    expect(model.sent).toHaveLength(1);
+    // The copy queues the next attempt again, in case its first run could not: one of the two claims it.
+    expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2, 2]);
     // A different attempt of the same event is another claim.
     await processDelivery({ ...message, attempt: 2 }, context);
     expect(model.posts).toHaveLength(2);
@@ -401,16 +421,42 @@ describe('one attempt', () => {
     expect(model.sent[0]!.delay).toBeLessThanOrEqual(33);
   });
 
-  it('when the next attempt cannot be queued, the message fails and the claim is given back', async () => {
+  it('when the next attempt cannot be queued, the message fails; come back, it queues it without POSTing again', async () => {
     answer = async () => reply(502);
     sqs.on(SendMessageCommand).rejectsOnce(new Error('SQS unavailable'));
     await expect(processDelivery(message, context)).rejects.toThrow(/SQS unavailable/);
-    expect(stored()).toMatchObject({ status: 'FAILING', deliveryAttempt: 0 });
-    // Redelivered, it runs again and this time queues the next attempt.
+    expect(stored()).toMatchObject({ status: 'FAILING', deliveryAttempt: 1 });
     sqs.on(SendMessageCommand).callsFake((input) => {
       model.sent.push({ body: JSON.parse(input.MessageBody!), delay: input.DelaySeconds });
       return { MessageId: 'm' };
     });
+    expect(await processDelivery(message, context)).toEqual({ status: 'FAILING', skipped: true });
+    expect(model.posts).toHaveLength(1);
+    expect(model.sent.map((sent) => sent.body)).toEqual([{ ...message, attempt: 2 }]);
+    expect(model.sent[0]!.delay).toBeGreaterThanOrEqual(27);
+    expect(model.sent[0]!.delay).toBeLessThanOrEqual(33);
+  });
+
+  it('a claim whose answer was lost holds when the SDK retries it: one POST, DELIVERED', async () => {
+    model.retryNext = (input) => input.UpdateExpression.startsWith('SET deliveryAttempt = :attempt, deliveryLease');
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(1);
+    expect(stored()!.deliveryLease).toBeUndefined();
+  });
+
+  it('a claim that got no answer at all is given back, so the message, come back, runs at once', async () => {
+    // Written, then its answer lost on every try: the run cannot tell it holds the claim.
+    model.loseNext = (input) => input.UpdateExpression.startsWith('SET deliveryAttempt = :attempt, deliveryLease');
+    await expect(processDelivery(message, context)).rejects.toThrow(/no answer/);
+    expect(stored()).toMatchObject({ status: 'DELIVERING', deliveryAttempt: 0 });
+    expect(stored()!.deliveryLease).toBeUndefined();
+    expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
+    expect(model.posts).toHaveLength(1);
+  });
+
+  it('an outcome whose answer was lost holds when the SDK retries it: the next attempt is queued', async () => {
+    answer = async () => reply(500);
+    model.retryNext = (input) => input.UpdateExpression.includes('#status = :status');
     expect(await processDelivery(message, context)).toEqual({ status: 'FAILING' });
     expect(model.sent.map((sent) => sent.body.attempt)).toEqual([2]);
   });
