@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { vi } from 'vitest';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { type FaultCounts, type FaultKind, faultsFired } from '#shared/faults.ts';
@@ -109,12 +109,6 @@ export interface FaultRunOptions {
    * 5xx, 429 or 409 error document, is then bad. False (a fuzz run): 4xx error documents are fine too.
    */
   expectSuccess?: boolean;
-  /**
-   * Whether events committed whose first delivery message never reached the queue (`stranded`) are
-   * sent to it afterwards, as docs/operations.md tells an operator to ("Stuck events"), before
-   * deliveries are checked (default); false: they count as undelivered.
-   */
-  requeueStranded?: boolean;
 }
 
 export interface BadAnswer {
@@ -149,16 +143,11 @@ export interface FaultRun {
   badAnswers: BadAnswer[];
   violations: Violation[];
   /**
-   * Events committed whose first delivery message never reached the queue: the queue refused it
-   * after the commit, or the commit's answer was lost and the request failed as if nothing had
-   * been written. Nothing sends them but an operator (or requeueStranded).
+   * Events committed whose first delivery message never reached the queue once the stack was
+   * idle: the outbox relay sends it from the table's stream whatever the request saw (a queue that
+   * refused, a commit whose answer was lost), so there should be none.
    */
   stranded: string[];
-  /**
-   * Those of them no log line names (`webhook deliveries not queued` names the ones the queue
-   * refused): a commit whose answer was lost, the request failing as if nothing had been written.
-   */
-  strandedSilently: string[];
   /** Webhook events (in the table) not delivered to an endpoint that still takes them, nor dead-lettered. */
   undelivered: Undelivered[];
   /**
@@ -350,10 +339,6 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
     const scan = { tableName: stack.local.tableName, client };
     const deadWebhooks = await deadLetters(stack, 'webhooks');
     const stranded = strandedEvents(await scanItems(scan), deadWebhooks);
-    if (options.requeueStranded ?? true) {
-      await requeue(stack, stranded);
-      await idle(stack);
-    }
     const items = await scanItems(scan);
     const { undelivered, deadLettered, redelivered } = deliveries(items, stack, deadWebhooks);
     const held = (event: Undelivered) => logs.heldClaims.has(event.id);
@@ -364,7 +349,6 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
       badAnswers,
       violations: await checkConsistency(scan),
       stranded: stranded.map((event) => String(event.id)),
-      strandedSilently: stranded.map((event) => String(event.id)).filter((id) => !logs.notQueued.has(id)),
       undelivered,
       deadLettered: deadLettered.filter(held),
       deadLetteredUnexplained: deadLettered.filter((event) => !held(event)),
@@ -380,13 +364,11 @@ export async function runUnderFaults(stack: FaultStack, steps: readonly Step[], 
 }
 
 /**
- * What the service logs while watched: the webhook events it could not queue after their commit
- * (`webhook deliveries not queued`, shared/events/emit.ts), those whose failed run could not give
+ * What the service logs while watched: the webhook events whose failed run could not give
  * its claim back (held until its lease ends), and each delivery attempt whose outcome it recorded
  * (`webhook attempt`, shared/events/deliver.ts).
  */
 function watchLogs() {
-  const notQueued = new Set<string>();
   const heldClaims = new Set<string>();
   const recorded = new Map<string, number>();
   const watch = (level: 'error' | 'info', seen: (message: unknown, extra: Record<string, unknown>) => void) => {
@@ -400,8 +382,6 @@ function watchLogs() {
     watch('error', (message, extra) => {
       if (message === 'webhook attempt claim not given back; it frees itself when its lease ends')
         heldClaims.add(String(extra.webhookEventId));
-      if (message !== 'webhook deliveries not queued') return;
-      for (const id of (extra.webhookEventIds as string[] | undefined) ?? []) notQueued.add(id);
     }),
     watch('info', (message, extra) => {
       if (message !== 'webhook attempt') return;
@@ -410,7 +390,6 @@ function watchLogs() {
     }),
   ];
   return {
-    notQueued,
     heldClaims,
     recordedTwice: () => [...recorded].filter(([, times]) => times > 1).map(([attempt]) => attempt),
     recordedAttempts: () => recorded.size,
@@ -448,19 +427,6 @@ const strandedEvents = (items: readonly Item[], dead: readonly Record<string, un
   );
 
 /** What docs/operations.md tells an operator to do for a stuck event: send its first attempt to the webhooks queue. */
-async function requeue(stack: FaultStack, events: readonly Item[]): Promise<void> {
-  if (events.length === 0) return;
-  const sqs = new SQSClient({ endpoint: stack.local.sqs, region: stack.local.region });
-  try {
-    for (const event of events) {
-      const message = { accountId: event.accountId, webhookEventId: event.id, attempt: 1 };
-      await sqs.send(new SendMessageCommand({ QueueUrl: stack.local.queueUrls.webhooks, MessageBody: JSON.stringify(message) }));
-    }
-  } finally {
-    sqs.destroy();
-  }
-}
-
 const GONE = new Set(['The webhook endpoint no longer exists', 'The webhook endpoint is disabled']);
 
 /**
