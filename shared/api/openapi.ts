@@ -90,7 +90,7 @@ function skeleton(): OpenApiDocument {
         'answers are `application/vnd.api+json` with an `X-Request-Id` header. Errors are `{meta: {id}, errors}`.',
         'An environment is chosen by the `Service-Environment` header (or its alias `Keygen-Environment`), else the',
         '`environment` query parameter; none is the global environment. Every list is paginated the same way.',
-        'A request that matches no operation answers 404 (`components.responses.NoRoute`).',
+        'A request that matches no operation answers 404 (`components.responses.NoRoute`); before any operation is looked for, a body over 1 MB is refused with 413 and a request line and headers over 16 KB with 431.',
         'The rules behind every answer are in docs/rules.md; who may do what is in docs/authorization.md.',
       ].join(' '),
     },
@@ -171,7 +171,8 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
  * 429 per source address, 409 for a PATCH whose `data.id` is not its path's, and its own faults.
  */
 function errorStatuses(route: Route, declaration: Declaration): number[] {
-  if (declaration.plain) return [...(declaration.faults ?? [])];
+  // A body or a head too large is refused before any operation runs, a plain one's too.
+  if (declaration.plain) return [...new Set([413, 431, ...(declaration.faults ?? [])])].sort((a, b) => a - b);
   const statuses = new Set([400, 404, 413, 431, 500, ...(declaration.faults ?? [])]);
   if (route.access.includes('table:write')) statuses.add(422);
   if (declaration.auth !== 'none') statuses.add(401);

@@ -46,6 +46,11 @@ class Checker {
     const found = match(answer.method, path);
     if (found.kind === 'fallback') {
       const fail = failure(`${answer.method} ${path} (no route)`, answer);
+      // A body or a head too large is refused before any route is looked for.
+      if (answer.status === 413 || answer.status === 431) {
+        this.checkResponse(['components', 'responses', `Error${answer.status}`], answer, fail);
+        return;
+      }
       if (answer.status !== 404) throw fail(`a request no route matches must answer 404 (components.responses.NoRoute)`);
       this.checkResponse(['components', 'responses', 'NoRoute'], answer, fail);
       return;
