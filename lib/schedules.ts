@@ -1,13 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule as RuleSchedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Schedule } from '../shared/routes.ts';
-import { grantAccess } from './access.ts';
 import { constructIdOf } from './construct-id.ts';
-import { type ServiceContext, ServiceFunction } from './service-function.ts';
+import { type ServiceContext, type ServiceFunction, workerFunction } from './service-function.ts';
 
 export interface SchedulesProps {
   schedules: readonly Schedule[];
@@ -33,24 +30,7 @@ export class Schedules extends Construct {
     const rules = new Map<string, Rule>();
     for (const schedule of props.schedules) {
       const scheduleId = constructIdOf(schedule.operation);
-      // As for the queue workers (lib/workers.ts): a role that writes to this log group only.
-      const logGroup = new LogGroup(this, `${scheduleId}Logs`, { retention: RetentionDays.ONE_MONTH });
-      const role = new Role(this, `${scheduleId}Role`, {
-        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-        description: `The ${schedule.operation} scheduled function`,
-      });
-      logGroup.grantWrite(role);
-      grantAccess(this, role, schedule.access, props.context.resources);
-
-      const fn = new ServiceFunction(this, scheduleId, {
-        ...props.context,
-        operation: schedule.operation,
-        handlerModule: schedule.handler,
-        access: schedule.access,
-        timeout: Duration.seconds(schedule.timeoutSeconds),
-        role,
-        logGroup,
-      });
+      const fn = workerFunction(this, schedule, 'scheduled function', schedule.timeoutSeconds, props.context);
       fn.configureAsyncInvoke({ retryAttempts: 0 });
       rules.set(
         schedule.operation,

@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
-import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import type { Access } from '../shared/routes.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
-import { functionNameOf } from './construct-id.ts';
+import { constructIdOf, functionNameOf } from './construct-id.ts';
 
 /** The repository root: the route table's handler paths are relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +37,38 @@ export interface ServiceFunctionProps extends ServiceContext {
   role?: IRole;
   /** A log group shared with other functions; otherwise the function gets its own. */
   logGroup?: ILogGroup;
+}
+
+/** What a worker (a queue consumer, a schedule, a stream consumer) declares in the route table. */
+export interface WorkerEntry {
+  operation: string;
+  handler: string;
+  access: readonly Access[];
+}
+
+/**
+ * A worker's function, with its log group and role made beside it: the role may write to that log
+ * group only (AWS's basic execution policy would let it write to any) and has exactly the worker's
+ * access. `kind` describes the role ("queue consumer", "scheduled function"...).
+ */
+export function workerFunction(scope: Construct, worker: WorkerEntry, kind: string, timeoutSeconds: number, context: ServiceContext) {
+  const id = constructIdOf(worker.operation);
+  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+  const role = new Role(scope, `${id}Role`, {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    description: `The ${worker.operation} ${kind}`,
+  });
+  logGroup.grantWrite(role);
+  grantAccess(scope, role, worker.access, context.resources);
+  return new ServiceFunction(scope, id, {
+    ...context,
+    operation: worker.operation,
+    handlerModule: worker.handler,
+    access: worker.access,
+    timeout: Duration.seconds(timeoutSeconds),
+    role,
+    logGroup,
+  });
 }
 
 /**

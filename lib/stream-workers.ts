@@ -1,16 +1,13 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { StreamWorker } from '../shared/routes.ts';
-import { grantAccess } from './access.ts';
 import { constructIdOf } from './construct-id.ts';
-import { type ServiceContext, ServiceFunction } from './service-function.ts';
+import { type ServiceContext, type ServiceFunction, workerFunction } from './service-function.ts';
 
 export interface StreamWorkersProps {
   workers: readonly StreamWorker[];
@@ -41,24 +38,7 @@ export class StreamWorkers extends Construct {
     const failureAlarms: Alarm[] = [];
     for (const worker of props.workers) {
       const workerId = constructIdOf(worker.operation);
-      // As for the queue workers (lib/workers.ts): a role that writes to this log group only.
-      const logGroup = new LogGroup(this, `${workerId}Logs`, { retention: RetentionDays.ONE_MONTH });
-      const role = new Role(this, `${workerId}Role`, {
-        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-        description: `The ${worker.operation} stream consumer`,
-      });
-      logGroup.grantWrite(role);
-      grantAccess(this, role, worker.access, props.context.resources);
-
-      const fn = new ServiceFunction(this, workerId, {
-        ...props.context,
-        operation: worker.operation,
-        handlerModule: worker.handler,
-        access: worker.access,
-        timeout: Duration.seconds(worker.timeoutSeconds),
-        role,
-        logGroup,
-      });
+      const fn = workerFunction(this, worker, 'stream consumer', worker.timeoutSeconds, props.context);
 
       const failures = new Queue(this, `${workerId}FailureQueue`, {
         retentionPeriod: Duration.seconds(worker.failureRetentionSeconds),

@@ -380,3 +380,13 @@ export const median = (values: number[]) => {
 };
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** Calls `send` `calls` times, `concurrency` calls in flight at once. */
+export async function sendConcurrently(send: () => Promise<unknown>, calls: number, concurrency = 10): Promise<void> {
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent++ < calls) await send();
+    }),
+  );
+}

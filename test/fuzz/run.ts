@@ -14,10 +14,9 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { LocalStackEndpoints } from '#shared/local/stack.ts';
-import { queues } from '#shared/queues.ts';
-import type { QueueName } from '#shared/routes.ts';
 import { rebindingNames, startDnsResponder } from '../support/dns-responder.ts';
 import { TEST_ENVIRONMENT } from '../support/local-stack-setup.ts';
+import { pointSdkAt } from '../support/sdk-environment.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -70,22 +69,6 @@ function startStack(dnsServer: string): Promise<{ child: ChildProcess; endpoints
   });
 }
 
-/** The variables the tests' setup gives the AWS SDK (test/support/aws-environment.ts), so accounts are made as the tests make them. */
-function pointAt(local: LocalStackEndpoints): void {
-  Object.assign(process.env, {
-    AWS_REGION: local.region,
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: local.dynamodb,
-    AWS_ENDPOINT_URL_SQS: local.sqs,
-    AWS_ENDPOINT_URL_SES: local.ses,
-    TABLE_NAME: local.tableName,
-    PUBLIC_URL: local.api,
-    SEALING_MASTER_KEY_FILE: local.masterKeyFile,
-  });
-  for (const name of Object.keys(queues) as QueueName[]) process.env[queues[name].urlVariable] = local.queueUrls[name];
-}
-
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolveStop) => {
@@ -102,7 +85,7 @@ const dns = await startDnsResponder(rebindingNames);
 const { child, endpoints } = await startStack(dns.server);
 let exitCode = 1;
 try {
-  pointAt(endpoints);
+  pointSdkAt(endpoints);
   // Loaded once the SDK's variables point at the stack: the store reads them as it loads.
   const { startReceiver } = await import('../http/support/receiver.ts');
   const { buildWorld } = await import('./world.ts');

@@ -1,22 +1,8 @@
 /**
- * Runs in every test worker before the tests: points the AWS SDK at the local stack through the
- * same variables the functions read, so a test can use a plain `new DynamoDBClient({})`.
+ * Runs in every test worker before the tests: points the AWS SDK at the suite's local stack
+ * (sdk-environment.ts), so a test can use a plain `new DynamoDBClient({})`.
  */
 import { inject } from 'vitest';
-import { queues } from '#shared/queues.ts';
-import type { QueueName } from '#shared/routes.ts';
+import { pointSdkAt } from './sdk-environment.ts';
 
-const local = inject('localStack');
-
-Object.assign(process.env, {
-  AWS_REGION: local.region,
-  AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID || 'local',
-  AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY || 'local',
-  AWS_ENDPOINT_URL_DYNAMODB: local.dynamodb,
-  AWS_ENDPOINT_URL_SQS: local.sqs,
-  AWS_ENDPOINT_URL_SES: local.ses,
-  TABLE_NAME: local.tableName,
-  PUBLIC_URL: local.api,
-  SEALING_MASTER_KEY_FILE: local.masterKeyFile,
-});
-for (const name of Object.keys(queues) as QueueName[]) process.env[queues[name].urlVariable] = local.queueUrls[name];
+pointSdkAt(inject('localStack'));

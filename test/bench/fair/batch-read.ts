@@ -9,9 +9,9 @@ import { BatchGetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Key } from '../../../shared/store/keys.ts';
+import { median, sendConcurrently } from '../support.ts';
 
 const CALLS = 3_000;
-const CONCURRENCY = 10;
 const ROUNDS = 3;
 
 export interface BatchReadCost {
@@ -22,21 +22,14 @@ export interface BatchReadCost {
   rounds: number;
 }
 
-/** CPU milliseconds per call of `send`, CONCURRENCY calls in flight, after a warm-up. */
+/** CPU milliseconds per call of `send` in this process, after a warm-up. */
 async function cpuPerCall(send: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < CALLS / 10; i++) await send();
+  await sendConcurrently(send, CALLS / 10);
   const before = process.cpuUsage();
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (sent++ < CALLS) await send();
-    }),
-  );
+  await sendConcurrently(send, CALLS);
   const { user, system } = process.cpuUsage(before);
   return (user + system) / 1000 / CALLS;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function batchReadCost(endpoint: string, table: string, keys: Key[]): Promise<BatchReadCost> {
   const config = {

@@ -6,10 +6,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { median, sendConcurrently } from '../support.ts';
 import { cpuSeconds } from './processes.ts';
 
 const CALLS = 2_000;
-const CONCURRENCY = 10;
 const ROUNDS = 3;
 
 export interface DynamoDbCost {
@@ -17,8 +17,6 @@ export interface DynamoDbCost {
   /** Median CPU milliseconds of DynamoDB Local's JVM per request. */
   jvmMs: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function dynamoDbCosts(endpoint: string, table: string, jvmPid: number): Promise<DynamoDbCost[]> {
   const db = DynamoDBDocumentClient.from(
@@ -58,14 +56,9 @@ export async function dynamoDbCosts(endpoint: string, table: string, jvmPid: num
   const rounds = new Map<string, number[]>(kinds.map(([kind]) => [kind, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [kind, send] of kinds) {
-      for (let i = 0; i < CALLS / 10; i++) await send();
+      await sendConcurrently(send, CALLS / 10);
       const before = cpuSeconds(jvmPid);
-      let sent = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (sent++ < CALLS) await send();
-        }),
-      );
+      await sendConcurrently(send, CALLS);
       rounds.get(kind)?.push(((cpuSeconds(jvmPid) - before) * 1000) / CALLS);
     }
   }
