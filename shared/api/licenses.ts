@@ -1,11 +1,13 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
 import * as z from 'zod/mini';
 import { licenseDocument } from '../domain/licenses/document.ts';
+import { isPossibleKey, LICENSE_KEY_MARKER, licenseKeyValue } from '../domain/licenses/license.ts';
 import { answerMeta, VALIDATION_CODES, type Validation, type ValidationScope } from '../domain/licenses/validation.ts';
 import { metadataSchema } from '../domain/rules.ts';
 import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../http/body.ts';
 import { declare } from '../http/declaration.ts';
 import type { Reply } from '../http/documents.ts';
+import { uniqueKey } from '../store/keys.ts';
 import { uuidFilter } from './common.ts';
 import { machineFilters } from './machines.ts';
 import { tokenRequestBody } from './tokens.ts';
@@ -154,6 +156,11 @@ export const licenses = {
     // Counted in the validation's own transaction (its event's), so the limit costs no request of its own.
     limitPerAddress: 'with-change',
     body: metaDocument({ key: nonBlank(), ...validationRequest }),
+    // The key's marker names the license and carries its policy and owner (data model, pattern 54).
+    readAhead: (accountId, json) => {
+      const key = (json as { meta?: { key?: unknown } } | null)?.meta?.key;
+      return typeof key === 'string' && isPossibleKey(key) ? [uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key))] : [];
+    },
     // An unknown key is a verdict too (NOT_FOUND), with data null.
     answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },
   }),

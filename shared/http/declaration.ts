@@ -6,7 +6,9 @@
  * (shared/api/, docs/openapi.json). The route table (shared/routes.ts) gives each its method
  * and path.
  */
+
 import type * as z from 'zod/mini';
+import type { Key } from '../store/keys.ts';
 
 /** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
 export type AuthMode = 'bearer' | 'basic' | 'none';
@@ -68,6 +70,12 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
    * body schema's to read and the service's to compare with the record it finds, not the path's.
    */
   pathByAlias?: boolean;
+  /**
+   * Items the body names that the handler will read, read ahead with the account in the
+   * pipeline's first BatchGetItem (request-keys.ts): the JSON body as sent, before it is parsed,
+   * so whatever it holds may be asked for — a key it cannot name is no key.
+   */
+  readAhead?: (accountId: string, json: unknown) => Key[];
   /** Query parameters besides pagination and `environment`; unknown ones are ignored. */
   query?: z.ZodMiniType<Q>;
   /** A list: reads page[number], page[size], page[cursor] and limit, and answers with links. */

@@ -101,7 +101,7 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
   const pipeline = traceable(declaration.operation)
     .use(respond())
     .use(negotiate(answersFile(declaration)))
-    .use(readAhead(declaration.auth))
+    .use(readAhead(declaration))
     .use(resolveAccount());
   if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation, declaration.limitPerAddress === 'with-change'));
   return pipeline
@@ -261,11 +261,12 @@ function negotiate(file: boolean): Middleware {
  * Reads together, in one BatchGetItem, what the following steps and the handler would
  * otherwise read one by one (see requestKeys).
  */
-function readAhead(auth: AuthMode): Middleware {
+function readAhead(declaration: Declaration): Middleware {
   return {
     before: async ({ event, context }) => {
-      const token = auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
-      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, context.request.body ?? { absent: true }));
+      const token = declaration.auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
+      const body = context.request.body ?? { absent: true };
+      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, body, declaration.readAhead));
     },
   };
 }

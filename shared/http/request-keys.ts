@@ -10,7 +10,8 @@
  *   a list's counters      GET /<type>: the collection's counters (the environment's and the global one)
  *   webhook subscriptions  a route that emits webhook events (the route table's `events:emit`,
  *                          a GET check-out too): whom to tell
- *   a license key's marker validate-key's `meta.key`: the license, its policy and its owner
+ *   what the body names    the declaration's `readAhead` (validate-key: its `meta.key`'s marker, which
+ *                          names the license, its policy and its owner)
  *   the removals under way the account's register of records removed whose descendants are still
  *                          being removed: what hangs on them is gone for every read
  *
@@ -21,7 +22,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { accountKeyFor } from '../domain/accounts/account.ts';
 import { environmentKeyFor } from '../domain/environments/environment.ts';
-import { isPossibleKey, LICENSE_KEY_MARKER, licenseKeyValue } from '../domain/licenses/license.ts';
 import { routes } from '../routes.ts';
 import {
   collectionName,
@@ -33,10 +33,10 @@ import {
   recordKey,
   removalsKey,
   subscriptionsKey,
-  uniqueKey,
 } from '../store/keys.ts';
 import { isUuid } from '../store/records.ts';
 import type { Body } from './body.ts';
+import type { Declaration } from './declaration.ts';
 
 /** The Service-Environment header, else the `environment` query parameter (ignored when a header names one). */
 export function requestedEnvironment(event: APIGatewayProxyEventV2): string | undefined {
@@ -64,7 +64,12 @@ export function secondEnvironmentHeader(event: APIGatewayProxyEventV2): string |
 /** At most this many relationships of a body are read ahead (a create names one to three). */
 const RELATIONSHIPS_READ_AHEAD = 4;
 
-export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefined, body: Body): Key[] {
+export function requestKeys(
+  event: APIGatewayProxyEventV2,
+  token: Key | undefined,
+  body: Body,
+  bodyNames: Declaration['readAhead'] = () => [],
+): Key[] {
   const given = event.pathParameters?.account ?? '';
   const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
   if (!isUuid(given)) return keys;
@@ -81,7 +86,7 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
 
   // The removals under way (shared/store/removals.ts): what hangs on them is gone for every read.
   keys.push(removalsKey(accountId));
-  keys.push(...related(accountId, body), ...licenseKeyNamed(accountId, event.routeKey, body));
+  keys.push(...related(accountId, body), ...('json' in body ? bodyNames(accountId, body.json) : []));
   if (environmentId !== undefined && EMITTING.has(event.routeKey)) keys.push(subscriptionsKey(accountId, environmentId));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
   const segments = path.split('/').slice(4); // after /v1/accounts/{account}
@@ -102,15 +107,6 @@ export function requestKeys(event: APIGatewayProxyEventV2, token: Key | undefine
 
 /** The route keys of the routes whose changes emit webhook events: they read the subscriptions. */
 const EMITTING = new Set(routes.filter((route) => route.access.includes('events:emit')).map((route) => `${route.method} ${route.path}`));
-
-const VALIDATE_KEY = routes.find((route) => route.operation === 'licenses.validateKey');
-
-/** The marker of the license key validate-key's body names (`meta.key`), when it can name one. */
-function licenseKeyNamed(accountId: string, routeKey: string | undefined, body: Body): Key[] {
-  if (!VALIDATE_KEY || routeKey !== `${VALIDATE_KEY.method} ${VALIDATE_KEY.path}` || !('json' in body)) return [];
-  const key = (body.json as { meta?: { key?: unknown } } | null)?.meta?.key;
-  return typeof key === 'string' && isPossibleKey(key) ? [uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key))] : [];
-}
 
 /** The records a JSON:API body's relationships name: `data.relationships.<name>.data = {type, id}`. */
 function related(accountId: string, body: Body): Key[] {

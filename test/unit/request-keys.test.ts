@@ -5,12 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { collectDeclarations } from '#shared/api/openapi.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { requestKeys } from '#shared/http/request-keys.ts';
 import { routes } from '#shared/routes.ts';
 import { subscriptionsKey, uniqueKey } from '#shared/store/keys.ts';
 
 const accountId = randomUUID();
+/** Each operation's declared read-ahead of its body, as the pipeline passes it. */
+const readAheadOf = Object.fromEntries((await collectDeclarations()).map((declaration) => [declaration.operation, declaration.readAhead]));
 const id = randomUUID();
 
 const eventOf = (operation: string) => {
@@ -42,7 +45,8 @@ describe('the read-ahead of webhook subscriptions', () => {
 });
 
 describe("the read-ahead of validate-key's license key", () => {
-  const keysFor = (operation: string, json: unknown) => requestKeys(eventOf(operation), undefined, { json } as never);
+  const keysFor = (operation: string, json: unknown) =>
+    requestKeys(eventOf(operation), undefined, { json } as never, readAheadOf[operation]);
   const marker = (key: string) => uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key));
 
   it("names the marker of the key in the body's meta, with the account", () => {
