@@ -4,7 +4,7 @@
  * the item describes itself, so deletes, cascades and purges need nothing but the item.
  */
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
@@ -123,6 +123,34 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
     if (pending.length > 0) await backoff(attempt);
   }
   return found;
+}
+
+/** Items one BatchWriteItem deletes at most, and such requests kept in flight at once. */
+const BATCH_WRITE_MAX = 25;
+const DELETES_IN_FLIGHT = 8;
+
+/**
+ * Deletes `keys` outright (an absent item is no error), 25 to a BatchWriteItem, eight requests in
+ * flight, retrying what DynamoDB leaves unprocessed: for work that owns what it deletes (an
+ * environment's purge), at a plain write's cost.
+ */
+export async function deleteItems(keys: readonly Key[]): Promise<void> {
+  const batches: Key[][] = [];
+  for (let i = 0; i < keys.length; i += BATCH_WRITE_MAX) batches.push(keys.slice(i, i + BATCH_WRITE_MAX));
+  let next = 0;
+  const sender = async () => {
+    for (let batch = batches[next++]; batch; batch = batches[next++]) await deleteBatch(batch);
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, batches.length) }, sender));
+}
+
+async function deleteBatch(keys: Key[]): Promise<void> {
+  let requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
+  for (let attempt = 0; requests.length > 0; attempt++) {
+    const { UnprocessedItems } = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
+    requests = (UnprocessedItems?.[table()] ?? []) as typeof requests;
+    if (requests.length > 0) await backoff(attempt);
+  }
 }
 
 export const backoff = (attempt: number) =>

@@ -13,32 +13,7 @@ import { cascadeMarkerKey, collectionName, collectionPartition, counterKey, reco
 import { getItem } from '#shared/store/records.ts';
 import { removedIn } from '#shared/store/removals.ts';
 import type { Measurement, Section } from './report.ts';
-import { type BenchContext, benchAccount, client, doc, fmt, licenseItems, must, seed } from './support.ts';
-
-/** Requests the store's client sends, and the time they take, by command, while `timing` is on. */
-const timed = new Map<string, { count: number; ms: number }>();
-let timing = false;
-
-function installTimer(): void {
-  if ((installTimer as { done?: boolean }).done) return;
-  (installTimer as { done?: boolean }).done = true;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!timing) return next(args);
-      const started = performance.now();
-      try {
-        return await next(args);
-      } finally {
-        const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
-        const entry = timed.get(name) ?? { count: 0, ms: 0 };
-        entry.count++;
-        entry.ms += performance.now() - started;
-        timed.set(name, entry);
-      }
-    },
-    { step: 'initialize', name: 'cascadeTimer' },
-  );
-}
+import { type BenchContext, benchAccount, client, doc, fmt, licenseItems, must, seed, timedRequests } from './support.ts';
 
 /**
  * DynamoDB Local's own rate of taking licenses out in transactions, on this machine, now: `count`
@@ -82,20 +57,15 @@ async function measure(context: BenchContext, licenses: number) {
   const counter = counterKey(collectionPartition(account.id, null, collectionName('licenses', { type: 'products', id: product.id })));
   if (Number((await getItem(counter))?.n) !== licenses) throw new Error('the licenses were not seeded');
 
-  installTimer();
-  timed.clear();
   const deleting = performance.now();
   const reply = await call('DELETE', `/products/${product.id}`);
   const deleteMs = performance.now() - deleting;
   if (reply.status !== 204) throw new Error(`DELETE → ${reply.status} ${JSON.stringify(reply.body)}`);
   const answered = performance.now();
   const hidden = (await call('GET', `/licenses?policy=${policy.id}&page[size]=10`)).body.data.length === 0;
-  timing = true;
-  for (;;) {
-    if (Number((await getItem(counter))?.n ?? 0) === 0) break;
-    await sleep(100);
-  }
-  timing = false;
+  const { requests: timed } = await timedRequests(async () => {
+    while (Number((await getItem(counter))?.n ?? 0) !== 0) await sleep(100);
+  });
   const cascadeSeconds = (performance.now() - answered) / 1000;
   const requests = [...timed].filter(([name]) => name !== 'GetItem').sort(([, a], [, b]) => b.ms - a.ms);
   // The second pass and the end of the removal: the marker and the register's entry go.

@@ -360,6 +360,40 @@ export function installMeter(): void {
   const options = { step: 'initialize', name: 'benchMeter', priority: 'high' } as const;
   db().middlewareStack.add(meter as never, options);
   plainDb().middlewareStack.add(meter as never, options);
+  const timerOptions = { step: 'initialize', name: 'benchTimer' } as const;
+  db().middlewareStack.add(timer as never, timerOptions);
+  plainDb().middlewareStack.add(timer as never, timerOptions);
+}
+
+/** Requests sent while `timedRequests` runs, and the time they took, by command; installed with the meter. */
+let timings: Map<string, { count: number; ms: number }> | undefined;
+
+const timer: InitializeMiddleware<object, object> = (next, context) => async (args) => {
+  const into = timings;
+  if (!into) return next(args);
+  const started = performance.now();
+  try {
+    return await next(args);
+  } finally {
+    const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
+    const entry = into.get(name) ?? { count: 0, ms: 0 };
+    entry.count++;
+    entry.ms += performance.now() - started;
+    into.set(name, entry);
+  }
+};
+
+/** Runs `action` timing the store's requests (see timer). */
+export async function timedRequests<T>(
+  action: () => Promise<T>,
+): Promise<{ result: T; requests: Map<string, { count: number; ms: number }> }> {
+  const requests = new Map<string, { count: number; ms: number }>();
+  timings = requests;
+  try {
+    return { result: await action(), requests };
+  } finally {
+    timings = undefined;
+  }
 }
 
 /** Runs `action` with the meter on, from zero. */

@@ -15,12 +15,12 @@
  * step or pass meets it.
  */
 
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../logger.ts';
 import { runStep, type Stepped } from '../../resumable.ts';
 import { db, getTable } from '../../store/client.ts';
 import { environmentMembership, type Key, purgeMarkerKey, recordKey } from '../../store/keys.ts';
-import { backoff, getItem } from '../../store/records.ts';
+import { deleteItems, getItem } from '../../store/records.ts';
 import { giveBackShares } from '../../store/shares.ts';
 import type { PurgeMessage } from './service.ts';
 
@@ -30,8 +30,6 @@ export interface PurgeStep extends PurgeMessage, Stepped {
 }
 
 const PAGE = 500;
-const BATCH = 25;
-const PARALLEL_BATCHES = 8;
 /** Stop taking new pages when less than this is left of the invocation. */
 const RESERVE_MS = 20_000;
 const SECOND_PASS_DELAY_SECONDS = 30;
@@ -98,27 +96,9 @@ async function purgePage(
     const keys = (page.Items ?? []).map(({ PK, SK }) => ({ PK, SK }) as Key);
     after = page.LastEvaluatedKey;
     const more = after && remainingMs() > RESERVE_MS;
-    const [next] = await Promise.all([more ? readPage(after) : undefined, giveBackShares(keys).then(deleteAll)]);
+    const [next] = await Promise.all([more ? readPage(after) : undefined, giveBackShares(keys).then(deleteItems)]);
     removed(keys.length);
     if (!more || !next) return after;
     page = next;
-  }
-}
-
-/** Deletes keys in batches of 25, a few batches at a time, retrying what DynamoDB leaves unprocessed. */
-async function deleteAll(keys: Key[]) {
-  const batches: Key[][] = [];
-  for (let i = 0; i < keys.length; i += BATCH) batches.push(keys.slice(i, i + BATCH));
-  for (let i = 0; i < batches.length; i += PARALLEL_BATCHES) {
-    await Promise.all(batches.slice(i, i + PARALLEL_BATCHES).map(deleteBatch));
-  }
-}
-
-async function deleteBatch(keys: Key[]) {
-  let requests = keys.map((Key) => ({ DeleteRequest: { Key } }));
-  for (let attempt = 0; requests.length > 0; attempt++) {
-    const { UnprocessedItems } = await db().send(new BatchWriteCommand({ RequestItems: { [getTable()]: requests } }));
-    requests = (UnprocessedItems?.[getTable()] ?? []) as typeof requests;
-    if (requests.length > 0) await backoff(attempt);
   }
 }
