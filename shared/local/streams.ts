@@ -3,10 +3,15 @@
  * read from DynamoDB Local, the way Lambda's DynamoDB event source does, beside the queue poller
  * (poller.ts):
  *
- * - Every shard is read, one batch at a time per shard, oldest record first: DescribeStream finds
+ * - Every shard is read, one page at a time per shard, oldest record first: DescribeStream finds
  *   the shards (again whenever one ends, and every few seconds, so the children of a split are
  *   found), a child is read only once its parent is read to its end, and GetShardIterator /
  *   GetRecords read each from where its worker stands.
+ * - Each shard is read four times a second, as Lambda polls it (a round starts `pollIntervalMs`
+ *   after the last one started), whether the last read found records or not; only a page that
+ *   came back full (more records are waiting) has the next round start at once. So a burst of
+ *   writes costs DynamoDB Local no more reads than the event source would make, each of them
+ *   handing on what the quarter second brought.
  * - Only the records one of the worker's filters matches are handed on (the event source's filter
  *   criteria; the local poller understands lists of values, which is what the route table's
  *   filters use), up to `batchSize` at a time, as a `DynamoDBStreamEvent` shaped as Lambda's.
@@ -67,7 +72,7 @@ export interface StreamPollerOptions {
   failureQueueUrls: Readonly<Record<string, string>>;
   /** Where the workers' positions are kept across restarts; omitted: every start is at TRIM_HORIZON. */
   positionsFile?: string;
-  /** Pause after a round that found no record (Lambda polls a shard four times a second). */
+  /** From the start of one round to the start of the next, unless a page came back full (Lambda polls a shard four times a second). */
   pollIntervalMs?: number;
   /** Pause before the retry of a failed batch. */
   retryDelayMs?: (retry: number) => number;
@@ -89,7 +94,7 @@ export interface StreamPoller {
 const REFRESH_MS = 5000;
 /** GetRecords returns at most 1000 records. */
 const READ_LIMIT = 1000;
-const DEFAULT_POLL_INTERVAL_MS = 100;
+const DEFAULT_POLL_INTERVAL_MS = 250;
 const defaultRetryDelay = (retry: number) => Math.min(100 * 2 ** retry, 2000);
 
 /** The SDK's attribute value (binary as bytes) as Lambda's event carries it (binary as base64). */
@@ -247,7 +252,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       }
     }
 
-    /** Reads one page of a shard and hands its matching records on; true when it found records. */
+    /** Reads one page of a shard and hands its matching records on; true when the shard is to be read again at once (its page was full). */
     async function readShard(reader: ShardReader): Promise<boolean> {
       reader.iterator ??= await iteratorOf(reader);
       let page: GetRecordsCommandOutput | undefined;
@@ -257,6 +262,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
           : undefined;
       } catch (error) {
         if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+        // Read again at once, from where it stands.
         reader.iterator = undefined;
         return true;
       }
@@ -278,19 +284,19 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         ended.add(reader.shard.ShardId ?? '');
         refreshedAt = 0;
       }
-      return records.length > 0;
+      return records.length >= READ_LIMIT;
     }
 
-    /** One round over every shard that may be read (its parent read to its end, or gone); true when it found records. */
+    /** One round over every shard that may be read (its parent read to its end, or gone); true when one is to be read again at once. */
     return async function round(): Promise<boolean> {
       if (Date.now() - refreshedAt > REFRESH_MS) await refresh();
-      let found = false;
+      let again = false;
       for (const reader of [...readers.values()]) {
         const parent = reader.shard.ParentShardId;
         if (parent && readers.has(parent)) continue;
-        if (await readShard(reader)) found = true;
+        if (await readShard(reader)) again = true;
       }
-      return found;
+      return again;
     };
   }
 
@@ -384,9 +390,10 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     while (!stopping.signal.aborted) {
       roundsStarted += 1;
       wanted = false;
-      let found = false;
+      const startedAt = Date.now();
+      let again = false;
       try {
-        for (const round of rounds) if (await round()) found = true;
+        for (const round of rounds) if (await round()) again = true;
         roundsDone = roundsStarted;
         for (const waiter of waiters.filter((candidate) => candidate.round <= roundsDone)) {
           waiters.splice(waiters.indexOf(waiter), 1);
@@ -398,9 +405,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         await sleep(1000, undefined, { signal: stopping.signal }).catch(() => undefined);
         continue;
       }
-      if (found || wanted) continue;
+      if (again || wanted) continue;
       await new Promise<void>((resolveWait) => {
-        const timer = setTimeout(done, pollInterval);
+        const timer = setTimeout(done, Math.max(0, startedAt + pollInterval - Date.now()));
         function done() {
           clearTimeout(timer);
           stopping.signal.removeEventListener('abort', done);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { type StreamPoller, type StreamPollerOptions, startStreamPoller } from '#shared/local/streams.ts';
 import { batchesOf, nameOf } from '../support/fixtures/stream-handler.ts';
@@ -182,6 +182,16 @@ describe('the local stream poller', () => {
     const fresh = await poll(test);
     await fresh.poller.caughtUp();
     expect(names(test).flat()).toEqual(['first', 'second', 'first', 'second']);
+  });
+
+  it('reads a shard again at once while its pages come back full (more than GetRecords returns at once), not after its interval', async () => {
+    const test = randomUUID();
+    const records = 1_050;
+    for (let i = 0; i < records; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => write(test, `r${i + j}`)));
+    // An interval no test outlasts: only the full pages can have the rounds after the first one start.
+    await poll(test, { batchSize: 100, pollIntervalMs: 3_600_000 });
+    await vi.waitFor(() => expect(names(test).flat()).toHaveLength(records), { timeout: 20_000, interval: 50 });
+    expect(new Set(names(test).flat()).size).toBe(records);
   });
 
   it('is caught up only once what was written before has been handed on', async () => {
