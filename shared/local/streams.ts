@@ -9,7 +9,8 @@
  *   GetRecords read each from where its worker stands.
  * - Each shard is read four times a second, as Lambda polls it (a round starts `pollIntervalMs`
  *   after the last one started), whether the last read found records or not; only a page that
- *   came back full (more records are waiting) has the next round start at once. So a burst of
+ *   came back full (more records are waiting) or a shard read to its end (its children wait) has
+ *   the next round start at once. So a burst of
  *   writes costs DynamoDB Local no more reads than the event source would make, each of them
  *   handing on what the quarter second brought.
  * - Only the records one of the worker's filters matches are handed on (the event source's filter
@@ -252,7 +253,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       }
     }
 
-    /** Reads one page of a shard and hands its matching records on; true when the shard is to be read again at once (its page was full). */
+    /** Reads one page of a shard and hands its matching records on; true when shards are to be read again at once (its page was full, or it ended: its children are read next). */
     async function readShard(reader: ShardReader): Promise<boolean> {
       reader.iterator ??= await iteratorOf(reader);
       let page: GetRecordsCommandOutput | undefined;
@@ -284,7 +285,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         ended.add(reader.shard.ShardId ?? '');
         refreshedAt = 0;
       }
-      return records.length >= READ_LIMIT;
+      return records.length >= READ_LIMIT || !reader.iterator;
     }
 
     /** One round over every shard that may be read (its parent read to its end, or gone); true when one is to be read again at once. */

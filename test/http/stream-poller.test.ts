@@ -192,7 +192,7 @@ describe('the local stream poller', () => {
     await poll(test, { batchSize: 100, pollIntervalMs: 3_600_000 });
     await vi.waitFor(() => expect(names(test).flat()).toHaveLength(records), { timeout: 20_000, interval: 50 });
     expect(new Set(names(test).flat()).size).toBe(records);
-  });
+  }, 60_000);
 
   it('is caught up only once what was written before has been handed on', async () => {
     const test = randomUUID();
