@@ -84,8 +84,9 @@ export interface StreamPoller {
   /** Batches running now and started so far, counted as the queue poller counts its own (idle.ts). */
   activity(): PollerActivity;
   /**
-   * Resolves once a round over every shard that began after the call has ended: every record
-   * written before the call has then been handed to its worker (or was no worker's).
+   * Resolves once the rounds over every shard that began after the call have read each to a page
+   * that was not full: every record written before the call has then been handed to its worker
+   * (or was no worker's).
    */
   caughtUp(): Promise<void>;
   stop(): Promise<void>;
@@ -396,7 +397,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       try {
         for (const round of rounds) if (await round()) again = true;
         roundsDone = roundsStarted;
-        for (const waiter of waiters.filter((candidate) => candidate.round <= roundsDone)) {
+        // A round that left pages to read (a full page, a shard ended) has not caught up yet: the next one, at once, may.
+        for (const waiter of again ? [] : waiters.filter((candidate) => candidate.round <= roundsDone)) {
           waiters.splice(waiters.indexOf(waiter), 1);
           waiter.resolve();
         }
