@@ -10,9 +10,8 @@
  * - Each shard is read four times a second, as Lambda polls it (a round starts `pollIntervalMs`
  *   after the last one started), whether the last read found records or not; only a page that
  *   came back full (more records are waiting) or a shard read to its end (its children wait) has
- *   the next round start at once. So a burst of
- *   writes costs DynamoDB Local no more reads than the event source would make, each of them
- *   handing on what the quarter second brought.
+ *   the next round start at once. So a burst of writes costs DynamoDB Local no more reads than the
+ *   event source would make, each of them handing on what the quarter second brought.
  * - Only the records one of the worker's filters matches are handed on (the event source's filter
  *   criteria; the local poller understands lists of values, which is what the route table's
  *   filters use), up to `batchSize` at a time, as a `DynamoDBStreamEvent` shaped as Lambda's.

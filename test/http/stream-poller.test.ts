@@ -41,17 +41,14 @@ afterAll(async () => {
 
 type Outcome = 'ok' | 'fail' | 'fail-once' | 'throw';
 
-/** One record of the test: `name` is its key within the test. */
-const item = (test: string, name: string, outcome: Outcome = 'ok') => ({
-  PK: { S: `${test}#${name}` },
-  test: { S: test },
-  name: { S: name },
-  outcome: { S: outcome },
-});
-
-/** Writes one record of the test. */
+/** Writes one record of the test: `name` is its key within the test. */
 const write = (test: string, name: string, outcome: Outcome = 'ok') =>
-  dynamodb.send(new PutItemCommand({ TableName: TABLE, Item: item(test, name, outcome) }));
+  dynamodb.send(
+    new PutItemCommand({
+      TableName: TABLE,
+      Item: { PK: { S: `${test}#${name}` }, test: { S: test }, name: { S: name }, outcome: { S: outcome } },
+    }),
+  );
 
 /** A poller of the test's inserts, with an on-failure queue of its own. */
 async function poll(test: string, options: Partial<StreamPollerOptions> & { batchSize?: number; retryAttempts?: number } = {}) {
