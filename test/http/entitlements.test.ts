@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementHolderKey, entitlementHoldersPartition, entitlementSetKey } from '#shared/store/keys.ts';
 import { partitionItems } from '#shared/store/paging.ts';
 import { getItem } from '#shared/store/records.ts';
+import { checkConsistency } from '../support/consistency.ts';
 import { call, environmentToken, expectError, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
 import { doc, ids, type licensing, listeningAccount } from './support/licensing.ts';
 import { ofKind, type Receiver } from './support/receiver.ts';
@@ -491,6 +492,82 @@ describe('what removals take with them', () => {
     expect(await getItem(entitlementHolderKey(account.id, feature.id, 'policies', g.policy.id))).toBeUndefined();
     expect((await pointersOf(feature.id)).map((pointer) => pointer.holderId)).toEqual([survivor.policy.id]);
     expect(await listed(survivor.policyPath)).toEqual([feature.id]);
+  });
+});
+
+describe('one request after another never meets a conflict', () => {
+  /** Attaches to `holder`, expecting 200 and nothing else. */
+  const attached = async (holder: string, entitlementIds: string[]) => {
+    const reply = await attach(holder, entitlementIds);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  };
+
+  for (const which of ['policy', 'license'] as const) {
+    it(`a ${which}: attach, delete the entitlement, attach another, and another`, async () => {
+      const g = await holders();
+      const path = which === 'policy' ? g.policyPath : g.licensePath;
+      const [first, second, third] = await Promise.all([entitlement(), entitlement(), entitlement()]);
+      await attached(path, [first.id]);
+      expect((await l.api('DELETE', `/entitlements/${first.id}`)).status).toBe(204);
+      expect(await listed(path)).toEqual([]);
+      await attached(path, [second.id]);
+      await attached(path, [third.id]);
+      expect(await listed(path)).toEqual(sorted(second.id, third.id));
+    });
+
+    it(`a ${which}: detach every entitlement, then attach again`, async () => {
+      const g = await holders();
+      const path = which === 'policy' ? g.policyPath : g.licensePath;
+      const [first, second] = await Promise.all([entitlement(), entitlement()]);
+      await attached(path, [first.id]);
+      expect((await detach(path, [first.id])).status).toBe(204);
+      await attached(path, [second.id]);
+      await attached(path, [first.id]);
+      expect(await listed(path)).toEqual(sorted(first.id, second.id));
+    });
+  }
+
+  it('an entitlement deleted while attached to 3 policies and 2 licenses leaves each free to take others', async () => {
+    const groups = await Promise.all([holders(), holders(), holders(), holders(), holders()]);
+    // Three policies, and two licenses of other policies (a license may not hold what its policy holds).
+    const paths = [...groups.slice(0, 3).map((g) => g.policyPath), ...groups.slice(3).map((g) => g.licensePath)];
+    const doomed = await entitlement();
+    for (const path of paths) await attached(path, [doomed.id]);
+    expect((await l.api('DELETE', `/entitlements/${doomed.id}`)).status).toBe(204);
+    for (const path of paths) {
+      const [next, after] = await Promise.all([entitlement(), entitlement()]);
+      await attached(path, [next.id]);
+      await attached(path, [after.id]);
+      if (path.startsWith('/policies')) expect(await listed(path)).toEqual(sorted(next.id, after.id));
+    }
+    const violations = await checkConsistency({ accountId: account.id });
+    expect(violations.filter((v) => v.rule.startsWith('entitlement') || v.rule === 'parent-missing')).toEqual([]);
+  });
+
+  it('attaches racing the delete of their entitlement leave every set as it should be', async () => {
+    const groups = await Promise.all([holders(), holders(), holders(), holders()]);
+    const paths = [groups[0]!.policyPath, groups[1]!.policyPath, groups[2]!.licensePath, groups[3]!.licensePath];
+    for (let round = 0; round < 3; round++) {
+      const [raced, kept] = await Promise.all([entitlement(), entitlement()]);
+      await attached(paths[round % paths.length]!, [raced.id]);
+      const replies = await Promise.all([
+        l.api('DELETE', `/entitlements/${raced.id}`),
+        ...paths.map((path) => attach(path, [raced.id, kept.id])),
+      ]);
+      expect(replies[0]!.status).toBe(204);
+      for (const reply of replies.slice(1)) {
+        // Each attach comes before the delete (200) or after it (422 not found; or taken where the round's first attach stands).
+        if (reply.status !== 200) expectError(reply, 422, {});
+        expect(['ENTITLEMENT_NOT_FOUND', 'ENTITLEMENT_TAKEN', 'ENTITLEMENT_CONFLICT', undefined]).toContain(reply.body.errors?.[0]?.code);
+      }
+      for (const path of paths) expect(await listed(path)).not.toContain(raced.id);
+    }
+    for (const path of paths) {
+      // Every holder still takes a new entitlement in one request.
+      await attached(path, [(await entitlement()).id]);
+    }
+    const violations = await checkConsistency({ accountId: account.id });
+    expect(violations.filter((v) => v.rule.startsWith('entitlement') || v.rule === 'parent-missing')).toEqual([]);
   });
 });
 

@@ -20,6 +20,7 @@ import {
   entryCount,
   type Holder,
   holderOf,
+  isTombstoned,
   pointAt,
   removeFromSet,
   removeSetsOf,
@@ -1080,7 +1081,7 @@ describe('entitlement access patterns', () => {
       entitlements.map((e) => e.id),
     );
     const tx = new Transaction();
-    addToSet(tx, holder, attachments, entryCount(await getItem(setKeyOf(holder))), changed);
+    addToSet(tx, holder, attachments, await getItem(setKeyOf(holder)), changed);
     await tx.commit();
     return attachments;
   }
@@ -1122,17 +1123,17 @@ describe('entitlement access patterns', () => {
     const [own] = (await attachmentsOf(license)).filter((x) => x.entitlementId === c.id);
     const stale = { ...own!, id: randomUUID() };
     const refused = new Transaction();
-    removeFromSet(refused, license, [stale], new Error('stale'));
+    removeFromSet(refused, license, [stale], await getItem(setKeyOf(license)), new Error('stale'));
     await expect(refused.commit()).rejects.toThrow('stale');
     const detach = new Transaction();
-    removeFromSet(detach, license, [own!], new Error('changed'));
+    removeFromSet(detach, license, [own!], await getItem(setKeyOf(license)), new Error('changed'));
     await detach.commit();
     expect((await attachmentsOf(license)).map((x) => x.entitlementId)).toEqual([d.id]);
 
     // Of concurrent attaches of different entitlements judged on the same count, one commits (the
     // others read again: the limit is judged on what is there); the count follows the entries.
     const others = [await addEntitlement(), await addEntitlement(), await addEntitlement()];
-    const counted = entryCount(await getItem(setKeyOf(license)));
+    const counted = await getItem(setKeyOf(license));
     const racing = await Promise.allSettled(
       others.map((other) => {
         const racer = new Transaction();
@@ -1148,6 +1149,21 @@ describe('entitlement access patterns', () => {
     );
     expect(racing.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     expect(entryCount(await getItem(setKeyOf(license)))).toBe((await attachmentsOf(license)).length);
+
+    // A count at 0 after its last detach, or one that drifted from the entries, takes the next
+    // attach as read and is set to the entries.
+    const emptied = asHolder((await addGraph(null)).policy);
+    const [first, second] = await attachTo(emptied, [await addEntitlement(), await addEntitlement()]);
+    const last = new Transaction();
+    removeFromSet(last, emptied, [first!, second!], await getItem(setKeyOf(emptied)), new Error('changed'));
+    await last.commit();
+    expect((await getItem(setKeyOf(emptied)))?.n).toBe(0);
+    await attachTo(emptied, [await addEntitlement()]);
+    const drifted = new Transaction();
+    drifted.patch(setKeyOf(emptied), {}, { n: 5 });
+    await drifted.commit();
+    await attachTo(emptied, [await addEntitlement()]);
+    expect(entryCount(await getItem(setKeyOf(emptied)))).toBe(2);
   });
 
   it('46: finds every holder of an entitlement in its own partition, and detaches it from each; removed holders take their sets and pointers', async () => {
@@ -1157,14 +1173,24 @@ describe('entitlement access patterns', () => {
     await attachTo(asHolder(g2.license), [shared, other]);
     const pointers = await partitionItems(undefined, entitlementHoldersPartition(accountId, shared.id));
     expect(pointers.map((p) => p.SK).sort()).toEqual([`LICENSE#${g2.license.id}`, `POLICY#${g1.policy.id}`].sort());
-    // A pointer whose attachment never committed is passed over.
-    await pointAt(asHolder(g1.license), [shared.id]);
+    // A pointer whose attachment has not committed (an attach under way, which read the set
+    // before the removal) leaves a tombstone in its set: the attach fails on the set's version.
+    const underWay = asHolder(g1.license);
+    await pointAt(underWay, [shared.id]);
+    const readBefore = await getItem(setKeyOf(underWay));
 
     await detachEverywhere(accountId, shared.id);
     expect(await partitionItems(undefined, entitlementHoldersPartition(accountId, shared.id))).toEqual([]);
     expect(await attachmentsOf(asHolder(g1.policy))).toEqual([]);
     expect((await attachmentsOf(asHolder(g2.license))).map((x) => x.entitlementId)).toEqual([other.id]);
-    expect(await getItem(entitlementSetKey(accountId, 'licenses', g1.license.id))).toBeUndefined();
+    expect(await attachmentsOf(underWay)).toEqual([]);
+    expect(isTombstoned(await getItem(setKeyOf(underWay)), shared.id)).toBe(true);
+    const late = new Transaction();
+    const attachment = { ...underWay, id: randomUUID(), entitlementId: shared.id, created: new Date().toISOString() };
+    addToSet(late, underWay, [attachment], readBefore, new Error('changed'));
+    await expect(late.commit()).rejects.toThrow('changed');
+    await attachTo(underWay, [other]);
+    expect((await attachmentsOf(underWay)).map((x) => x.entitlementId)).toEqual([other.id]);
 
     await removeSetsOf([g2.license as unknown as Item]);
     expect(await getItem(entitlementSetKey(accountId, 'licenses', g2.license.id))).toBeUndefined();

@@ -6,13 +6,22 @@
  * - a license's effective set (its policy's attachments and its own) is one BatchGetItem of two
  *   items, whatever their size;
  * - attaching or detaching up to 100 entitlements is one conditional write of one item: all or
- *   nothing, each attachment's attribute required absent (attach) or as read (detach), so of two
- *   concurrent attaches of the same entitlement one wins.
+ *   nothing, judged on the set as read. Every write of a set adds 1 to its version `v`, and an
+ *   attach or a detach requires the version it read, so of two concurrent changes of one set one
+ *   wins and the other reads again. Its count `n` is set to the entries read and those added or
+ *   removed, so a count that drifted from its entries is put right by the next change.
  *
  * Each attachment also leaves a pointer in the entitlement's own partition
  * (`entitlementHolderKey`), written before the set's commit and removed after a detach, so that
  * removing the entitlement finds every set that holds it. A pointer whose attachment never
  * committed is harmless: who follows it finds nothing to remove.
+ *
+ * Removing an entitlement races the attaches of it that read it before it went (an attach names
+ * up to 100 entitlements: its commit has no room to check each record). The removal marks the
+ * record first, and an attach reads the records again once its pointers are written, refusing
+ * one marked; where a pointer names a set that does not hold the entitlement (an attach under
+ * way), the removal leaves a tombstone in that set (`gone#<entitlementId>`, a write of the set:
+ * the attach under way fails on the version, reads again and finds the tombstone).
  */
 import { conflict } from '../../errors.ts';
 import {
@@ -56,6 +65,8 @@ export type LicenseRef = { accountId: string; id: string; policyId: string };
 
 const ENTRY = 'entitlement#';
 const entryName = (entitlementId: string) => `${ENTRY}${entitlementId}`;
+/** The attribute a removed entitlement leaves in a set an attach of it was under way to. */
+const tombstoneName = (entitlementId: string) => `gone#${entitlementId}`;
 
 /** A policy or license (record or stored item) as a holder. */
 export function holderOf(record: Record<string, unknown>): Holder {
@@ -126,18 +137,27 @@ export async function effectiveEntitlements(license: LicenseRef): Promise<Entitl
   return entitlementsById(license.accountId, await effectiveEntitlementIds(license));
 }
 
-/** The attribute of a set item counting its entries: what an attach's limit is judged on. */
+/** The attribute of a set item counting its entries. */
 const COUNT = 'n';
+/** The attribute of a set item every write of it adds 1 to: what an attach or a detach requires as read. */
+const VERSION = 'v';
 
 /** How many entries a set item holds, as its count says (0 when it does not exist). */
 export const entryCount = (item: Item | undefined): number => (item?.[COUNT] as number | undefined) ?? 0;
 
+/** The entries a set item holds, by their attributes (0 when it does not exist). */
+const entriesIn = (item: Item | undefined): number => Object.keys(item ?? {}).filter((name) => name.startsWith(ENTRY)).length;
+
+/** Whether a removed entitlement left its tombstone in this set item. */
+export const isTombstoned = (item: Item | undefined, entitlementId: string): boolean => item?.[tombstoneName(entitlementId)] !== undefined;
+
 /**
  * Adds attachments to their holder's set (creating it), all or none: the transaction fails with
- * `changed` if any of them is there already, or if the set's count is no longer `count` (another
- * attach or detach came first: the caller reads again, so the limit is judged on what is there).
+ * `changed` if any of them is there already or the set is no longer as read in `set` (another
+ * change came first: the caller reads again, so the limit, the tombstones and what is attached
+ * are judged on what is there).
  */
-export function addToSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], count: number, changed: Error): void {
+export function addToSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], set: Item | undefined, changed: Error): void {
   const { accountId, environmentId } = holder;
   const entries = Object.fromEntries(
     attachments.map((a) => [entryName(a.entitlementId), { id: a.id, created: a.created } satisfies Entry]),
@@ -146,17 +166,28 @@ export function addToSet(tx: Transaction, holder: Holder, attachments: readonly 
   const membership = environmentId ? { ENVPK: environmentMembership(accountId, environmentId) } : {};
   tx.patch(
     setKeyOf(holder),
-    { accountId, environmentId, ...membership, ...entries },
-    { [COUNT]: attachments.length },
-    { state: { ...absent, [COUNT]: count === 0 ? undefined : count }, changed },
+    { accountId, environmentId, ...membership, ...entries, [COUNT]: entriesIn(set) + attachments.length },
+    { [VERSION]: 1 },
+    { state: { ...absent, [VERSION]: set?.[VERSION] }, changed },
   );
 }
 
-/** Removes attachments from their holder's set, all or none: the transaction fails with `changed` unless each is as read. */
-export function removeFromSet(tx: Transaction, holder: Holder, attachments: readonly Attachment[], changed: Error): void {
+/** Removes attachments from their holder's set, all or none: the transaction fails with `changed` unless each and the set are as read in `set`. */
+export function removeFromSet(
+  tx: Transaction,
+  holder: Holder,
+  attachments: readonly Attachment[],
+  set: Item | undefined,
+  changed: Error,
+): void {
   const removed = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), null]));
   const asRead = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), { id: a.id, created: a.created } satisfies Entry]));
-  tx.patch(setKeyOf(holder), removed, { [COUNT]: -attachments.length }, { state: asRead, changed });
+  tx.patch(
+    setKeyOf(holder),
+    { ...removed, [COUNT]: entriesIn(set) - attachments.length },
+    { [VERSION]: 1 },
+    { state: { ...asRead, [VERSION]: set?.[VERSION] }, changed },
+  );
 }
 
 /** Fails the transaction with `changed` if the holder's set holds any of these entitlements (e.g. a license's policy). */
@@ -210,10 +241,12 @@ const DETACH_CHUNK = 40;
 const ATTEMPTS = 3;
 
 /**
- * Detaches an entitlement from every policy and license holding it, before the entitlement
- * goes: its pointers (a strongly consistent Query of its partition), then per chunk the sets they
- * name, and one transaction removing the attribute from each set that still holds it (as read:
- * a set changed meanwhile is read again) and the pointers.
+ * Detaches an entitlement from every policy and license holding it, once its record is marked as
+ * being removed (no attach that reads it from then on commits it): its pointers (a strongly
+ * consistent Query of its partition), then per chunk the sets they name, and one transaction
+ * removing the attribute from each set that still holds it (as read: a set changed meanwhile is
+ * read again), leaving a tombstone in each set a pointer names that does not hold it (an attach
+ * under way), and removing the pointers.
  */
 export async function detachEverywhere(accountId: string, entitlementId: string): Promise<void> {
   const pointers = await partitionItems(undefined, entitlementHoldersPartition(accountId, entitlementId));
@@ -228,7 +261,12 @@ export async function detachEverywhere(accountId: string, entitlementId: string)
       for (const pointer of chunk) {
         const key = setKeyOf(holderAt(pointer));
         const entry = sets.find((set) => set.PK === key.PK)?.[name];
-        if (entry !== undefined) tx.patch(key, { [name]: null }, { [COUNT]: -1 }, { state: { [name]: entry }, changed });
+        if (entry !== undefined) tx.patch(key, { [name]: null }, { [COUNT]: -1, [VERSION]: 1 }, { state: { [name]: entry }, changed });
+        else {
+          const membership = pointer.ENVPK === undefined ? {} : { ENVPK: pointer.ENVPK };
+          const tombstone = { accountId, ...membership, [tombstoneName(entitlementId)]: true };
+          tx.patch(key, tombstone, { [VERSION]: 1 }, { state: { [name]: undefined }, changed });
+        }
         tx.remove({ PK: pointer.PK, SK: pointer.SK });
       }
       try {

@@ -11,6 +11,8 @@ export interface EntitlementRecord extends StoredRecord {
   name: string;
   code: string;
   metadata: Record<string, unknown>;
+  /** Set while its removal detaches it everywhere: no attach takes it from then on (attachments.ts). */
+  removing?: true;
 }
 
 export const ENTITLEMENT_CODE_MARKER = 'ENTITLEMENT_CODE';

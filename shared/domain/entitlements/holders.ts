@@ -27,9 +27,9 @@ import {
   dropPointers,
   effectiveEntitlements,
   entitlementsById,
-  entryCount,
   type Holder,
   holderOf,
+  isTombstoned,
   pointAt,
   removeFromSet,
   requireNoneHeld,
@@ -87,8 +87,15 @@ export async function holderEntitlements(actor: Actor, holder: EntitlementHolder
   return visible(actor, records);
 }
 
-/** The holder's own attachments and, for a license, its policy's: one BatchGetItem. */
-async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachment[]; count: number }> {
+/** What an attach or a detach reads of the sets: the holder's own set item as read, its attachments and, for a license, its policy's. */
+interface Sets {
+  set: Item | undefined;
+  own: Attachment[];
+  policy: Attachment[];
+}
+
+/** The holder's own set and, for a license, its policy's: one BatchGetItem. */
+async function setsOf(item: Item): Promise<Sets> {
   const holder = holderOf(item);
   const policy =
     holder.holder === 'licenses'
@@ -97,16 +104,22 @@ async function setsOf(item: Item): Promise<{ own: Attachment[]; policy: Attachme
   const keys = [setKeyOf(holder), ...(policy ? [setKeyOf(policy)] : [])];
   const items = await getItems(keys);
   const setAt = (index: number) => items.find((found) => found.PK === keys[index]?.PK);
-  return { own: attachmentsIn(holder, setAt(0)), policy: policy ? attachmentsIn(policy, setAt(1)) : [], count: entryCount(setAt(0)) };
+  return { set: setAt(0), own: attachmentsIn(holder, setAt(0)), policy: policy ? attachmentsIn(policy, setAt(1)) : [] };
+}
+
+/** Entitlements by id that exist and are not being removed (one BatchGetItem). */
+async function attachableRecords(accountId: string, ids: readonly string[]): Promise<Item[]> {
+  const found = await getItems(ids.map((id) => recordKey(accountId, 'entitlements', id)));
+  return found.filter((item) => !(item as Partial<EntitlementRecord>).removing);
 }
 
 /**
  * The entitlements a body names, each found (one BatchGetItem: in the scope, within the bearer's
- * reach) or undefined: an id that is no UUID names nothing.
+ * reach, not being removed) or undefined: an id that is no UUID names nothing.
  */
 async function named(actor: Actor, refs: readonly EntitlementRef[]): Promise<(Item | undefined)[]> {
   const ids = [...new Set(refs.map((ref) => ref.id.toLowerCase()).filter(isUuid))];
-  const found = await getItems(ids.map((id) => recordKey(actor.scope.accountId, 'entitlements', id)));
+  const found = await attachableRecords(actor.scope.accountId, ids);
   const usable = new Map<string, Item>();
   for (const item of found) {
     const inScope = canRead(actor.scope, 'entitlements', (item.environmentId as string | null | undefined) ?? null);
@@ -127,8 +140,14 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const attachments: Attachment[] = ids.map((entitlementId) => ({ ...holder, id: randomUUID(), entitlementId, created: timestamp }));
     const changed = conflict('The entitlements changed while this request was made; retry it');
     await pointAt(holder, ids);
+    // Read again once the pointers are there: an entitlement whose removal began meanwhile is
+    // refused here, and a removal that began later finds the pointers (attachments.ts).
+    const still = new Set((await attachableRecords(holder.accountId, ids)).map((found) => found.id));
+    const gone = ids.findIndex((entitlementId) => !still.has(entitlementId)); // ids[i] is what refs[i] names
+    const ref = refs[gone];
+    if (ref) throw notFound(ref, gone);
     const tx = new Transaction();
-    addToSet(tx, holder, attachments, sets.count, changed);
+    addToSet(tx, holder, attachments, sets.set, changed);
     tx.requireExists({ PK: item.PK, SK: item.SK }, new RecordNotFound(holderType, id));
     if (holderType === 'licenses') {
       requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId as string }, ids, changed);
@@ -148,18 +167,17 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
   }
 }
 
+const notFound = (ref: EntitlementRef, index: number) =>
+  ruleBroken('ENTITLEMENT_NOT_FOUND', `entitlement '${ref.id}' was not found`, pointer(index));
+
 /** The ids to attach, in the body's order; 422 at the first entitlement that may not be attached. */
-function attachable(
-  refs: readonly EntitlementRef[],
-  entitlements: readonly (Item | undefined)[],
-  sets: { own: Attachment[]; policy: Attachment[] },
-) {
+function attachable(refs: readonly EntitlementRef[], entitlements: readonly (Item | undefined)[], sets: Sets) {
   const own = new Set(sets.own.map((a) => a.entitlementId));
   const throughPolicy = new Set(sets.policy.map((a) => a.entitlementId));
   const ids: string[] = [];
   for (const [index, ref] of refs.entries()) {
     const entitlement = entitlements[index];
-    if (!entitlement) throw ruleBroken('ENTITLEMENT_NOT_FOUND', `entitlement '${ref.id}' was not found`, pointer(index));
+    if (!entitlement || isTombstoned(sets.set, entitlement.id as string)) throw notFound(ref, index);
     const entitlementId = entitlement.id as string;
     if (own.has(entitlementId) || ids.includes(entitlementId)) {
       throw ruleBroken('ENTITLEMENT_TAKEN', `entitlement '${ref.id}' is already attached`, pointer(index));
@@ -180,10 +198,11 @@ export async function detachEntitlements(actor: Actor, holderType: EntitlementHo
   const item = await holderItem(actor, holderType, id, 'detach');
   const holder: Holder = holderOf(item);
   for (let attempt = 1; ; attempt++) {
-    const detached = detachable(refs, await setsOf(item));
+    const sets = await setsOf(item);
+    const detached = detachable(refs, sets);
     const changed = conflict('The entitlements changed while this request was made; retry it');
     const tx = new Transaction();
-    removeFromSet(tx, holder, detached, changed);
+    removeFromSet(tx, holder, detached, sets.set, changed);
     await emitEvent(tx, originOf(holder, actor.scope), `${SINGULAR[holderType]}.entitlements.detached`, detached.map(attachmentDocument));
     // The pointers only help find the attachments: once these are gone, they may go after the commit.
     tx.afterCommit(() =>
@@ -205,7 +224,7 @@ export async function detachEntitlements(actor: Actor, holderType: EntitlementHo
  * The attachments to remove, in the body's order: 403 for one a license holds through its policy
  * (detach it from the policy), then 422 for one that is not attached (or named twice).
  */
-function detachable(refs: readonly EntitlementRef[], sets: { own: Attachment[]; policy: Attachment[] }): Attachment[] {
+function detachable(refs: readonly EntitlementRef[], sets: Sets): Attachment[] {
   const key = (ref: EntitlementRef) => ref.id.toLowerCase();
   for (const [index, ref] of refs.entries()) {
     if (sets.policy.some((a) => a.entitlementId === key(ref))) {

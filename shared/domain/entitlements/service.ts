@@ -100,10 +100,19 @@ export async function updateEntitlement(actor: Actor, id: string, changes: Entit
   return next;
 }
 
-/** Detaches the entitlement everywhere, then removes it with its code in a last transaction. */
+/**
+ * Marks the entitlement as being removed (attaches refuse it from then on), detaches it
+ * everywhere, then removes it with its code in a last transaction. A removal cut short leaves
+ * the mark, and the next DELETE finishes it.
+ */
 export async function deleteEntitlement(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'entitlements', id, 'delete');
   const removed = toRecord<EntitlementRecord>(item);
+  if (!removed.removing) {
+    const mark = new Transaction();
+    mark.update(item, { removing: true }, { missing: new RecordNotFound('entitlements', id) });
+    await mark.commit();
+  }
   await detachEverywhere(removed.accountId, removed.id);
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('entitlements', id));
