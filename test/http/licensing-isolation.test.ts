@@ -195,3 +195,80 @@ describe('licensing isolation: records hanging on global ones', () => {
     expect(await verdict('A', { fingerprint })).toBe('NOT_FOUND');
   });
 });
+
+// A SHARED environment reads global records and never changes them (docs/authorization.md): a global
+// license's clock starts only from the global environment, whatever the route that would start it.
+// After the matrix too: these add global records, which the lists above count.
+describe.concurrent('licensing isolation: a global license seen from SHARED keeps its clock unstarted', () => {
+  const DAY = 86_400;
+
+  /** A global license for one machine under a new global policy lasting a day from `expirationBasis`. */
+  async function globalLicense(expirationBasis: 'FROM_FIRST_VALIDATION' | 'FROM_FIRST_ACTIVATION') {
+    const product = await l.product();
+    const policy = await l.policy(product.id, { duration: DAY, expirationBasis, maxMachines: 1 });
+    return l.license(policy.id);
+  }
+
+  /** The license as the account's admin reads it in the global environment. */
+  const stored = async (id: string) => (await l.api('GET', `/licenses/${id}`)).body.data.attributes;
+
+  /** The clock started: the expiry is a day after the write that set it. */
+  const expectStarted = (attributes: { expiry: string | null; updated: string }) =>
+    expect(Date.parse(attributes.expiry ?? '') - Date.parse(attributes.updated)).toBe(DAY * 1000);
+
+  const validateKey = (key: string, from: Home, scope?: Record<string, unknown>) =>
+    call('POST', `${account.path}/licenses/actions/validate-key`, { ...env(from), body: { meta: { key, ...(scope ? { scope } : {}) } } });
+
+  it('POST /licenses/<id>/actions/validate with its license token from SHARED: answered unstarted, nothing written; from global it starts', async () => {
+    const license = await globalLicense('FROM_FIRST_VALIDATION');
+    const token = await l.licenseToken(license.id);
+    const validate = (headers: Record<string, string>) =>
+      call('POST', `${account.path}/licenses/${license.id}/actions/validate`, { token, headers });
+    // Keygen's SDKs name the environment in Keygen-Environment.
+    const shared = await validate({ 'keygen-environment': code.B });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    expect(shared.body.meta).toMatchObject({ valid: true, code: 'VALID' });
+    expect(shared.body.data.attributes.expiry).toBeNull();
+    expect(await stored(license.id)).toMatchObject({ expiry: null, updated: license.attributes.updated });
+    const global = await validate({});
+    expect(global.body.meta.code).toBe('VALID');
+    expectStarted(global.body.data.attributes);
+    expect((await stored(license.id)).expiry).toBe(global.body.data.attributes.expiry);
+  });
+
+  it('POST /licenses/actions/validate-key without a bearer from SHARED: answered unstarted, nothing written; from global it starts', async () => {
+    const license = await globalLicense('FROM_FIRST_VALIDATION');
+    const shared = await validateKey(license.attributes.key, 'B');
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    expect(shared.body.meta).toMatchObject({ valid: true, code: 'VALID' });
+    expect(shared.body.data.attributes.expiry).toBeNull();
+    expect(await stored(license.id)).toMatchObject({ expiry: null, updated: license.attributes.updated });
+    const global = await validateKey(license.attributes.key, 'global');
+    expect(global.body.meta.code).toBe('VALID');
+    expectStarted(global.body.data.attributes);
+    expect((await stored(license.id)).expiry).toBe(global.body.data.attributes.expiry);
+  });
+
+  it('POST /machines from SHARED: the machine is activated and counted, the license stays unstarted; the first global machine starts it', async () => {
+    const license = await globalLicense('FROM_FIRST_ACTIVATION');
+    const byKey = { authorization: `License ${license.attributes.key}` };
+    const machine = await l.machine(license.id, {}, { ...byKey, ...env('B') });
+    expect(await stored(license.id)).toMatchObject({ expiry: null, updated: license.attributes.updated });
+    // Seen from SHARED: its machine there matches, the license unstarted.
+    const shared = await validateKey(license.attributes.key, 'B', { fingerprint: machine.attributes.fingerprint });
+    expect(shared.body.meta).toMatchObject({ valid: true, code: 'VALID' });
+    expect(shared.body.data.attributes.expiry).toBeNull();
+    // The seat it took counts in every environment: the license has no second one.
+    expectCode(
+      await l.api('POST', '/machines', {
+        ...byKey,
+        body: doc('machines', { fingerprint: `fp-${randomUUID()}` }, { license: ref('licenses', license.id) }),
+      }),
+      422,
+      'MACHINE_LIMIT_EXCEEDED',
+    );
+    expect((await l.api('DELETE', `/machines/${machine.id}`, { ...byKey, ...env('B') })).status).toBe(204);
+    await l.machine(license.id, {}, byKey);
+    expectStarted(await stored(license.id));
+  });
+});

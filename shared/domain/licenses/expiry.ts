@@ -4,11 +4,14 @@
  * machine (FROM_FIRST_ACTIVATION), each time to the start plus the policy's duration; and how a
  * renewal moves it. A policy without a duration sets no expiry. The later two bases set an expiry
  * only while the license has none, with a condition saying so, so that concurrent first
- * validations or activations set it once.
+ * validations or activations set it once. Only a request that may change the license starts its
+ * clock: a SHARED environment reads a global license but never writes it (docs/authorization.md),
+ * so a global license's clock starts only from the global environment.
  */
 import { conflict } from '../../errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { getItem, type Item } from '../../store/records.ts';
+import { canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { Expiration } from '../policies/policy.ts';
 import { now } from '../rules.ts';
@@ -24,9 +27,15 @@ export function expiryAtCreation(given: string | null | undefined, expiration: E
   return after(Date.parse(created), expiration.duration);
 }
 
-/** The duration `basis` starts now for this license: when it is the policy's basis, with a duration, and the license has no expiry yet. */
-const durationStarting = (license: Item, expiration: Expiration, basis: Expiration['expirationBasis']) =>
-  expiration.expirationBasis === basis && license.expiry == null ? expiration.duration : null;
+/**
+ * The duration `basis` starts now for this license: when it is the policy's basis, with a
+ * duration, the license has no expiry yet and `scope` may change it. From a SHARED environment a
+ * global license stays unstarted: it is judged and shown as it stands, and nothing is written.
+ */
+const durationStarting = (scope: Scope, license: Item, expiration: Expiration, basis: Expiration['expirationBasis']) =>
+  expiration.expirationBasis === basis && license.expiry == null && canWrite(scope, (license.environmentId as string | null) ?? null)
+    ? expiration.duration
+    : null;
 
 /** Lost the race to set an expiry: another request set it first. */
 class ExpiryAlreadySet extends Error {}
@@ -36,8 +45,8 @@ class ExpiryAlreadySet extends Error {}
  * its expiry, before the verdict, so that the verdict and the answer's license show it. Of
  * concurrent first validations one writes; the others read the expiry it wrote.
  */
-export async function startExpiryOnValidation(license: Item, expiration: Expiration): Promise<Item> {
-  const duration = durationStarting(license, expiration, 'FROM_FIRST_VALIDATION');
+export async function startExpiryOnValidation(scope: Scope, license: Item, expiration: Expiration): Promise<Item> {
+  const duration = durationStarting(scope, license, expiration, 'FROM_FIRST_VALIDATION');
   if (duration === null) return license;
   const tx = new Transaction();
   const timestamp = now();
@@ -58,12 +67,19 @@ export async function startExpiryOnValidation(license: Item, expiration: Expirat
 
 /**
  * The machine-create transaction's hold on its license: it must still exist (else `missing`), and
- * under FROM_FIRST_ACTIVATION a license without an expiry gets one with this machine. The write
+ * under FROM_FIRST_ACTIVATION a license without an expiry gets one with this machine (not a
+ * global license's machine activated inside a SHARED environment: see durationStarting). The write
  * is conditional on the expiry being still unset: of concurrent first activations one sets it
  * and the others answer 409, to be retried (they then find the expiry set).
  */
-export function holdLicenseForActivation(tx: Transaction, license: Item, expiration: Expiration, missing: Error): string | undefined {
-  const duration = durationStarting(license, expiration, 'FROM_FIRST_ACTIVATION');
+export function holdLicenseForActivation(
+  tx: Transaction,
+  scope: Scope,
+  license: Item,
+  expiration: Expiration,
+  missing: Error,
+): string | undefined {
+  const duration = durationStarting(scope, license, expiration, 'FROM_FIRST_ACTIVATION');
   if (duration === null) {
     tx.requireExists({ PK: license.PK, SK: license.SK }, missing);
     return undefined;

@@ -14,7 +14,8 @@
  * validation needs cost further reads.
  *
  * Before the verdict, a license of a FROM_FIRST_VALIDATION policy that has no expiry yet gets one
- * (expiry.ts), whatever the verdict, so that the verdict and the answer show it.
+ * (expiry.ts), whatever the verdict, so that the verdict and the answer show it; not a global
+ * license validated from a SHARED environment, which only reads it: it is judged unstarted.
  *
  * The checks run in Keygen's order (CHECKS below); the first that fails gives the verdict, not
  * valid but for a strict policy's limit passed within its overage allowance. The machine scopes
@@ -408,7 +409,7 @@ async function validate(requester: Requester, item: Item, reads: ValidationReads
   const policy = reads.record(accountId, 'policies', item.policyId as string);
   const owner = reads.record(accountId, 'users', item.ownerId as string | null);
   const expiration = expirationOf(policy);
-  const license = toRecord<LicenseRecord>(await startExpiryOnValidation(item, expiration));
+  const license = toRecord<LicenseRecord>(await startExpiryOnValidation(requester.scope, item, expiration));
   const limits = limitsOf(policy);
   const given = echo.scope ?? {};
   const subject: Subject = {

@@ -129,9 +129,10 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   // maxMachines and maxCores count the license's machines in every environment together (seats.ts).
   takeSeat(tx, machine, machine.countedCores ?? 0, limits);
   // The license must still exist, and its policy and product (never a machine under a removal);
-  // under FROM_FIRST_ACTIVATION its first machine also starts its expiry.
+  // under FROM_FIRST_ACTIVATION its first machine also starts its expiry (never from a SHARED
+  // environment on a global license, which it only reads: expiry.ts).
   const licenseGone = ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license');
-  const startedExpiry = holdLicenseForActivation(tx, licenseItem, expirationOf(policy), licenseGone);
+  const startedExpiry = holdLicenseForActivation(tx, actor.scope, licenseItem, expirationOf(policy), licenseGone);
   requireAncestry(tx, machine, ['policies', 'products'], licenseGone);
   // Its owner too: a deleted user's links are cleared after its delete, which would miss this one.
   if (owner)
