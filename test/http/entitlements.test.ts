@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitlementHolderKey, entitlementHoldersPartition, entitlementSetKey } from '#shared/store/keys.ts';
 import { partitionItems } from '#shared/store/paging.ts';
 import { getItem } from '#shared/store/records.ts';
+import { Transaction } from '#shared/store/transaction.ts';
 import { checkConsistency } from '../support/consistency.ts';
 import { call, environmentToken, expectError, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
 import { doc, ids, type licensing, listeningAccount } from './support/licensing.ts';
@@ -526,6 +527,23 @@ describe('one request after another never meets a conflict', () => {
       expect(await listed(path)).toEqual(sorted(first.id, second.id));
     });
   }
+
+  it('a set as an earlier version left it (its count at 0 with no entries, or drifted) takes the next attach and is put right', async () => {
+    const g = await holders();
+    const [first, second, third] = await Promise.all([entitlement(), entitlement(), entitlement()]);
+    await attached(g.policyPath, [first.id]);
+    await attached(g.licensePath, [second.id]);
+    // As an entitlement's delete left a set before: its entry gone, its count at 0, no version.
+    const damage = new Transaction();
+    damage.patch(entitlementSetKey(account.id, 'policies', g.policy.id), { [`entitlement#${first.id}`]: null, n: 0, v: null });
+    damage.patch(entitlementSetKey(account.id, 'licenses', g.license.id), { n: 7, v: null });
+    await damage.commit();
+    await attached(g.policyPath, [third.id]);
+    await attached(g.licensePath, [first.id]);
+    expect(await listed(g.policyPath)).toEqual([third.id]);
+    expect((await getItem(entitlementSetKey(account.id, 'policies', g.policy.id)))?.n).toBe(1);
+    expect((await getItem(entitlementSetKey(account.id, 'licenses', g.license.id)))?.n).toBe(2);
+  });
 
   it('an entitlement deleted while attached to 3 policies and 2 licenses leaves each free to take others', async () => {
     const groups = await Promise.all([holders(), holders(), holders(), holders(), holders()]);

@@ -268,6 +268,24 @@ describe('the consistency checker', () => {
     );
   });
 
+  it('finds a tombstone of an entitlement that exists, and an entitlement whose removal was cut short', async () => {
+    const { accountId, record, found } = handMade();
+    const product = record('products');
+    const policy = record('policies', { productId: product.id });
+    const live = record('entitlements');
+    const removing = record('entitlements', { removing: true });
+    const set = {
+      ...entitlementSetKey(accountId, 'policies', policy.id as string),
+      accountId,
+      environmentId: null,
+      [`gone#${live.id}`]: true,
+      [`gone#${randomUUID()}`]: true,
+    };
+    expect(await found([product, policy, live, removing, set])).toEqual(
+      exactly(at('entitlement-tombstone-live', set), at('entitlement-removal-unfinished', removing)),
+    );
+  });
+
   it('finds an account whose slug marker does not name it', async () => {
     const { accountId, found } = handMade();
     const slug = `t-${randomUUID().slice(0, 12)}`;

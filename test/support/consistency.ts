@@ -16,7 +16,8 @@
  * - lookups: a token's lookup and register entry exist for every token and name only tokens that
  *   exist (a lookup without its token is a revoked token that still works); a machine's entry
  *   under its fingerprint likewise; an environment's subscriptions item holds each of its webhook
- *   endpoints as it is, and no other; an attached entitlement exists and has its pointer; an
+ *   endpoints as it is, and no other; an attached entitlement exists and has its pointer, a
+ *   set's tombstone names an entitlement that is gone, no entitlement's removal was cut short; an
  *   account's slug marker names it.
  *
  * What the data model leaves behind on purpose is no violation: counts at 0, a license's seat
@@ -395,7 +396,12 @@ function checkLookups(
   }
 }
 
-/** An entitlement set's `n` is its attachments; each attachment of a holder that exists names an entitlement that exists and has its pointer. */
+/**
+ * An entitlement set's `n` is its attachments; each attachment of a holder that exists names an
+ * entitlement that exists and has its pointer; a tombstone names an entitlement that is gone (one
+ * that exists would be refused to every attach). An entitlement marked as being removed is a
+ * removal cut short (its DELETE, sent again, finishes it).
+ */
 function checkEntitlementSets(items: readonly Item[], has: (key: Key) => boolean, report: Report, purging: (item: Item) => boolean) {
   for (const set of items.filter((item) => ENTITLEMENT_SET.test(item.PK) && !purging(item))) {
     const [, accountId = '', prefix = '', holderId = ''] = ENTITLEMENT_SET.exec(set.PK) ?? [];
@@ -414,5 +420,13 @@ function checkEntitlementSets(items: readonly Item[], has: (key: Key) => boolean
         report('entitlement-pointer-missing', set, `its attachment of ${entitlementId} has no pointer: the entitlement's delete misses it`);
       }
     }
+    for (const name of Object.keys(set).filter((attribute) => attribute.startsWith('gone#'))) {
+      const entitlementId = name.slice('gone#'.length);
+      if (has(recordKey(accountId, 'entitlements', entitlementId)))
+        report('entitlement-tombstone-live', set, `it has a tombstone of entitlement ${entitlementId}, which exists: no attach takes it`);
+    }
+  }
+  for (const entitlement of items.filter((item) => item.type === 'entitlements' && item.SK === '#' && item.removing)) {
+    report('entitlement-removal-unfinished', entitlement, 'it is marked as being removed: its DELETE was cut short');
   }
 }
