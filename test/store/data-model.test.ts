@@ -14,6 +14,7 @@ import {
   addToSet,
   attachmentsOf,
   detachEverywhere,
+  dropPointers,
   effectiveEntitlementIds,
   effectiveEntitlements,
   effectiveSetKeys,
@@ -1076,10 +1077,7 @@ describe('entitlement access patterns', () => {
   async function attachTo(holder: Holder, entitlements: EntitlementRecord[], changed = new Error('changed')): Promise<Attachment[]> {
     const created = new Date().toISOString();
     const attachments = entitlements.map((e) => ({ ...holder, id: randomUUID(), entitlementId: e.id, created }));
-    await pointAt(
-      holder,
-      entitlements.map((e) => e.id),
-    );
+    await pointAt(attachments);
     const tx = new Transaction();
     addToSet(tx, holder, attachments, await getItem(setKeyOf(holder)), changed);
     await tx.commit();
@@ -1176,7 +1174,7 @@ describe('entitlement access patterns', () => {
     // A pointer whose attachment has not committed (an attach under way, which read the set
     // before the removal) leaves a tombstone in its set: the attach fails on the set's version.
     const underWay = asHolder(g1.license);
-    await pointAt(underWay, [shared.id]);
+    await pointAt([{ ...underWay, id: randomUUID(), entitlementId: shared.id, created: new Date().toISOString() }]);
     const readBefore = await getItem(setKeyOf(underWay));
 
     await detachEverywhere(accountId, shared.id);
@@ -1191,6 +1189,16 @@ describe('entitlement access patterns', () => {
     await expect(late.commit()).rejects.toThrow('changed');
     await attachTo(underWay, [other]);
     expect((await attachmentsOf(underWay)).map((x) => x.entitlementId)).toEqual([other.id]);
+
+    // A detach's pointers go after its commit, each only while it names the attachment detached:
+    // an attach of the same entitlement right after has pointed it at its own.
+    const [detached] = await attachmentsOf(asHolder(g2.license));
+    const detach = new Transaction();
+    removeFromSet(detach, asHolder(g2.license), [detached!], await getItem(setKeyOf(asHolder(g2.license))), new Error('changed'));
+    await detach.commit();
+    const [again] = await attachTo(asHolder(g2.license), [other]);
+    await dropPointers([detached!]);
+    expect((await getItem(entitlementHolderKey(accountId, other.id, 'licenses', g2.license.id)))?.attachment).toBe(again!.id);
 
     await removeSetsOf([g2.license as unknown as Item]);
     expect(await getItem(entitlementSetKey(accountId, 'licenses', g2.license.id))).toBeUndefined();

@@ -198,19 +198,38 @@ export function requireNoneHeld(tx: Transaction, holder: Omit<Holder, 'environme
 const pointerKey = (holder: Omit<Holder, 'environmentId'>, entitlementId: string) =>
   entitlementHolderKey(holder.accountId, entitlementId, holder.holder, holder.holderId);
 
-/** The pointers of attachments about to be made (one transaction: at most 100 per attach). */
-export async function pointAt(holder: Holder, entitlementIds: readonly string[]): Promise<void> {
+/** The pointers of attachments about to be made, each naming its attachment (one transaction: at most 100 per attach). */
+export async function pointAt(attachments: readonly Attachment[]): Promise<void> {
   const tx = new Transaction();
-  const membership = holder.environmentId ? { ENVPK: environmentMembership(holder.accountId, holder.environmentId) } : {};
-  for (const id of entitlementIds) tx.put({ ...pointerKey(holder, id), holder: holder.holder, holderId: holder.holderId, ...membership });
+  for (const attachment of attachments) {
+    const membership = attachment.environmentId ? { ENVPK: environmentMembership(attachment.accountId, attachment.environmentId) } : {};
+    tx.put({
+      ...pointerKey(attachment, attachment.entitlementId),
+      holder: attachment.holder,
+      holderId: attachment.holderId,
+      attachment: attachment.id,
+      ...membership,
+    });
+  }
   await tx.commit();
 }
 
-/** Removes the pointers of attachments that are gone (one transaction: at most 100 per detach). */
-export async function dropPointers(holder: Omit<Holder, 'environmentId'>, entitlementIds: readonly string[]): Promise<void> {
-  const tx = new Transaction();
-  for (const id of entitlementIds) tx.remove(pointerKey(holder, id));
-  await tx.commit();
+/**
+ * Removes the pointers of attachments detached, each only while it names the attachment: an
+ * attach of the same entitlement to the same holder right after the detach has pointed it at its
+ * own attachment, which keeps it.
+ */
+export async function dropPointers(attachments: readonly Attachment[]): Promise<void> {
+  const repointed = new Error('the pointer names a later attachment');
+  await Promise.all(
+    attachments.map(async (attachment) => {
+      const tx = new Transaction();
+      tx.remove(pointerKey(attachment, attachment.entitlementId), { state: { attachment: attachment.id }, changed: repointed });
+      await tx.commit().catch((error: unknown) => {
+        if (error !== repointed) throw error;
+      });
+    }),
+  );
 }
 
 /** Operations per transaction when removing in bulk: DynamoDB takes at most 100. */

@@ -139,7 +139,7 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const timestamp = now();
     const attachments: Attachment[] = ids.map((entitlementId) => ({ ...holder, id: randomUUID(), entitlementId, created: timestamp }));
     const changed = conflict('The entitlements changed while this request was made; retry it');
-    await pointAt(holder, ids);
+    await pointAt(attachments);
     // Read again once the pointers are there: an entitlement whose removal began meanwhile is
     // refused here, and a removal that began later finds the pointers (attachments.ts).
     const still = new Set((await attachableRecords(holder.accountId, ids)).map((found) => found.id));
@@ -205,12 +205,7 @@ export async function detachEntitlements(actor: Actor, holderType: EntitlementHo
     removeFromSet(tx, holder, detached, sets.set, changed);
     await emitEvent(tx, originOf(holder, actor.scope), `${SINGULAR[holderType]}.entitlements.detached`, detached.map(attachmentDocument));
     // The pointers only help find the attachments: once these are gone, they may go after the commit.
-    tx.afterCommit(() =>
-      dropPointers(
-        holder,
-        detached.map((a) => a.entitlementId),
-      ),
-    );
+    tx.afterCommit(() => dropPointers(detached));
     try {
       await tx.commit();
       return;
