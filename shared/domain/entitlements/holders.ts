@@ -145,10 +145,14 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const still = new Set((await attachableRecords(holder.accountId, ids)).map((found) => found.id));
     const gone = ids.findIndex((entitlementId) => !still.has(entitlementId)); // ids[i] is what refs[i] names
     const ref = refs[gone];
-    if (ref) throw notFound(ref, gone);
+    if (ref) {
+      await dropPointers(attachments);
+      throw notFound(ref, gone);
+    }
+    const holderGone = new RecordNotFound(holderType, id);
     const tx = new Transaction();
     addToSet(tx, holder, attachments, sets.set, changed);
-    tx.requireExists({ PK: item.PK, SK: item.SK }, new RecordNotFound(holderType, id));
+    tx.requireExists({ PK: item.PK, SK: item.SK }, holderGone);
     if (holderType === 'licenses') {
       requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId as string }, ids, changed);
     }
@@ -162,6 +166,9 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
       await tx.commit();
       return attachments;
     } catch (error) {
+      // Refused on its conditions, it wrote nothing: its pointers go (an answer lost after a
+      // commit is some other error, and keeps them).
+      if (error === changed || error === holderGone) await dropPointers(attachments);
       if (error !== changed || attempt >= ATTEMPTS) throw error;
     }
   }
