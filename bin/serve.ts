@@ -3,12 +3,13 @@
  * architecture notes.
  *
  *   PORT=3000 DATA_DIR=.data DYNAMODB_PORT=8000 SQS_PORT=9324 SES_PORT=8005  (0 = any free port)
+ *                 DATA_DIR is made its owner's alone (0700, its files 0600: shared/local/stack.ts)
  *   HEARTBEAT_SWEEP_SECONDS=60  seconds between heartbeat sweeps (0 = none)
  *   --in-memory   keep no data between runs
  *   --no-seed     do not create the demo account
  *   --ready-json  once started, print one line `LOCAL_STACK_READY {...endpoints}` for programs
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
 
@@ -87,8 +88,7 @@ const endpoints = {
 };
 
 if (dataDir) {
-  mkdirSync(dataDir, { recursive: true });
-  // Lets the operator CLI reach the running stack.
+  // Lets the operator CLI reach the running stack. The stack has made the directory private.
   writeFileSync(join(dataDir, 'stack.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
 }
 

@@ -795,11 +795,14 @@ export const routes: readonly Route[] = [
   },
 ];
 
-/** Answers every request no route matches: 404 in the API's error format. */
+/**
+ * Answers every request no route matches: 404 in the API's error format, signed when the path
+ * names an existing account (it reads that account and signs with its key).
+ */
 export const fallback = {
   operation: 'notFound',
   handler: 'functions/not-found.ts',
-  access: [] as readonly Access[],
+  access: READ as readonly Access[],
 } as const;
 
 export const workers: readonly Worker[] = [

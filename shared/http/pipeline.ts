@@ -4,8 +4,8 @@
  *   trace        when tracing is on (shared/tracer.ts): one X-Ray subsegment around the steps below,
  *                annotated with the operation, the account and the status
  *   respond      request id and logging; renders replies and every error (registered before the
- *                steps, so its onError sees all of them); signs every answer given once the
- *                account is known (shared/http/signature.ts)
+ *                steps, so its onError sees all of them); signs every answer for an account
+ *                that exists (shared/http/signature.ts), those refused before the account step too
  *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404); the Keygen-Accept-Signature it is asked to
@@ -72,6 +72,8 @@ export interface RequestContext {
   user?: UserRecord;
   /** The address limit's hit a route counts with its change (limitAddress). */
   limit?: LimitHit;
+  /** Set when the account step looks the account up: an answer it found none for is not looked up again to be signed. */
+  accountSought?: true;
 }
 
 /** What a handler receives: the request parsed and validated by its declaration. */
@@ -143,7 +145,11 @@ function parse<A extends AuthMode, P extends string, B, Q>(
   };
 }
 
-/** The handler of every request no route matches. */
+/**
+ * The handler of every request no route matches (API Gateway's `$default` route, the local
+ * router's fallback): 404, signed when the path names an existing account, as every other answer
+ * for it is; its body is the same whether the account exists or not.
+ */
 export function unmatched() {
   return traceable(NOT_FOUND_OPERATION)
     .use(respond())
@@ -205,10 +211,48 @@ function respond(): Middleware {
   };
 }
 
-/** The answer signed by the account, once the account is known; answers before that go unsigned. */
-function signed(context: PipelineContext, response: Result): Promise<Result> | Result {
-  const { account, event } = context.request ?? {};
+/** The answer signed by the account it is given for; unsigned when no existing account is named (there is no key). */
+async function signed(context: PipelineContext, response: Result): Promise<Result> {
+  const { event } = context.request ?? {};
+  const account = await signer(context);
   return account && event ? signAnswer(response, event, account) : response;
+}
+
+/**
+ * The account the answer is signed by: the one the account step resolved; else, for an answer
+ * given before that step (a request no route matches, a body or media type refused), the account
+ * the path names, looked up here. Not looked up again when the account step found none. A lookup
+ * that fails leaves the answer unsigned, as a key that cannot be used does (signAnswer).
+ */
+async function signer(context: PipelineContext): Promise<Account | undefined> {
+  const { account, accountSought, event } = context.request ?? {};
+  if (account || accountSought || !event) return account;
+  const named = accountNamed(event);
+  if (named === undefined) return undefined;
+  try {
+    return await findAccount(named);
+  } catch (error) {
+    logger.error('the account of the answer could not be read to sign it', { ...logKeys(context), error: error as Error });
+    return undefined;
+  }
+}
+
+const ACCOUNT_PATH = /^\/v1\/accounts\/([^/]+)/;
+
+/**
+ * The id or slug of the account a request names: its route's `{account}`, or for a request no
+ * route matches, the segment after `/v1/accounts/` (percent-decoded, as a route's parameter is).
+ */
+function accountNamed(event: Event): string | undefined {
+  const given = event.pathParameters?.account;
+  if (given !== undefined) return given;
+  const segment = ACCOUNT_PATH.exec(event.rawPath ?? '')?.[1];
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -274,7 +318,8 @@ function readAhead(declaration: Declaration): Middleware {
 function resolveAccount(): Middleware {
   return {
     before: async ({ event, context }) => {
-      const given = event.pathParameters?.account ?? '';
+      const given = accountNamed(event) ?? '';
+      context.request.accountSought = true;
       const account = await findAccount(given, context.request.readAhead);
       if (!account) throw new RecordNotFound('accounts', given);
       context.request.account = account;

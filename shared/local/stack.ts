@@ -4,7 +4,7 @@
  * API, and the schedules on timers, all from the same definitions the CDK stack uses. Handlers run in this process, so the environment they
  * read on AWS is set here, before any handler module is loaded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,10 @@ export interface LocalStackOptions {
   dynamodbPort?: number;
   sqsPort?: number;
   sesPort?: number;
-  /** Where DynamoDB keeps its file and the master key lives; omitted = in memory. */
+  /**
+   * Where DynamoDB keeps its file and the master key lives; omitted = in memory. Made its owner's
+   * alone (privateDataDirectory), and this process's umask 077 from then on.
+   */
   dataDir?: string;
   /** Repository root: handler paths in the route table are relative to it. */
   root?: string;
@@ -100,12 +103,38 @@ function applyHandlerEnvironment(endpoints: LocalStackEndpoints): void {
 }
 
 /**
+ * The data directory, its owner's alone: it holds license keys, webhook signing secrets, password
+ * hashes and the master key. Created 0700; one kept from an earlier run is tightened, every folder
+ * in it 0700 and every file 0600 (links are left alone: what they point to is not the stack's).
+ *
+ * What is written there from now on is kept so by the process's umask, 077: it reaches every
+ * writer at once, this process's (stack.json, the stream positions) and DynamoDB Local's, a Java
+ * child that inherits it and has no setting for the mode of its files. A mode given at each write
+ * would miss the JVM's and any file added later.
+ */
+function privateDataDirectory(dataDir: string): string {
+  const directory = resolve(dataDir);
+  process.umask(0o077);
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const tighten = (folder: string) => {
+    chmodSync(folder, 0o700);
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) tighten(path);
+      else if (entry.isFile()) chmodSync(path, 0o600);
+    }
+  };
+  tighten(directory);
+  return directory;
+}
+
+/**
  * The master key that seals secrets at rest: `master.key` in the data directory, created on the
  * first start (mode 0600) and kept, as the data sealed with it is. In memory, a key of this run
  * only, in a directory removed when the stack stops.
  */
 function masterKey(dataDir: string | undefined): { file: string; stop(): Promise<void> } {
-  const directory = dataDir ? resolve(dataDir) : mkdtempSync(join(tmpdir(), 'licensing-keys-'));
+  const directory = dataDir ?? mkdtempSync(join(tmpdir(), 'licensing-keys-'));
   const file = join(directory, 'master.key');
   createMasterKeyFile(file);
   return { file, stop: async () => (dataDir ? undefined : rmSync(directory, { recursive: true, force: true })) };
@@ -116,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const root = options.root ?? REPOSITORY_ROOT;
   const started: Array<{ stop(): Promise<void> }> = [];
   const streamConsumers = options.streamWorkers ?? streamWorkers;
+  const dataDir = options.dataDir ? privateDataDirectory(options.dataDir) : undefined;
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
     started.length = 0;
@@ -124,7 +154,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The JVM is the slowest to come up, so the other servers start while it boots.
   const dynamodbStarting = startDynamoDbLocal({
     port: options.dynamodbPort ?? 8000,
-    dataDir: options.dataDir ? join(resolve(options.dataDir), 'dynamodb') : undefined,
+    dataDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
   });
   // Marked handled now; awaited below, after the other servers are up.
   dynamodbStarting.catch(() => undefined);
@@ -171,7 +201,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     started.push(apiServer);
 
-    const key = masterKey(options.dataDir);
+    const key = masterKey(dataDir);
     started.push(key);
     const endpoints: LocalStackEndpoints = {
       api: apiServer.url,
@@ -209,7 +239,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         streamConsumers.map((worker) => [worker.operation, sqsServer.queueUrl(failureQueueName(worker.operation))]),
       ),
       // With the data kept, where the relay stands is kept beside it, so a restart goes on from there.
-      positionsFile: options.dataDir ? join(resolve(options.dataDir), 'stream-positions.json') : undefined,
+      positionsFile: dataDir ? join(dataDir, 'stream-positions.json') : undefined,
       log: options.log,
     });
     started.push(streamPoller);

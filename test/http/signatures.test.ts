@@ -250,7 +250,41 @@ describe('the target and Host are signed as sent', () => {
   });
 });
 
-describe('answers given before the account is known are unsigned', () => {
+describe('answers under an existing account that no operation gives are signed too', () => {
+  const admin = () => ({ token: account.adminToken });
+  const unmatched: [string, () => Promise<SignedAnswer>][] = [
+    ['a path no route matches, the account by id', () => fetchAnswer('GET', `${account.path}/no-such-things`, admin())],
+    ['a path no route matches, the account by slug', () => fetchAnswer('GET', `/v1/accounts/${account.slug}/no-such-things`, admin())],
+    // What another API would answer 405: API Gateway, and the local router, send it to the fallback.
+    ['a method the path has no route for', () => fetchAnswer('PUT', `${account.path}/products`, admin())],
+    ['a method the account itself has no route for', () => fetchAnswer('DELETE', `/v1/accounts/${account.slug}`, admin())],
+    ['OPTIONS (no CORS preflight is configured)', () => fetchAnswer('OPTIONS', `${account.path}/products`)],
+    ['a path past a trailing slash', () => fetchAnswer('GET', `${account.path}/`)],
+  ];
+
+  it.each(unmatched)('%s: 404, signed with the account’s key', async (_name, send) => {
+    const answer = await send();
+    expect(answer.status, answer.body.toString()).toBe(404);
+    expect(JSON.parse(answer.body.toString()).errors).toEqual([
+      expect.objectContaining({ code: 'NOT_FOUND', detail: expect.stringMatching(/^No route matches /) }),
+    ]);
+    expectVerified(answer);
+    expect(answer.headers.get('cache-control')).toBe(CACHE_CONTROL);
+  });
+
+  it('a body of another media type (400 MIME_TYPE_INVALID), refused before the account step', async () => {
+    const mime = await fetchAnswer('POST', `${account.path}/products`, {
+      token: account.adminToken,
+      raw: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(mime.status).toBe(400);
+    expect(JSON.parse(mime.body.toString()).errors[0].code).toBe('MIME_TYPE_INVALID');
+    expectVerified(mime);
+  });
+});
+
+describe('answers for no existing account, or given before any function, are unsigned', () => {
   it('an unknown account (404), even with a Keygen-Accept-Signature it could not meet', async () => {
     const answer = await fetchAnswer('GET', `/v1/accounts/${randomUUID()}/products`, {
       token: account.adminToken,
@@ -260,21 +294,24 @@ describe('answers given before the account is known are unsigned', () => {
     expectUnsigned(answer);
   });
 
-  it('a path no route matches (404)', async () => {
-    const answer = await fetchAnswer('GET', `${account.path}/no-such-things`, { token: account.adminToken });
+  it('a path no route matches under an unknown account: the same 404 as under a known one, unsigned', async () => {
+    for (const named of [randomUUID(), `no-such-account-${randomUUID().slice(0, 8)}`]) {
+      const answer = await fetchAnswer('GET', `/v1/accounts/${named}/no-such-things`, { token: account.adminToken });
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body.toString()).errors).toEqual([
+        { title: 'Not found', detail: `No route matches GET /v1/accounts/${named}/no-such-things`, code: 'NOT_FOUND' },
+      ]);
+      expectUnsigned(answer);
+    }
+  });
+
+  it('a path no route matches outside any account', async () => {
+    const answer = await fetchAnswer('GET', '/v1/no-such-things');
     expect(answer.status).toBe(404);
     expectUnsigned(answer);
   });
 
-  it('a body of another media type (400 MIME_TYPE_INVALID) and a body too large (413)', async () => {
-    const mime = await fetchAnswer('POST', `${account.path}/products`, {
-      token: account.adminToken,
-      raw: 'name=x',
-      headers: { 'content-type': 'text/plain' },
-    });
-    expect(mime.status).toBe(400);
-    expect(JSON.parse(mime.body.toString()).errors[0].code).toBe('MIME_TYPE_INVALID');
-    expectUnsigned(mime);
+  it('a body too large (413), which the local server refuses before any function, as API Gateway does past 10 MB', async () => {
     const large = await fetchAnswer('POST', `${account.path}/products`, {
       token: account.adminToken,
       raw: JSON.stringify({ data: { type: 'products', attributes: { name: 'x'.repeat(1_100_000) } } }),

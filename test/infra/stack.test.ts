@@ -549,9 +549,19 @@ describe('grants follow the declared access and nothing more', () => {
     },
   );
 
-  it('leaves the fallback without any data access: it writes its log and its traces, nothing more', () => {
-    // The trace writes are what tracing grants every function (tracing.test.ts).
+  it('lets the fallback read the table and sign, nothing more: its 404 is signed by the account the path names', () => {
+    // The trace writes are what tracing grants every function (tracing.test.ts); the one UpdateItem
+    // is the conditional statement giving an account its signing key, checked below.
     expect(actionsOf(extended, functionOf(fallback)).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DescribeTable',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'xray:PutTelemetryRecords',
@@ -632,9 +642,10 @@ describe('grants follow the declared access and nothing more', () => {
     const signers = [...routes, fallback, ...workers, ...schedules]
       .filter((entry) => entry.access.includes('account:sign'))
       .map((entry) => entry.operation);
-    // Every route under an account but the hosted reset form, which reads no account.
+    // Every route under an account but the hosted reset form, which reads no account; and the
+    // fallback, whose 404 for a path under an account is that account's answer.
     const underAccount = routes.filter((route) => route.path.startsWith('/v1/accounts/{account}') && route.operation !== 'passwords.form');
-    expect(signers).toEqual(underAccount.map((route) => route.operation));
+    expect(signers).toEqual([...underAccount.map((route) => route.operation), fallback.operation]);
     const all: { entry: Route | Worker; synthesis: Synthesis }[] = [
       ...allRoutes.map((route) => ({ entry: route, synthesis: extended })),
       ...workers.map((worker) => ({ entry: worker, synthesis: live })),

@@ -2,22 +2,27 @@
  * Deployed, API Gateway hands the function bodies of up to 10 MB: the pipeline itself refuses
  * one over 1 MB, counting the bytes sent (a binary body arrives base64-encoded, a third larger).
  * The local server stops earlier (test/http/inputs.test.ts), so the handler is called directly.
+ * The refusal comes before the account step, and is signed by the account all the same.
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createAccount } from '#shared/domain/accounts/service.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
 import { lambdaContext } from '#shared/local/lambda-context.ts';
 import { handler } from '../../functions/users/create.ts';
+import { verifyAnswer } from '../http/support/signed.ts';
 
-function invoke(body: string, isBase64Encoded: boolean) {
-  const path = `/v1/accounts/${randomUUID()}/users`;
+const HOST = 'licensing.example.test';
+
+function invoke(body: string, isBase64Encoded: boolean, account: string = randomUUID()) {
+  const path = `/v1/accounts/${account}/users`;
   const event = {
     version: '2.0',
     routeKey: 'POST /v1/accounts/{account}/users',
     rawPath: path,
     rawQueryString: '',
-    headers: { 'content-type': 'application/vnd.api+json' },
+    headers: { 'content-type': 'application/vnd.api+json', host: HOST },
     pathParameters: { account: path.split('/')[3]! },
     requestContext: {
       http: { method: 'POST', path, sourceIp: '127.0.0.1' },
@@ -41,6 +46,24 @@ describe('the pipeline’s body limit', () => {
     const result = await invoke(body, base64);
     expect(result.statusCode).toBe(413);
     expect(JSON.parse(result.body!).errors).toEqual([expect.objectContaining({ title: 'Payload too large', code: 'PAYLOAD_TOO_LARGE' })]);
+  });
+
+  it('signs the 413 with the key of the account the path names, by id and by slug', async () => {
+    const slug = `t-${randomUUID().slice(0, 12)}`;
+    const { account } = await createAccount({ slug, name: slug, email: `admin@${slug}.example`, password: 'correct horse battery' });
+    for (const named of [account.id, slug]) {
+      const result = await invoke(bytes(MAX_BODY_BYTES + 1).toString('utf8'), false, named);
+      expect(result.statusCode).toBe(413);
+      const answer = {
+        method: 'POST',
+        url: new URL(`https://${HOST}/v1/accounts/${named}/users`),
+        status: 413,
+        headers: new Headers(result.headers as Record<string, string>),
+        body: Buffer.from(result.body ?? ''),
+      };
+      expect(answer.headers.get('keygen-signature')).toContain(`keyid="${account.id}"`);
+      expect(verifyAnswer(answer, account.signingKey?.publicKey ?? '')).toBeUndefined();
+    }
   });
 
   it('counts the decoded bytes of a base64 body: 900 KB pass on, though their base64 text is larger', async () => {

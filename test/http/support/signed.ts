@@ -4,10 +4,11 @@
  * service's (tweetnacl): the signing string rebuilt from the request as sent (method, raw path
  * and query, Host) and the answer's Date and Digest, the digest recomputed over the body bytes.
  *
- * Answers given before the account is resolved are unsigned: an unknown account (404), a body
- * too large (413), a head too large (431), a request that is not HTTP (400 REQUEST_MALFORMED), a
- * body of another media type (400 MIME_TYPE_INVALID), a path no route matches, and
- * the hosted password-reset form, a static page that never reads the account (functions/passwords/form.ts).
+ * Every answer for an existing account is signed, a path no route matches and a media type
+ * refused included. Unsigned are the answers for an unknown account (no key to sign with), those
+ * the local server gives before any function (a body too large, 413; a head too large, 431; a
+ * request that is not HTTP, 400 REQUEST_MALFORMED), and the hosted password-reset form, a static
+ * page that never reads the account (functions/passwords/form.ts).
  */
 import { createHash } from 'node:crypto';
 import nacl from 'tweetnacl';
@@ -31,8 +32,6 @@ export function knowAccount(account: { id: string; slug: string; publicKey: stri
   publicKeys.set(account.id, account.publicKey);
   slugs.set(account.slug, account.id);
 }
-
-const UNSIGNED_CODES = new Set(['PAYLOAD_TOO_LARGE', 'HEADERS_TOO_LARGE', 'REQUEST_MALFORMED', 'MIME_TYPE_INVALID']);
 
 /** Throws if an answer that must be signed is not, or if a signature does not verify. */
 export async function checkSigned(answer: SignedAnswer): Promise<void> {
@@ -76,12 +75,9 @@ export function verifyAnswer(answer: SignedAnswer, publicKeyHex: string): string
 
 function mustBeSigned(answer: SignedAnswer): boolean {
   if (answer.status === 413 || answer.status === 431 || answer.url.pathname.endsWith('/password-reset')) return false;
-  if (answer.status !== 400 && answer.status !== 404) return true;
+  if (answer.status !== 400) return true;
   const text = answer.body.toString('utf8');
-  const codes = text.startsWith('{') ? ((JSON.parse(text).errors ?? []) as Array<{ code?: string }>).map((error) => error.code) : [];
-  if (answer.status === 400) return !codes.some((code) => code && UNSIGNED_CODES.has(code));
-  // 404: only the answer for a path no route matches comes before the account.
-  return !/No route matches/.test(text);
+  return !(text.startsWith('{') && (JSON.parse(text).errors ?? []).some((error: { code?: string }) => error.code === 'REQUEST_MALFORMED'));
 }
 
 function parseFields(header: string): Record<string, string> {
