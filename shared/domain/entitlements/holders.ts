@@ -139,20 +139,18 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const timestamp = now();
     const attachments: Attachment[] = ids.map((entitlementId) => ({ ...holder, id: randomUUID(), entitlementId, created: timestamp }));
     const changed = conflict('The entitlements changed while this request was made; retry it');
+    // Pointers of an attach that is then refused stay (naming no attachment): one may be the
+    // pointer a concurrent attach of the same entitlement committed with, overwritten.
     await pointAt(attachments);
     // Read again once the pointers are there: an entitlement whose removal began meanwhile is
     // refused here, and a removal that began later finds the pointers (attachments.ts).
     const still = new Set((await attachableRecords(holder.accountId, ids)).map((found) => found.id));
     const gone = ids.findIndex((entitlementId) => !still.has(entitlementId)); // ids[i] is what refs[i] names
     const ref = refs[gone];
-    if (ref) {
-      await dropPointers(attachments);
-      throw notFound(ref, gone);
-    }
-    const holderGone = new RecordNotFound(holderType, id);
+    if (ref) throw notFound(ref, gone);
     const tx = new Transaction();
     addToSet(tx, holder, attachments, sets.set, changed);
-    tx.requireExists({ PK: item.PK, SK: item.SK }, holderGone);
+    tx.requireExists({ PK: item.PK, SK: item.SK }, new RecordNotFound(holderType, id));
     if (holderType === 'licenses') {
       requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId as string }, ids, changed);
     }
@@ -166,9 +164,6 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
       await tx.commit();
       return attachments;
     } catch (error) {
-      // Refused on its conditions, it wrote nothing: its pointers go (an answer lost after a
-      // commit is some other error, and keeps them).
-      if (error === changed || error === holderGone) await dropPointers(attachments);
       if (error !== changed || attempt >= ATTEMPTS) throw error;
     }
   }
