@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
+import { MAX_DATASET_BYTES } from '../domain/check-out/certificate.ts';
 import { EVENT_KINDS } from '../events/kinds.ts';
 import { MAX_ANSWER_BYTES } from '../http/answer-size.ts';
 import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
@@ -92,7 +93,7 @@ function skeleton(): OpenApiDocument {
         'An environment is chosen by the `Service-Environment` header (or its alias `Keygen-Environment`), else the',
         '`environment` query parameter; none is the global environment. Every list is paginated the same way.',
         'A request that matches no operation answers 404 (`components.responses.NoRoute`); before any operation is looked for, a body over 1 MB is refused with 413 and a request line and headers over 16 KB with 431.',
-        `An answer is at most ${MAX_ANSWER_BYTES} bytes as Lambda counts it (its body escaped in a JSON string, with its headers): one that would be larger, a page of very large records, is 422 \`ANSWER_TOO_LARGE\` (ask for a smaller page).`,
+        `An answer is at most ${MAX_ANSWER_BYTES} bytes as Lambda counts it (its body escaped in a JSON string, with its headers): one that would be larger, a page of very large records, is 422 \`ANSWER_TOO_LARGE\` (ask for a smaller page); a license or machine file carries at most ${MAX_DATASET_BYTES} bytes of records, else 422 \`CHECKOUT_FILE_TOO_LARGE\` (include fewer).`,
         'The rules behind every answer are in docs/rules.md; who may do what is in docs/authorization.md.',
       ].join(' '),
     },

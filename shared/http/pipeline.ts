@@ -214,7 +214,8 @@ const requestIdOf = (context: PipelineContext) => context.request?.requestId ?? 
  * MAX_ANSWER_BYTES would fail as a 5xx once deployed (shared/http/answer-size.ts): 422
  * ANSWER_TOO_LARGE takes its place. Only reads can get here (a page of large records, a page of
  * events with large payloads, docs/rules.md §1): this comes after the handler, so a change it made
- * would stand.
+ * would stand, and an operation that changes something bounds its answer before committing it
+ * (a check-out's file, shared/domain/check-out/service.ts).
  */
 async function finished(context: PipelineContext, response: Result): Promise<Result> {
   const answer = await signed(context, response);

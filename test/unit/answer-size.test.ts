@@ -3,12 +3,17 @@
  * holding the account that signs them. An answer is measured as Lambda counts it — the result's
  * JSON, its body escaped, the signature's headers included — and given as it is up to
  * MAX_ANSWER_BYTES; a byte more and 422 ANSWER_TOO_LARGE, signed like any answer, takes its
- * place.
+ * place. The largest license or machine file a check-out makes (MAX_DATASET_BYTES) fits, as
+ * the document and as the file.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fileDocumentReply, fileReply } from '#shared/api/check-out.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
+import { buildCertificate, MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
+import type { CheckedOutFile } from '#shared/domain/check-out/service.ts';
 import { answerBytes, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from '#shared/http/answer-size.ts';
 import type { Declaration } from '#shared/http/declaration.ts';
 import { attachment, type Reply } from '#shared/http/documents.ts';
@@ -99,5 +104,45 @@ describe('the bound on answers', () => {
 
   it('stays under Lambda’s limit with room to spare', () => {
     expect(MAX_ANSWER_BYTES).toBeLessThan(LAMBDA_RESPONSE_BYTES - 256 * 1024);
+  });
+});
+
+describe('the largest license or machine file', () => {
+  const keys = nacl.sign.keyPair.fromSeed(new Uint8Array(32).fill(9));
+  const sign = (message: Buffer) => Buffer.from(nacl.sign.detached(message, keys.secretKey));
+  // The largest dataset, encrypted (longer than plain) in a machine file (longer armour lines).
+  const dataset = JSON.stringify({ filler: 'x'.repeat(MAX_DATASET_BYTES - '{"filler":""}'.length) });
+  const { certificate, algorithm } = buildCertificate({ kind: 'machine', dataset, sign, encryption: { secret: 'key' } });
+  const file: CheckedOutFile = {
+    id: randomUUID(),
+    kind: 'machine',
+    accountId: randomUUID(),
+    environmentId: randomUUID(),
+    licenseId: randomUUID(),
+    machineId: randomUUID(),
+    certificate,
+    algorithm,
+    includes: [
+      'license',
+      'license.entitlements',
+      'license.product',
+      'license.policy',
+      'license.owner',
+      'components',
+      'environment',
+      'owner',
+    ],
+    ttl: 2_629_746,
+    issued: new Date().toISOString(),
+    expiry: new Date().toISOString(),
+  };
+
+  it('is answered within the bound, as the check-out’s document and as the file', async () => {
+    expect(Buffer.byteLength(dataset)).toBe(MAX_DATASET_BYTES);
+    for (const reply of [fileDocumentReply(file), fileReply(file)]) {
+      const result = await answer(reply);
+      expect(result.statusCode).toBe(200);
+      expect(answerBytes(result)).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    }
   });
 });
