@@ -1,6 +1,7 @@
 /**
  * The faults the service names, in its own terms: a rule of the model broken, an action refused,
- * a change that lost a race, a credential refused, a limit reached, an input that cannot be read.
+ * a change that lost a race, a credential refused, a limit reached, an input that cannot be read,
+ * an answer too large to give.
  * A record not found is the store's (RecordNotFound in shared/store/errors.ts). None of them knows
  * HTTP: the pipeline turns each into its status and JSON:API error in one place
  * (`toApiError` in shared/http/errors.ts; statuses and codes in docs/rules.md §2).
@@ -88,6 +89,21 @@ export class InputInvalid extends Error {
   ) {
     super(detail);
     this.name = 'InputInvalid';
+  }
+}
+
+/**
+ * What the request asks for would make an answer larger than one may be (docs/rules.md §1): the
+ * same request fails the same way, so the client must ask for less (fewer includes, a smaller page).
+ */
+export class AnswerTooLarge extends Error {
+  constructor(
+    readonly code: string,
+    detail: string,
+    readonly source?: FaultSource,
+  ) {
+    super(detail);
+    this.name = 'AnswerTooLarge';
   }
 }
 

@@ -4,7 +4,7 @@
  * also reads the body's `meta`, whose members win over the query's.
  */
 import * as z from 'zod/mini';
-import { CHECK_OUT_ALGORITHMS } from '../domain/check-out/certificate.ts';
+import { CHECK_OUT_ALGORITHMS, MAX_DATASET_BYTES } from '../domain/check-out/certificate.ts';
 import { checkedOutFileDocument } from '../domain/check-out/document.ts';
 import type { CheckOutParameters } from '../domain/check-out/options.ts';
 import { DEFAULT_TTL, LICENSE_FILE_INCLUDES, MACHINE_FILE_INCLUDES, MIN_TTL } from '../domain/check-out/options.ts';
@@ -16,7 +16,8 @@ const describe = {
   encrypt: 'Encrypt the file with the license key (a machine file: the key followed by the fingerprint); default false',
   algorithm: `${CHECK_OUT_ALGORITHMS.join(' or ')}; default the first, or the second with encrypt`,
   ttl: `Seconds until the file expires, at least ${MIN_TTL} (default ${DEFAULT_TTL}, a month); never expires when empty (query) or null (meta)`,
-  include: (allowed: readonly string[]) => `Records the file carries besides its own: ${allowed.join(', ')}`,
+  include: (allowed: readonly string[]) =>
+    `Records the file carries besides its own: ${allowed.join(', ')}; at most ${MAX_DATASET_BYTES} bytes of them in all (else 422 CHECKOUT_FILE_TOO_LARGE)`,
 };
 
 /** Query values are text: booleans as true/false/1/0, the ttl as digits (empty: no expiry), includes comma-separated. */

@@ -6,7 +6,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
+import { MAX_DATASET_BYTES } from '../domain/check-out/certificate.ts';
 import { EVENT_KINDS } from '../events/kinds.ts';
+import { MAX_ANSWER_BYTES } from '../http/answer-size.ts';
 import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
 import { FILE_MEDIA_TYPE } from '../http/documents.ts';
 import { ApiError, MEDIA_TYPE } from '../http/errors.ts';
@@ -91,6 +93,7 @@ function skeleton(): OpenApiDocument {
         'An environment is chosen by the `Service-Environment` header (or its alias `Keygen-Environment`), else the',
         '`environment` query parameter; none is the global environment. Every list is paginated the same way.',
         'A request that matches no operation answers 404 (`components.responses.NoRoute`); before any operation is looked for, a body over 1 MB is refused with 413 and a request line and headers over 16 KB with 431.',
+        `An answer is at most ${MAX_ANSWER_BYTES} bytes as Lambda counts it (its body escaped in a JSON string, with its headers): one that would be larger, a page of very large records, is 422 \`ANSWER_TOO_LARGE\` (ask for a smaller page); a license or machine file carries at most ${MAX_DATASET_BYTES} bytes of records, else 422 \`CHECKOUT_FILE_TOO_LARGE\` (include fewer).`,
         'The rules behind every answer are in docs/rules.md; who may do what is in docs/authorization.md.',
       ].join(' '),
     },
@@ -166,15 +169,15 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
 
 /**
  * The errors an operation may answer: the pipeline's for every operation (400 media type, body,
- * query, environment or a value the table cannot hold; 404 account; 413 body size; 431 head size; 500), 422 for
- * one that writes (a record too large for the table), 401 for a credential, 403 for a bearer,
- * 429 per source address, 409 for a PATCH whose `data.id` is not its path's, and its own faults.
+ * query, environment or a value the table cannot hold; 404 account; 413 body size; 431 head size;
+ * 422 an answer too large to give, or for one that writes a record too large for the table; 500),
+ * 401 for a credential, 403 for a bearer, 429 per source address, 409 for a PATCH whose `data.id`
+ * is not its path's, and its own faults.
  */
 function errorStatuses(route: Route, declaration: Declaration): number[] {
   // A body or a head too large is refused before any operation runs, a plain one's too.
   if (declaration.plain) return [...new Set([413, 431, ...(declaration.faults ?? [])])].sort((a, b) => a - b);
-  const statuses = new Set([400, 404, 413, 431, 500, ...(declaration.faults ?? [])]);
-  if (route.access.includes('table:write')) statuses.add(422);
+  const statuses = new Set([400, 404, 413, 422, 431, 500, ...(declaration.faults ?? [])]);
   if (declaration.auth !== 'none') statuses.add(401);
   if (declaration.auth === 'bearer') statuses.add(403);
   if (declaration.limitPerAddress) statuses.add(429);

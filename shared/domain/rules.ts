@@ -33,7 +33,7 @@ export function oneOf<T extends string>(attribute: string, value: string | undef
 }
 
 const METADATA_MAX_KEYS = 64;
-const METADATA_MAX_BYTES = 16 * 1024;
+export const METADATA_MAX_BYTES = 16 * 1024;
 /** Levels of objects and arrays within `metadata` (the object itself is the first). */
 export const METADATA_MAX_DEPTH = 64;
 

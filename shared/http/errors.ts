@@ -4,7 +4,16 @@
  * turns it into a JSON:API error document; anything else becomes a 500 that shows no internals.
  */
 import { config } from '../config.ts';
-import { ActionRefused, Conflict, InputInvalid, LimitReached, type LimitState, NotAuthenticated, RuleBroken } from '../errors.ts';
+import {
+  ActionRefused,
+  AnswerTooLarge,
+  Conflict,
+  InputInvalid,
+  LimitReached,
+  type LimitState,
+  NotAuthenticated,
+  RuleBroken,
+} from '../errors.ts';
 import { RecordNotFound, storageLimitOf } from '../store/errors.ts';
 
 export interface ErrorSource {
@@ -87,6 +96,10 @@ export function toApiError(error: unknown): unknown {
       ...rateLimitHeaders({ ...error.state, remaining: 0 }),
     });
   }
+  // 422 rather than a 5xx: the size follows from what the request asks for, and a retry of it as
+  // it stands (which clients and monitoring expect of a 5xx) fails the same way.
+  if (error instanceof AnswerTooLarge)
+    return new ApiError(422, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
   if (error instanceof InputInvalid)
     return new ApiError(400, [{ detail: error.message, code: error.code, ...(error.source ? { source: error.source } : {}) }]);
   // A limit of the table reached by the request's values (a read's key included): its fault, told

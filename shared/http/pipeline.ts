@@ -5,7 +5,9 @@
  *                annotated with the operation, the account and the status
  *   respond      request id and logging; renders replies and every error (registered before the
  *                steps, so its onError sees all of them); signs every answer for an account
- *                that exists (shared/http/signature.ts), those refused before the account step too
+ *                that exists (shared/http/signature.ts), those refused before the account step too;
+ *                gives none larger than Lambda may send (422 ANSWER_TOO_LARGE in its place,
+ *                shared/http/answer-size.ts)
  *   negotiate    body size (413 PAYLOAD_TOO_LARGE), media types (400 MIME_TYPE_INVALID)
  *   read ahead   one BatchGetItem of what the next steps and the handler read first
  *   account      <account> by UUID or slug (404); the Keygen-Accept-Signature it is asked to
@@ -36,7 +38,7 @@ import { config } from '../config.ts';
 import { type Account, findAccount } from '../domain/accounts/account.ts';
 import { type Environment, findEnvironment } from '../domain/environments/environment.ts';
 import type { UserRecord } from '../domain/users/user.ts';
-import { LimitReached } from '../errors.ts';
+import { AnswerTooLarge, LimitReached } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { PageRequest } from '../store/paging.ts';
@@ -44,6 +46,7 @@ import { LimitHit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
+import { answerBytes, MAX_ANSWER_BYTES } from './answer-size.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
 import { FILE_MEDIA_TYPE, linkedReply, type Reply } from './documents.ts';
@@ -192,12 +195,12 @@ function respond(): Middleware {
       };
     },
     after: async (request) => {
+      if (request.response) request.response = await finished(request.context, request.response);
       logger.info('request', { ...logKeys(request.context), status: request.response?.statusCode });
-      if (request.response) request.response = await signed(request.context, request.response);
     },
     onError: async (request) => {
       const error = toApiError(request.error);
-      const requestId = request.context.request?.requestId ?? request.context.awsRequestId;
+      const requestId = requestIdOf(request.context);
       if (error instanceof ApiError) {
         logger.info('request', { ...logKeys(request.context), status: error.status, errors: error.errors.map((e) => e.code ?? e.detail) });
         request.response = renderError(request.context, error, requestId);
@@ -206,9 +209,33 @@ function respond(): Middleware {
         const internal = new ApiError(500, [{ detail: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }]);
         request.response = renderError(request.context, internal, requestId);
       }
-      request.response = await signed(request.context, request.response);
+      request.response = await finished(request.context, request.response);
     },
   };
+}
+
+const requestIdOf = (context: PipelineContext) => context.request?.requestId ?? context.awsRequestId;
+
+/**
+ * The answer as it leaves: signed, and measured as Lambda counts it. One larger than
+ * MAX_ANSWER_BYTES would fail as a 5xx once deployed (shared/http/answer-size.ts): 422
+ * ANSWER_TOO_LARGE takes its place. Only reads can get here (a page of large records, a page of
+ * events with large payloads, docs/rules.md §1): this comes after the handler, so a change it made
+ * would stand, and an operation that changes something bounds its answer before committing it
+ * (a check-out's file, shared/domain/check-out/service.ts).
+ */
+async function finished(context: PipelineContext, response: Result): Promise<Result> {
+  const answer = await signed(context, response);
+  const bytes = answerBytes(answer);
+  if (bytes <= MAX_ANSWER_BYTES) return answer;
+  logger.warn('answer too large', { ...logKeys(context), status: answer.statusCode, bytes });
+  const refusal = toApiError(
+    new AnswerTooLarge(
+      'ANSWER_TOO_LARGE',
+      `The answer would be ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} an answer may be: ask for less at once (a smaller page[size], fewer includes)`,
+    ),
+  ) as ApiError;
+  return signed(context, renderError(context, refusal, requestIdOf(context)));
 }
 
 /** The answer signed by the account it is given for; unsigned when no existing account is named (there is no key). */

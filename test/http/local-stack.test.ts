@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
 import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
 import { DUE_SOON_SECONDS, type IdleReport, queueStatesOverApi, waitUntilIdle } from '#shared/local/idle.ts';
 import { type PolledWorker, startPoller } from '#shared/local/poller.ts';
@@ -44,6 +45,7 @@ const fabricatedRoutes = [
   { operation: 'things.upload', method: 'POST', path: '/v1/uploads', handler: `${FIXTURES}/echo-handler.ts` },
   { operation: 'things.download', method: 'GET', path: '/v1/download', handler: `${FIXTURES}/binary-handler.ts` },
   { operation: 'things.crash', method: 'GET', path: '/v1/crash', handler: `${FIXTURES}/failing-handler.ts` },
+  { operation: 'things.sized', method: 'GET', path: '/v1/sized', handler: `${FIXTURES}/sized-handler.ts` },
 ];
 const fabricatedFallback = { operation: 'notFound', handler: `${FIXTURES}/echo-handler.ts` };
 
@@ -190,6 +192,15 @@ describe('HTTP adapter', () => {
       errors: [{ title: 'Internal server error', detail: expect.any(String), code: 'INTERNAL_ERROR' }],
     });
     expect(document.errors[0].detail).not.toContain('fixture failure');
+  });
+
+  it("answers a result up to Lambda's limit, and 500 past it as a deployment would", async () => {
+    const largest = await send(server.url, 'GET', `/v1/sized?bytes=${LAMBDA_RESPONSE_BYTES}`);
+    expect(largest.status).toBe(200);
+    expect(largest.body.length).toBeGreaterThan(LAMBDA_RESPONSE_BYTES - 100);
+    const over = await send(server.url, 'GET', `/v1/sized?bytes=${LAMBDA_RESPONSE_BYTES + 1}`);
+    expect(over.status).toBe(500);
+    expect(JSON.parse(over.body.toString())).toMatchObject({ errors: [{ code: 'INTERNAL_ERROR' }] });
   });
 });
 

@@ -22,6 +22,16 @@ export const ENCRYPTED_ALGORITHM = 'aes-256-gcm+ed25519';
 export const CHECK_OUT_ALGORITHMS = [PLAIN_ALGORITHM, ENCRYPTED_ALGORITHM] as const;
 export type CheckOutAlgorithm = (typeof CHECK_OUT_ALGORITHMS)[number];
 
+/**
+ * The largest dataset a file carries, in bytes of its JSON text (docs/rules.md §10). Base64 twice
+ * over, in lines of 60, makes a certificate of 16/9 of it and a line break in 61: at most
+ * 5,422,521 characters here. The check-out's document answers it as a JSON string, where a line
+ * break is `\n`, escaped again as `\\n` in what Lambda sends: about 5.6 MB with the rest of the
+ * answer, under the 6,000,000 bytes an answer may be (shared/http/answer-size.ts); the GET's file
+ * is smaller still. test/unit/answer-size.test.ts holds the two bounds together.
+ */
+export const MAX_DATASET_BYTES = 3_000_000;
+
 const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { signingKeyOf } from '../../auth/signing-key.ts';
-import { refused } from '../../errors.ts';
+import { AnswerTooLarge, refused } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import type { ResourceObject } from '../../jsonapi.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -34,7 +34,7 @@ import { productDocument } from '../products/document.ts';
 import { retrieveProduct } from '../products/service.ts';
 import { userDocument } from '../users/document.ts';
 import { retrieveUser } from '../users/service.ts';
-import { buildCertificate, type CheckOutAlgorithm, ENCRYPTED_ALGORITHM, type FileKind } from './certificate.ts';
+import { buildCertificate, type CheckOutAlgorithm, ENCRYPTED_ALGORITHM, type FileKind, MAX_DATASET_BYTES } from './certificate.ts';
 import {
   type CheckOutOptions,
   type CheckOutParameters,
@@ -203,9 +203,24 @@ interface Issue<R> {
 }
 
 /**
+ * 422 CHECKOUT_FILE_TOO_LARGE: a dataset over MAX_DATASET_BYTES, which only what is included can
+ * make (a record alone is a few dozen KB at most); the largest, entitlements and components, can
+ * be listed page by page instead.
+ */
+function fileTooLarge(kind: FileKind, includes: readonly string[], bytes: number): AnswerTooLarge {
+  return new AnswerTooLarge(
+    'CHECKOUT_FILE_TOO_LARGE',
+    `The ${kind} file would carry ${bytes} bytes of records, more than the ${MAX_DATASET_BYTES} a file may: ` +
+      `include fewer records (asked: ${includes.join(', ') || 'none'}); entitlements and components can be listed page by page instead`,
+    { parameter: 'include' },
+  );
+}
+
+/**
  * Sets `lastCheckOut` and emits the event in one transaction, and signs the file of the record
  * as that transaction leaves it. The update requires the record to exist: a check-out racing a
- * delete is 404 and writes nothing.
+ * delete is 404 and writes nothing. A file too large to answer (MAX_DATASET_BYTES) is refused
+ * before anything is committed.
  */
 async function issue<R extends LicenseRecord | MachineRecord>(actor: Actor, item: Item, request: Issue<R>): Promise<CheckedOutFile> {
   const { kind, issuedAt, options, included } = request;
@@ -220,6 +235,8 @@ async function issue<R extends LicenseRecord | MachineRecord>(actor: Actor, item
   await emitEvent(tx, originOf(record, actor.scope), request.event, request.document(record));
   // Keygen's member order: data, included, meta.
   const dataset = JSON.stringify({ data: request.shown(record), included, meta: { issued, expiry, ttl: options.ttl } });
+  const bytes = Buffer.byteLength(dataset, 'utf8');
+  if (bytes > MAX_DATASET_BYTES) throw fileTooLarge(kind, options.includes, bytes);
   const { certificate, algorithm } = buildCertificate({
     kind,
     dataset,
