@@ -1189,6 +1189,8 @@ describe('entitlement access patterns', () => {
     await expect(late.commit()).rejects.toThrow('changed');
     await attachTo(underWay, [other]);
     expect((await attachmentsOf(underWay)).map((x) => x.entitlementId)).toEqual([other.id]);
+    // The set's next change clears the tombstone.
+    expect(isTombstoned(await getItem(setKeyOf(underWay)), shared.id)).toBe(false);
 
     // A detach's pointers go after its commit, each only while it names the attachment detached:
     // an attach of the same entitlement right after has pointed it at its own.

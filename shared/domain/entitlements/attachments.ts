@@ -21,7 +21,9 @@
  * record first, and an attach reads the records again once its pointers are written, refusing
  * one marked; where a pointer names a set that does not hold the entitlement (an attach under
  * way), the removal leaves a tombstone in that set (`gone#<entitlementId>`, a write of the set:
- * the attach under way fails on the version, reads again and finds the tombstone).
+ * the attach under way fails on the version, reads again and finds the tombstone). The set's next
+ * attach or detach clears its tombstones: by then the entitlement is marked, which the re-read
+ * of an attach catches.
  */
 import { conflict } from '../../errors.ts';
 import {
@@ -66,7 +68,8 @@ export type LicenseRef = { accountId: string; id: string; policyId: string };
 const ENTRY = 'entitlement#';
 const entryName = (entitlementId: string) => `${ENTRY}${entitlementId}`;
 /** The attribute a removed entitlement leaves in a set an attach of it was under way to. */
-const tombstoneName = (entitlementId: string) => `gone#${entitlementId}`;
+const TOMBSTONE = 'gone#';
+const tombstoneName = (entitlementId: string) => `${TOMBSTONE}${entitlementId}`;
 
 /** A policy or license (record or stored item) as a holder. */
 export function holderOf(record: Record<string, unknown>): Holder {
@@ -152,6 +155,18 @@ const entriesIn = (item: Item | undefined): number => Object.keys(item ?? {}).fi
 export const isTombstoned = (item: Item | undefined, entitlementId: string): boolean => item?.[tombstoneName(entitlementId)] !== undefined;
 
 /**
+ * The tombstones a set item holds, to remove (null) with the next change of the set: that change
+ * adds to the version, so an attach that read the set before a tombstone was left fails on it all
+ * the same, and reads again an entitlement already marked as being removed.
+ */
+const clearedTombstones = (item: Item | undefined): Record<string, null> =>
+  Object.fromEntries(
+    Object.keys(item ?? {})
+      .filter((name) => name.startsWith(TOMBSTONE))
+      .map((name) => [name, null]),
+  );
+
+/**
  * Adds attachments to their holder's set (creating it), all or none: the transaction fails with
  * `changed` if any of them is there already or the set is no longer as read in `set` (another
  * change came first: the caller reads again, so the limit, the tombstones and what is attached
@@ -166,7 +181,7 @@ export function addToSet(tx: Transaction, holder: Holder, attachments: readonly 
   const membership = environmentId ? { ENVPK: environmentMembership(accountId, environmentId) } : {};
   tx.patch(
     setKeyOf(holder),
-    { accountId, environmentId, ...membership, ...entries, [COUNT]: entriesIn(set) + attachments.length },
+    { accountId, environmentId, ...membership, ...clearedTombstones(set), ...entries, [COUNT]: entriesIn(set) + attachments.length },
     { [VERSION]: 1 },
     { state: { ...absent, [VERSION]: set?.[VERSION] }, changed },
   );
@@ -184,7 +199,7 @@ export function removeFromSet(
   const asRead = Object.fromEntries(attachments.map((a) => [entryName(a.entitlementId), { id: a.id, created: a.created } satisfies Entry]));
   tx.patch(
     setKeyOf(holder),
-    { ...removed, [COUNT]: entriesIn(set) - attachments.length },
+    { ...clearedTombstones(set), ...removed, [COUNT]: entriesIn(set) - attachments.length },
     { [VERSION]: 1 },
     { state: { ...asRead, [VERSION]: set?.[VERSION] }, changed },
   );
