@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fileDocumentReply, fileReply } from '#shared/api/check-out.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { buildCertificate, MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
+import { MACHINE_FILE_INCLUDES } from '#shared/domain/check-out/options.ts';
 import type { CheckedOutFile } from '#shared/domain/check-out/service.ts';
 import { answerBytes, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from '#shared/http/answer-size.ts';
 import type { Declaration } from '#shared/http/declaration.ts';
@@ -122,16 +123,7 @@ describe('the largest license or machine file', () => {
     machineId: randomUUID(),
     certificate,
     algorithm,
-    includes: [
-      'license',
-      'license.entitlements',
-      'license.product',
-      'license.policy',
-      'license.owner',
-      'components',
-      'environment',
-      'owner',
-    ],
+    includes: [...MACHINE_FILE_INCLUDES],
     ttl: 2_629_746,
     issued: new Date().toISOString(),
     expiry: new Date().toISOString(),
