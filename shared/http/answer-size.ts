@@ -20,3 +20,19 @@ export const MAX_ANSWER_BYTES = 6_000_000;
 
 /** The bytes Lambda counts of a result: its JSON, as the runtime serialises what the handler returns. */
 export const answerBytes = (result: APIGatewayProxyStructuredResultV2): number => Buffer.byteLength(JSON.stringify(result), 'utf8');
+
+/** The most bytes one character of a body takes in that JSON: a control character, `\u00XX`. */
+const MOST_BYTES_PER_CHARACTER = 6;
+
+/**
+ * A result's bytes as answerBytes counts them when they may pass `limit`, else undefined. Most
+ * answers are far below it: their bound (the body at six bytes a character, the rest measured)
+ * says so without serialising the body a second time.
+ */
+export function bytesOver(result: APIGatewayProxyStructuredResultV2, limit: number): number | undefined {
+  const body = result.body ?? '';
+  const bound = body.length * MOST_BYTES_PER_CHARACTER + answerBytes({ ...result, body: '' });
+  if (bound <= limit) return undefined;
+  const bytes = answerBytes(result);
+  return bytes > limit ? bytes : undefined;
+}

@@ -46,7 +46,7 @@ import { LimitHit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
-import { answerBytes, MAX_ANSWER_BYTES } from './answer-size.ts';
+import { bytesOver, MAX_ANSWER_BYTES } from './answer-size.ts';
 import { type Body, bodyBytes, bodyTooLarge, MAX_BODY_BYTES, parseBody, readBody } from './body.ts';
 import type { AuthMode, Declaration } from './declaration.ts';
 import { FILE_MEDIA_TYPE, linkedReply, type Reply } from './documents.ts';
@@ -226,8 +226,8 @@ const requestIdOf = (context: PipelineContext) => context.request?.requestId ?? 
  */
 async function finished(context: PipelineContext, response: Result): Promise<Result> {
   const answer = await signed(context, response);
-  const bytes = answerBytes(answer);
-  if (bytes <= MAX_ANSWER_BYTES) return answer;
+  const bytes = bytesOver(answer, MAX_ANSWER_BYTES);
+  if (bytes === undefined) return answer;
   logger.warn('answer too large', { ...logKeys(context), status: answer.statusCode, bytes });
   const refusal = toApiError(
     new AnswerTooLarge(

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { answerBytes, LAMBDA_RESPONSE_BYTES } from '../http/answer-size.ts';
+import { bytesOver, LAMBDA_RESPONSE_BYTES } from '../http/answer-size.ts';
 import { bodyTooLarge, MAX_BODY_BYTES } from '../http/body.ts';
 import { ApiError, errorResult } from '../http/errors.ts';
 import { buildApiEvent } from './api-event.ts';
@@ -148,8 +148,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Local
     }
     // Lambda refuses a response over its limit and API Gateway answers 500: so does the local
     // server, so that an answer the pipeline let through too large fails here as it would deployed.
-    const bytes = answerBytes(result);
-    if (bytes > LAMBDA_RESPONSE_BYTES) {
+    const bytes = bytesOver(result, LAMBDA_RESPONSE_BYTES);
+    if (bytes !== undefined) {
       log(`${method} ${rawPath} (${matched.route.operation}) answered ${bytes} bytes, over Lambda's limit; request ${requestId}`);
       result = internalError(requestId);
     }

@@ -15,7 +15,7 @@ import { createAccount } from '#shared/domain/accounts/service.ts';
 import { buildCertificate, MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
 import { MACHINE_FILE_INCLUDES } from '#shared/domain/check-out/options.ts';
 import type { CheckedOutFile } from '#shared/domain/check-out/service.ts';
-import { answerBytes, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from '#shared/http/answer-size.ts';
+import { answerBytes, bytesOver, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from '#shared/http/answer-size.ts';
 import type { Declaration } from '#shared/http/declaration.ts';
 import { attachment, type Reply } from '#shared/http/documents.ts';
 import { operation, type RequestContext } from '#shared/http/pipeline.ts';
@@ -74,6 +74,18 @@ function expectRefused(result: APIGatewayProxyStructuredResultV2) {
   expect(result.headers?.Digest).toBe(`sha-256=${createHash('sha256').update(body).digest('base64')}`);
   expect(result.headers?.['Keygen-Signature']).toMatch(new RegExp(`^keyid="${accountId}", algorithm="ed25519"`));
 }
+
+describe('bytesOver', () => {
+  it('never passes over a result over the limit: its bound is at least what Lambda counts, whatever the body holds', () => {
+    const bodies = ['', 'plain', '"\\"', '\u0000\u0001\u001f\n\t', 'é€', '😀😀', '\ud800 lone', JSON.stringify({ a: '"\n\u0001' })];
+    for (const body of bodies) {
+      const result = { statusCode: 200, headers: { 'Content-Type': 'application/vnd.api+json' }, body };
+      const bytes = answerBytes(result);
+      expect(bytesOver(result, bytes - 1), JSON.stringify(body)).toBe(bytes);
+      expect(bytesOver(result, bytes)).toBeUndefined();
+    }
+  });
+});
 
 describe('the bound on answers', () => {
   it('gives an answer of MAX_ANSWER_BYTES as Lambda counts it, signature included; a byte more is 422 ANSWER_TOO_LARGE', async () => {

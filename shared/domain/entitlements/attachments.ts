@@ -145,9 +145,6 @@ const COUNT = 'n';
 /** The attribute of a set item every write of it adds 1 to: what an attach or a detach requires as read. */
 const VERSION = 'v';
 
-/** How many entries a set item holds, as its count says (0 when it does not exist). */
-export const entryCount = (item: Item | undefined): number => (item?.[COUNT] as number | undefined) ?? 0;
-
 /** The entries a set item holds, by their attributes (0 when it does not exist). */
 const entriesIn = (item: Item | undefined): number => Object.keys(item ?? {}).filter((name) => name.startsWith(ENTRY)).length;
 
