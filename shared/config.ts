@@ -57,6 +57,15 @@ export const config = {
     return DEFAULT_WEBHOOK_RETRY_DELAYS;
   },
   /**
+   * Seconds before the second pass of long work done in steps (an environment's purge, a large
+   * cascade: shared/resumable.ts), from SECOND_PASS_DELAY_SECONDS; unset or malformed: each
+   * work's own delay. A test stack shortens it, as it shortens the webhook retries.
+   */
+  get secondPassDelaySeconds(): number | undefined {
+    const raw = process.env.SECOND_PASS_DELAY_SECONDS?.trim();
+    return raw && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  },
+  /**
    * What wraps the data keys that seal secrets at rest: the KMS key named by SEALING_KMS_KEY (set
    * by the stack on the functions that seal or unseal), else the master key file named by
    * SEALING_MASTER_KEY_FILE (set by the local stack).

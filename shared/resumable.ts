@@ -19,6 +19,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from './config.ts';
 import { logger } from './logger.ts';
 import { enqueue } from './queue.ts';
 import type { QueueName } from './routes.ts';
@@ -51,6 +52,7 @@ export interface StepWork<M extends Stepped> {
   work(message: M): Promise<M | undefined>;
   /** The first message of the second pass. */
   secondPass(message: M): M;
+  /** How long the second pass waits (unless SECOND_PASS_DELAY_SECONDS says otherwise: config.ts). */
   secondPassDelaySeconds: number;
   /** What remains once the second pass is done, before the marker goes (idempotent). */
   finish?(): Promise<void>;
@@ -76,7 +78,8 @@ export async function runStep<M extends Stepped>(run: StepWork<M>): Promise<Step
     if (next) {
       await enqueue(run.queue, { ...next, step: step + 1, pass });
     } else if (pass === 1) {
-      await enqueue(run.queue, { ...run.secondPass(run.message), step: step + 1, pass: 2 }, run.secondPassDelaySeconds);
+      const delay = config.secondPassDelaySeconds ?? run.secondPassDelaySeconds;
+      await enqueue(run.queue, { ...run.secondPass(run.message), step: step + 1, pass: 2 }, delay);
     } else {
       await run.finish?.();
       await db().send(new DeleteCommand({ TableName: getTable(), Key: run.marker }));

@@ -13,10 +13,11 @@
  * (a webhook delivery, a mail, a purge step, a retry) and does its side effects (a POST to a
  * receiver, a mail to the SES server) before its messages are deleted; a failed message stays
  * in flight until it comes back. So once idle, nothing already asked for is still to come,
- * except what was delayed further: a purge's second pass (30 s on), a webhook retry on the
- * production schedule, a heartbeat that has not run out yet. The first two are reported (`later`), not waited for; the test stack's
- * WEBHOOK_RETRY_DELAYS are a second each, so its retries are waited for. Dead-letter queues
- * are not watched: nothing consumes them.
+ * except what was delayed further: a purge's or cascade's second pass (30 s and 10 s on), a
+ * webhook retry on the production schedule, a heartbeat that has not run out yet. The first two
+ * are reported (`later`), not waited for; the test stack's WEBHOOK_RETRY_DELAYS and
+ * SECOND_PASS_DELAY_SECONDS are a second each, so its retries and second passes are waited for.
+ * Dead-letter queues are not watched: nothing consumes them.
  */
 
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';

@@ -1,13 +1,13 @@
 /**
  * What every answer must be, whatever was asked: not a 5xx, within 5 s, a JSON:API document
  * unless the description documents that answer as something else (no body, a page, a file, the
- * description itself), and allowed by the description (test/http/support/described.ts, the
+ * description itself), and allowed by the description (test/support/described.ts, the
  * check every HTTP test applies).
  */
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
 import { createRouter } from '#shared/local/router.ts';
 import { fallback, routes } from '#shared/routes.ts';
-import { checkDescribed } from '../http/support/described.ts';
+import { checkDescribed } from '../support/described.ts';
 import { JSON_API, routeInfo } from './description.ts';
 import type { Incoming, Outgoing } from './http.ts';
 

@@ -189,7 +189,7 @@ export class SeenLinks {
 }
 
 /**
- * The links of a document, each once, as test/http/support/links.ts collects them: the top-level
+ * The links of a document, each once, as test/support/links.ts collects them: the top-level
  * `links` (a list's self, first, prev, next, last), and of each resource its `links.self` and
  * `links.related` and every relationship's `links.related`.
  */
@@ -207,7 +207,7 @@ function linksOf(document: any): string[] {
 /**
  * A link resolves when it answers 2xx, or 403: the record is there and the link is right, only
  * this bearer may not read it (an account or an environment seen by a product token); the rule
- * of test/http/support/links.ts, from docs/rules.md §8. A 404 may also hide a record from a
+ * of test/support/links.ts, from docs/rules.md §8. A 404 may also hide a record from a
  * bearer that may not see it (product and license bearers do not reach users, docs/authorization.md),
  * and §8 asks a link to resolve only "for a bearer allowed to see the record": a 404 the account's
  * admin does not get in the same environment is such a refusal, not a broken link.

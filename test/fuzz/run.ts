@@ -87,7 +87,7 @@ let exitCode = 1;
 try {
   pointSdkAt(endpoints);
   // Loaded once the SDK's variables point at the stack: the store reads them as it loads.
-  const { startReceiver } = await import('../http/support/receiver.ts');
+  const { startReceiver } = await import('../support/receiver.ts');
   const { buildWorld } = await import('./world.ts');
   const { fuzz } = await import('./engine.ts');
   const { causesFromLog, formatReport } = await import('./report.ts');

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
 
 let account: TestAccount;
 let user: Awaited<ReturnType<typeof newUser>>;

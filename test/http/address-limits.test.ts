@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
 import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
 import { fallback, routes } from '#shared/routes.ts';
-import { basic, type TestAccount } from './support/client.ts';
-import { localStackIdle } from './support/idle.ts';
-import { type licensing, listeningAccount } from './support/licensing.ts';
-import { ofKind, type Receiver } from './support/receiver.ts';
+import { basic, type TestAccount } from '../support/client.ts';
+import { localStackIdle } from '../support/idle.ts';
+import { type licensing, listeningAccount } from '../support/licensing.ts';
+import { ofKind, type Receiver } from '../support/receiver.ts';
 
 const LIMIT = 3;
 let server: LocalHttpServer;

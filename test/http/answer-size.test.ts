@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY_MAX } from '#shared/domain/licenses/license.ts';
 import { METADATA_MAX_BYTES } from '#shared/domain/rules.ts';
-import { expectError, newAccount } from './support/client.ts';
-import { licensing } from './support/licensing.ts';
+import { expectError, newAccount } from '../support/client.ts';
+import { licensing } from '../support/licensing.ts';
 
 let l: ReturnType<typeof licensing>;
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
     }
   });
   await Promise.all(workers);
-}, 120_000);
+});
 
 describe('the largest page', () => {
   it('is 422 ANSWER_TOO_LARGE, asking for a smaller page; half of it is answered', async () => {

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { call, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
 import { api } from '../support/stack.ts';
-import { call, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

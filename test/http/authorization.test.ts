@@ -6,10 +6,10 @@
  * test/unit/webhook-pinning.test.ts; unstorable numbers and oversized arrays: inputs.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { localStackIdle } from './support/idle.ts';
-import { licensing } from './support/licensing.ts';
-import { ofKind, type Receiver, startReceiver } from './support/receiver.ts';
+import { basic, call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { localStackIdle } from '../support/idle.ts';
+import { licensing } from '../support/licensing.ts';
+import { ofKind, type Receiver, startReceiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;

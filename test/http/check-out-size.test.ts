@@ -17,10 +17,10 @@ import { MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
 import { MAX_ATTACHMENTS } from '#shared/domain/entitlements/holders.ts';
 import { METADATA_MAX_BYTES } from '#shared/domain/rules.ts';
 import { datasetText, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
+import { type CallOptions, call, expectError, newAccount, type TestAccount } from '../support/client.ts';
+import { doc, eventPayloads, licensing } from '../support/licensing.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { api } from '../support/stack.ts';
-import { type CallOptions, call, expectError, newAccount, type TestAccount } from './support/client.ts';
-import { doc, eventPayloads, licensing } from './support/licensing.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -83,7 +83,7 @@ beforeAll(async () => {
   expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
   publicKey = publicKeyFromAccount((await call('GET', account.path, { token: account.adminToken })).body.data.meta.keys.ed25519);
   held = await largeEntitlements(MAX_ATTACHMENTS);
-}, 180_000);
+});
 afterAll(() => receiver.close());
 
 const checkOut = (method: 'POST' | 'GET', type: 'licenses' | 'machines', id: string, query: string, options: CallOptions = {}) =>
@@ -109,7 +109,7 @@ describe('a license holding the most entitlements it may', () => {
     license = await l.license((await l.policy(product.id)).id);
     await attach(`/licenses/${license.id}`, held);
     machine = await l.machine(license.id);
-  }, 60_000);
+  });
 
   it('holds MAX_ATTACHMENTS, each with the largest metadata, and may hold no more', async () => {
     const page = await l.api('GET', `/licenses/${license.id}/entitlements?page[size]=1`);
@@ -135,7 +135,7 @@ describe('a license holding the most entitlements it may', () => {
     expect(await lastCheckOut('machines', machine.id)).toBeNull();
     expect(await eventPayloads(account, 'license.checked-out', license.id)).toEqual([]);
     expect(await eventPayloads(account, 'machine.checked-out', machine.id)).toEqual([]);
-  }, 60_000);
+  });
 
   it('answers its file without the entitlements, which verifies', async () => {
     const file = certificateOf(await checkOut('POST', 'licenses', license.id, 'include=product,policy'));
@@ -179,5 +179,5 @@ describe('the largest file that fits', () => {
     }
     expect(await lastCheckOut('licenses', license.id)).toBe(before);
     expect(await eventPayloads(account, 'license.checked-out', license.id)).toHaveLength(events);
-  }, 60_000);
+  });
 });

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLicenseFile, VerificationError } from '../../docs/examples/verify.mjs';
 import { type ParsedCertificate, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
-import { type CallOptions, call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, eventPayloads, type licensing, listeningAccount } from './support/licensing.ts';
-import type { Receiver } from './support/receiver.ts';
+import { type CallOptions, call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, eventPayloads, type licensing, listeningAccount } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;

@@ -13,8 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
+import { call, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

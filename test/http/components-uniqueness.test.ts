@@ -11,8 +11,9 @@ import { COMPONENT_FINGERPRINT_MARKER } from '#shared/domain/components/componen
 import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
 import { fingerprintCountKey, uniqueKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
-import { call, newAccount, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+import { call, newAccount, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
+import { until } from '../support/patience.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -208,8 +209,10 @@ describe.concurrent('released with what it hangs on', () => {
     const outside = (await l.graph({ policy })).machine.id;
     expectCode(await add(outside, fingerprint), 422, 'FINGERPRINT_TAKEN');
     expect((await call('DELETE', `${account.path}/environments/${code}`, { token: account.adminToken })).status).toBe(204);
-    const deadline = Date.now() + 20_000;
-    while ((await count('account', account.id, fingerprint)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await until(
+      async () => !(await count('account', account.id, fingerprint)),
+      () => `the purge to give back ${fingerprint}`,
+    );
     expect((await add(outside, fingerprint)).status).toBe(201);
   });
 });

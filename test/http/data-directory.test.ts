@@ -67,7 +67,7 @@ beforeAll(async () => {
   // The demo account is written, and its records relayed from the stream (stream-positions.json).
   const idle = await fetch(`${api}/_local/idle?timeout=60`);
   expect(idle.status).toBe(200);
-}, 120_000);
+});
 
 afterAll(async () => {
   if (serve?.exitCode === null) {
@@ -76,7 +76,7 @@ afterAll(async () => {
     await exited;
   }
   if (dataDir) rmSync(dirname(dataDir), { recursive: true, force: true });
-}, 30_000);
+});
 
 describe('the data directory', () => {
   it('is its owner’s alone: itself and its folders 0700, every file 0600, those kept from before included', () => {

@@ -16,9 +16,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { attachmentsOf } from '#shared/domain/entitlements/attachments.ts';
 import { entitlementSetKey, recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
+import { newAccount, type Reply, type TestAccount } from '../support/client.ts';
 import { checkConsistency } from '../support/consistency.ts';
-import { newAccount, type Reply, type TestAccount } from './support/client.ts';
-import { doc, ids, licensing } from './support/licensing.ts';
+import { doc, ids, licensing } from '../support/licensing.ts';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261128);
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 4);

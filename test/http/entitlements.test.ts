@@ -9,10 +9,10 @@ import { entitlementHolderKey, entitlementHoldersPartition, entitlementSetKey } 
 import { partitionItems } from '#shared/store/paging.ts';
 import { getItem } from '#shared/store/records.ts';
 import { Transaction } from '#shared/store/transaction.ts';
+import { call, environmentToken, expectError, newEnvironment, newUser, type Reply, type TestAccount } from '../support/client.ts';
 import { checkConsistency } from '../support/consistency.ts';
-import { call, environmentToken, expectError, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
-import { doc, ids, type licensing, listeningAccount } from './support/licensing.ts';
-import { ofKind, type Receiver } from './support/receiver.ts';
+import { doc, ids, type licensing, listeningAccount } from '../support/licensing.ts';
+import { ofKind, type Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, onlyError, type Reply, type TestAccount, userBody } from './support/client.ts';
+import { call, newAccount, newUser, onlyError, type Reply, type TestAccount, userBody } from '../support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {

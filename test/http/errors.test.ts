@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, expectError, newAccount, newUser, type Reply, type TestAccount, userBody } from '../support/client.ts';
 import { api } from '../support/stack.ts';
-import { basic, call, expectError, newAccount, newUser, type Reply, type TestAccount, userBody } from './support/client.ts';
 
 let account: TestAccount;
 /** An account no other test writes to while the count-based tests run. */

@@ -11,7 +11,7 @@
  * - every webhook event in the table was delivered, each first refused by the receiver retried;
  * - every reset request accepted for an existing user ended in a mail, or in the mail dead-letter queue.
  *
- * The stack is this file's own, in its process (test/http/support/faults.ts); the suite's stack
+ * The stack is this file's own, in its process (test/support/faults.ts); the suite's stack
  * never sees a fault. FAULT_SEED replays a run (the requests' interleaving aside).
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,7 @@ import {
   type Send,
   type Step,
   startFaultStack,
-} from './support/faults.ts';
+} from '../support/faults.ts';
 
 const RATE = 0.08;
 const LICENSING_SESSIONS = 16;
@@ -40,7 +40,7 @@ beforeAll(async () => {
   // One fault in four strikes every attempt of its call: the SDK's retries do not hide them all.
   stack = await startFaultStack({ seed: 18, sticky: 0.25 });
   account = await stack.newAccount();
-}, 60_000);
+});
 
 afterAll(async () => {
   await stack?.stop();
@@ -191,4 +191,4 @@ it('keeps its promises under AWS faults', async () => {
   expect(run.recordedAttempts).toBeGreaterThan(0);
   expect.soft(run.recordedTwice).toEqual([]);
   expect.soft(run.lostMails).toEqual([]);
-}, 120_000);
+});

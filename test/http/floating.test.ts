@@ -17,9 +17,9 @@ import {
   licenseProcessCountKey,
   machineProcessCountKey,
 } from '#shared/store/keys.ts';
-import { call, newAccount, type Reply, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
-import { storeMachine } from './support/machines.ts';
+import { call, newAccount, type Reply, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
+import { storeMachine } from '../support/machines.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

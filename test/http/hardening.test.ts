@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {

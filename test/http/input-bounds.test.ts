@@ -16,9 +16,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ENDPOINTS } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { EVENT_KINDS } from '#shared/events/kinds.ts';
-import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from './support/client.ts';
-import { doc, licensing, ref } from './support/licensing.ts';
-import { type Delivery, ofKind, type Receiver, startReceiver } from './support/receiver.ts';
+import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from '../support/client.ts';
+import { doc, licensing, ref } from '../support/licensing.ts';
+import { type Delivery, ofKind, type Receiver, startReceiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -306,7 +306,7 @@ describe('webhook subscriptions', () => {
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const aboutUser = (deliveries: Delivery[]) =>
       ofKind(deliveries, 'user.created').filter((d) => JSON.parse(d.json.data.attributes.payload).data.id === user.body.data.id);
-    await receiver.waitFor((deliveries) => aboutUser(deliveries).length >= MAX_ENDPOINTS, 60_000);
+    await receiver.waitFor((deliveries) => aboutUser(deliveries).length >= MAX_ENDPOINTS);
     const delivered = aboutUser(receiver.deliveries);
     expect(new Set(delivered.map((d) => d.json.data.relationships.endpoint.data.id))).toEqual(new Set(ids));
     expect(delivered.every((d) => d.json.data.attributes.endpoint === longest)).toBe(true);

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
 import { stack } from '../support/stack.ts';
-import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, newAccount, newUser, type Reply, type TestAccount, userBody } from './support/client.ts';
+import { basic, call, newAccount, newUser, type Reply, type TestAccount, userBody } from '../support/client.ts';
 
 type Home = 'global' | 'A' | 'B' | 'C';
 type Env = 'none' | 'A' | 'B';
@@ -248,7 +248,7 @@ beforeAll(async () => {
     { name: 'B-user', kind: 'user', home: 'B', token: homeUser.B.token, userId: homeUser.B.id },
   ];
   before = await snapshot([...users.keys()], [...tokens.keys()]);
-}, 120_000);
+});
 
 /** The user targets: the user made inside each home, plus a global user nobody but admins may see. */
 const userTargets = (): Target[] => [
@@ -313,7 +313,7 @@ describe('isolation matrix', () => {
     ]);
     await pool(tasks);
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it('retrieves: GET /users/<id> and GET /tokens/<id>', async () => {
     const failures: string[] = [];
@@ -337,7 +337,7 @@ describe('isolation matrix', () => {
     ]);
     await pool(tasks);
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it('updates: PATCH /users/<id> (unchanged value where it should succeed, a changed one where it should not)', async () => {
     const failures: string[] = [];
@@ -357,7 +357,7 @@ describe('isolation matrix', () => {
     );
     await pool(tasks);
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it('deletes: DELETE /users/<id> (admitted bearers act on disposable users)', async () => {
     const failures: string[] = [];
@@ -405,7 +405,7 @@ describe('isolation matrix', () => {
       }),
     );
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it('revokes: DELETE /tokens/<id> (admitted bearers act on disposable tokens)', async () => {
     const failures: string[] = [];
@@ -446,7 +446,7 @@ describe('isolation matrix', () => {
       }),
     );
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it("creates: POST /users is born in the request's environment", async () => {
     const failures: string[] = [];
@@ -469,7 +469,7 @@ describe('isolation matrix', () => {
       }),
     );
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it("logs in: POST /tokens (HTTP Basic) is admitted like a bearer, and the token belongs to the user's home", async () => {
     const failures: string[] = [];
@@ -518,7 +518,7 @@ describe('isolation matrix', () => {
       6,
     );
     expect(failures).toEqual([]);
-  }, 120_000);
+  });
 
   it('afterwards: no record changed or leaked, and counts moved only by what the cells were meant to do', async () => {
     const fixedUsers = [...before.users.keys()];
@@ -571,5 +571,5 @@ describe('isolation matrix', () => {
     }
     // And every fixed user still has its own first name: no failing PATCH cell wrote.
     for (const [id, doc] of after.users) if (id !== account.adminId) expect(doc.attributes.firstName, `user ${id}`).toBe('Test');
-  }, 120_000);
+  });
 });

@@ -11,9 +11,9 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { recordKey, tokenLookupKey } from '#shared/store/keys.ts';
-import { call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, type licensing, listeningAccount } from './support/licensing.ts';
-import type { Receiver } from './support/receiver.ts';
+import { call, environmentToken, expectError, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, type licensing, listeningAccount } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

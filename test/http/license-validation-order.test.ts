@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, type licensing, listeningAccount } from './support/licensing.ts';
-import type { Receiver } from './support/receiver.ts';
+import { call, expectError, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, type licensing, listeningAccount } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

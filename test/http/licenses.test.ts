@@ -1,8 +1,8 @@
 /** Licenses: create under a policy (key, owner), retrieve, update, delete, list, tokens, key authentication, relationships. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

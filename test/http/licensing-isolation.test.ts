@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+import { call, newAccount, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
 
 type Home = 'global' | 'A' | 'B';
 const TYPES = ['products', 'policies', 'licenses', 'machines', 'components'] as const;

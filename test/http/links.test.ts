@@ -6,10 +6,10 @@
  * only where its links can be followed (§2).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, licensing } from './support/licensing.ts';
-import { assertLinksResolve } from './support/links.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, licensing } from '../support/licensing.ts';
+import { assertLinksResolve } from '../support/links.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -32,6 +32,7 @@ import { ensureTable } from '#shared/local/table-setup.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { recordedInvocations, releaseHeld, runningInvocations } from '../support/fixtures/queue-handler.ts';
+import { PATIENCE_MS } from '../support/patience.ts';
 import { api, stack } from '../support/stack.ts';
 
 const FIXTURES = 'test/support/fixtures';
@@ -341,8 +342,9 @@ describe('queue poller', () => {
       waitTimeSeconds: 1,
       log: () => undefined,
     });
-    /** Resolves once the queue is empty and its poller runs no batch (or after 10 s, not idle). */
-    const idle = () => waitUntilIdle({ queues: queueStatesOverApi(sqs, { fixture: queueUrl }), activity: () => poller.activity() }, 10_000);
+    /** Resolves once the queue is empty and its poller runs no batch (or, past the patience, not idle). */
+    const idle = () =>
+      waitUntilIdle({ queues: queueStatesOverApi(sqs, { fixture: queueUrl }), activity: () => poller.activity() }, PATIENCE_MS);
     return { queueUrl, deadLetterUrl, idle, activity: () => poller.activity(), stop: () => poller.stop() };
   }
 
@@ -365,7 +367,7 @@ describe('queue poller', () => {
           MessageAttributes: { kind: { DataType: 'String', StringValue: 'ping' } },
         }),
       );
-      await expect.poll(() => invocationsFor(test).length, { timeout: 5000, interval: 20 }).toBe(1);
+      await expect.poll(() => invocationsFor(test).length, { timeout: PATIENCE_MS, interval: 20 }).toBe(1);
       expect(Date.now() - sentAt).toBeLessThan(1000);
 
       const [call] = invocationsFor(test);
@@ -409,7 +411,7 @@ describe('queue poller', () => {
         }),
       );
       await expect
-        .poll(() => recordsFor(test).filter((record) => record.body.includes('"fail"')).length, { timeout: 8000 })
+        .poll(() => recordsFor(test).filter((record) => record.body.includes('"fail"')).length, { timeout: PATIENCE_MS })
         .toBeGreaterThanOrEqual(2);
       const first = invocationsFor(test)[0]!;
       expect(first.event.Records).toHaveLength(2);
@@ -428,7 +430,7 @@ describe('queue poller', () => {
     try {
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'throw') }));
       const deadLetters = await (async () => {
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + PATIENCE_MS;
         while (Date.now() < deadline) {
           const received = await sqs.send(
             new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
@@ -449,7 +451,7 @@ describe('queue poller', () => {
     const queue = await pollFreshQueue(5, { batchSize: 1, visibilitySeconds: 30 });
     try {
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'hold') }));
-      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(1);
+      await expect.poll(() => runningInvocations(test).now, { timeout: PATIENCE_MS, interval: 20 }).toBe(1);
       // Each alone keeps it busy: the message in flight, and the batch running.
       const inFlight = await waitUntilIdle(
         { queues: queueStatesOverApi(sqs, { fixture: queue.queueUrl }), activity: () => ({ running: 0, started: 0 }) },
@@ -478,12 +480,12 @@ describe('queue poller', () => {
           Entries: Array.from({ length: 6 }, (_, i) => ({ Id: String(i), MessageBody: message(test, 'hold') })),
         }),
       );
-      await expect.poll(() => runningInvocations(test).now, { timeout: 10_000, interval: 20 }).toBe(3);
+      await expect.poll(() => runningInvocations(test).now, { timeout: PATIENCE_MS, interval: 20 }).toBe(3);
       // While the three are held, the other slots have nothing to give out more batches with.
       await sleep(500);
       expect(runningInvocations(test).most).toBe(3);
       releaseHeld(test);
-      await expect.poll(() => recordsFor(test).length, { timeout: 10_000, interval: 20 }).toBe(6);
+      await expect.poll(() => recordsFor(test).length, { timeout: PATIENCE_MS, interval: 20 }).toBe(6);
       expect(runningInvocations(test).most).toBe(3);
       expect(new Set(recordsFor(test).map((record) => record.messageId)).size).toBe(6);
     } finally {
@@ -497,12 +499,12 @@ describe('queue poller', () => {
     const queue = await pollFreshQueue(2, { batchSize: 1, maxConcurrency: 3, visibilitySeconds: 1 });
     try {
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'hold') }));
-      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(1);
+      await expect.poll(() => runningInvocations(test).now, { timeout: PATIENCE_MS, interval: 20 }).toBe(1);
       // Past the visibility timeout, and past it again: on AWS, where the timeout outlasts the
       // function, no other invocation would get the message, nor would it reach the DLQ.
       await sleep(2500);
       releaseHeld(test);
-      await expect.poll(() => runningInvocations(test).now, { timeout: 5000, interval: 20 }).toBe(0);
+      await expect.poll(() => runningInvocations(test).now, { timeout: PATIENCE_MS, interval: 20 }).toBe(0);
       expect((await queue.idle()).idle).toBe(true);
       expect(invocationsFor(test)).toHaveLength(1);
       const dead = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
@@ -510,7 +512,7 @@ describe('queue poller', () => {
       // The worker's other slots receive again.
       const next = randomUUID();
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(next, 'ok') }));
-      await expect.poll(() => invocationsFor(next).length, { timeout: 5000, interval: 20 }).toBe(1);
+      await expect.poll(() => invocationsFor(next).length, { timeout: PATIENCE_MS, interval: 20 }).toBe(1);
     } finally {
       releaseHeld(test);
       await queue.stop();

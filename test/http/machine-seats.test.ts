@@ -6,12 +6,11 @@
  * items are read from the table (the test stack's DynamoDB; TABLE_NAME is set).
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { environmentMembership, type Key, licenseMachineCountKey, purgeMarkerKey } from '#shared/store/keys.ts';
-import { call, newAccount, newEnvironment, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+import { licenseMachineCountKey } from '#shared/store/keys.ts';
+import { call, newAccount, newEnvironment, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
+import { purgeFinished, tableItem } from '../support/table.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -36,35 +35,6 @@ async function globalLicense(maxMachines: number) {
   const product = await l.product();
   const policy = await l.policy(product.id, { maxMachines });
   return l.license(policy.id);
-}
-
-const db = () => DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const TableName = () => process.env.TABLE_NAME!;
-
-async function tableItem(Key: Key) {
-  return (await db().send(new GetCommand({ TableName: TableName(), Key, ConsistentRead: true }))).Item;
-}
-
-/** Waits until the purge of a deleted environment has finished (both passes). */
-async function waitUntilPurged(environmentId: string, timeoutMs = 100_000) {
-  const started = Date.now();
-  for (;;) {
-    const [members, marker] = await Promise.all([
-      db().send(
-        new QueryCommand({
-          TableName: TableName(),
-          IndexName: 'ENV',
-          KeyConditionExpression: 'ENVPK = :env',
-          ExpressionAttributeValues: { ':env': environmentMembership(account.id, environmentId) },
-        }),
-      ),
-      tableItem(purgeMarkerKey(account.id, environmentId)),
-    ]);
-    if ((members.Items ?? []).length === 0 && !marker) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`purge of ${environmentId} unfinished after ${timeoutMs} ms`);
-    // The purge's second pass is delayed by design: this waits for its outcome, not a guessed time.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 beforeAll(async () => {
@@ -145,10 +115,10 @@ describe.concurrent('maxMachines across environments', () => {
     expectLimit(await activate(license.id));
 
     expect((await call('DELETE', `${account.path}/environments/${shared.id}`, { token: account.adminToken })).status).toBe(204);
-    await waitUntilPurged(shared.id);
+    await purgeFinished(account.id, shared.id);
 
     for (let i = 0; i < 2; i++) expect((await activate(license.id, { token })).status).toBe(201);
     expectLimit(await activate(license.id));
     expect((await l.api('GET', `/licenses/${license.id}/machines`)).body.data).toHaveLength(3);
-  }, 150_000);
+  });
 });

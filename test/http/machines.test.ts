@@ -1,8 +1,8 @@
 /** Machines: activate on a license (fingerprint unique per license, maxMachines), retrieve, update, deactivate, list, relationships. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, type Reply, type TestAccount, userBody } from './support/client.ts';
+import { call, expectError, newAccount, type Reply, type TestAccount, userBody } from '../support/client.ts';
 
 const CREATED = 25;
 const TOTAL = CREATED + 1; // and the admin

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser } from './support/browser.ts';
-import { basic, call, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { resetLinkOf, waitForMail } from './support/mail.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { basic, call, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { resetLinkOf, waitForMail } from '../support/mail.ts';
 
 let account: TestAccount;
 let browser: Browser;
@@ -15,7 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   account = await newAccount();
   browser = await launchBrowser();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

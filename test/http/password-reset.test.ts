@@ -5,10 +5,10 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '#shared/store/keys.ts';
-import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
-import { localStackIdle } from './support/idle.ts';
-import { inbox, resetLinkOf, waitForMail } from './support/mail.ts';
-import { ofKind, type Receiver, startReceiver, verify } from './support/receiver.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
+import { localStackIdle } from '../support/idle.ts';
+import { inbox, resetLinkOf, waitForMail } from '../support/mail.ts';
+import { ofKind, type Receiver, startReceiver, verify } from '../support/receiver.ts';
 
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 

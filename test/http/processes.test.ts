@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROCESS_PID_MARKER, processPidValue } from '#shared/domain/processes/process.ts';
 import { sweepProcess } from '#shared/domain/processes/sweep.ts';
@@ -18,13 +18,13 @@ import {
   type Key,
   licenseProcessCountKey,
   machineProcessCountKey,
-  purgeMarkerKey,
   recordKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
-import { call, environmentToken, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, eventPayloads, expectCode, ids, licensing, listeningAccount, ref } from './support/licensing.ts';
-import type { Receiver } from './support/receiver.ts';
+import { call, environmentToken, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, eventPayloads, expectCode, ids, licensing, listeningAccount, ref } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
+import { purgeFinished } from '../support/table.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -565,31 +565,11 @@ describe.concurrent('removals take processes with them', () => {
     expect(await countOf(machineProcessCountKey(account.id, g.machine.id))).toBe(2);
 
     expect((await call('DELETE', `${account.path}/environments/${shared.id}`, { token: account.adminToken })).status).toBe(204);
-    await waitUntilPurged(shared.id);
+    await purgeFinished(account.id, shared.id);
     expect(await tableItem(processKey(inShared.id))).toBeUndefined();
     expect(await tableItem(shareKey)).toBeUndefined();
     expect(await countOf(machineProcessCountKey(account.id, g.machine.id))).toBe(1);
     expect(await countOf(licenseProcessCountKey(account.id, g.license.id))).toBe(1);
     await started(g.machine.id);
-  }, 120_000);
+  });
 });
-
-/** Waits until the purge of a deleted environment has finished: no member left, and its marker gone. */
-async function waitUntilPurged(environmentId: string, timeoutMs = 100_000) {
-  const started = Date.now();
-  for (;;) {
-    const members = await table.send(
-      new QueryCommand({
-        TableName: TableName(),
-        IndexName: 'ENV',
-        KeyConditionExpression: 'ENVPK = :env',
-        ExpressionAttributeValues: { ':env': environmentMembership(account.id, environmentId) },
-      }),
-    );
-    const marker = await tableItem(purgeMarkerKey(account.id, environmentId));
-    if ((members.Items ?? []).length === 0 && !marker) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`purge of ${environmentId} unfinished after ${timeoutMs} ms`);
-    // The purge's second pass is delayed by design: this waits for its outcome, not a guessed time.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}

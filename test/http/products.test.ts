@@ -1,8 +1,8 @@
 /** Products: create, retrieve, update, delete (with everything under them), list, tokens. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing } from './support/licensing.ts';
+import { call, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, licensing } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -10,8 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { METHODS, type OpenApiDescription, present } from '#shared/api/reference-document.ts';
 import served from '../../docs/openapi.json' with { type: 'json' };
+import { launchBrowser } from '../support/browser.ts';
 import { stack } from '../support/stack.ts';
-import { launchBrowser } from './support/browser.ts';
 
 const description: OpenApiDescription = served;
 const VIEWPORT = { width: 1280, height: 720 };
@@ -33,7 +33,7 @@ beforeAll(async () => {
   page.on('console', (message) => message.type() === 'error' && complaints.push(message.text()));
   page.on('pageerror', (error) => complaints.push(error.message));
   expect((await page.goto(`${stack().api}/v1/docs`, { waitUntil: 'load' }))?.status()).toBe(200);
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { environmentMembership, machinesByFingerprintPartition } from '#shared/store/keys.ts';
 import { partitionItems } from '#shared/store/paging.ts';
-import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, ids, licensing, ref } from './support/licensing.ts';
+import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -18,11 +18,11 @@ import { sweepProcess } from '#shared/domain/processes/sweep.ts';
 import { dueAttributes } from '#shared/store/due.ts';
 import { cascadeMarkerKey, recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
+import { basic, call, newAccount, newEnvironment, newUser, type Reply, type TestAccount } from '../support/client.ts';
 import { checkConsistency } from '../support/consistency.ts';
-import { basic, call, newAccount, newEnvironment, newUser, type Reply, type TestAccount } from './support/client.ts';
-import { localStackIdle } from './support/idle.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
-import { storeMachine } from './support/machines.ts';
+import { localStackIdle } from '../support/idle.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
+import { storeMachine } from '../support/machines.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

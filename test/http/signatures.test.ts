@@ -1,6 +1,6 @@
 /**
  * Signed answers over HTTP (docs/signatures.md): answers of every kind, once the account is
- * known, verify with tweetnacl (test/http/support/signed.ts) and with the client recipe
+ * known, verify with tweetnacl (test/support/signed.ts) and with the client recipe
  * (docs/examples/verify.mjs); a changed body, date, path, query or Host does not; the target
  * and Host are signed as sent; Keygen-Accept-Signature; and an account without a key, which
  * gets one on its first use, however many requests race for it.
@@ -16,10 +16,10 @@ import { db, getTable } from '#shared/store/client.ts';
 import { accountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { verifyAnswer as recipeVerify } from '../../docs/examples/verify.mjs';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, licensing } from '../support/licensing.ts';
+import { type SignedAnswer, verifyAnswer } from '../support/signed.ts';
 import { api, stack } from '../support/stack.ts';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, licensing } from './support/licensing.ts';
-import { type SignedAnswer, verifyAnswer } from './support/signed.ts';
 
 const EMPTY_DIGEST = 'sha-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=';
 const CACHE_CONTROL = 'no-transform, no-store, max-age=0';

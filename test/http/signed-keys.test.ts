@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VerificationError, verifySignedKey } from '../../docs/examples/verify.mjs';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, ref } from './support/licensing.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { type Key, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
-import { basic, call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
 
 let account: TestAccount;
 let other: TestAccount;

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintValue, type Level } from '#shared/domain/licensing/fingerprints.ts';
 import { fingerprintCountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
-import { call, newAccount, type TestAccount } from './support/client.ts';
-import { doc, expectCode, licensing, listeningAccount, ref } from './support/licensing.ts';
-import type { Receiver } from './support/receiver.ts';
+import { call, newAccount, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, licensing, listeningAccount, ref } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -4,8 +4,8 @@
  * attributes a client leaves out keep their values; none left in is no change at all).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newAccount, newEnvironment, newUser, type TestAccount } from './support/client.ts';
-import { licensing } from './support/licensing.ts';
+import { call, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
+import { licensing } from '../support/licensing.ts';
 
 let account: TestAccount;
 let paths: Record<string, { path: string; type: string; id: string }>;

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
-import { expectCode, licensing } from './support/licensing.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { expectCode, licensing } from '../support/licensing.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;

@@ -9,9 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
-import { localStackIdle } from './support/idle.ts';
-import { ofKind, type Receiver, startReceiver, verify } from './support/receiver.ts';
+import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
+import { localStackIdle } from '../support/idle.ts';
+import { until } from '../support/patience.ts';
+import { ofKind, type Receiver, startReceiver, verify } from '../support/receiver.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -53,16 +54,16 @@ async function getEvent(account: TestAccount, id: string) {
 }
 
 /** Polls an event until `done` holds, recording each distinct status seen on the way. */
-async function watch(account: TestAccount, id: string, done: (event: any) => boolean, timeoutMs = 20_000) {
+async function watch(account: TestAccount, id: string, done: (event: any) => boolean) {
   const seen: string[] = [];
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const event = await getEvent(account, id);
-    if (seen.at(-1) !== event.attributes.status) seen.push(event.attributes.status);
-    if (done(event)) return { event, seen };
-    if (Date.now() > until) throw new Error(`event ${id} still ${event.attributes.status}; seen ${seen.join(' → ')}`);
-    await sleep(100);
-  }
+  return until(
+    async () => {
+      const event = await getEvent(account, id);
+      if (seen.at(-1) !== event.attributes.status) seen.push(event.attributes.status);
+      return done(event) && { event, seen };
+    },
+    () => `event ${id} to be done; seen ${seen.join(' → ')}`,
+  );
 }
 
 describe.concurrent('every change reaches a subscribed endpoint, signed', () => {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount } from './support/client.ts';
+import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
 
 let account: TestAccount;
 beforeAll(async () => {

@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount, userBody } from './support/client.ts';
-import { type Receiver, startReceiver } from './support/receiver.ts';
+import { call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
+import { until } from '../support/patience.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
 
 let account: TestAccount;
 let receiver: Receiver;
@@ -46,11 +47,10 @@ beforeAll(async () => {
   }
   await receiver.waitFor((d) => d.length >= all.data.length);
   // The receiver has the POSTs; the worker records each outcome right after the answer.
-  const until = Date.now() + 20_000;
-  while ((await list('page[size]=100')).data.some((event: any) => event.attributes.status !== 'DELIVERED')) {
-    if (Date.now() > until) throw new Error('events not recorded as DELIVERED within 20 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    async () => (await list('page[size]=100')).data.every((event: any) => event.attributes.status === 'DELIVERED'),
+    () => 'every event recorded as DELIVERED',
+  );
 });
 afterAll(() => receiver.close());
 

@@ -7,9 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call, newAccount, userBody } from '../support/client.ts';
 import { rebindingName } from '../support/dns-responder.ts';
-import { call, newAccount, userBody } from './support/client.ts';
-import { type Receiver, startReceiver, verify } from './support/receiver.ts';
+import { until } from '../support/patience.ts';
+import { type Receiver, startReceiver, verify } from '../support/receiver.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -56,12 +57,13 @@ describe('a host name that answers differently to a second question', () => {
     expect(events.body.data).toHaveLength(1);
     const eventId = events.body.data[0].id as string;
 
-    const until = Date.now() + 20_000;
-    let event = (await admin('GET', `/webhook-events/${eventId}`)).body.data;
-    while (event.attributes.status !== 'DELIVERED' && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      event = (await admin('GET', `/webhook-events/${eventId}`)).body.data;
-    }
+    const event = await until(
+      async () => {
+        const { data } = (await admin('GET', `/webhook-events/${eventId}`)).body;
+        return data.attributes.status === 'DELIVERED' && data;
+      },
+      () => `event ${eventId} to be delivered`,
+    );
     expect(event.attributes).toMatchObject({ status: 'DELIVERED', lastResponseCode: 200, lastResponseBody: 'checked' });
 
     expect(other.deliveries).toEqual([]);

@@ -26,9 +26,9 @@ import {
   tokenLookupKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
-import { newEnvironment } from '../http/support/client.ts';
-import { doc, listeningAccount, ref } from '../http/support/licensing.ts';
+import { newEnvironment } from '../support/client.ts';
 import { checkConsistency, type Item } from '../support/consistency.ts';
+import { doc, listeningAccount, ref } from '../support/licensing.ts';
 
 type Found = { rule: string; key: Key };
 const sorted = (violations: Found[]) => [...violations].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

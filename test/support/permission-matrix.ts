@@ -3,7 +3,8 @@
  * record lives → the status the API must answer. The expectations are written out by hand from
  * docs/rules.md (§2, §3, §7, §9) and docs/authorization.md — never computed from the policies — and
  * checked against the policies' judgement by test/unit/permission-matrix.test.ts (without a table
- * or a server), and over HTTP for a slice of it by test/http/permission-matrix.test.ts.
+ * or a server), and over HTTP for records in S and global ones by the five
+ * test/http/permission-matrix-<part>.test.ts files (permission-matrix-http.ts).
  *
  * Every request is made inside a SHARED environment S. Bearers: the account's global admin, an
  * admin user living in S, S's environment token, an S token narrowed to read permissions only,
@@ -430,3 +431,16 @@ export const WRITES: ReadonlySet<string> = new Set(
     .filter((route) => route.path.includes('{id}') && !route.operation.endsWith('.validate'))
     .map((route) => route.operation),
 );
+
+/** The parts the HTTP matrix is asked in, by the resource a route's path names (`account`: the account itself). */
+export const MATRIX_PARTS = {
+  people: ['account', 'users', 'tokens', 'me', 'environments', 'webhook-endpoints', 'webhook-events'],
+  catalogue: ['products', 'policies', 'entitlements'],
+  licenses: ['licenses'],
+  machines: ['machines'],
+  parts: ['components', 'processes'],
+} as const satisfies Record<string, readonly string[]>;
+export type MatrixPart = keyof typeof MATRIX_PARTS;
+
+/** The resource a route's path names: its fourth segment, or `account` for the account's own routes. */
+export const resourceOf = (route: { path: string }): string => route.path.split('/')[4] ?? 'account';

@@ -2,6 +2,7 @@
  * The permission matrix (test/support/permission-matrix.ts), judged by the policies over
  * in-memory records: no table, no server, milliseconds.
  */
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
 import { type BearerKind, effectivePermissions, PERMISSIONS } from '#shared/auth/permissions.ts';
@@ -10,7 +11,18 @@ import type { Policy, Principal } from '#shared/auth/policies/policy.ts';
 import { routes } from '#shared/routes.ts';
 import type { Item } from '#shared/store/records.ts';
 import { environmentScope } from '#shared/store/scope.ts';
-import { BEARERS, type BearerName, expectedStatus, HOMES, type Home, MATRIX, type Ref, type Step } from '../support/permission-matrix.ts';
+import {
+  BEARERS,
+  type BearerName,
+  expectedStatus,
+  HOMES,
+  type Home,
+  MATRIX,
+  MATRIX_PARTS,
+  type Ref,
+  resourceOf,
+  type Step,
+} from '../support/permission-matrix.ts';
 
 const A = 'a0000000-0000-4000-8000-000000000001';
 const OTHER_ACCOUNT = 'a0000000-0000-4000-8000-000000000002';
@@ -153,6 +165,19 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
 }
 
 describe('permission matrix', () => {
+  it('asks every route with a bearer over HTTP in exactly one part, each part in its own file', () => {
+    for (const route of routes.filter((candidate) => MATRIX[candidate.operation] !== 'public')) {
+      const parts = Object.entries(MATRIX_PARTS).filter(([, resources]) => (resources as readonly string[]).includes(resourceOf(route)));
+      expect(
+        parts.map(([part]) => part),
+        route.operation,
+      ).toHaveLength(1);
+    }
+    for (const part of Object.keys(MATRIX_PARTS)) {
+      expect(existsSync(new URL(`../http/permission-matrix-${part}.test.ts`, import.meta.url)), part).toBe(true);
+    }
+  });
+
   it('covers every route of the route table', () => {
     expect(routes.map((route) => route.operation).filter((operation) => MATRIX[operation] === undefined)).toEqual([]);
     expect(Object.keys(MATRIX).filter((operation) => !routes.some((route) => route.operation === operation))).toEqual([]);

@@ -28,7 +28,7 @@ export type CheckOutAlgorithm = (typeof CHECK_OUT_ALGORITHMS)[number];
  * 5,422,521 characters here. The check-out's document answers it as a JSON string, where a line
  * break is `\n`, escaped again as `\\n` in what Lambda sends: about 5.6 MB with the rest of the
  * answer, under the 6,000,000 bytes an answer may be (shared/http/answer-size.ts); the GET's file
- * is smaller still. test/unit/answer-size.test.ts holds the two bounds together.
+ * is smaller still. test/in-process/answer-size.test.ts holds the two bounds together.
  */
 export const MAX_DATASET_BYTES = 3_000_000;
 

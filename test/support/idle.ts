@@ -9,9 +9,10 @@
  *   expect(receiver.deliveries).toHaveLength(before);
  */
 import type { IdleReport } from '#shared/local/idle.ts';
-import { api } from '../../support/stack.ts';
+import { PATIENCE_MS } from './patience.ts';
+import { api } from './stack.ts';
 
-export async function localStackIdle(timeoutSeconds = 25): Promise<void> {
+export async function localStackIdle(timeoutSeconds = PATIENCE_MS / 1000): Promise<void> {
   const response = await api(`/_local/idle?timeout=${timeoutSeconds}`);
   const report = (await response.json()) as IdleReport;
   if (!report.idle) throw new Error(`the local stack was still busy after ${timeoutSeconds} s: ${JSON.stringify(report)}`);

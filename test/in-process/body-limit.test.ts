@@ -11,7 +11,7 @@ import { createAccount } from '#shared/domain/accounts/service.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
 import { lambdaContext } from '#shared/local/lambda-context.ts';
 import { handler } from '../../functions/users/create.ts';
-import { verifyAnswer } from '../http/support/signed.ts';
+import { verifyAnswer } from '../support/signed.ts';
 
 const HOST = 'licensing.example.test';
 

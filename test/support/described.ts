@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { buildOpenApi, type OpenApiDocument } from '#shared/api/openapi.ts';
 import { createRouter } from '#shared/local/router.ts';
 import { fallback, routes } from '#shared/routes.ts';
-import { schemaValidators } from '../../support/openapi-ajv.ts';
+import { schemaValidators } from './openapi-ajv.ts';
 
 interface ResponseObject {
   $ref?: string;

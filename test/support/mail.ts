@@ -1,7 +1,9 @@
 /**
  * Reads the mail the local SES server received (its `GET /store`), as a user reads their inbox.
  */
-import { stack } from '../../support/stack.ts';
+
+import { PATIENCE_MS } from './patience.ts';
+import { stack } from './stack.ts';
 
 export interface ReceivedMail {
   subject: string;
@@ -17,7 +19,7 @@ export async function inbox(address: string): Promise<ReceivedMail[]> {
 }
 
 /** Waits for the `count`-th mail to an address (1 = the first ever sent to it). */
-export async function waitForMail(address: string, count = 1, timeoutMs = 15_000): Promise<ReceivedMail> {
+export async function waitForMail(address: string, count = 1, timeoutMs = PATIENCE_MS): Promise<ReceivedMail> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const mails = await inbox(address);

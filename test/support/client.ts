@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createAccount } from '#shared/domain/accounts/service.ts';
-import { api } from '../../support/stack.ts';
 import { checkDescribed } from './described.ts';
 import { checkSigned, knowAccount } from './signed.ts';
+import { api } from './stack.ts';
 
 export interface Reply {
   status: number;

@@ -5,6 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { PATIENCE_MS } from './patience.ts';
 
 export interface Delivery {
   headers: IncomingHttpHeaders;
@@ -46,7 +47,7 @@ export async function startReceiver(path = '/hooks', listen: Listen = {}): Promi
     url: '',
     deliveries: [],
     answer: () => ({ status: 204 }),
-    async waitFor(predicate, timeoutMs = 20_000) {
+    async waitFor(predicate, timeoutMs = PATIENCE_MS) {
       const until = Date.now() + timeoutMs;
       while (!predicate(receiver.deliveries)) {
         if (Date.now() > until)

@@ -24,7 +24,7 @@ import { deadLetterQueueName } from '#shared/local/sqs.ts';
 import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
 import { logger } from '#shared/logger.ts';
 import type { QueueName } from '#shared/routes.ts';
-import { checkConsistency, type Item, scanItems, type Violation } from '../../support/consistency.ts';
+import { checkConsistency, type Item, scanItems, type Violation } from './consistency.ts';
 import { type Delivery, type Receiver, startReceiver } from './receiver.ts';
 import { verifyAnswer } from './signed.ts';
 
