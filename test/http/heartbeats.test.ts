@@ -24,6 +24,7 @@ import { environmentToken, newEnvironment, newUser, type Reply, type TestAccount
 import { localStackIdle } from '../support/idle.ts';
 import { doc, eventPayloads, expectCode, type licensing, listeningAccount, ref } from '../support/licensing.ts';
 import { storeMachine } from '../support/machines.ts';
+import { until } from '../support/patience.ts';
 import type { Receiver } from '../support/receiver.ts';
 
 let account: TestAccount;
@@ -454,10 +455,10 @@ describe('a policy that starts requiring heartbeats', () => {
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     // The stack's sweeper (every 2 s here) walks the policy, then takes it out of the index.
     const policyKey = recordKey(account.id, 'policies', policy.id);
-    for (let waited = 0; (await getItem(policyKey))?.DUESK !== undefined; waited += 500) {
-      expect(waited, 'the walk ends').toBeLessThan(30_000);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await until(
+      async () => (await getItem(policyKey))?.DUESK === undefined,
+      () => 'the walk to end',
+    );
     expect((await getItem(policyKey))?.heartbeatWalk).toBeUndefined();
     for (const machine of [first, last]) {
       const item = await machineItem(machine.id);

@@ -355,11 +355,10 @@ describe('queue poller', () => {
     invocationsFor(test).flatMap((call) => call.event.Records.filter((record) => JSON.parse(record.body).test === test));
   const sleep = (ms: number) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 
-  it('delivers a message to its worker quickly, shaped as Lambda does, and deletes it', async () => {
+  it('delivers a message to its worker, shaped as Lambda does, and deletes it', async () => {
     const test = randomUUID();
     const queue = await pollFreshQueue(3);
     try {
-      const sentAt = Date.now();
       await sqs.send(
         new SendMessageCommand({
           QueueUrl: queue.queueUrl,
@@ -368,7 +367,6 @@ describe('queue poller', () => {
         }),
       );
       await expect.poll(() => invocationsFor(test).length, { timeout: PATIENCE_MS, interval: 20 }).toBe(1);
-      expect(Date.now() - sentAt).toBeLessThan(1000);
 
       const [call] = invocationsFor(test);
       const [record] = call!.event.Records;

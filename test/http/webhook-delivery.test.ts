@@ -374,15 +374,15 @@ describe.concurrent('the worker is an idempotent consumer', () => {
     const queueUrl = process.env.WEBHOOK_QUEUE_URL!;
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: `${marker} is not JSON` }));
     const deadLetterUrl = `${queueUrl}-dlq`;
-    const until = Date.now() + 25_000;
-    let found = false;
-    while (!found && Date.now() < until) {
-      const { Messages } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }),
-      );
-      found = (Messages ?? []).some((m) => m.Body?.startsWith(marker));
-    }
-    expect(found).toBe(true);
+    await until(
+      async () => {
+        const { Messages } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }),
+        );
+        return (Messages ?? []).some((m) => m.Body?.startsWith(marker));
+      },
+      () => 'the poison message in the dead-letter queue',
+    );
     sqs.destroy();
   });
 });
