@@ -26,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          globalSetup: ['test/support/offline-setup.ts'],
           setupFiles: ['test/support/offline-environment.ts'],
         },
       },

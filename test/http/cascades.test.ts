@@ -9,8 +9,7 @@
  * account-scoped queries (keys.ts), never by a scan of a table other files write to meanwhile.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { type CascadeStep, runCascadeStep } from '#shared/domain/licensing/cascade.ts';
@@ -34,44 +33,26 @@ import { call, newAccount, newUser, type TestAccount } from '../support/client.t
 import { localStackIdle } from '../support/idle.ts';
 import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 import { until } from '../support/patience.ts';
-
-const table = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const TableName = () => process.env.TABLE_NAME!;
-type Item = Record<string, any>;
-
-const tableItem = async (key: Key): Promise<Item | undefined> =>
-  (await table.send(new GetCommand({ TableName: TableName(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }))).Item;
+import { type Item, queryAll, table, tableItem, tableName } from '../support/table.ts';
 
 /** Every item of a collection partition (a GSI), page after page. */
-async function members(index: string, partition: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, any> | undefined;
-  do {
-    const page = await table.send(
-      new QueryCommand({
-        TableName: TableName(),
-        IndexName: index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': `${index}PK` },
-        ExpressionAttributeValues: { ':pk': partition },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((page.Items ?? []) as Item[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const members = (index: string, partition: string): Promise<Item[]> =>
+  queryAll({
+    IndexName: index,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': `${index}PK` },
+    ExpressionAttributeValues: { ':pk': partition },
+  });
 
 /** Which of `keys` exist, 100 at a time. */
 async function existing(keys: Key[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < keys.length; i += 100) {
-    const reply = await table.send(
-      new BatchGetCommand({ RequestItems: { [TableName()]: { Keys: keys.slice(i, i + 100), ConsistentRead: true } } }),
+    const reply = await table().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys.slice(i, i + 100), ConsistentRead: true } } }),
     );
-    for (const item of reply.Responses?.[TableName()] ?? []) found.add(item.PK as string);
-    expect(reply.UnprocessedKeys?.[TableName()]).toBeUndefined();
+    for (const item of reply.Responses?.[tableName()] ?? []) found.add(item.PK as string);
+    expect(reply.UnprocessedKeys?.[tableName()]).toBeUndefined();
   }
   return found;
 }

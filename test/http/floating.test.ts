@@ -7,8 +7,7 @@
  * past, and the process counts (written by processes' own routes) are written in the table.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Key,
@@ -20,6 +19,7 @@ import {
 import { call, newAccount, type Reply, type TestAccount } from '../support/client.ts';
 import { doc, expectCode, licensing, ref } from '../support/licensing.ts';
 import { storeMachine } from '../support/machines.ts';
+import { table, tableName } from '../support/table.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -33,16 +33,13 @@ type Attributes = Record<string, unknown>;
 type Scope = Record<string, unknown>;
 type Made = { id: string; attributes: any };
 
-const table = () => DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const TableName = () => process.env.TABLE_NAME as string;
-
 async function countOf(key: Key): Promise<number> {
-  const { Item } = await table().send(new GetCommand({ TableName: TableName(), Key: key, ConsistentRead: true }));
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return Number(Item?.n ?? 0);
 }
 
 /** A count as the processes' routes keep it. */
-const setCount = (key: Key, n: number) => table().send(new PutCommand({ TableName: TableName(), Item: { ...key, n } }));
+const setCount = (key: Key, n: number) => table().send(new PutCommand({ TableName: tableName(), Item: { ...key, n } }));
 
 /** Moves a machine's last heartbeat `seconds` into the past (from now). */
 const lastHeartbeat = (machineId: string, secondsAgo: number) =>

@@ -32,7 +32,7 @@ import { ensureTable } from '#shared/local/table-setup.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { recordedInvocations, releaseHeld, runningInvocations } from '../support/fixtures/queue-handler.ts';
-import { PATIENCE_MS } from '../support/patience.ts';
+import { PATIENCE_MS, until } from '../support/patience.ts';
 import { api, stack } from '../support/stack.ts';
 
 const FIXTURES = 'test/support/fixtures';
@@ -427,16 +427,16 @@ describe('queue poller', () => {
     const queue = await pollFreshQueue(maxReceiveCount);
     try {
       await sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: message(test, 'throw') }));
-      const deadLetters = await (async () => {
-        const deadline = Date.now() + PATIENCE_MS;
-        while (Date.now() < deadline) {
+      const deadLetters = await until(
+        async () => {
           const received = await sqs.send(
             new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
           );
-          if (received.Messages?.length) return received.Messages;
-        }
-        return [];
-      })();
+          return received.Messages?.length ? received.Messages : undefined;
+        },
+        () => 'the message in the dead-letter queue',
+        0,
+      );
       expect(deadLetters.map((dead) => dead.Body)).toEqual([message(test, 'throw')]);
       expect(invocationsFor(test)).toHaveLength(maxReceiveCount);
     } finally {

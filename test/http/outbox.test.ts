@@ -34,7 +34,7 @@ import { Transaction } from '#shared/store/transaction.ts';
 import { call, newAccount, newEnvironment, newUser } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';
 import { inbox, waitForMail } from '../support/mail.ts';
-import { PATIENCE_MS } from '../support/patience.ts';
+import { until } from '../support/patience.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { stack } from '../support/stack.ts';
 
@@ -68,19 +68,23 @@ async function streamFromNow() {
   );
   return {
     /** The first record written since that `wanted` accepts. */
-    async recordWhere(wanted: (record: DynamoDBRecord) => boolean): Promise<DynamoDBRecord> {
-      const deadline = Date.now() + PATIENCE_MS;
-      for (;;) {
-        for (const [i, iterator] of iterators.entries()) {
-          if (!iterator) continue;
-          const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-          iterators[i] = page.NextShardIterator;
-          const found = (page.Records ?? []).map((record: StreamRecord) => toLambdaRecord(record, streamArn, stack().region)).find(wanted);
-          if (found) return found;
-        }
-        if (Date.now() > deadline) throw new Error('no such stream record');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    recordWhere(wanted: (record: DynamoDBRecord) => boolean): Promise<DynamoDBRecord> {
+      return until(
+        async () => {
+          for (const [i, iterator] of iterators.entries()) {
+            if (!iterator) continue;
+            const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+            iterators[i] = page.NextShardIterator;
+            const found = (page.Records ?? [])
+              .map((record: StreamRecord) => toLambdaRecord(record, streamArn, stack().region))
+              .find(wanted);
+            if (found) return found;
+          }
+          return undefined;
+        },
+        () => 'the stream record',
+        50,
+      );
     },
   };
 }

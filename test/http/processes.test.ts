@@ -7,8 +7,7 @@
  * index, and a heartbeat moved back in time.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROCESS_PID_MARKER, processPidValue } from '#shared/domain/processes/process.ts';
 import { sweepProcess } from '#shared/domain/processes/sweep.ts';
@@ -24,7 +23,7 @@ import {
 import { call, environmentToken, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
 import { doc, eventPayloads, expectCode, ids, licensing, listeningAccount, ref } from '../support/licensing.ts';
 import type { Receiver } from '../support/receiver.ts';
-import { purgeFinished } from '../support/table.ts';
+import { purgeFinished, table, tableItem, tableName } from '../support/table.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -55,9 +54,6 @@ const ping = (id: string, credentials: Credentials = {}) => l.api('POST', `/proc
 /** The payloads of the account's events of `kind` about the record `id`, as the API lists them (each written with its change). */
 const eventsAbout = (kind: string, id: string) => eventPayloads(account, kind, id);
 
-const table = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const TableName = () => process.env.TABLE_NAME as string;
-const tableItem = async (Key: Key) => (await table.send(new GetCommand({ TableName: TableName(), Key, ConsistentRead: true }))).Item;
 const processKey = (id: string) => recordKey(account.id, 'processes', id);
 /** The n of a count item (0 when there is none: a count at 0 is deleted). */
 const countOf = async (key: Key) => Number((await tableItem(key))?.n ?? 0);
@@ -66,9 +62,9 @@ const countOf = async (key: Key) => Number((await tableItem(key))?.n ?? 0);
 async function ageHeartbeat(id: string, seconds: number) {
   const item = await tableItem(processKey(id));
   const last = new Date(Date.parse(item?.lastHeartbeat as string) - seconds * 1000).toISOString();
-  await table.send(
+  await table().send(
     new UpdateCommand({
-      TableName: TableName(),
+      TableName: tableName(),
       Key: processKey(id),
       UpdateExpression: 'SET lastHeartbeat = :last',
       ExpressionAttributeValues: { ':last': last },

@@ -13,9 +13,7 @@
  * by themselves, are left out.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODE_MARKER } from '#shared/domain/environments/environment.ts';
 import {
@@ -36,12 +34,8 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { basic, call, newAccount, newUser, onlyError, type TestAccount, userBody } from '../support/client.ts';
-import { purgeFinished } from '../support/table.ts';
+import { type Item, membersOf, purgeFinished, queryAll, tableItem } from '../support/table.ts';
 
-const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const TABLE = () => process.env.TABLE_NAME!;
-
-type Item = Record<string, any>;
 const keyOf = (item: Key) => `${item.PK}|${item.SK}`;
 const ITEM = '#';
 
@@ -49,32 +43,8 @@ const RECORD_TYPES = (Object.keys(PREFIXES) as RecordType[]).filter((type) => ty
 /** Record types a token may be issued to: each has a token register. */
 const BEARER_TYPES: RecordType[] = ['users', 'environments', 'products', 'licenses'];
 
-/** Every item a query finds, page after page. */
-async function query(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, any> | undefined;
-  do {
-    const page = await doc.send(new QueryCommand({ ...input, TableName: TABLE(), ExclusiveStartKey: start }));
-    items.push(...((page.Items ?? []) as Item[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
 const partition = (PK: string) =>
-  query({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ConsistentRead: true });
-
-async function read(key: Key): Promise<Item | undefined> {
-  return (await doc.send(new GetCommand({ TableName: TABLE(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }))).Item;
-}
-
-/** Items still carrying the environment's ENVPK (the ENV index, keys only). */
-const membersOf = (accountId: string, environmentId: string) =>
-  query({
-    IndexName: 'ENV',
-    KeyConditionExpression: 'ENVPK = :env',
-    ExpressionAttributeValues: { ':env': environmentMembership(accountId, environmentId) },
-  });
+  queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PK }, ConsistentRead: true });
 
 /** What hangs off a record: its uniqueness markers, its collections' counters, and per kind its tokens' register, lookup or machine count. */
 async function dependentsOf(accountId: string, record: Item): Promise<Key[]> {
@@ -108,7 +78,11 @@ async function accountItems(account: TestAccount, environmentIds: string[], know
       const collection = collectionPartition(account.id, environmentId, PREFIXES[type]);
       add(counterKey(collection));
       records.push(
-        ...(await query({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': collection } })),
+        ...(await queryAll({
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': collection },
+        })),
       );
     }
   }
@@ -121,7 +95,7 @@ async function accountItems(account: TestAccount, environmentIds: string[], know
     for (const key of await dependentsOf(account.id, record)) add(key);
   }
   const items = new Map<string, Item>();
-  for (const [key, item] of await Promise.all([...keys].map(async ([name, key]) => [name, await read(key)] as const))) {
+  for (const [key, item] of await Promise.all([...keys].map(async ([name, key]) => [name, await tableItem(key)] as const))) {
     if (item) items.set(key, item);
   }
   return items;

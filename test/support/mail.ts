@@ -2,7 +2,7 @@
  * Reads the mail the local SES server received (its `GET /store`), as a user reads their inbox.
  */
 
-import { PATIENCE_MS } from './patience.ts';
+import { until } from './patience.ts';
 import { stack } from './stack.ts';
 
 export interface ReceivedMail {
@@ -19,14 +19,17 @@ export async function inbox(address: string): Promise<ReceivedMail[]> {
 }
 
 /** Waits for the `count`-th mail to an address (1 = the first ever sent to it). */
-export async function waitForMail(address: string, count = 1, timeoutMs = PATIENCE_MS): Promise<ReceivedMail> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mails = await inbox(address);
-    if (mails.length >= count) return mails.sort((a, b) => a.at - b.at)[count - 1]!;
-    if (Date.now() > deadline) throw new Error(`no mail #${count} to ${address} within ${timeoutMs} ms (have ${mails.length})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+export async function waitForMail(address: string, count = 1): Promise<ReceivedMail> {
+  let had = 0;
+  return until(
+    async () => {
+      const mails = await inbox(address);
+      had = mails.length;
+      return mails.length >= count && mails.sort((a, b) => a.at - b.at)[count - 1]!;
+    },
+    () => `mail #${count} to ${address} (have ${had})`,
+    200,
+  );
 }
 
 /** The reset link of a mail and what its fragment carries. */

@@ -1,20 +1,15 @@
 /**
  * Runs in every worker of the `fast` project (vitest.config.ts) in place of aws-environment.ts:
  * no local stack runs, so the SDK is pointed at an address where nothing listens (a test that
- * forgot its mock fails at once rather than reaching a real service), and sealing gets a master
- * key of its own in a private temporary file.
+ * forgot its mock fails at once rather than reaching a real service), and sealing gets the run's
+ * master key (offline-setup.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { inject } from 'vitest';
 import { queues } from '#shared/queues.ts';
 import type { QueueName } from '#shared/routes.ts';
 import { pointSdkAt } from './sdk-environment.ts';
 
 const NOWHERE = 'http://127.0.0.1:9';
-const masterKeyFile = join(mkdtempSync(join(tmpdir(), 'licensing-fast-')), 'master.key');
-writeFileSync(masterKeyFile, randomBytes(32), { mode: 0o600 });
 
 pointSdkAt({
   region: 'us-east-1',
@@ -23,6 +18,6 @@ pointSdkAt({
   sqs: NOWHERE,
   ses: NOWHERE,
   tableName: 'offline',
-  masterKeyFile,
+  masterKeyFile: inject('offlineMasterKeyFile'),
   queueUrls: Object.fromEntries(Object.keys(queues).map((name) => [name, `${NOWHERE}/000000000000/${name}`])) as Record<QueueName, string>,
 });

@@ -132,7 +132,8 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   };
 }
 
-async function setUp(): Promise<void> {
+/** The account, S, its administrators and the two fixtures; `spares` entitlements for the attach routes a part asks. */
+async function setUp(spares: number): Promise<void> {
   account = await newAccount();
   receiver = await startReceiver();
   S = await newEnvironment(account, 'SHARED');
@@ -147,8 +148,7 @@ async function setUp(): Promise<void> {
       PERMISSIONS.filter((permission) => permission.endsWith('.read')),
     ),
   };
-  // Every cell of the two attach routes takes a spare (nine bearers and none, each).
-  [fixtures.same, fixtures.global] = await Promise.all([fixtureIn('same', 20), fixtureIn('global')]);
+  [fixtures.same, fixtures.global] = await Promise.all([fixtureIn('same', spares), fixtureIn('global')]);
 }
 
 const unique = () => randomUUID().slice(0, 8);
@@ -238,7 +238,9 @@ async function ask(route: Route, fixture: Fixture, cell: Cell, target?: string):
 export function describeMatrixPart(part: MatrixPart): void {
   const resources: readonly string[] = MATRIX_PARTS[part];
   const inPart = covered.filter((route) => resources.includes(resourceOf(route)));
-  beforeAll(setUp);
+  // Every cell of each attach route takes a spare (nine bearers and none): ten an attach route.
+  const attaches = inPart.filter((route) => route.operation.endsWith('.entitlements.attach')).length;
+  beforeAll(() => setUp(10 * attaches));
   afterAll(() => receiver?.close());
 
   describe(`permission matrix over HTTP: ${part}`, () => {

@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { PATIENCE_MS } from './patience.ts';
+import { until } from './patience.ts';
 
 export interface Delivery {
   headers: IncomingHttpHeaders;
@@ -29,8 +29,8 @@ export interface Receiver {
   deliveries: Delivery[];
   /** Decides each answer (default 204); `n` counts deliveries from 1. */
   answer: (delivery: Delivery, n: number) => Answer;
-  /** Resolves once `predicate` holds for the deliveries, or rejects after `timeoutMs`. */
-  waitFor(predicate: (deliveries: Delivery[]) => boolean, timeoutMs?: number): Promise<Delivery[]>;
+  /** Resolves once `predicate` holds for the deliveries (patience.ts: rejects only past PATIENCE_MS). */
+  waitFor(predicate: (deliveries: Delivery[]) => boolean): Promise<Delivery[]>;
   close(): Promise<void>;
 }
 
@@ -47,17 +47,13 @@ export async function startReceiver(path = '/hooks', listen: Listen = {}): Promi
     url: '',
     deliveries: [],
     answer: () => ({ status: 204 }),
-    async waitFor(predicate, timeoutMs = PATIENCE_MS) {
-      const until = Date.now() + timeoutMs;
-      while (!predicate(receiver.deliveries)) {
-        if (Date.now() > until)
-          throw new Error(
-            `receiver: condition not met within ${timeoutMs} ms; got ${receiver.deliveries.length} deliveries: ${receiver.deliveries.map((d) => d.json?.data?.attributes?.event).join(', ')}`,
-          );
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return receiver.deliveries;
-    },
+    waitFor: (predicate) =>
+      until(
+        async () => predicate(receiver.deliveries) && receiver.deliveries,
+        () =>
+          `deliveries; got ${receiver.deliveries.length}: ${receiver.deliveries.map((d) => d.json?.data?.attributes?.event).join(', ')}`,
+        50,
+      ),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((request, response) => {
