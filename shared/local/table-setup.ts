@@ -52,10 +52,28 @@ async function describe(client: DynamoDBClient, tableName: string): Promise<Tabl
   }
 }
 
+/** How long an index may take to build before the start gives up: far above what a local table needs. */
+const INDEX_BUILD_CEILING_MS = 10 * 60_000;
+
+/** Resolves once no index of the table is still being built (DynamoDB reports each index's status). */
+async function indexesBuilt(client: DynamoDBClient, tableName: string): Promise<void> {
+  const giveUpAt = Date.now() + INDEX_BUILD_CEILING_MS;
+  for (;;) {
+    const table = await describe(client, tableName);
+    const building = (table?.GlobalSecondaryIndexes ?? []).filter((index) => index.IndexStatus !== 'ACTIVE');
+    if (building.length === 0) return;
+    if (Date.now() > giveUpAt) {
+      throw new Error(`Indexes of ${tableName} still building: ${building.map((index) => index.IndexName).join(', ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function addMissingIndexes(client: DynamoDBClient, tableName: string, table: TableDescription): Promise<void> {
   const present = new Set((table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
   for (const index of indexes.filter((candidate) => !present.has(candidate.name))) {
-    // DynamoDB accepts one index creation per UpdateTable call.
+    // DynamoDB accepts one index creation per UpdateTable call, and refuses the next while one is building.
+    await indexesBuilt(client, tableName);
     await client.send(
       new UpdateTableCommand({
         TableName: tableName,
@@ -64,6 +82,7 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, tabl
       }),
     );
   }
+  await indexesBuilt(client, tableName);
 }
 
 /** A table made before it had its stream gets it. */
