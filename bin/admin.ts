@@ -51,7 +51,7 @@ async function createAccountCommand(args: string[]) {
   const missing = (['slug', 'name', 'email', 'password'] as const).filter((flag) => !values[flag]);
   if (missing.length) fail(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
   useLocalStackUnlessConfigured();
-  const { createAccount } = await import('../shared/domain/accounts/service.ts');
+  const { createAccount } = await import('../shared/resources/accounts/service.ts');
   try {
     const { account, user, token } = await createAccount(values as Required<typeof values>);
     process.stdout.write(

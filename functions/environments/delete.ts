@@ -1,7 +1,7 @@
-import { environments } from '#shared/api/environments.ts';
-import { deleteEnvironment } from '#shared/domain/environments/service.ts';
 import { noContent } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { environments } from '#shared/resources/environments/operations.ts';
+import { deleteEnvironment } from '#shared/resources/environments/service.ts';
 
 export const handler = operation(environments.delete, async ({ actor, params }) => {
   await deleteEnvironment(actor, params.id);

@@ -1,8 +1,8 @@
-import { environments } from '#shared/api/environments.ts';
-import { generateEnvironmentToken } from '#shared/domain/environments/service.ts';
-import { tokenDocument } from '#shared/domain/tokens/document.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { environments } from '#shared/resources/environments/operations.ts';
+import { generateEnvironmentToken } from '#shared/resources/environments/service.ts';
+import { tokenDocument } from '#shared/resources/tokens/document.ts';
 
 /** Environment token generation answers 200, not 201 (docs/rules.md §2). */
 export const handler = operation(environments.tokensGenerate, async ({ actor, params, body }) => {

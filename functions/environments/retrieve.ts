@@ -1,8 +1,8 @@
-import { environments } from '#shared/api/environments.ts';
-import { environmentDocument } from '#shared/domain/environments/document.ts';
-import { retrieveEnvironment } from '#shared/domain/environments/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { environmentDocument } from '#shared/resources/environments/document.ts';
+import { environments } from '#shared/resources/environments/operations.ts';
+import { retrieveEnvironment } from '#shared/resources/environments/service.ts';
 
 export const handler = operation(environments.retrieve, async ({ actor, params }) =>
   ok(environmentDocument(await retrieveEnvironment(actor, params.id))),

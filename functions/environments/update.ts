@@ -1,8 +1,8 @@
-import { environments } from '#shared/api/environments.ts';
-import { environmentDocument } from '#shared/domain/environments/document.ts';
-import { updateEnvironment } from '#shared/domain/environments/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { environmentDocument } from '#shared/resources/environments/document.ts';
+import { environments } from '#shared/resources/environments/operations.ts';
+import { updateEnvironment } from '#shared/resources/environments/service.ts';
 
 /** The path names the environment by id or code; `data.id`, if sent, must be its id. */
 export const handler = operation(environments.update, async ({ actor, params, body: { data } }) =>

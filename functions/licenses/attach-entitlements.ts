@@ -1,8 +1,8 @@
-import { entitlements } from '#shared/api/entitlements.ts';
-import { attachmentDocument } from '#shared/domain/entitlements/document.ts';
-import { attachEntitlements } from '#shared/domain/entitlements/holders.ts';
 import { okCollection } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { attachmentDocument } from '#shared/resources/entitlements/document.ts';
+import { attachEntitlements } from '#shared/resources/entitlements/holders.ts';
+import { entitlements } from '#shared/resources/entitlements/operations.ts';
 
 /** 200 with the attachments made. */
 export const handler = operation(entitlements.attachToLicense, async ({ actor, params, body }) =>

@@ -1,8 +1,8 @@
-import { licenses } from '#shared/api/licenses.ts';
-import { listLicenseMachines } from '#shared/domain/machines/service.ts';
-import { machineDocumentsFor } from '#shared/domain/machines/shown.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { licenses } from '#shared/resources/licenses/operations.ts';
+import { listLicenseMachines } from '#shared/resources/machines/service.ts';
+import { machineDocumentsFor } from '#shared/resources/machines/shown.ts';
 
 /** GET /licenses/<id>/machines */
 export const handler = operation(licenses.machines, async (call) => {

@@ -1,8 +1,8 @@
-import { licenseActions } from '#shared/api/license-actions.ts';
-import { reinstateLicense } from '#shared/domain/licenses/actions.ts';
-import { licenseDocument } from '#shared/domain/licenses/document.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { reinstateLicense } from '#shared/resources/licenses/actions.ts';
+import { licenseDocument } from '#shared/resources/licenses/document.ts';
+import { licenseActions } from '#shared/resources/licenses/operations.ts';
 
 export const handler = operation(licenseActions.reinstate, async ({ actor, params }) =>
   ok(licenseDocument(await reinstateLicense(actor, params.id))),

@@ -1,8 +1,8 @@
-import { machines } from '#shared/api/machines.ts';
-import { machineDocument } from '#shared/domain/machines/document.ts';
-import { createMachine } from '#shared/domain/machines/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { machineDocument } from '#shared/resources/machines/document.ts';
+import { machines } from '#shared/resources/machines/operations.ts';
+import { createMachine } from '#shared/resources/machines/service.ts';
 
 export const handler = operation(machines.create, async ({ actor, body: { data } }) => {
   const { license, owner, components } = data.relationships;

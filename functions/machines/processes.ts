@@ -1,8 +1,8 @@
-import { processes } from '#shared/api/processes.ts';
-import { processDocumentsFor } from '#shared/domain/processes/document.ts';
-import { listMachineProcesses } from '#shared/domain/processes/service.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { processDocumentsFor } from '#shared/resources/processes/document.ts';
+import { processes } from '#shared/resources/processes/operations.ts';
+import { listMachineProcesses } from '#shared/resources/processes/service.ts';
 
 /** GET /machines/<id>/processes */
 export const handler = operation(processes.ofMachine, async (call) => {

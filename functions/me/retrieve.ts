@@ -1,12 +1,12 @@
-import { me } from '#shared/api/me.ts';
-import { environmentDocument } from '#shared/domain/environments/document.ts';
-import { licenseDocument } from '#shared/domain/licenses/document.ts';
-import { type BearerRecord, retrieveBearer } from '#shared/domain/me/service.ts';
-import { productDocument } from '#shared/domain/products/document.ts';
-import { userDocument } from '#shared/domain/users/document.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
 import type { ResourceObject } from '#shared/jsonapi.ts';
+import { environmentDocument } from '#shared/resources/environments/document.ts';
+import { licenseDocument } from '#shared/resources/licenses/document.ts';
+import { me } from '#shared/resources/me/operations.ts';
+import { type BearerRecord, retrieveBearer } from '#shared/resources/me/service.ts';
+import { productDocument } from '#shared/resources/products/document.ts';
+import { userDocument } from '#shared/resources/users/document.ts';
 
 /** The bearer's document, as its own type shows it. */
 function documentOf(bearer: BearerRecord): ResourceObject {

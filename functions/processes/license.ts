@@ -1,9 +1,9 @@
-import { processes } from '#shared/api/processes.ts';
-import { licenseDocument } from '#shared/domain/licenses/document.ts';
-import { relatedLicense } from '#shared/domain/licenses/service.ts';
-import { retrieveProcess } from '#shared/domain/processes/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { licenseDocument } from '#shared/resources/licenses/document.ts';
+import { relatedLicense } from '#shared/resources/licenses/service.ts';
+import { processes } from '#shared/resources/processes/operations.ts';
+import { retrieveProcess } from '#shared/resources/processes/service.ts';
 
 /** GET /processes/<id>/license */
 export const handler = operation(processes.license, async ({ actor, params }) =>

@@ -1,8 +1,8 @@
-import { processes } from '#shared/api/processes.ts';
-import { processDocumentsFor } from '#shared/domain/processes/document.ts';
-import { listProcesses } from '#shared/domain/processes/service.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { processDocumentsFor } from '#shared/resources/processes/document.ts';
+import { processes } from '#shared/resources/processes/operations.ts';
+import { listProcesses } from '#shared/resources/processes/service.ts';
 
 export const handler = operation(processes.list, async (call) => {
   const page = await listProcesses(call.actor, call.query, call.page);

@@ -1,9 +1,9 @@
-import { processes } from '#shared/api/processes.ts';
-import { retrieveProcess } from '#shared/domain/processes/service.ts';
-import { productDocument } from '#shared/domain/products/document.ts';
-import { relatedProduct } from '#shared/domain/products/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { processes } from '#shared/resources/processes/operations.ts';
+import { retrieveProcess } from '#shared/resources/processes/service.ts';
+import { productDocument } from '#shared/resources/products/document.ts';
+import { relatedProduct } from '#shared/resources/products/service.ts';
 
 /** GET /processes/<id>/product */
 export const handler = operation(processes.product, async ({ actor, params }) =>

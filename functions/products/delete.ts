@@ -1,7 +1,7 @@
-import { products } from '#shared/api/products.ts';
-import { deleteProduct } from '#shared/domain/products/service.ts';
 import { noContent } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { products } from '#shared/resources/products/operations.ts';
+import { deleteProduct } from '#shared/resources/products/service.ts';
 
 export const handler = operation(products.delete, async ({ actor, params }) => {
   await deleteProduct(actor, params.id);

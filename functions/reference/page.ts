@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { referenceHeaders, renderReference } from '#shared/api/reference-page.ts';
+import { referenceHeaders, renderReference } from '#shared/reference/reference-page.ts';
 import description from '../../docs/openapi.json' with { type: 'json' };
 
 /** Rendered once per container: the description changes only with a deployment. */

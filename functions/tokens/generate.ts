@@ -1,8 +1,8 @@
-import { tokens } from '#shared/api/tokens.ts';
-import { tokenDocument } from '#shared/domain/tokens/document.ts';
-import { generateUserToken } from '#shared/domain/tokens/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { tokenDocument } from '#shared/resources/tokens/document.ts';
+import { tokens } from '#shared/resources/tokens/operations.ts';
+import { generateUserToken } from '#shared/resources/tokens/service.ts';
 
 /** POST /tokens with HTTP Basic e-mail and password: log in. */
 export const handler = operation(tokens.generate, async ({ actor, body }) => {

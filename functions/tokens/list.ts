@@ -1,7 +1,7 @@
-import { tokens } from '#shared/api/tokens.ts';
-import { tokenDocument } from '#shared/domain/tokens/document.ts';
-import { listTokens } from '#shared/domain/tokens/service.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { tokenDocument } from '#shared/resources/tokens/document.ts';
+import { tokens } from '#shared/resources/tokens/operations.ts';
+import { listTokens } from '#shared/resources/tokens/service.ts';
 
 export const handler = operation(tokens.list, async (call) => listReply(call, await listTokens(call.actor, call.page), tokenDocument));

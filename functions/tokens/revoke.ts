@@ -1,7 +1,7 @@
-import { tokens } from '#shared/api/tokens.ts';
-import { revokeToken } from '#shared/domain/tokens/service.ts';
 import { noContent } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { tokens } from '#shared/resources/tokens/operations.ts';
+import { revokeToken } from '#shared/resources/tokens/service.ts';
 
 export const handler = operation(tokens.revoke, async ({ actor, params }) => {
   await revokeToken(actor, params.id);

@@ -1,7 +1,7 @@
-import { users } from '#shared/api/users.ts';
-import { userDocument } from '#shared/domain/users/document.ts';
-import { listUsers } from '#shared/domain/users/service.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { userDocument } from '#shared/resources/users/document.ts';
+import { users } from '#shared/resources/users/operations.ts';
+import { listUsers } from '#shared/resources/users/service.ts';
 
 export const handler = operation(users.list, async (call) => listReply(call, await listUsers(call.actor, call.page), userDocument));

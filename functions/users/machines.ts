@@ -1,8 +1,8 @@
-import { machines } from '#shared/api/machines.ts';
-import { listUserMachines } from '#shared/domain/machines/service.ts';
-import { machineDocumentsFor } from '#shared/domain/machines/shown.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { machines } from '#shared/resources/machines/operations.ts';
+import { listUserMachines } from '#shared/resources/machines/service.ts';
+import { machineDocumentsFor } from '#shared/resources/machines/shown.ts';
 
 /** GET /users/<id>/machines */
 export const handler = operation(machines.ofUser, async (call) => {

@@ -1,8 +1,8 @@
-import { users } from '#shared/api/users.ts';
-import { resetPassword } from '#shared/domain/passwords/fulfil.ts';
-import { userDocument } from '#shared/domain/users/document.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { resetPassword } from '#shared/resources/passwords/fulfil.ts';
+import { userDocument } from '#shared/resources/users/document.ts';
+import { users } from '#shared/resources/users/operations.ts';
 
 /** The reset token in the body is the credential: no Authorization header. */
 export const handler = operation(users.resetPassword, async ({ actor, params, body: { meta } }) =>

@@ -1,7 +1,7 @@
-import { webhookEvents } from '#shared/api/webhooks.ts';
-import { deleteWebhookEvent } from '#shared/domain/webhook-events/service.ts';
 import { noContent } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { webhookEvents } from '#shared/resources/webhook-events/operations.ts';
+import { deleteWebhookEvent } from '#shared/resources/webhook-events/service.ts';
 
 export const handler = operation(webhookEvents.delete, async ({ actor, params }) => {
   await deleteWebhookEvent(actor, params.id);

@@ -1,8 +1,8 @@
-import { webhookEvents } from '#shared/api/webhooks.ts';
-import { webhookEventDocumentsFor } from '#shared/domain/webhook-events/document.ts';
-import { listWebhookEvents } from '#shared/domain/webhook-events/service.ts';
 import { listReply } from '#shared/http/pagination.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { webhookEventDocumentsFor } from '#shared/resources/webhook-events/document.ts';
+import { webhookEvents } from '#shared/resources/webhook-events/operations.ts';
+import { listWebhookEvents } from '#shared/resources/webhook-events/service.ts';
 
 /** GET /webhook-events, filtered by `events[]=<kind>` (several allowed) or `endpoint=<id>`. */
 export const handler = operation(webhookEvents.list, async (call) => {

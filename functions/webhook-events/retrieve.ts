@@ -1,8 +1,8 @@
-import { webhookEvents } from '#shared/api/webhooks.ts';
-import { shownWebhookEvent } from '#shared/domain/webhook-events/document.ts';
-import { retrieveWebhookEvent } from '#shared/domain/webhook-events/service.ts';
 import { ok } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { shownWebhookEvent } from '#shared/resources/webhook-events/document.ts';
+import { webhookEvents } from '#shared/resources/webhook-events/operations.ts';
+import { retrieveWebhookEvent } from '#shared/resources/webhook-events/service.ts';
 
 export const handler = operation(webhookEvents.retrieve, async ({ actor, params }) =>
   ok(await shownWebhookEvent(await retrieveWebhookEvent(actor, params.id))),

@@ -1,8 +1,8 @@
-import { webhookEvents } from '#shared/api/webhooks.ts';
-import { webhookEventDocument } from '#shared/domain/webhook-events/document.ts';
-import { retryWebhookEvent } from '#shared/domain/webhook-events/service.ts';
 import { created } from '#shared/http/documents.ts';
 import { operation } from '#shared/http/pipeline.ts';
+import { webhookEventDocument } from '#shared/resources/webhook-events/document.ts';
+import { webhookEvents } from '#shared/resources/webhook-events/operations.ts';
+import { retryWebhookEvent } from '#shared/resources/webhook-events/service.ts';
 
 /**
  * 201 with the new event (docs/rules.md §5); the original is left as it was. A retry is made only

@@ -1,14 +1,14 @@
 /**
  * Consumes the mail queue: one message is one password-reset request (see
- * shared/domain/passwords/reset.ts). Acts once per request id (shared/store/once.ts: a claim
+ * shared/resources/passwords/reset.ts). Acts once per request id (shared/store/once.ts: a claim
  * kept 3 days, given back when the work fails so SQS can retry it); a request that keeps
  * failing ends in the dead-letter queue.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { ResetMessage } from '#shared/domain/passwords/request.ts';
-import { processResetRequest } from '#shared/domain/passwords/reset.ts';
 import { workerTimeoutSeconds } from '#shared/queues.ts';
+import type { ResetMessage } from '#shared/resources/passwords/request.ts';
+import { processResetRequest } from '#shared/resources/passwords/reset.ts';
 import { once } from '#shared/store/once.ts';
 import { tracedWorker } from '#shared/tracer.ts';
 

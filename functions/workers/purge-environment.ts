@@ -1,11 +1,11 @@
 /**
  * Consumes the purge queue: one message is one bounded step of an environment's purge
- * (shared/domain/environments/purge.ts). A failed step is reported as a batch item failure,
+ * (shared/resources/environments/purge.ts). A failed step is reported as a batch item failure,
  * so SQS delivers it again and, after too many tries, moves it to the dead-letter queue.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type PurgeStep, runPurgeStep } from '#shared/domain/environments/purge.ts';
+import { type PurgeStep, runPurgeStep } from '#shared/resources/environments/purge.ts';
 import { tracedWorker } from '#shared/tracer.ts';
 
 export const handler = tracedWorker('workers.purgeEnvironment', async (event: SQSEvent, context: Context) =>

@@ -3,9 +3,9 @@
  * The pipeline (shared/http/pipeline.ts) builds one from the account, the environment and the
  * credential it has resolved; services take it with the typed input of their operation.
  */
-import type { Account } from '../domain/accounts/account.ts';
-import type { Environment } from '../domain/environments/environment.ts';
-import type { UserRecord } from '../domain/users/user.ts';
+import type { Account } from '../resources/accounts/entity.ts';
+import type { Environment } from '../resources/environments/entity.ts';
+import type { UserRecord } from '../resources/users/entity.ts';
 import type { LimitHit } from '../store/rate-limit.ts';
 import type { Scope } from '../store/scope.ts';
 import type { Bearer } from './bearer.ts';

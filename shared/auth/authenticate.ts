@@ -2,13 +2,14 @@
  * Turns the Authorization header into a Bearer (docs/rules.md §1–2): the checks, their order
  * and their error codes live here once, for every route.
  */
-import type { Account } from '../domain/accounts/account.ts';
-import type { Environment } from '../domain/environments/environment.ts';
-import { findLicenseItemByKey } from '../domain/licenses/license.ts';
-import { requireStanding } from '../domain/licenses/standing.ts';
-import type { TokenRecord } from '../domain/tokens/token.ts';
-import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../domain/users/user.ts';
+
 import { LimitReached, NotAuthenticated } from '../errors.ts';
+import type { Account } from '../resources/accounts/entity.ts';
+import type { Environment } from '../resources/environments/entity.ts';
+import { findLicenseItemByKey } from '../resources/licenses/entity.ts';
+import { requireStanding } from '../resources/licenses/standing.ts';
+import type { TokenRecord } from '../resources/tokens/entity.ts';
+import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../resources/users/entity.ts';
 import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
 import { type ReadAhead, readItem } from '../store/read-ahead.ts';

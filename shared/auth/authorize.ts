@@ -5,9 +5,9 @@
  * service checks the body (400) and the model's rules (422) after.
  */
 
-import { heldEntitlementIds } from '../domain/entitlements/held.ts';
-import { SLOTS } from '../domain/licensing/slots.ts';
 import { refused } from '../errors.ts';
+import { SLOTS } from '../licensing/slots.ts';
+import { heldEntitlementIds } from '../resources/entitlements/held.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';

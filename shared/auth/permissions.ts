@@ -123,7 +123,7 @@ const PRODUCT_BEARER = ALL.filter(
 const BEARER_PERMISSIONS: Record<BearerKind, readonly Permission[]> = {
   admin: ALL,
   environment: WITHIN_ENVIRONMENT,
-  // A user also renews and revokes the licenses they own (unless protected: shared/auth/policies/licensing.ts).
+  // A user also renews and revokes the licenses they own (unless protected: shared/resources/licenses/policy.ts).
   user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE, 'license.renew', 'license.revoke'],
   product: ['token.read', 'token.revoke', ...PRODUCT_BEARER],
   license: ['token.read', 'token.revoke', ...LICENSEE],

@@ -29,10 +29,10 @@
  * Webhook events themselves emit nothing: their delivery updates would feed on themselves.
  */
 import { randomSecret } from '../auth/secrets.ts';
-import { subscribes } from '../domain/webhook-endpoints/endpoint.ts';
-import { type Subscription, subscriptionsOf } from '../domain/webhook-endpoints/subscriptions.ts';
-import { addWebhookEvent, type WebhookEventRecord } from '../domain/webhook-events/event.ts';
 import type { ResourceObject } from '../jsonapi.ts';
+import { subscribes } from '../resources/webhook-endpoints/entity.ts';
+import { type Subscription, subscriptionsOf } from '../resources/webhook-endpoints/subscriptions.ts';
+import { addWebhookEvent, type WebhookEventRecord } from '../resources/webhook-events/entity.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { type EventMeta, splitMeta } from './secret-meta.ts';

@@ -3,7 +3,7 @@
  * authenticates, its path parameters, its body and query schemas, the documents it answers with
  * and the faults of its own. The pipeline parses and validates requests from the declaration
  * (shared/http/pipeline.ts); the OpenAPI description is generated from the same declarations
- * (shared/api/, docs/openapi.json). The route table (shared/routes.ts) gives each its method
+ * (shared/reference/, docs/openapi.json). The route table (shared/routes.ts) gives each its method
  * and path.
  */
 

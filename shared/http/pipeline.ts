@@ -35,11 +35,11 @@ import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTok
 import type { Bearer } from '../auth/bearer.ts';
 import { digest } from '../auth/secrets.ts';
 import { config } from '../config.ts';
-import { type Account, findAccount } from '../domain/accounts/account.ts';
-import { type Environment, findEnvironment } from '../domain/environments/environment.ts';
-import type { UserRecord } from '../domain/users/user.ts';
 import { AnswerTooLarge, LimitReached } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { type Account, findAccount } from '../resources/accounts/entity.ts';
+import { type Environment, findEnvironment } from '../resources/environments/entity.ts';
+import type { UserRecord } from '../resources/users/entity.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { PageRequest } from '../store/paging.ts';
 import { LimitHit } from '../store/rate-limit.ts';
@@ -222,7 +222,7 @@ const requestIdOf = (context: PipelineContext) => context.request?.requestId ?? 
  * ANSWER_TOO_LARGE takes its place. Only reads can get here (a page of large records, a page of
  * events with large payloads, docs/rules.md §1): this comes after the handler, so a change it made
  * would stand, and an operation that changes something bounds its answer before committing it
- * (a check-out's file, shared/domain/check-out/service.ts).
+ * (a check-out's file, shared/resources/check-out/service.ts).
  */
 async function finished(context: PipelineContext, response: Result): Promise<Result> {
   const answer = await signed(context, response);

@@ -20,8 +20,8 @@
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { accountKeyFor } from '../domain/accounts/account.ts';
-import { environmentKeyFor } from '../domain/environments/environment.ts';
+import { accountKeyFor } from '../resources/accounts/entity.ts';
+import { environmentKeyFor } from '../resources/environments/entity.ts';
 import { routes } from '../routes.ts';
 import {
   collectionName,

@@ -17,10 +17,10 @@
  * id: docs/operations.md, "The outbox relay").
  */
 import type { AttributeValue } from 'aws-lambda';
-import type { PurgeMessage } from '../domain/environments/service.ts';
-import type { CascadeStep } from '../domain/licensing/cascade.ts';
-import type { ResetMessage } from '../domain/passwords/request.ts';
 import type { DeliveryMessage } from '../events/messages.ts';
+import type { CascadeStep } from '../licensing/cascade.ts';
+import type { PurgeMessage } from '../resources/environments/service.ts';
+import type { ResetMessage } from '../resources/passwords/request.ts';
 import type { Access, QueueName } from '../routes.ts';
 import type { RecordType } from '../store/keys.ts';
 
@@ -39,10 +39,10 @@ export interface OutboxEntry {
   message(image: Image): unknown;
 }
 
-/** The `type` of a cascade's marker, written by the removal that leaves work to the cascades worker (shared/domain/licensing/removal.ts). */
+/** The `type` of a cascade's marker, written by the removal that leaves work to the cascades worker (shared/licensing/removal.ts). */
 export const CASCADE_MARKER_TYPE = 'cascade-markers';
 
-/** The `type` of the item a password-reset request writes (shared/domain/passwords/request.ts). */
+/** The `type` of the item a password-reset request writes (shared/resources/passwords/request.ts). */
 export const RESET_REQUEST_TYPE = 'password-reset-requests';
 
 export const outbox: readonly OutboxEntry[] = [

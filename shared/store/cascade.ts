@@ -3,7 +3,7 @@
  * their markers and counts (a bearer's tokens, the components of an activation withdrawn) in
  * transactions small enough for DynamoDB's limit of 100 operations. Each chunk is complete on its
  * own, so an interrupted run can simply run again. The removal of a record with its descendants
- * is the licensing graph's (shared/domain/licensing/removal.ts).
+ * is the licensing graph's (shared/licensing/removal.ts).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';

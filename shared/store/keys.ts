@@ -254,7 +254,7 @@ export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RA
 export const onceKey = (consumer: string, id: string): Key => ({ PK: `ONCE#${consumer}`, SK: id });
 
 /**
- * A password-reset request (shared/domain/passwords/request.ts): written by the request, it means
+ * A password-reset request (shared/resources/passwords/request.ts): written by the request, it means
  * "send this" to the outbox relay; it expires by itself.
  */
 export const passwordResetRequestKey = (accountId: string, resetId: string): Key => ({

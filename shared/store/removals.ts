@@ -1,6 +1,6 @@
 /**
  * The register of removals under way: the records of an account removed at once whose
- * descendants the cascades worker is still removing (shared/domain/licensing/cascade.ts). One
+ * descendants the cascades worker is still removing (shared/licensing/cascade.ts). One
  * item per account, one attribute per removed record, written in the transaction that removes
  * the record and cleared when the worker has finished.
  *
@@ -25,7 +25,7 @@ const ANCESTRY = ['productId', 'policyId', 'licenseId', 'machineId'] as const;
 
 /**
  * Removals an account may have under way at once: far below what one item holds. A removal
- * beyond it is refused (409) until some of them finish (shared/domain/licensing/removal.ts).
+ * beyond it is refused (409) until some of them finish (shared/licensing/removal.ts).
  */
 export const MAX_REMOVALS_UNDER_WAY = 1000;
 

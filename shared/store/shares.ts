@@ -1,7 +1,7 @@
 /**
  * Counts kept across environments, with a share per environment: a license's machines
- * (shared/domain/machines/seats.ts) and a fingerprint's holders in a scope
- * (shared/domain/licensing/fingerprints.ts). The whole count (SK `#`) counts every member; a
+ * (shared/resources/machines/seats.ts) and a fingerprint's holders in a scope
+ * (shared/licensing/fingerprints.ts). The whole count (SK `#`) counts every member; a
  * member inside an environment other than the count's own is counted as well in that
  * environment's share (SK `E#<environmentId>`), which carries the environment's ENVPK.
  *

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { createAccount } from '#shared/domain/accounts/service.ts';
-import { runPurgeStep } from '#shared/domain/environments/purge.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
+import { runPurgeStep } from '#shared/resources/environments/purge.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import {
   collectionName,

@@ -7,10 +7,9 @@
  */
 import fc from 'fast-check';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
-import { CHECK_OUT_ALGORITHMS } from '#shared/domain/check-out/certificate.ts';
-import { LICENSE_FILE_INCLUDES } from '#shared/domain/check-out/options.ts';
-import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from '#shared/domain/policies/heartbeat.ts';
-import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from '#shared/domain/policies/limits.ts';
+import { EVENT_KINDS } from '#shared/events/kinds.ts';
+import { CHECK_OUT_ALGORITHMS } from '#shared/resources/check-out/certificate.ts';
+import { LICENSE_FILE_INCLUDES } from '#shared/resources/check-out/options.ts';
 import {
   EXPIRATION_BASES,
   EXPIRATION_STRATEGIES,
@@ -19,8 +18,9 @@ import {
   MATCHING_STRATEGIES,
   RENEWAL_BASES,
   UNIQUENESS_STRATEGIES,
-} from '#shared/domain/policies/policy.ts';
-import { EVENT_KINDS } from '#shared/events/kinds.ts';
+} from '#shared/resources/policies/entity.ts';
+import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from '#shared/resources/policies/heartbeat.ts';
+import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from '#shared/resources/policies/limits.ts';
 import { resolved, type Schema } from './description.ts';
 import { RawJson } from './mutations.ts';
 

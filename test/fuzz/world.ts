@@ -9,7 +9,7 @@
  * the run creates join it, and deleted ones leave it for the graveyard (ids that once existed).
  */
 import { randomUUID } from 'node:crypto';
-import { createAccount } from '#shared/domain/accounts/service.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
 import { jsonCall } from './http.ts';
 
 export const SCOPES = ['global', 'isolated', 'shared'] as const;

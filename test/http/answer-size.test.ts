@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { KEY_MAX } from '#shared/domain/licenses/license.ts';
-import { METADATA_MAX_BYTES } from '#shared/domain/rules.ts';
+import { KEY_MAX } from '#shared/resources/licenses/entity.ts';
+import { METADATA_MAX_BYTES } from '#shared/resources/rules.ts';
 import { expectError, newAccount } from '../support/client.ts';
 import { licensing } from '../support/licensing.ts';
 

@@ -11,10 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
-import { type CascadeStep, runCascadeStep } from '#shared/domain/licensing/cascade.ts';
-import { IN_REQUEST, removeWithDescendants } from '#shared/domain/licensing/removal.ts';
-import { SLOTS } from '#shared/domain/licensing/slots.ts';
+import { type CascadeStep, runCascadeStep } from '#shared/licensing/cascade.ts';
+import { IN_REQUEST, removeWithDescendants } from '#shared/licensing/removal.ts';
+import { SLOTS } from '#shared/licensing/slots.ts';
+import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import {
   cascadeMarkerKey,
   collectionName,

@@ -13,9 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
-import { MAX_ATTACHMENTS } from '#shared/domain/entitlements/holders.ts';
-import { METADATA_MAX_BYTES } from '#shared/domain/rules.ts';
+import { MAX_DATASET_BYTES } from '#shared/resources/check-out/certificate.ts';
+import { MAX_ATTACHMENTS } from '#shared/resources/entitlements/holders.ts';
+import { METADATA_MAX_BYTES } from '#shared/resources/rules.ts';
 import { datasetText, parseCertificate, publicKeyFromAccount, readDataset, verifyCertificate } from '../support/certificates.ts';
 import { type CallOptions, call, expectError, newAccount, type TestAccount } from '../support/client.ts';
 import { doc, eventPayloads, licensing } from '../support/licensing.ts';
@@ -33,7 +33,7 @@ let held: string[];
 
 /** Requests under way at once while the entitlements are made: enough to keep the local stack busy on two cores. */
 const CONCURRENCY = 4;
-/** Entitlements named by one attach (shared/api/entitlements.ts). */
+/** Entitlements named by one attach (shared/resources/entitlements/operations.ts). */
 const ATTACH_BATCH = 100;
 
 /** `{"blob":"xx..."}`, exactly METADATA_MAX_BYTES of JSON: the largest metadata a record may hold. */

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMPONENT_FINGERPRINT_MARKER } from '#shared/domain/components/component.ts';
-import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
+import { fingerprintValue } from '#shared/licensing/fingerprints.ts';
+import { COMPONENT_FINGERPRINT_MARKER } from '#shared/resources/components/entity.ts';
 import { fingerprintCountKey, uniqueKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { call, newAccount, type TestAccount } from '../support/client.ts';

@@ -13,7 +13,7 @@
  * PROPERTY_SEED and PROPERTY_RUNS draw other or more programs (docs/testing.md).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { attachmentsOf } from '#shared/domain/entitlements/attachments.ts';
+import { attachmentsOf } from '#shared/resources/entitlements/attachments.ts';
 import { entitlementSetKey, recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { newAccount, type Reply, type TestAccount } from '../support/client.ts';
@@ -83,7 +83,7 @@ function effective(model: Model, holder: Holder): Set<string> {
   return new Set([...own, ...(model.own.get(holder.policyId ?? '') ?? [])]);
 }
 
-/** What a step sent alone answers, by the model (shared/domain/entitlements/holders.ts, docs/rules.md §13). */
+/** What a step sent alone answers, by the model (shared/resources/entitlements/holders.ts, docs/rules.md §13). */
 function expectedOf(model: Model, step: Step): Expected {
   switch (step.op) {
     case 'attach': {

@@ -13,9 +13,9 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/domain/machines/machine.ts';
-import { machineDue } from '#shared/domain/machines/sweep.ts';
-import { WALK_LICENSES } from '#shared/domain/policies/sweep.ts';
+import { MACHINE_FINGERPRINT_MARKER, machineFingerprintValue } from '#shared/resources/machines/entity.ts';
+import { machineDue } from '#shared/resources/machines/sweep.ts';
+import { WALK_LICENSES } from '#shared/resources/policies/sweep.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { type Due, dueAttributes } from '#shared/store/due.ts';
 import { recordKey, uniqueKey } from '#shared/store/keys.ts';

@@ -14,8 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ENDPOINTS } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { EVENT_KINDS } from '#shared/events/kinds.ts';
+import { MAX_ENDPOINTS } from '#shared/resources/webhook-endpoints/entity.ts';
 import { call, expectError, newAccount, newEnvironment, type Reply, type TestAccount } from '../support/client.ts';
 import { doc, licensing, ref } from '../support/licensing.ts';
 import { type Delivery, ofKind, type Receiver, startReceiver } from '../support/receiver.ts';

@@ -18,9 +18,9 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCom
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler as relayHandler } from '#functions/workers/relay-outbox.ts';
-import { addWebhookEvent } from '#shared/domain/webhook-events/event.ts';
 import { toLambdaRecord } from '#shared/local/streams.ts';
 import { RESET_REQUEST_TYPE } from '#shared/outbox/entries.ts';
+import { addWebhookEvent } from '#shared/resources/webhook-events/entity.ts';
 import {
   collectionPartition,
   collectionSortKey,
@@ -137,7 +137,7 @@ describe('the outbox relay', () => {
       ).Items ?? [];
     expect((await members()).length).toBeGreaterThan(0);
 
-    // What the environment's delete commits (shared/domain/environments/service.ts).
+    // What the environment's delete commits (shared/resources/environments/service.ts).
     const item = await read(recordKey(account.id, 'environments', environmentId));
     const tx = new Transaction();
     tx.delete(item as Record<string, unknown> & Key, new Error('the environment is gone'));

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROCESS_PID_MARKER, processPidValue } from '#shared/domain/processes/process.ts';
-import { sweepProcess } from '#shared/domain/processes/sweep.ts';
+import { PROCESS_PID_MARKER, processPidValue } from '#shared/resources/processes/entity.ts';
+import { sweepProcess } from '#shared/resources/processes/sweep.ts';
 import { db as storeClient } from '#shared/store/client.ts';
 import {
   environmentMembership,

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CODE_MARKER } from '#shared/domain/environments/environment.ts';
+import { CODE_MARKER } from '#shared/resources/environments/entity.ts';
 import {
   accountKey,
   accountSlugKey,

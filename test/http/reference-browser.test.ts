@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { METHODS, type OpenApiDescription, present } from '#shared/api/reference-document.ts';
+import { METHODS, type OpenApiDescription, present } from '#shared/reference/reference-document.ts';
 import served from '../../docs/openapi.json' with { type: 'json' };
 import { launchBrowser } from '../support/browser.ts';
 import { stack } from '../support/stack.ts';

@@ -13,8 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { machineDue } from '#shared/domain/machines/sweep.ts';
-import { sweepProcess } from '#shared/domain/processes/sweep.ts';
+import { machineDue } from '#shared/resources/machines/sweep.ts';
+import { sweepProcess } from '#shared/resources/processes/sweep.ts';
 import { dueAttributes } from '#shared/store/due.ts';
 import { cascadeMarkerKey, recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';

@@ -11,7 +11,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
-import { createAccount } from '#shared/domain/accounts/service.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { accountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprintValue, type Level } from '#shared/domain/licensing/fingerprints.ts';
+import { fingerprintValue, type Level } from '#shared/licensing/fingerprints.ts';
 import { fingerprintCountKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { call, newAccount, type TestAccount } from '../support/client.ts';

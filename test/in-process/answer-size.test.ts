@@ -10,16 +10,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fileDocumentReply, fileReply } from '#shared/api/check-out.ts';
-import { createAccount } from '#shared/domain/accounts/service.ts';
-import { buildCertificate, MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
-import { MACHINE_FILE_INCLUDES } from '#shared/domain/check-out/options.ts';
-import type { CheckedOutFile } from '#shared/domain/check-out/service.ts';
 import { answerBytes, bytesOver, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from '#shared/http/answer-size.ts';
 import type { Declaration } from '#shared/http/declaration.ts';
 import { attachment, type Reply } from '#shared/http/documents.ts';
 import { operation, type RequestContext } from '#shared/http/pipeline.ts';
 import { lambdaContext } from '#shared/local/lambda-context.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
+import { buildCertificate, MAX_DATASET_BYTES } from '#shared/resources/check-out/certificate.ts';
+import { fileDocumentReply, fileReply } from '#shared/resources/check-out/operations.ts';
+import { MACHINE_FILE_INCLUDES } from '#shared/resources/check-out/options.ts';
+import type { CheckedOutFile } from '#shared/resources/check-out/service.ts';
 
 let accountId: string;
 

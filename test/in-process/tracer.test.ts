@@ -67,7 +67,7 @@ describe('tracing on, in Lambda', () => {
     vi.resetModules();
     tracing = await import('#shared/tracer.ts');
     pipeline = await import('#shared/http/pipeline.ts');
-    const { createAccount } = await import('#shared/domain/accounts/service.ts');
+    const { createAccount } = await import('#shared/resources/accounts/service.ts');
     const slug = `tracing-${Date.now()}`;
     ({
       account: { id: accountId },

@@ -6,9 +6,13 @@ import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
-import { findAccount, putNewAccount } from '#shared/domain/accounts/account.ts';
-import { createAccount } from '#shared/domain/accounts/service.ts';
-import { COMPONENT_FINGERPRINT_MARKER, COMPONENT_FINGERPRINTS, type ComponentRecord } from '#shared/domain/components/component.ts';
+import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
+import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/licensing/fingerprints.ts';
+import { SLOTS } from '#shared/licensing/slots.ts';
+import { dropCountsOfLicense } from '#shared/licensing/teardown.ts';
+import { findAccount, putNewAccount } from '#shared/resources/accounts/entity.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
+import { COMPONENT_FINGERPRINT_MARKER, COMPONENT_FINGERPRINTS, type ComponentRecord } from '#shared/resources/components/entity.ts';
 import {
   type Attachment,
   addToSet,
@@ -26,33 +30,29 @@ import {
   removeSetsOf,
   requireNoneHeld,
   setKeyOf,
-} from '#shared/domain/entitlements/attachments.ts';
-import { entitlementKeys, judgeEntitlements } from '#shared/domain/entitlements/check.ts';
-import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/domain/entitlements/entitlement.ts';
-import { type Environment, findEnvironment } from '#shared/domain/environments/environment.ts';
-import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
-import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/domain/licensing/fingerprints.ts';
-import { SLOTS } from '#shared/domain/licensing/slots.ts';
-import { dropCountsOfLicense } from '#shared/domain/licensing/teardown.ts';
+} from '#shared/resources/entitlements/attachments.ts';
+import { entitlementKeys, judgeEntitlements } from '#shared/resources/entitlements/check.ts';
+import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from '#shared/resources/entitlements/entity.ts';
+import { type Environment, findEnvironment } from '#shared/resources/environments/entity.ts';
+import { findLicenseItemByKey, LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import {
   findMachineItem,
   MACHINE_FINGERPRINT_MARKER,
   MACHINE_FINGERPRINTS,
   machineFingerprintValue,
-} from '#shared/domain/machines/machine.ts';
-import { giveSeatBack, takeSeat } from '#shared/domain/machines/seats.ts';
-import { heartbeatOf } from '#shared/domain/policies/heartbeat.ts';
-import { limitsOf } from '#shared/domain/policies/limits.ts';
-import { dropMachineProcessCount } from '#shared/domain/processes/counts.ts';
-import { dueOf, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from '#shared/domain/processes/process.ts';
-import { addProcess, recordPing } from '#shared/domain/processes/service.ts';
-import { sweepProcess } from '#shared/domain/processes/sweep.ts';
-import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/domain/tokens/service.ts';
-import { addUser } from '#shared/domain/users/service.ts';
-import { EMAIL_MARKER, type UserRecord } from '#shared/domain/users/user.ts';
-import { recordSubscription, subscriptionsOf } from '#shared/domain/webhook-endpoints/subscriptions.ts';
-import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/domain/webhook-events/event.ts';
-import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
+} from '#shared/resources/machines/entity.ts';
+import { giveSeatBack, takeSeat } from '#shared/resources/machines/seats.ts';
+import { heartbeatOf } from '#shared/resources/policies/heartbeat.ts';
+import { limitsOf } from '#shared/resources/policies/limits.ts';
+import { dropMachineProcessCount } from '#shared/resources/processes/counts.ts';
+import { dueOf, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from '#shared/resources/processes/entity.ts';
+import { addProcess, recordPing } from '#shared/resources/processes/service.ts';
+import { sweepProcess } from '#shared/resources/processes/sweep.ts';
+import { addToken, listBearerTokens, requireStanding, revokeTokensOf, tokensOf } from '#shared/resources/tokens/service.ts';
+import { EMAIL_MARKER, type UserRecord } from '#shared/resources/users/entity.ts';
+import { addUser } from '#shared/resources/users/service.ts';
+import { recordSubscription, subscriptionsOf } from '#shared/resources/webhook-endpoints/subscriptions.ts';
+import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from '#shared/resources/webhook-events/entity.ts';
 import { childItems } from '#shared/store/cascade.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { dueAttributes, dueBetween, dueChanges } from '#shared/store/due.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { createAccount } from '#shared/domain/accounts/service.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
 import { checkDescribed } from './described.ts';
 import { checkSigned, knowAccount } from './signed.ts';
 import { api } from './stack.ts';

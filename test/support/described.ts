@@ -5,8 +5,8 @@
  * that response's schema. A request no route matches must get the NoRoute answer.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { buildOpenApi, type OpenApiDocument } from '#shared/api/openapi.ts';
 import { createRouter } from '#shared/local/router.ts';
+import { buildOpenApi, type OpenApiDocument } from '#shared/reference/openapi.ts';
 import { fallback, routes } from '#shared/routes.ts';
 import { schemaValidators } from './openapi-ajv.ts';
 
@@ -58,7 +58,7 @@ class Checker {
     const { operation, path: template } = found.route;
     const fail = failure(`${operation} (${answer.method} ${template})`, answer);
     const described = this.document.paths[template]?.[answer.method.toLowerCase()];
-    if (!described) throw fail('the description has no such operation: declare it (shared/api/)');
+    if (!described) throw fail('the description has no such operation: declare it (shared/resources/<resource>/operations.ts)');
     const responses = described.responses as Record<string, ResponseObject>;
     const status = String(answer.status);
     if (!responses[status]) throw fail(`the description lists only ${Object.keys(responses).join(', ')}`);

@@ -5,7 +5,7 @@
  * the marker too, as every write of the service keeps the two in step.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { machineMarkerKey } from '#shared/domain/machines/machine.ts';
+import { machineMarkerKey } from '#shared/resources/machines/entity.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { type Key, recordKey } from '#shared/store/keys.ts';
 

@@ -1,11 +1,11 @@
 /**
- * Ajv's JSON Schema 2020-12 validators over the API's description (shared/api/openapi.ts): the
+ * Ajv's JSON Schema 2020-12 validators over the API's description (shared/reference/openapi.ts): the
  * schema at a place in the document, its `$ref`s resolved within the document. Strict mode is on,
  * so a schema with an unknown keyword or format fails to compile.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import type { OpenApiDocument } from '#shared/api/openapi.ts';
+import type { OpenApiDocument } from '#shared/reference/openapi.ts';
 
 const DESCRIPTION_ID = 'openapi.json';
 

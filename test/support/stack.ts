@@ -1,7 +1,7 @@
 /**
  * The local stack the test run started (see local-stack-setup.ts), for tests that talk to it.
  *
- *   import { api, stack } from '../support/stack.ts';
+ *   import { api, stack } from './stack.ts';
  *   const response = await api('/v1/accounts/demo', { headers: { authorization: `Bearer ${token}` } });
  */
 import { inject } from 'vitest';

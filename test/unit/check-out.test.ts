@@ -1,14 +1,14 @@
 /**
- * Building license and machine files (shared/domain/check-out/certificate.ts) and reading what
+ * Building license and machine files (shared/resources/check-out/certificate.ts) and reading what
  * a check-out asks for (options.ts), without I/O. Every file is read back with the tests' own
  * reader (test/support/certificates.ts), and the format is held to Keygen's published example.
  */
 import { readFileSync } from 'node:fs';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { armour, buildCertificate, encryptDataset } from '#shared/domain/check-out/certificate.ts';
-import { algorithmOf, checkOutOptions, DEFAULT_TTL, includesOf, ttlOf } from '#shared/domain/check-out/options.ts';
 import { InputInvalid } from '#shared/errors.ts';
+import { armour, buildCertificate, encryptDataset } from '#shared/resources/check-out/certificate.ts';
+import { algorithmOf, checkOutOptions, DEFAULT_TTL, includesOf, ttlOf } from '#shared/resources/check-out/options.ts';
 import { datasetText, parseCertificate, readDataset, verifyCertificate } from '../support/certificates.ts';
 
 const KEYGEN_FILE = readFileSync(new URL('../fixtures/keygen/machine.lic', import.meta.url), 'utf8');

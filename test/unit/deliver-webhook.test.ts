@@ -21,11 +21,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#functions/workers/deliver-webhook.ts';
-import { urlRules } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { AttemptInProgress, attempt, processDelivery, RESPONSE_BODY_MAX, retryDelaySeconds } from '#shared/events/deliver.ts';
 import { type DeliveryMessage, PoisonMessage, parseDeliveryMessage, scheduleAttempt } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
 import type { PinnedAnswer, PinnedPost, postPinned } from '#shared/events/transport.ts';
+import { urlRules } from '#shared/resources/webhook-endpoints/entity.ts';
 import { recordKey } from '#shared/store/keys.ts';
 import { applyUpdate, conditionHolds } from '../support/expressions.ts';
 

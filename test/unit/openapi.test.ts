@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi, collectDeclarations, serializeOpenApi } from '#shared/api/openapi.ts';
+import { buildOpenApi, collectDeclarations, serializeOpenApi } from '#shared/reference/openapi.ts';
 import { routes } from '#shared/routes.ts';
 import { schemaValidators } from '../support/openapi-ajv.ts';
 

@@ -11,7 +11,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PurgeStep, runPurgeStep } from '#shared/domain/environments/purge.ts';
+import { type PurgeStep, runPurgeStep } from '#shared/resources/environments/purge.ts';
 import { environmentMembership, purgeMarkerKey, recordKey } from '#shared/store/keys.ts';
 
 const TABLE = 'unit-purge-table';

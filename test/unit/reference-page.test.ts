@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { METHODS, type OpenApiDescription, present } from '#shared/api/reference-document.ts';
-import { referenceHeaders, renderReference } from '#shared/api/reference-page.ts';
+import { METHODS, type OpenApiDescription, present } from '#shared/reference/reference-document.ts';
+import { referenceHeaders, renderReference } from '#shared/reference/reference-page.ts';
 import fixture from '../fixtures/openapi.json' with { type: 'json' };
 
 const description: OpenApiDescription = fixture;

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { collectDeclarations } from '#shared/api/openapi.ts';
-import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { requestKeys } from '#shared/http/request-keys.ts';
+import { collectDeclarations } from '#shared/reference/openapi.ts';
+import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import { routes } from '#shared/routes.ts';
 import { subscriptionsKey, uniqueKey } from '#shared/store/keys.ts';
 

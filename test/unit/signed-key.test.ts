@@ -1,4 +1,4 @@
-/** Signed license keys: the dataset's template, the default dataset, the key's encoding (shared/domain/licenses/signed-key.ts). */
+/** Signed license keys: the dataset's template, the default dataset, the key's encoding (shared/resources/licenses/signed-key.ts). */
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,7 @@ import {
   renderTemplate,
   SIGNED_KEY_MAX_LENGTH,
   signedKey,
-} from '#shared/domain/licenses/signed-key.ts';
+} from '#shared/resources/licenses/signed-key.ts';
 
 const facts: LicenseFacts = {
   id: 'lic-1',

@@ -1,5 +1,5 @@
 /**
- * An environment's webhook endpoints share ONE subscriptions item (shared/domain/webhook-endpoints/
+ * An environment's webhook endpoints share ONE subscriptions item (shared/resources/webhook-endpoints/
  * subscriptions.ts): at its largest — MAX_ENDPOINTS endpoints, each with a URL of URL_MAX
  * characters of 4 UTF-8 bytes and every kind subscribed — it must stay under DynamoDB's 400 KB
  * per item. Measured here from the constants as DynamoDB measures an item (the arithmetic of
@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENDPOINTS, subscriptionRules, URL_MAX } from '#shared/domain/webhook-endpoints/endpoint.ts';
 import { EVENT_KINDS } from '#shared/events/kinds.ts';
+import { MAX_ENDPOINTS, subscriptionRules, URL_MAX } from '#shared/resources/webhook-endpoints/entity.ts';
 import { environmentMembership, subscriptionsKey } from '#shared/store/keys.ts';
 
 const ITEM_MAX_BYTES = 400 * 1024;

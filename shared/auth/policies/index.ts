@@ -4,18 +4,25 @@
  * (404); a record the request's environment only reads is not changed (403); an action the
  * bearer's credential does not permit, or the policy refuses, is forbidden (403).
  */
+
+import { accounts } from '../../resources/accounts/policy.ts';
+import { components } from '../../resources/components/policy.ts';
+import { entitlements, licenseEntitlements, policyEntitlements } from '../../resources/entitlements/policy.ts';
+import { environments } from '../../resources/environments/policy.ts';
+import { licenses } from '../../resources/licenses/policy.ts';
+import { machines } from '../../resources/machines/policy.ts';
+import { policies } from '../../resources/policies/policy.ts';
+import { processes } from '../../resources/processes/policy.ts';
+import { products } from '../../resources/products/policy.ts';
+import { tokens } from '../../resources/tokens/policy.ts';
+import { users } from '../../resources/users/policy.ts';
+import { webhookEndpoints } from '../../resources/webhook-endpoints/policy.ts';
+import { webhookEvents } from '../../resources/webhook-events/policy.ts';
 import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
-import { accounts } from './accounts.ts';
-import { entitlements, licenseEntitlements, policyEntitlements } from './entitlements.ts';
-import { environments } from './environments.ts';
-import { components, licenses, machines, policies, processes, products } from './licensing.ts';
 import type { ActionContext, Policy, Principal } from './policy.ts';
-import { tokens } from './tokens.ts';
-import { users } from './users.ts';
-import { webhookEndpoints, webhookEvents } from './webhooks.ts';
 
 export const POLICIES = {
   accounts,

@@ -1,0 +1,92 @@
+/**
+ * The licensing graph: products → policies → licenses → machines → components and processes.
+ *
+ *   administrators  everything the scope shows (admins and environment bearers)
+ *   product         itself and every record under it; cannot create or delete products, nor
+ *                   mint product tokens
+ *   license         itself, its policy and product, its machines and their components and processes
+ *   user            the licenses they own, the machines, components and processes they (or
+ *                   their license's owner) own, and the products and policies of licenses they own;
+ *                   they renew and revoke their unprotected licenses
+ *
+ * Licensees (users and licenses) act on machines, components and processes within the permissions
+ * they hold; a user never activates, deactivates or checks out on a protected license, nor starts,
+ * pings or stops a process there. A license's key is shown to those who may change the license in
+ * its own environment, to the license itself and to its owner — and only to a credential holding
+ * every permission the key would give it: a key is a credential.
+ */
+import type { Item } from '../../store/records.ts';
+import type { Bearer } from '../bearer.ts';
+import type { Permission } from '../permissions.ts';
+import { isAdministrator, type Policy, type Principal } from './policy.ts';
+
+export const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
+  create: `${singular}.create`,
+  list: `${singular}.read`,
+  read: `${singular}.read`,
+  update: `${singular}.update`,
+  delete: `${singular}.delete`,
+});
+
+export const CHANGES = new Set(['update', 'delete']);
+
+/** The product a license bearer belongs to: authentication always gives a license bearer its ancestry. */
+export function productOfLicense(bearer: Bearer): string {
+  if (bearer.productId === undefined) throw new Error(`License bearer ${bearer.id} carries no product`);
+  return bearer.productId;
+}
+
+type Reach = (bearer: Bearer, record: Item, actor: Principal) => boolean | Promise<boolean>;
+
+/** Reach in the graph, by kind of bearer; administrators reach everything the scope shows. */
+export const reachedBy =
+  (rules: Record<'product' | 'license' | 'user', Reach>) =>
+  (actor: Principal, record: Item): boolean | Promise<boolean> => {
+    const kind = actor.bearer.kind;
+    return kind === 'product' || kind === 'license' || kind === 'user' ? rules[kind](actor.bearer, record, actor) : true;
+  };
+
+/**
+ * A check-out writes the record's `lastCheckOut`: like a change, it is refused on a record the
+ * request's environment only reads (a global one seen from SHARED).
+ */
+export const CHECK_OUT = 'check-out';
+
+/** Actions that read or make a record rather than change one. */
+export const NOT_CHANGES: ReadonlySet<string> = new Set(['create', 'list', 'read']);
+
+/**
+ * Machines, components and processes: the records of a license's activations. `permissions`:
+ * the permission each action needs; licensees (users) do `licenseeActions` only on a license that
+ * is not protected.
+ */
+export function activations(
+  plural: 'machines' | 'components' | 'processes',
+  permissions: Readonly<Record<string, Permission>>,
+  licenseeActions: readonly string[],
+): Policy {
+  return {
+    permissions,
+    writes: new Set(Object.keys(permissions).filter((action) => !NOT_CHANGES.has(action))),
+    reaches: reachedBy({
+      product: (bearer, record) => record.productId === bearer.id,
+      license: (bearer, record) => record.licenseId === bearer.id,
+      user: (bearer, record) => record.ownerId === bearer.id || record.licenseOwnerId === bearer.id,
+    }),
+    async may(actor, action, record, context) {
+      if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;
+      const license = context.license ?? (record && (await actor.licenseOf(record)));
+      if (license?.protected === true) {
+        return `The license is protected: only administrators and its product may ${action} its ${plural}`;
+      }
+      return true;
+    },
+    restrict(actor): Record<string, string> {
+      const { bearer } = actor;
+      if (isAdministrator(bearer)) return {};
+      if (bearer.kind === 'product') return { productId: bearer.id };
+      if (bearer.kind === 'license') return { licenseId: bearer.id };
+      return { ownerId: bearer.id };
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Filtered lists of the licensing graph. Every filter names a parent collection the records
+ * join (a GSI partition), so a list reads one partition: the most selective filter given is
+ * the partition, the others are conditions over that partition only (never over a whole type),
+ * and a bearer's own restriction (a user's owner partition, a product's or a license's) is one
+ * more such filter. Nothing ever reads the whole account to answer a filtered list.
+ */
+import type { RecordType } from '../store/keys.ts';
+import { emptyPage, listCollection, type Page, type PageRequest } from '../store/paging.ts';
+import type { StoredRecord } from '../store/records.ts';
+import type { Scope } from '../store/scope.ts';
+
+export interface Filter {
+  /** The names that set it (query parameters, e.g. `owner` and `user`). */
+  params: readonly string[];
+  /** The record attribute it compares. */
+  attribute: string;
+  /** The parent collection serving it. */
+  parent: RecordType;
+  slot: number;
+}
+
+/** The filters' values given, by name (ids, lower-cased); the query's, parsed at the edge. */
+export type FilterValues = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Lists `type` under the filter values given and the `forced` conditions (bearer restrictions,
+ * the record of a relationship route). `filters` are in order of selectivity, most selective
+ * first. Contradicting values (owner=a&user=b, or a filter outside the bearer's reach) match
+ * nothing.
+ */
+export async function filteredList<T extends StoredRecord>(
+  scope: Scope,
+  type: RecordType,
+  filters: readonly Filter[],
+  given: FilterValues,
+  forced: readonly Record<string, string>[],
+  page: PageRequest,
+): Promise<Page<T>> {
+  const values: Record<string, string> = {};
+  let contradiction = false;
+  const set = (attribute: string, value: string) => {
+    if (values[attribute] !== undefined && values[attribute] !== value) contradiction = true;
+    values[attribute] = value;
+  };
+  for (const filter of filters) {
+    for (const param of filter.params) {
+      const value = given[param];
+      if (value !== undefined) set(filter.attribute, value);
+    }
+  }
+  for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);
+  if (contradiction) return emptyPage<T>(page);
+
+  // The partition is the most selective filter given; the other values are conditions within it.
+  for (const partition of filters) {
+    const { [partition.attribute]: id, ...where } = values;
+    if (id === undefined) continue;
+    return listCollection<T>(scope, { type, parent: { type: partition.parent, id, slot: partition.slot }, where }, page);
+  }
+  return listCollection<T>(scope, { type }, page);
+}

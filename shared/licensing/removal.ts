@@ -1,0 +1,164 @@
+/**
+ * Removing a product, a policy, a license or a machine removes what hangs on it (docs/rules.md §7,
+ * graph.ts), in one of two ways:
+ *
+ * - In its request, when what hangs on it is small (at most IN_REQUEST records): those records
+ *   deepest first, then the record itself, each transaction requiring that nothing hangs on what it
+ *   deletes but what it deletes too (batches.ts). A child created meanwhile fails that
+ *   transaction, and the removal lists again and takes it along; a removal that keeps losing that
+ *   race goes the other way.
+ * - At once, with the rest to follow: the record goes in the request's transaction with its
+ *   uniqueness markers, its tokens and its own event (so its key, code or fingerprint is free at
+ *   once), enters the register of removals under way (shared/store/removals.ts: everything that
+ *   hangs on it is gone for every read from then on), and the cascades worker removes its
+ *   descendants in bounded steps (cascade.ts). Creates under it are refused from that moment (each
+ *   create requires its whole ancestry), so the worker, which lists only after the commit, meets
+ *   every descendant. The counts its descendants are counted in (a license's seats, a machine's
+ *   processes) stay until they have gone.
+ *
+ * Either way only the record announces itself (`<type>.deleted`, in its own transaction), its
+ * descendants go without events (batches.ts), and the entitlements attached to the policies and
+ * licenses removed go once they have.
+ */
+import { conflict } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { CASCADE_MARKER_TYPE } from '../outbox/entries.ts';
+import { removeSetsOf } from '../resources/entitlements/attachments.ts';
+import { SeatChanged } from '../resources/machines/seats.ts';
+import { now } from '../resources/rules.ts';
+import { tokensOf } from '../resources/tokens/service.ts';
+import { membersUpTo } from '../store/cascade.ts';
+import { RecordNotFound } from '../store/errors.ts';
+import { cascadeMarkerKey, type RecordType, removalsKey } from '../store/keys.ts';
+import { getItem, type Item } from '../store/records.ts';
+import { MAX_REMOVALS_UNDER_WAY, registerRemoval, removedIn } from '../store/removals.ts';
+import { Transaction } from '../store/transaction.ts';
+import { Batches, expectNothingElse, StillHanging } from './batches.ts';
+import type { CascadeStep } from './cascade.ts';
+import { childEnvironments, childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
+import { takeOut } from './teardown.ts';
+
+/** Records a removal takes out in its own request at most; beyond, they are the cascades worker's. */
+export const IN_REQUEST = 100;
+/** Listings a removal in its request makes when creates keep joining what it removes. */
+const ATTEMPTS = 3;
+
+/**
+ * Removes `item` with what hangs on it (see the top); `announce` adds the record's own event to
+ * the transaction that deletes it. A machine whose cores changed since it was read fails with
+ * SeatChanged (its delete gives back the cores it counts as read: seats.ts).
+ */
+export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
+  if (!isRemovable(item.type)) throw new Error(`A ${String(item.type)} record has no descendants to remove`);
+  const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null | undefined) ?? null);
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const descendants = await descendantsUpTo(item, environments, IN_REQUEST);
+    if (!descendants) break;
+    try {
+      await new Batches(environments).remove(descendants);
+      await removeLast(item, environments, announce);
+      return;
+    } catch (error) {
+      if (!(error instanceof StillHanging)) throw error;
+    }
+  }
+  await removeAtOnce(item, environments, announce);
+}
+
+/** The error a removable record's own delete fails with when it changed or went meanwhile. */
+const missingOf = (item: Item) =>
+  item.type === 'machines' ? new SeatChanged() : new RecordNotFound(item.type as string, item.id as string);
+
+/** The record itself, once nothing hangs on it: with its tokens, its event, and nothing joined meanwhile. */
+async function removeLast(item: Item, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
+  const register = await tokensRemoved(item, environments);
+  const tx = new Transaction();
+  takeOut(tx, item, { missing: missingOf(item), register });
+  expectNothingElse(tx, [item], item, environments, new StillHanging([item]));
+  await announce(tx);
+  await tx.commit();
+  await removeSetsOf([item]).catch((error: unknown) =>
+    logger.error('the entitlement sets of a removed record were left behind', { recordId: item.id, error: error as Error }),
+  );
+}
+
+/**
+ * A product's or a license's tokens, removed before the record (they stop working at once); the
+ * register's serial as read, which the record's delete requires unchanged.
+ */
+async function tokensRemoved(item: Item, environments: readonly (string | null)[]): Promise<{ serial: number | undefined } | undefined> {
+  if (item.type !== 'products' && item.type !== 'licenses') return undefined;
+  const { serial, tokens } = await tokensOf(item);
+  if (tokens.length > 0) await new Batches(environments).remove(tokens);
+  return { serial };
+}
+
+/**
+ * What hangs on `item`, deepest first, if there are at most `limit` records: a policy's licenses
+ * each after their own descendants; for the other types, the collections of `item` in order.
+ */
+async function descendantsUpTo(item: Item, environments: readonly (string | null)[], limit: number): Promise<Item[] | undefined> {
+  const members = await membersOf([item], environments, limit);
+  if (!members || item.type !== 'policies') return members;
+  const below = await membersOf(members, environments, limit - members.length);
+  return below && [...below, ...members];
+}
+
+/** The members of the collections of `parents` (HANGING, each parent's in order), if there are at most `limit`. */
+const membersOf = (parents: readonly Item[], environments: readonly (string | null)[], limit: number) =>
+  membersUpTo(
+    parents.flatMap((parent) =>
+      isRemovable(parent.type)
+        ? HANGING[parent.type].flatMap((collection) =>
+            environmentsUnder(parent, environments).map((environmentId) => ({
+              slot: collection.slot,
+              partition: childPartition(parent, collection, environmentId),
+            })),
+          )
+        : [],
+    ),
+    limit,
+  );
+
+/**
+ * The record goes at once, in one transaction with its markers, tokens and event and its entry in
+ * the register of removals under way; the cascades worker removes the rest (cascade.ts).
+ */
+async function removeAtOnce(item: Item, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
+  const accountId = item.accountId as string;
+  if (removedIn(await getItem(removalsKey(accountId))).size >= MAX_REMOVALS_UNDER_WAY) {
+    throw conflict('Too many large removals are under way in this account; retry in a moment');
+  }
+  const register = await tokensRemoved(item, environments);
+  const message: CascadeStep = {
+    kind: 'removal',
+    accountId,
+    root: {
+      type: item.type as RecordType,
+      id: item.id as string,
+      environmentId: (item.environmentId as string | null | undefined) ?? null,
+    },
+    environments: [...environments],
+  };
+  const tx = new Transaction();
+  takeOut(tx, item, { missing: missingOf(item), register, keepHeldCounts: true });
+  registerRemoval(tx, item);
+  tx.put(cascadeMarker(message));
+  await announce(tx);
+  await tx.commit();
+  await removeSetsOf([item]).catch((error: unknown) =>
+    logger.error('the entitlement sets of a removed record were left behind', { recordId: item.id, error: error as Error }),
+  );
+}
+
+/**
+ * A cascade's marker: its first step is sent from the table's stream once the removal commits
+ * (the outbox relay, shared/outbox/entries.ts), and the worker's steps are claimed on it.
+ */
+export const cascadeMarker = (message: CascadeStep) => ({
+  ...cascadeMarkerKey(message.accountId, message.root.id),
+  type: CASCADE_MARKER_TYPE,
+  ...message,
+  requested: now(),
+  completed: 0,
+});

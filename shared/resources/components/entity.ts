@@ -1,0 +1,40 @@
+/**
+ * Components: hardware (and other) fingerprints of a machine. A fingerprint is unique on its
+ * machine, held by a marker keyed by the SHA-256 of the machine and the fingerprint, and within
+ * the scope the policy's componentUniquenessStrategy names at the moment the component is
+ * created, judged by the counts of its holders (shared/licensing/fingerprints.ts).
+ */
+
+import type { HolderRules } from '../../licensing/fingerprints.ts';
+import type { StoredRecord } from '../../store/records.ts';
+
+export interface ComponentRecord extends StoredRecord {
+  type: 'components';
+  machineId: string;
+  licenseId: string;
+  policyId: string;
+  productId: string;
+  ownerId: string | null;
+  licenseOwnerId: string | null;
+  fingerprint: string;
+  name: string;
+  metadata: Record<string, unknown>;
+}
+
+export const COMPONENT_FINGERPRINT_MARKER = 'COMPONENT_FINGERPRINT';
+
+/** At most this many components come with a new machine (shared/resources/components/nested.ts). */
+export const NESTED_COMPONENTS_MAX = 20;
+
+/**
+ * The marker holds a fingerprint on its machine; the license, policy, product and account count
+ * its holders. Components made before the counts held the marker of their strategy's scope instead
+ * (SHA-256 of `<scope>:<scope id>:<fingerprint>`, the machine's being the same as today's).
+ */
+export const COMPONENT_FINGERPRINTS: HolderRules = {
+  kind: 'COMPONENT',
+  marker: { level: 'machine', kind: COMPONENT_FINGERPRINT_MARKER },
+  counted: ['license', 'policy', 'product', 'account'],
+  earlierMarkers: true,
+  device: true,
+};

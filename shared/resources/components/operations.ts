@@ -1,0 +1,80 @@
+/** The components' operations: what each reads of a request, and what it answers. */
+import * as z from 'zod/mini';
+import { nonBlank, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
+import { declare } from '../../http/declaration.ts';
+import { uuidFilter } from '../../reference/common.ts';
+import { metadataSchema } from '../rules.ts';
+
+const metadata = metadataSchema();
+
+/** What a component is made of: in `POST /components`, and in `POST /machines` for the components it comes with. */
+export const componentAttributes = { fingerprint: nonBlank(), name: nonBlank(), metadata: z.optional(metadata) };
+
+export const components = {
+  create: declare({
+    operation: 'components.create',
+    summary: 'Add a hardware component to a machine',
+    auth: 'bearer',
+    body: resourceDocument('components', componentAttributes, { machine: relationship('machines') }),
+    answers: { 201: { resource: 'components' } },
+    faults: [403, 422],
+  }),
+  list: declare({
+    operation: 'components.list',
+    summary: 'List components',
+    auth: 'bearer',
+    paged: true,
+    query: z.object({ machine: uuidFilter(), license: uuidFilter(), owner: uuidFilter(), user: uuidFilter(), product: uuidFilter() }),
+    answers: { 200: { list: 'components' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'components.retrieve',
+    summary: 'Retrieve a component',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'components' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'components.update',
+    summary: 'Update a component',
+    auth: 'bearer',
+    params: ['id'],
+    body: updateDocument('components', { name: z.optional(nonBlank()), metadata: z.optional(metadata) }),
+    answers: { 200: { resource: 'components' } },
+    faults: [403, 409, 422],
+  }),
+  delete: declare({
+    operation: 'components.delete',
+    summary: 'Delete a component',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    faults: [403],
+  }),
+  machine: declare({
+    operation: 'components.machine',
+    summary: "Retrieve a component's machine",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'machines' } },
+    faults: [403],
+  }),
+  license: declare({
+    operation: 'components.license',
+    summary: "Retrieve a component's license",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403],
+  }),
+  product: declare({
+    operation: 'components.product',
+    summary: "Retrieve a component's product",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'products' } },
+    faults: [403],
+  }),
+};

@@ -1,0 +1,187 @@
+/**
+ * Components (docs/rules.md §7): hardware fingerprints of a machine. Who may add, read, change
+ * and remove them (docs/authorization.md) is shared/resources/components/policy.ts.
+ */
+
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { machineNamed } from '../../licensing/aliases.ts';
+import {
+  createHolder,
+  type FingerprintHold,
+  fingerprintHold,
+  fingerprintRule,
+  levelOf,
+  type Scopes,
+  scopeEnvironmentsOf,
+} from '../../licensing/fingerprints.ts';
+import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
+import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
+import { SLOTS } from '../../licensing/slots.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { recordKey } from '../../store/keys.ts';
+import type { Page, PageRequest } from '../../store/paging.ts';
+import { getItems, type Item, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { updateAndAnnounce } from '../changes.ts';
+import { type MachineRecord, underMachine } from '../machines/entity.ts';
+import type { UniquenessStrategy } from '../policies/entity.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
+import { componentDocument } from './document.ts';
+import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './entity.ts';
+
+export interface NewComponent {
+  fingerprint: string;
+  name: string;
+  metadata?: Metadata;
+  machineId: string;
+}
+
+export interface ComponentChanges {
+  name?: string;
+  metadata?: Metadata;
+}
+
+export async function createComponent(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
+  await authorizeAction(actor, 'components', 'create');
+  componentRules(input);
+  return unlessOwnerGone(() => addToMachine(actor, input));
+}
+
+/** The create itself, from the machine as it is now. */
+async function addToMachine(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
+  const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
+  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord<MachineRecord>(machineItem));
+  // An owner deleted is none, even before its deletion has cleared the machine's link (shared/resources/users/owners.ts).
+  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
+  // Asked again now that the license is known: a user may not act on a protected one.
+  await authorizeAction(actor, 'components', 'create', { license: scopes.license });
+  const component = newComponent(actor, machine, input);
+  const tx = new Transaction();
+  await addComponent(tx, actor, component, componentHold(component, machine, scopes, attributePointer('fingerprint')));
+  // The machine and all above it must still exist (never a component under a removal), and its owner.
+  const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
+  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  requireAncestry(tx, component, ['licenses', 'policies', 'products'], machineGone);
+  requireInheritedOwner(tx, component.accountId, component.ownerId);
+  await tx.commit();
+  return component;
+}
+
+/** The rules of a component's attributes. */
+export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
+  fingerprintRule(input.fingerprint);
+  maxLength('name', input.name, 255);
+  metadataRule(input.metadata);
+}
+
+/** What a machine's new component is judged in (its license, policy and product), with the machine's owner, as they are now. */
+async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes & { owner?: Item }> {
+  const keys = {
+    license: recordKey(accountId, 'licenses', machine.licenseId),
+    policy: recordKey(accountId, 'policies', machine.policyId),
+    product: recordKey(accountId, 'products', machine.productId),
+    owner: machine.ownerId ? recordKey(accountId, 'users', machine.ownerId) : undefined,
+  };
+  const found = await getItems(Object.values(keys).filter((key) => key !== undefined));
+  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
+  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product), owner: of(keys.owner) };
+}
+
+/** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */
+export function newComponent(actor: Actor, machine: MachineRecord, input: Omit<NewComponent, 'machineId'>): ComponentRecord {
+  const timestamp = now();
+  return {
+    type: 'components',
+    id: randomUUID(),
+    accountId: actor.scope.accountId,
+    environmentId: actor.scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    ...underMachine(machine),
+    fingerprint: input.fingerprint,
+    name: input.name,
+    metadata: input.metadata ?? {},
+  };
+}
+
+/** How `component` holds its fingerprint, judged in the scope the policy's strategy names now (else FINGERPRINT_TAKEN at `pointer`). */
+export function componentHold(
+  component: ComponentRecord,
+  machine: Pick<MachineRecord, 'fingerprint'>,
+  scopes: Scopes,
+  pointer: string,
+): FingerprintHold {
+  const strategy = (scopes.policy?.componentUniquenessStrategy as UniquenessStrategy | undefined) ?? 'UNIQUE_PER_MACHINE';
+  const taken = ruleBroken('FINGERPRINT_TAKEN', `fingerprint has already been taken for this ${levelOf(strategy)} (${strategy})`, pointer);
+  const placement = { ...component, scopeEnvironments: scopeEnvironmentsOf(scopes), machineFingerprint: machine.fingerprint };
+  return fingerprintHold(COMPONENT_FINGERPRINTS, placement, component.fingerprint, strategy, taken);
+}
+
+/** Writes `component` into `tx` with its fingerprint's hold and its event. Returns the stored item. */
+export async function addComponent(tx: Transaction, actor: Actor, component: ComponentRecord, hold: FingerprintHold): Promise<Item> {
+  const item = createHolder(
+    tx,
+    component,
+    [
+      { type: 'machines', id: component.machineId },
+      { type: 'licenses', id: component.licenseId },
+      { type: 'products', id: component.productId },
+      component.ownerId ? { type: 'users', id: component.ownerId } : undefined,
+    ],
+    hold,
+  );
+  await emitEvent(tx, originOf(component, actor.scope), 'component.created', componentDocument(component));
+  return item;
+}
+
+export async function retrieveComponent(actor: Actor, id: string): Promise<ComponentRecord> {
+  return toRecord<ComponentRecord>(await authorize(actor, 'components', id, 'read'));
+}
+
+export async function updateComponent(actor: Actor, id: string, attributes: ComponentChanges): Promise<ComponentRecord> {
+  const item = await authorize(actor, 'components', id, 'update');
+  maxLength('name', attributes.name, 255);
+  metadataRule(attributes.metadata);
+  return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument, actor.scope);
+}
+
+/** Permanent; the fingerprint's marker goes with the component. */
+export async function deleteComponent(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'components', id, 'delete');
+  const tx = new Transaction();
+  tx.delete(item, new RecordNotFound('components', id));
+  const removed = toRecord<ComponentRecord>(item);
+  await emitEvent(tx, originOf(removed, actor.scope), 'component.deleted', componentDocument(removed));
+  await tx.commit();
+}
+
+/** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */
+const FILTERS: readonly Filter[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.components.machine },
+  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.components.license },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.components.owner },
+  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.components.product },
+];
+
+export async function listComponents(
+  actor: Actor,
+  filters: FilterValues,
+  page: PageRequest,
+  forced: Record<string, string> = {},
+): Promise<Page<ComponentRecord>> {
+  await authorizeAction(actor, 'components', 'list');
+  return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [restriction(actor, 'components'), forced], page);
+}
+
+/** GET /machines/<id>/components: the components of a machine the bearer may see, named by id or fingerprint. */
+export async function listMachineComponents(actor: Actor, machineId: string, filters: FilterValues, page: PageRequest) {
+  const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
+  await authorizeAction(actor, 'components', 'list');
+  // Whoever sees the machine sees all its components.
+  return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id as string }], page);
+}

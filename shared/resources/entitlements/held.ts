@@ -1,0 +1,38 @@
+/**
+ * What a licensee holds: a license bearer its effective set; a user the effective sets of the
+ * licenses they own (read from their owner collection: what the user owns, never what the
+ * account holds). Others hold nothing of their own: they reach entitlements as administrators or
+ * as a product.
+ */
+import type { Bearer } from '../../auth/bearer.ts';
+import { SLOTS } from '../../licensing/slots.ts';
+import { childItems } from '../../store/cascade.ts';
+import { getItems } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+import { effectiveEntitlementIds, effectiveSetKeys, heldIn } from './attachments.ts';
+
+/** The ids of the entitlements the bearer holds, each once. */
+export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<string[]> {
+  if (bearer.kind === 'license') {
+    if (bearer.policyId === undefined) throw new Error(`License bearer ${bearer.id} carries no policy`);
+    return effectiveEntitlementIds({ accountId: scope.accountId, id: bearer.id, policyId: bearer.policyId });
+  }
+  if (bearer.kind !== 'user') return [];
+  const licenses = (
+    await Promise.all(
+      scope.readable.map((environmentId) =>
+        childItems(scope.accountId, environmentId, 'licenses', { type: 'users', id: bearer.id }, SLOTS.licenses.owner),
+      ),
+    )
+  ).flat();
+  const keys = [
+    ...new Map(
+      licenses
+        .flatMap((license) =>
+          effectiveSetKeys({ accountId: scope.accountId, id: license.id as string, policyId: license.policyId as string }),
+        )
+        .map((key) => [key.PK, key]),
+    ).values(),
+  ];
+  return keys.length ? heldIn(await getItems(keys), keys) : [];
+}

@@ -1,0 +1,55 @@
+/**
+ * Entitlements, and their attachments to policies and licenses.
+ *
+ *   administrators  every entitlement the scope shows; create, update, delete; attach and detach
+ *   product         reads every entitlement the scope shows; attaches to and detaches from its
+ *                   own policies and licenses
+ *   license         the entitlements it holds (its policy's and its own)
+ *   user            the entitlements of the licenses they own
+ *
+ * An attachment is judged on its holder (a policy or a license), which the bearer must reach as
+ * the holder's own policy says: who cannot see the holder finds no attachments either (404).
+ */
+
+import { administratorsOnly, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
+import { licenses } from '../licenses/policy.ts';
+import { policies } from '../policies/policy.ts';
+
+const isLicensee = (actor: Principal) => actor.bearer.kind === 'license' || actor.bearer.kind === 'user';
+
+export const entitlements: Policy = {
+  permissions: {
+    create: 'entitlement.create',
+    list: 'entitlement.read',
+    read: 'entitlement.read',
+    update: 'entitlement.update',
+    delete: 'entitlement.delete',
+  },
+  writes: new Set(['update', 'delete']),
+  reaches: (actor, record) => (isLicensee(actor) ? actor.holdsEntitlement(record.id as string) : true),
+  may: (actor, action): Verdict =>
+    ['create', 'update', 'delete'].includes(action) ? administratorsOnly(actor, `${action} entitlements`) : true,
+  // Licensees list what they hold (entitlements/service.ts reads their sets for it).
+  restrict: (actor): Record<string, string> => (isLicensee(actor) ? { heldBy: actor.bearer.id } : {}),
+};
+
+/** The attachments of one kind of holder, judged on the holder with the holder's reach. */
+function attachments(holder: Policy, singular: 'policy' | 'license'): Policy {
+  return {
+    permissions: {
+      list: 'entitlement.read',
+      attach: `${singular}.entitlements.attach`,
+      detach: `${singular}.entitlements.detach`,
+    },
+    writes: new Set(['attach', 'detach']),
+    reaches: holder.reaches,
+    may: (actor, action): Verdict =>
+      action === 'list' ||
+      isAdministrator(actor.bearer) ||
+      actor.bearer.kind === 'product' ||
+      `Only administrators and the product may ${action} entitlements`,
+  };
+}
+
+export const policyEntitlements = attachments(policies, 'policy');
+export const licenseEntitlements = attachments(licenses, 'license');

@@ -1,0 +1,255 @@
+/** The licenses' operations: what each reads of a request, and what it answers. */
+import * as z from 'zod/mini';
+import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
+import { declare } from '../../http/declaration.ts';
+import type { Reply } from '../../http/documents.ts';
+import { uuidFilter } from '../../reference/common.ts';
+import { uniqueKey } from '../../store/keys.ts';
+import { machineFilters } from '../machines/operations.ts';
+import { metadataSchema } from '../rules.ts';
+import { tokenRequestBody } from '../tokens/operations.ts';
+import { licenseDocument } from './document.ts';
+import { isPossibleKey, LICENSE_KEY_MARKER, licenseKeyValue } from './entity.ts';
+import { answerMeta, VALIDATION_CODES, type Validation, type ValidationScope } from './validation.ts';
+
+const metadata = metadataSchema();
+
+/** The attributes a create sets and an update may change. */
+const mutable = {
+  name: z.nullish(z.string()),
+  protected: z.optional(z.boolean()),
+  suspended: z.optional(z.boolean()),
+  expiry: z.nullish(z.string()),
+  metadata: z.optional(metadata),
+};
+
+/** The filters of every list of licenses. */
+const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuidFilter(), product: uuidFilter() });
+
+/** What a validation is asked to check besides the license itself (docs/rules.md §7, §11). */
+const validationScope = z.strictObject({
+  environment: z.nullish(z.string().check(z.describe("The license's environment, by id or code; null: the global environment"))),
+  user: z.optional(z.string().check(z.describe("The license's owner, by id or e-mail"))),
+  machine: z.optional(z.string().check(z.describe('The id of a machine of the license'))),
+  fingerprints: z.optional(z.array(nonBlank()).check(z.maxLength(100), z.describe('At least one must be a machine of the license'))),
+  fingerprint: z.optional(nonBlank()),
+  components: z.optional(z.array(z.string())),
+  product: z.optional(z.string()),
+  policy: z.optional(z.string()),
+  entitlements: z.optional(
+    z
+      .array(z.string())
+      .check(z.maxLength(100, 'names at most 100 entitlement codes'), z.describe('Entitlement codes the license must hold')),
+  ),
+});
+
+/**
+ * A number the client chooses afresh for each validation and finds again in the signed answer
+ * (docs/rules.md §7). A JSON integer, within JavaScript's exact range so that the echo is exact.
+ */
+const nonce = z
+  .int()
+  .check(z.describe('An integer the client chooses afresh for this validation; the answer echoes it (docs/rules.md §7)'));
+
+/**
+ * The most a request's scope may weigh as JSON: it is echoed in the answer and in the
+ * validation's webhook events, records of at most 400 KB beside the license's own document.
+ */
+const SCOPE_MAX_BYTES = 64 * 1024;
+const requestedScope = validationScope.check(
+  z.refine((scope) => Buffer.byteLength(JSON.stringify(scope)) <= SCOPE_MAX_BYTES, {
+    message: `is too large (at most ${SCOPE_MAX_BYTES / 1024} KB as JSON)`,
+  }),
+  z.describe(`What the verdict must hold for besides the license: at most ${SCOPE_MAX_BYTES / 1024} KB as JSON`),
+);
+
+/** What both validations read of `meta` besides the key. */
+const validationRequest = { nonce: z.optional(nonce), scope: z.optional(requestedScope) };
+
+/**
+ * The verdict both validations answer with, beside the license: when it was reached, and the
+ * request's nonce and scope, so that a client holding the account's public key can tell a fresh
+ * answer to its own request from a replayed one.
+ */
+const validationMeta = z.strictObject({
+  ts: z.iso.datetime().check(z.describe('When the verdict was reached: ISO 8601, UTC')),
+  valid: z.boolean(),
+  detail: z.string(),
+  code: z.enum(VALIDATION_CODES),
+  nonce: z.optional(nonce.check(z.describe("The request's meta.nonce, only when it sent one"))),
+  scope: z.optional(validationScope.check(z.describe("The request's meta.scope as sent, only when it sent one"))),
+});
+
+export const licenses = {
+  create: declare({
+    operation: 'licenses.create',
+    summary: 'Create a license under a policy',
+    auth: 'bearer',
+    body: resourceDocument(
+      'licenses',
+      { key: z.optional(nonBlank()), ...mutable },
+      { policy: relationship('policies'), owner: z.optional(relationship('users')) },
+    ),
+    answers: { 201: { resource: 'licenses' } },
+    faults: [403, 422],
+  }),
+  list: declare({
+    operation: 'licenses.list',
+    summary: 'List licenses',
+    auth: 'bearer',
+    paged: true,
+    query: filters,
+    answers: { 200: { list: 'licenses' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'licenses.retrieve',
+    summary: 'Retrieve a license',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'licenses.update',
+    summary: 'Update a license',
+    auth: 'bearer',
+    params: ['id'],
+    // The path may name the license by its key: `data.id` is compared with the one found.
+    pathByAlias: true,
+    body: aliasedUpdateDocument('licenses', mutable),
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403, 409, 422],
+  }),
+  delete: declare({
+    operation: 'licenses.delete',
+    summary: 'Delete a license with its machines, components and tokens',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    // 409: a token was generated for the license while it was being deleted.
+    faults: [403, 409],
+  }),
+  tokensGenerate: declare({
+    operation: 'licenses.tokens.generate',
+    summary: 'Generate a license token',
+    auth: 'bearer',
+    params: ['id'],
+    body: tokenRequestBody,
+    // 200, not 201, like environment tokens (docs/rules.md §2); the value is shown only here.
+    answers: { 200: { resource: 'tokens' } },
+    faults: [403, 422],
+  }),
+  validate: declare({
+    operation: 'licenses.validate',
+    summary: 'Validate a license the bearer may see',
+    auth: 'bearer',
+    params: ['id'],
+    body: z.optional(metaDocument(validationRequest)),
+    answers: { 200: { resource: 'licenses', meta: validationMeta } },
+    faults: [403],
+  }),
+  validateKey: declare({
+    operation: 'licenses.validateKey',
+    summary: 'Validate a license key (no bearer: the key is the credential)',
+    auth: 'none',
+    // Counted in the validation's own transaction (its event's), so the limit costs no request of its own.
+    limitPerAddress: 'with-change',
+    body: metaDocument({ key: nonBlank(), ...validationRequest }),
+    // The key's marker names the license and carries its policy and owner (data model, pattern 54).
+    readAhead: (accountId, json) => {
+      const key = (json as { meta?: { key?: unknown } } | null)?.meta?.key;
+      return typeof key === 'string' && isPossibleKey(key) ? [uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key))] : [];
+    },
+    // An unknown key is a verdict too (NOT_FOUND), with data null.
+    answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },
+  }),
+  machines: declare({
+    operation: 'licenses.machines',
+    summary: "List a license's machines",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: machineFilters,
+    answers: { 200: { list: 'machines' } },
+    faults: [403],
+  }),
+  owner: declare({
+    operation: 'licenses.owner',
+    summary: "Retrieve a license's owner (data null without one)",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'users', nullable: true } },
+    faults: [403],
+  }),
+  /** GET /users/<id>/licenses: served by the licenses, declared with them. */
+  ofUser: declare({
+    operation: 'users.licenses',
+    summary: "List a user's licenses",
+    auth: 'bearer',
+    params: ['id'],
+    paged: true,
+    query: filters,
+    answers: { 200: { list: 'licenses' } },
+    faults: [403],
+  }),
+};
+
+/** What a validation request asked, echoed in its answer. */
+export interface ValidationEcho {
+  nonce?: number;
+  scope?: ValidationScope;
+}
+
+/**
+ * The answer of both validations: 200 with the license (null for an unknown key) and as meta the
+ * verdict with its time, and the nonce and scope when the request sent them.
+ */
+export const validationReply = ({ license, verdict, ts }: Validation, { nonce, scope }: ValidationEcho = {}): Reply => ({
+  status: 200,
+  body: {
+    data: license && licenseDocument(license),
+    meta: answerMeta({ verdict, ts }, { nonce, scope }),
+  },
+});
+
+/** A license's lifecycle actions (docs/rules.md §11): what each reads of a request, and what it answers. */
+
+export const licenseActions = {
+  suspend: declare({
+    operation: 'licenses.suspend',
+    summary: 'Suspend a license: it fails validation and may not authenticate until reinstated',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    // 422 LICENSE_ALREADY_SUSPENDED; 409: the license changed meanwhile.
+    faults: [403, 409, 422],
+  }),
+  reinstate: declare({
+    operation: 'licenses.reinstate',
+    summary: 'Reinstate a suspended license',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    // 422 LICENSE_NOT_SUSPENDED; 409: the license changed meanwhile.
+    faults: [403, 409, 422],
+  }),
+  renew: declare({
+    operation: 'licenses.renew',
+    summary: "Renew a license: its expiry moved by its policy's duration from the policy's renewal basis",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    // 422 LICENSE_NOT_RENEWABLE (a policy without a duration); 409: the expiry changed meanwhile.
+    faults: [403, 409, 422],
+  }),
+  revoke: declare({
+    operation: 'licenses.revoke',
+    summary: 'Revoke a license: removed with its machines, components and tokens, as a delete is',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    // 409: a token was generated for the license while it was being removed.
+    faults: [403, 409],
+  }),
+};

@@ -1,0 +1,72 @@
+/** Licenses (shared/auth/policies/graph.ts). */
+
+import { heldBy, type Permission } from '../../auth/permissions.ts';
+import { CHANGES, CHECK_OUT, crud, reachedBy } from '../../auth/policies/graph.ts';
+import { holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
+import type { Item } from '../../store/records.ts';
+import { canWrite } from '../../store/scope.ts';
+
+const reachesLicense = reachedBy({
+  product: (bearer, record) => record.productId === bearer.id,
+  license: (bearer, record) => record.id === bearer.id,
+  user: (bearer, record) => record.ownerId === bearer.id,
+}) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
+
+/**
+ * The lifecycle actions (docs/rules.md §11): suspending and reinstating are the administrators'
+ * and the product's; renewing and revoking also the owning user's, unless the license is
+ * protected. A license never acts on its own standing.
+ */
+const LIFECYCLE = {
+  suspend: 'license.suspend',
+  reinstate: 'license.reinstate',
+  renew: 'license.renew',
+  revoke: 'license.revoke',
+} as const satisfies Record<string, Permission>;
+const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
+
+/** Who may take a lifecycle action besides holding its permission. */
+function mayChangeStanding(actor: Principal, action: string, record: Item | undefined): Verdict {
+  const { kind } = actor.bearer;
+  if (isAdministrator(actor.bearer) || kind === 'product') return true;
+  if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
+    return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
+  }
+  return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
+}
+
+export const licenses: Policy = {
+  permissions: {
+    ...crud('license'),
+    'tokens.generate': 'license.tokens.generate',
+    validate: 'license.validate',
+    [CHECK_OUT]: 'license.check-out',
+    ...LIFECYCLE,
+  },
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE)]),
+  reaches: reachesLicense,
+  may(actor, action, record) {
+    if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
+    if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
+      return 'The license is protected: only administrators, its product and the license itself may check it out';
+    }
+    return true;
+  },
+  restrict(actor): Record<string, string> {
+    const { bearer } = actor;
+    if (bearer.kind === 'product') return { productId: bearer.id };
+    if (bearer.kind === 'license') return { id: bearer.id };
+    if (bearer.kind === 'user') return { ownerId: bearer.id };
+    return {};
+  },
+  present(actor, record) {
+    const { bearer } = actor;
+    const environmentId = (record.environmentId as string | null) ?? null;
+    const entitled =
+      (bearer.kind === 'license' && bearer.id === record.id) ||
+      (bearer.kind === 'user' && bearer.id === record.ownerId) ||
+      (canWrite(actor.scope, environmentId) && reachesLicense(actor, record) && bearer.permissions.has('license.update'));
+    // The key is a credential: shown only to a credential that already holds all it would give.
+    return entitled && holdsAll(bearer, heldBy('license', environmentId)) ? record : { ...record, key: null };
+  },
+};

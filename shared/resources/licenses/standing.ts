@@ -1,0 +1,71 @@
+/**
+ * A license's standing: what stops it before anything else is looked at, in Keygen's order — its
+ * owner banned (BANNED), the license suspended (SUSPENDED), or expired under a policy whose
+ * expirationStrategy is REVOKE_ACCESS (EXPIRED). Validation answers these as verdicts
+ * (validation.ts); authentication refuses a license in such standing as a bearer, by its key or
+ * by a license token (403 LICENSE_BANNED, LICENSE_SUSPENDED, LICENSE_EXPIRED: docs/rules.md §11).
+ */
+import { refused } from '../../errors.ts';
+import { type RecordType, recordKey } from '../../store/keys.ts';
+import { getItems, type Item } from '../../store/records.ts';
+import { type Expiration, expirationOf } from '../policies/entity.ts';
+import { isExpired, type LicenseRecord } from './entity.ts';
+
+export type Standing = 'BANNED' | 'SUSPENDED' | 'EXPIRED';
+
+/** The first fact that stops the license, if any: `owner` is its owner as stored (undefined: none). */
+export function standingOf(
+  license: Pick<LicenseRecord, 'suspended' | 'expiry'> | Item,
+  owner: Item | undefined,
+  expiration: Expiration,
+  at = Date.now(),
+): Standing | undefined {
+  if (owner?.status === 'BANNED') return 'BANNED';
+  if (license.suspended === true) return 'SUSPENDED';
+  if (expiration.expirationStrategy === 'REVOKE_ACCESS' && isExpired(license.expiry, at)) return 'EXPIRED';
+  return undefined;
+}
+
+/** The item of `type` and `id` among those read. */
+export const itemAmong = (items: readonly Item[], type: RecordType, id: unknown) =>
+  typeof id === 'string' ? items.find((item) => item.type === type && item.id === id) : undefined;
+
+/**
+ * The owner and the policy of a license, as its standing and its validation need them, taking
+ * those among `read` and reading the rest in one BatchGetItem: the owner when it has one, the
+ * policy unless `policyWhen` says it is not needed.
+ */
+export async function ownerAndPolicy(
+  license: Item,
+  read: readonly Item[] = [],
+  policyWhen = true,
+): Promise<{ owner: Item | undefined; policy: Item | undefined }> {
+  const accountId = license.accountId as string;
+  const wanted: [RecordType, unknown][] = [['users', license.ownerId]];
+  if (policyWhen) wanted.push(['policies', license.policyId]);
+  const missing = wanted
+    .filter(([type, id]) => typeof id === 'string' && !itemAmong(read, type, id))
+    .map(([type, id]) => recordKey(accountId, type, id as string));
+  const items = missing.length > 0 ? [...read, ...(await getItems(missing))] : read;
+  return { owner: itemAmong(items, 'users', license.ownerId), policy: itemAmong(items, 'policies', license.policyId) };
+}
+
+const REFUSALS: Record<Standing, [string, string]> = {
+  BANNED: ['LICENSE_BANNED', 'License is banned (its owner is banned)'],
+  SUSPENDED: ['LICENSE_SUSPENDED', 'License is suspended'],
+  EXPIRED: ['LICENSE_EXPIRED', 'License is expired'],
+};
+
+/**
+ * Refuses (403, with the code) a license that may not act as a bearer; `read` holds what was
+ * read with it already (its policy and owner, for a license token). Only an expired license's
+ * policy matters, so a license key's authentication reads at most its owner and, once expired,
+ * its policy: one more BatchGetItem when it has an owner or has expired, none otherwise.
+ */
+export async function requireStanding(license: Item, read: readonly Item[] = []): Promise<void> {
+  const { owner, policy } = await ownerAndPolicy(license, read, isExpired(license.expiry));
+  const standing = standingOf(license, owner, expirationOf(policy));
+  if (standing === undefined) return;
+  const [code, detail] = REFUSALS[standing];
+  throw refused(detail, code);
+}

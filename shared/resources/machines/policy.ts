@@ -1,0 +1,20 @@
+/** Machines: a license's activations (shared/auth/policies/graph.ts). */
+import { activations, CHECK_OUT, crud } from '../../auth/policies/graph.ts';
+
+/**
+ * A machine's heartbeat (docs/rules.md §14.3): pinged by whoever may act on the machine (a user not
+ * on a protected license), reset by administrators and its product only (licensees lack the permission).
+ */
+const HEARTBEAT_PING = 'heartbeat.ping';
+const HEARTBEAT_RESET = 'heartbeat.reset';
+
+export const machines = activations(
+  'machines',
+  {
+    ...crud('machine'),
+    [CHECK_OUT]: 'machine.check-out',
+    [HEARTBEAT_PING]: 'machine.heartbeat.ping',
+    [HEARTBEAT_RESET]: 'machine.heartbeat.reset',
+  },
+  ['create', 'delete', CHECK_OUT, HEARTBEAT_PING],
+);

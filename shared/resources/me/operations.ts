@@ -1,0 +1,11 @@
+/** The bearer's own operation: whom the request's credential stands for. */
+import { declare } from '../../http/declaration.ts';
+
+export const me = {
+  retrieve: declare({
+    operation: 'me.retrieve',
+    summary: "The request's bearer: the user, environment, product or license its credential stands for",
+    auth: 'bearer',
+    answers: { 200: { oneOf: ['users', 'environments', 'products', 'licenses'] } },
+  }),
+};

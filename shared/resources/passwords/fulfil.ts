@@ -1,0 +1,62 @@
+/**
+ * POST /users/<id>/actions/reset-password: the reset token (from the mail's link or the
+ * webhook event) sets a new password. Single use; success revokes every token of the user.
+ */
+
+import type { Requester } from '../../auth/actor.ts';
+import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
+import { NotAuthenticated, refused } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { getVisibleItem, toRecord } from '../../store/records.ts';
+import { canWrite } from '../../store/scope.ts';
+import { now } from '../rules.ts';
+import { revokeTokensOf } from '../tokens/service.ts';
+import { userDocument } from '../users/document.ts';
+import { isManaged, type UserRecord } from '../users/entity.ts';
+import { passwordRules } from '../users/service.ts';
+
+/** What the reset form (or a client holding the webhook's token) sends. */
+export interface PasswordReset {
+  /** The reset token, from the mail's link or the `user.password-reset` event. */
+  token: string;
+  newPassword: string;
+}
+
+export async function resetPassword(requester: Requester, id: string, input: PasswordReset): Promise<UserRecord> {
+  // Only a user of the request's own environment: a reset is a change, and a SHARED environment never changes a global user.
+  const visible = await getVisibleItem(requester.scope, 'users', id);
+  const item = visible && canWrite(requester.scope, (visible.environmentId as string | null) ?? null) ? visible : undefined;
+  const user = item && toRecord<UserRecord & { passwordResetDigest?: string; passwordResetExpiry?: string }>(item);
+  // A wrong token reads like an unknown user: neither tells a guesser anything.
+  if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(input.token), user.passwordResetDigest)) {
+    throw new RecordNotFound('users', id);
+  }
+  if (!user.passwordResetExpiry || Date.parse(user.passwordResetExpiry) <= Date.now()) {
+    throw new NotAuthenticated('TOKEN_EXPIRED', 'The password reset token is expired: request a new one');
+  }
+  if (requester.account.protected && isManaged(user) && user.role === 'user') {
+    throw refused(
+      'In a protected account a managed user cannot set an initial password: an admin can set a temporary one, or make the account unprotected',
+    );
+  }
+  passwordRules(input.newPassword, '/meta/newPassword');
+
+  const passwordHash = await hashPassword(input.newPassword);
+  let updated = user;
+  // The new password and the revocation of every token the user had land together.
+  await revokeTokensOf(
+    item,
+    async (tx) => {
+      const next = tx.update(
+        item,
+        { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
+        { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
+      );
+      updated = toRecord<UserRecord>(next);
+      await emitEvent(tx, originOf(updated, requester.scope), 'user.updated', userDocument(updated));
+    },
+    false,
+  );
+  return updated;
+}

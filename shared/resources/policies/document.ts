@@ -1,0 +1,32 @@
+import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { expirationOf, type PolicyRecord } from './entity.ts';
+import { settingsOf } from './rules.ts';
+
+export function policyDocument(policy: PolicyRecord): ResourceObject {
+  const self = resourcePath(policy.accountId, 'policies', policy.id);
+  return {
+    id: policy.id,
+    type: 'policies',
+    attributes: {
+      name: policy.name,
+      componentUniquenessStrategy: policy.componentUniquenessStrategy,
+      componentMatchingStrategy: policy.componentMatchingStrategy,
+      machineUniquenessStrategy: policy.machineUniquenessStrategy ?? 'UNIQUE_PER_LICENSE',
+      requireComponentsScope: policy.requireComponentsScope,
+      protected: policy.protected,
+      scheme: policy.scheme ?? null,
+      ...expirationOf(policy),
+      ...settingsOf(policy),
+      metadata: policy.metadata,
+      created: policy.created,
+      updated: policy.updated,
+    },
+    relationships: {
+      account: accountRelationship(policy.accountId),
+      environment: toOne(policy.accountId, 'environments', policy.environmentId),
+      product: toOne(policy.accountId, 'products', policy.productId),
+      entitlements: nested(self, 'entitlements'),
+    },
+    links: { self },
+  };
+}

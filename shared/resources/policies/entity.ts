@@ -1,0 +1,118 @@
+/**
+ * Policies: the rules licenses of a product follow: components' uniqueness and matching among
+ * them, and how long a license lasts and what its expiry means (Keygen's expiration model).
+ */
+import type { StoredRecord } from '../../store/records.ts';
+import type { HeartbeatBasis, HeartbeatCullStrategy, HeartbeatResurrectionStrategy } from './heartbeat.ts';
+import type { OverageStrategy, ProcessLeasingStrategy } from './limits.ts';
+
+export const UNIQUENESS_STRATEGIES = [
+  'UNIQUE_PER_MACHINE',
+  'UNIQUE_PER_LICENSE',
+  'UNIQUE_PER_POLICY',
+  'UNIQUE_PER_PRODUCT',
+  'UNIQUE_PER_ACCOUNT',
+] as const;
+export type UniquenessStrategy = (typeof UNIQUENESS_STRATEGIES)[number];
+
+/** Where a machine's fingerprint is unique: at least on its license. */
+export const MACHINE_UNIQUENESS_STRATEGIES = [
+  'UNIQUE_PER_LICENSE',
+  'UNIQUE_PER_POLICY',
+  'UNIQUE_PER_PRODUCT',
+  'UNIQUE_PER_ACCOUNT',
+] as const;
+export type MachineUniquenessStrategy = (typeof MACHINE_UNIQUENESS_STRATEGIES)[number];
+
+export const MATCHING_STRATEGIES = ['MATCH_ANY', 'MATCH_TWO', 'MATCH_MOST', 'MATCH_ALL'] as const;
+export type MatchingStrategy = (typeof MATCHING_STRATEGIES)[number];
+
+/**
+ * How the licenses of a policy get their keys: null, random keys (or the key given); ED25519_SIGN,
+ * keys signed with the account's key (shared/resources/licenses/signed-key.ts). Set at creation only.
+ */
+export const KEY_SCHEMES = ['ED25519_SIGN'] as const;
+export type KeyScheme = (typeof KEY_SCHEMES)[number];
+
+/**
+ * What an expired license may still do (docs/rules.md §11): RESTRICT_ACCESS, validate as EXPIRED
+ * (not valid) but authenticate; REVOKE_ACCESS, neither (EXPIRED first, and no `License <key>`);
+ * MAINTAIN_ACCESS and ALLOW_ACCESS, validate as EXPIRED yet valid.
+ */
+export const EXPIRATION_STRATEGIES = ['RESTRICT_ACCESS', 'REVOKE_ACCESS', 'MAINTAIN_ACCESS', 'ALLOW_ACCESS'] as const;
+export type ExpirationStrategy = (typeof EXPIRATION_STRATEGIES)[number];
+
+/** When a license of a policy with a duration gets its expiry: made, first validated, or first given a machine. */
+export const EXPIRATION_BASES = ['FROM_CREATION', 'FROM_FIRST_VALIDATION', 'FROM_FIRST_ACTIVATION'] as const;
+export type ExpirationBasis = (typeof EXPIRATION_BASES)[number];
+
+/** What a renewal adds the duration to: the expiry, now, or now only once the license has expired. */
+export const RENEWAL_BASES = ['FROM_EXPIRY', 'FROM_NOW', 'FROM_NOW_IF_EXPIRED'] as const;
+export type RenewalBasis = (typeof RENEWAL_BASES)[number];
+
+/** A duration's bounds, in seconds: a day, and the largest 32-bit integer (Keygen's). */
+export const DURATION_MIN = 86_400;
+export const DURATION_MAX = 2_147_483_647;
+
+export interface PolicyRecord extends StoredRecord {
+  type: 'policies';
+  productId: string;
+  name: string;
+  componentUniquenessStrategy: UniquenessStrategy;
+  /** Absent from policies made before it existed: read as UNIQUE_PER_LICENSE. */
+  machineUniquenessStrategy?: MachineUniquenessStrategy;
+  componentMatchingStrategy: MatchingStrategy;
+  requireComponentsScope: boolean;
+  protected: boolean;
+  maxMachines: number | null;
+  /** Absent from policies made before schemes existed: read as null. */
+  scheme?: KeyScheme | null;
+  /** Seconds a license lasts (null: perpetual). This and the three below are absent from policies made before them: read with `expirationOf`. */
+  duration?: number | null;
+  expirationStrategy?: ExpirationStrategy;
+  expirationBasis?: ExpirationBasis;
+  renewalBasis?: RenewalBasis;
+  /**
+   * Limits and heartbeats (limits.ts, heartbeat.ts): absent from policies made before them, read
+   * with `limitsOf` and `heartbeatOf`. `floating` and `heartbeatBasis` are kept only when given:
+   * their defaults follow maxMachines and requireHeartbeat.
+   */
+  floating?: boolean;
+  strict?: boolean;
+  maxCores?: number | null;
+  maxProcesses?: number | null;
+  overageStrategy?: OverageStrategy;
+  processLeasingStrategy?: ProcessLeasingStrategy;
+  requireHeartbeat?: boolean;
+  heartbeatDuration?: number | null;
+  heartbeatCullStrategy?: HeartbeatCullStrategy;
+  heartbeatResurrectionStrategy?: HeartbeatResurrectionStrategy;
+  heartbeatBasis?: HeartbeatBasis;
+  metadata: Record<string, unknown>;
+}
+
+/** A policy's expiration model, with the defaults for what a policy made before it lacks. */
+export interface Expiration {
+  duration: number | null;
+  expirationStrategy: ExpirationStrategy;
+  expirationBasis: ExpirationBasis;
+  renewalBasis: RenewalBasis;
+}
+
+export const EXPIRATION_DEFAULTS: Expiration = {
+  duration: null,
+  expirationStrategy: 'RESTRICT_ACCESS',
+  expirationBasis: 'FROM_CREATION',
+  renewalBasis: 'FROM_EXPIRY',
+};
+
+/** The expiration model of a policy as stored (a record or an item; undefined: the defaults). */
+export function expirationOf(stored: object | undefined): Expiration {
+  const policy = stored as Partial<Record<keyof Expiration, unknown>> | undefined;
+  return {
+    duration: (policy?.duration as number | null | undefined) ?? EXPIRATION_DEFAULTS.duration,
+    expirationStrategy: (policy?.expirationStrategy as ExpirationStrategy | undefined) ?? EXPIRATION_DEFAULTS.expirationStrategy,
+    expirationBasis: (policy?.expirationBasis as ExpirationBasis | undefined) ?? EXPIRATION_DEFAULTS.expirationBasis,
+    renewalBasis: (policy?.renewalBasis as RenewalBasis | undefined) ?? EXPIRATION_DEFAULTS.renewalBasis,
+  };
+}

@@ -1,0 +1,19 @@
+/** Policies: a product's plans, read by the licensees of their licenses (shared/auth/policies/graph.ts). */
+import { CHANGES, crud, reachedBy } from '../../auth/policies/graph.ts';
+import type { Policy } from '../../auth/policies/policy.ts';
+
+export const policies: Policy = {
+  permissions: crud('policy'),
+  writes: CHANGES,
+  reaches: reachedBy({
+    product: (bearer, record) => record.productId === bearer.id,
+    license: (bearer, record) => record.id === bearer.policyId,
+    user: (_bearer, record, actor) => actor.ownsLicense({ policyId: record.id as string }),
+  }),
+  may(actor, action) {
+    const { kind } = actor.bearer;
+    if (action === 'list' && (kind === 'user' || kind === 'license')) return 'This bearer may read its policy by id only';
+    return true;
+  },
+  restrict: (actor): Record<string, string> => (actor.bearer.kind === 'product' ? { productId: actor.bearer.id } : {}),
+};

@@ -1,0 +1,75 @@
+/**
+ * Tokens generated for a record that acts as a bearer: `POST /environments/<id>/tokens`,
+ * `POST /products/<id>/tokens` and `POST /licenses/<id>/tokens`, each 200 with the value shown
+ * once. The optional body names the token, narrows its permissions and sets an expiry.
+ */
+
+import type { Actor } from '../../auth/actor.ts';
+import { authorizeGrant } from '../../auth/authorize.ts';
+import { kindOf } from '../../auth/bearer.ts';
+import { effectivePermissions, normalisePermissions } from '../../auth/permissions.ts';
+import { ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { requireAncestry } from '../../licensing/graph.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { type Item, type StoredRecord, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, maxLength } from '../rules.ts';
+import { tokenDocument } from './document.ts';
+import type { TokenKind } from './entity.ts';
+import { addToken, requireStanding } from './service.ts';
+
+/** What the request asks of the token; all optional. */
+export interface TokenRequest {
+  name?: string | null;
+  expiry?: string | null;
+  /** Permissions to narrow the token to; every permission of the holder (`*`) when absent. */
+  permissions?: readonly string[];
+}
+
+/**
+ * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
+ * license), or for an environment token the environment itself. The token may carry only
+ * permissions the bearer generating it holds (403 otherwise): `*` is every permission of the
+ * holder, so a narrowed credential gives narrowed tokens only.
+ */
+export async function generateTokenFor(
+  actor: Actor,
+  holder: Item,
+  kind: TokenKind,
+  attributes: TokenRequest,
+  home: string | null = (holder.environmentId as string | null) ?? null,
+) {
+  maxLength('name', attributes.name, 255);
+  const requested = attributes.permissions ?? ['*'];
+  const holderKind = kindOf(holder as never);
+  // Only a record that may act as a bearer (an environment, a product, a license) is given tokens here.
+  if (!holderKind) throw new Error(`A ${String(holder.type)} holds no tokens`);
+  authorizeGrant(actor, effectivePermissions(holderKind, home, requested), 'The token');
+  const permissions = normalisePermissions(requested);
+  let expiry: string | null = null;
+  if (attributes.expiry != null) {
+    const at = Date.parse(attributes.expiry);
+    if (Number.isNaN(at) || at <= Date.now()) {
+      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time', attributePointer('expiry'));
+    }
+    expiry = new Date(at).toISOString();
+  }
+  const record = toRecord<StoredRecord>(holder);
+  const tx = new Transaction();
+  const result = addToken(tx, {
+    holder: record,
+    environmentId: home,
+    kind,
+    name: attributes.name ?? null,
+    expiry,
+    permissions,
+  });
+  const gone = new RecordNotFound(holder.type as string, holder.id as string);
+  requireStanding(tx, record, gone);
+  // A license's policy and product too: never a token under a removal (shared/licensing/removal.ts).
+  if (holder.type === 'licenses') requireAncestry(tx, record, ['policies', 'products'], gone);
+  await emitEvent(tx, originOf(result.token, actor.scope), 'token.generated', tokenDocument(result.token));
+  await tx.commit();
+  return result;
+}

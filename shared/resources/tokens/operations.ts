@@ -1,0 +1,54 @@
+/** The tokens' operations, and the body every token generation shares. */
+import * as z from 'zod/mini';
+import { MAX_PERMISSION_LENGTH, MAX_REQUESTED_PERMISSIONS } from '../../auth/permissions.ts';
+import { resourceDocument } from '../../http/body.ts';
+import { declare } from '../../http/declaration.ts';
+
+/**
+ * The optional body of `POST /environments|products|licenses/<id>/tokens`: a name, an expiry,
+ * and permissions to narrow the token to.
+ */
+export const tokenRequestBody = z.optional(
+  resourceDocument('tokens', {
+    name: z.nullish(z.string()),
+    expiry: z.nullish(z.string()),
+    permissions: z.optional(z.array(z.string().check(z.maxLength(MAX_PERMISSION_LENGTH))).check(z.maxLength(MAX_REQUESTED_PERMISSIONS))),
+  }),
+);
+
+export const tokens = {
+  generate: declare({
+    operation: 'tokens.generate',
+    summary: 'Log in: a user token for the e-mail and password of HTTP Basic',
+    auth: 'basic',
+    // Optional: a name, and an expiry sooner than the longest a user token lives.
+    body: z.optional(resourceDocument('tokens', { expiry: z.optional(z.string()), name: z.nullish(z.string()) })),
+    limitPerAddress: true,
+    answers: { 201: { resource: 'tokens' } },
+    faults: [422],
+  }),
+  list: declare({
+    operation: 'tokens.list',
+    summary: 'List tokens',
+    auth: 'bearer',
+    paged: true,
+    answers: { 200: { list: 'tokens' } },
+    faults: [403],
+  }),
+  retrieve: declare({
+    operation: 'tokens.retrieve',
+    summary: 'Retrieve a token',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'tokens' } },
+    faults: [403],
+  }),
+  revoke: declare({
+    operation: 'tokens.revoke',
+    summary: 'Revoke a token',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 204: { empty: true } },
+    faults: [403],
+  }),
+};

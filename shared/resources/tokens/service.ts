@@ -1,0 +1,192 @@
+/**
+ * Generating, finding and revoking tokens, for every kind of bearer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor, LoggingIn } from '../../auth/actor.ts';
+import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import { kindOf } from '../../auth/bearer.ts';
+import { digest, newTokenValue } from '../../auth/secrets.ts';
+import { conflict, NotAuthenticated, ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { deleteWithChildren } from '../../store/cascade.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import {
+  bearerTokenEntryKey,
+  bearerTokensHeadKey,
+  environmentMembership,
+  type RecordType,
+  recordKey,
+  tokenLookupKey,
+} from '../../store/keys.ts';
+import { listCollection, type Page, type PageRequest, partitionItems } from '../../store/paging.ts';
+import { getItems, type Item, type StoredRecord, toRecord } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { attributePointer, now } from '../rules.ts';
+import { tokenDocument } from './document.ts';
+import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS } from './entity.ts';
+
+export interface NewToken {
+  /** The record the token stands for, as stored: a user, an environment, a product or a license. */
+  holder: StoredRecord & { role?: string; productId?: string; policyId?: string; ownerId?: string | null };
+  /** Where the token lives: its holder's environment, or for an environment token the environment itself. */
+  environmentId: string | null;
+  kind: TokenKind;
+  name?: string | null;
+  expiry?: string | null;
+  permissions?: string[];
+}
+
+/**
+ * Adds a token to a transaction: its record, its lookup item and its entry in the holder's
+ * register; returns the record and the one-time value. The lookup carries what the holder
+ * acts as (its kind, a license's product and policy), so authentication needs no other read
+ * (but a license's standing: the license, its policy and its owner, whose id the lookup carries);
+ * whatever would change that (a ban, a new role, a delete) revokes the holder's tokens.
+ */
+export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord; value: string } {
+  const { holder } = input;
+  const bearerKind = kindOf(holder);
+  if (!bearerKind) throw new Error(`A ${holder.type} record cannot hold tokens`);
+  const value = newTokenValue(TOKEN_PREFIX[input.kind]);
+  const timestamp = now();
+  const token: TokenRecord = {
+    type: 'tokens',
+    id: randomUUID(),
+    accountId: holder.accountId,
+    environmentId: input.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    kind: input.kind,
+    name: input.name ?? null,
+    expiry: input.expiry ?? null,
+    permissions: input.permissions ?? ['*'],
+    bearerType: holder.type,
+    bearerId: holder.id,
+    digest: digest(value),
+  };
+  tx.create(token, { parents: [{ type: holder.type, id: holder.id }] });
+  const membership = token.environmentId ? { ENVPK: environmentMembership(token.accountId, token.environmentId) } : {};
+  // A license's ancestry and owner never change: authentication reads them with the license (its standing).
+  const ancestry =
+    holder.type === 'licenses' ? { productId: holder.productId, policyId: holder.policyId, ownerId: holder.ownerId ?? null } : {};
+  tx.put({ ...tokenLookupKey(token.digest), ...token, ...membership, bearerKind, ...ancestry });
+  tx.put({ ...bearerTokenEntryKey(token.accountId, holder.type, holder.id, token.id), tokenId: token.id, ...membership });
+  tx.patch(bearerTokensHeadKey(token.accountId, holder.type, holder.id), membership, { serial: 1 });
+  return { token, value };
+}
+
+/**
+ * Fails the transaction with `changed` unless the holder still stands as read: it exists and,
+ * for a user, is active with the same role and password. A ban, a role change or a password
+ * reset racing a new token thus either sees the token in the register or makes the token's
+ * transaction fail.
+ */
+export function requireStanding(tx: Transaction, holder: StoredRecord & { role?: string; passwordHash?: string }, changed: Error): void {
+  const key = recordKey(holder.accountId, holder.type, holder.id);
+  if (holder.type === 'users') tx.requireState(key, { status: 'ACTIVE', role: holder.role, passwordHash: holder.passwordHash }, changed);
+  else tx.requireExists(key, changed);
+}
+
+/** Deletes a token's lookup item and register entry along with the token, so its value stops working at once. */
+export function removeLookup(tx: Transaction, item: Item): void {
+  tx.remove(tokenLookupKey(item.digest as string));
+  tx.remove(bearerTokenEntryKey(item.accountId as string, item.bearerType as RecordType, item.bearerId as string, item.id as string));
+}
+
+/**
+ * Every token of a holder, read strongly consistently from its register, with the register's
+ * serial at the time of reading (undefined: no token was ever generated for it).
+ */
+export async function tokensOf(holder: Item): Promise<{ serial: number | undefined; tokens: Item[] }> {
+  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+  const register = await partitionItems(undefined, head.PK);
+  const serial = register.find((item) => item.SK === head.SK)?.serial as number | undefined;
+  const ids = register.filter((item) => item.SK !== head.SK).map((item) => item.tokenId as string);
+  const tokens = ids.length ? await getItems(ids.map((id) => recordKey(holder.accountId as string, 'tokens', id))) : [];
+  return { serial, tokens };
+}
+
+/**
+ * Fails the transaction unless no token was generated for `holder` since its register was read
+ * (serial as read); with `holderGoes`, the register's head goes too.
+ */
+export function guardRegister(tx: Transaction, holder: Item, serial: number | undefined, holderGoes: boolean): void {
+  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+  const changed = conflict('A token was generated for this bearer meanwhile; retry the request');
+  if (holderGoes) tx.remove(head, { state: { serial }, changed });
+  else tx.requireState(head, { serial }, changed);
+}
+
+/**
+ * Revokes every token of `holder`, a few per transaction, then commits `last` (the change that
+ * needs them gone: a ban, a new role, a delete) in a transaction of its own (its events may
+ * take 40 operations), which fails if a token was generated meanwhile.
+ */
+export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Promise<void> | void, holderGoes: boolean): Promise<void> {
+  const { serial, tokens } = await tokensOf(holder);
+  if (tokens.length > 0) await deleteWithChildren(tokens, () => {}, removeLookup);
+  const tx = new Transaction();
+  guardRegister(tx, holder, serial, holderGoes);
+  await last(tx);
+  await tx.commit();
+}
+
+/** What a log-in may ask of its token; both optional. */
+export interface UserTokenRequest {
+  name?: string | null;
+  /** No later than USER_TOKEN_LIFETIME_MS from now, which is also the default. */
+  expiry?: string;
+}
+
+/** POST /tokens: a new token for the user who logged in with HTTP Basic. */
+export async function generateUserToken(login: LoggingIn, request: UserTokenRequest) {
+  const latest = Date.now() + USER_TOKEN_LIFETIME_MS;
+  let expiry = new Date(latest).toISOString();
+  if (request.expiry !== undefined) {
+    const at = Date.parse(request.expiry);
+    if (Number.isNaN(at) || at <= Date.now() || at > latest) {
+      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', attributePointer('expiry'));
+    }
+    expiry = new Date(at).toISOString();
+  }
+  const { user } = login;
+  const tx = new Transaction();
+  const result = addToken(tx, {
+    holder: user,
+    environmentId: user.environmentId,
+    kind: user.role === 'admin' ? 'admin-token' : 'user-token',
+    name: request.name ?? null,
+    expiry,
+  });
+  // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
+  requireStanding(tx, user, new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid'));
+  await emitEvent(tx, originOf(result.token, login.scope), 'token.generated', tokenDocument(result.token));
+  await tx.commit();
+  return result;
+}
+
+export async function retrieveToken(actor: Actor, id: string): Promise<TokenRecord> {
+  return toRecord<TokenRecord>(await authorize(actor, 'tokens', id, 'read'));
+}
+
+export async function revokeToken(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'tokens', id, 'revoke');
+  const tx = new Transaction();
+  tx.delete(item, new RecordNotFound('tokens', id));
+  removeLookup(tx, item);
+  await emitEvent(tx, actor.scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
+  await tx.commit();
+}
+
+/** GET /tokens: every token the bearer reaches (administrators all within reach, other bearers their own). */
+export async function listTokens(actor: Actor, page: PageRequest): Promise<Page<TokenRecord>> {
+  await authorizeAction(actor, 'tokens', 'list');
+  const { bearerType, bearerId } = restriction(actor, 'tokens');
+  if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(actor.scope, { type: 'tokens' }, page);
+  return listBearerTokens(actor.scope, { type: bearerType as RecordType, id: bearerId }, page);
+}
+
+export function listBearerTokens(scope: Scope, holder: { type: RecordType; id: string }, page: PageRequest) {
+  return listCollection<TokenRecord>(scope, { type: 'tokens', parent: { ...holder, slot: BEARER_SLOT } }, page);
+}

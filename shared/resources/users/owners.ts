@@ -1,0 +1,182 @@
+/**
+ * A deleted user's owner links (docs/rules.md §2): the licenses, machines, components and
+ * processes it owned stay, without an owner. Each is written without `ownerId`, leaves the user's
+ * owner collection (its index attributes, and the collection's count), and a license's key marker
+ * stops naming the owner. As Keygen nullifies them, this is no change of the record's own: no
+ * `<type>.updated` event, `updated` kept.
+ *
+ * When the user owns few records, they lose their owner in the transaction that deletes the
+ * user, which requires the user's owner collections to hold just those (a record created with
+ * that owner meanwhile fails it, and the delete lists again). Otherwise the user goes at once and
+ * the cascades worker clears the links in bounded steps (shared/licensing/cascade.ts):
+ * records can no longer be created with the deleted owner (each create requires its owner), so
+ * the worker, listing after the commit, meets all of them. Meanwhile they still name the user,
+ * who is gone: GET /licenses/<id>/owner answers null.
+ *
+ * What records carry of their license's owner for authorization (`licenseOwnerId`) is left as
+ * it is: it names a user who no longer exists, and no bearer can act as that user.
+ */
+import { conflict } from '../../errors.ts';
+import type { CascadeStep } from '../../licensing/cascade.ts';
+import { type ChildCollection, childEnvironments, childPartition, environmentsUnder } from '../../licensing/graph.ts';
+import { cascadeMarker } from '../../licensing/removal.ts';
+import { SLOTS } from '../../licensing/slots.ts';
+import { membersUpTo } from '../../store/cascade.ts';
+import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
+import { backoff, getItems, type Item } from '../../store/records.ts';
+import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
+import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
+import { revokeTokensOf } from '../tokens/service.ts';
+
+/** The owner collections of a user. */
+export const OWNED: readonly ChildCollection[] = [
+  { type: 'licenses', slot: SLOTS.licenses.owner },
+  { type: 'machines', slot: SLOTS.machines.owner },
+  { type: 'components', slot: SLOTS.components.owner },
+  { type: 'processes', slot: SLOTS.processes.owner },
+];
+
+/** Records a user's delete clears the owner of in its own transaction at most. */
+const IN_REQUEST = 25;
+const ATTEMPTS = 3;
+/** Records per transaction when the worker clears owner links. */
+const CHUNK = 30;
+
+/** The owner a new record inherits was deleted while the record was being created (see unlessOwnerGone). */
+class OwnerGone extends Error {}
+
+/**
+ * Requires, in the transaction creating a record, that the owner it inherits (its license's or its
+ * machine's) still exists, so a deleted user's links, cleared after its delete, are never made anew.
+ */
+export function requireInheritedOwner(tx: Transaction, accountId: string, ownerId: string | null | undefined): void {
+  if (ownerId) tx.requireExists(recordKey(accountId, 'users', ownerId), new OwnerGone());
+}
+
+/** Runs a create once more when the owner it inherits went meanwhile: read again, the owner is none. */
+export async function unlessOwnerGone<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!(error instanceof OwnerGone)) throw error;
+    return create();
+  }
+}
+
+/** A record joined or left the user's owner collections while its delete was being written. */
+class OwnedChanged extends Error {}
+/** What the user owns does not fit in the transaction that deletes it. */
+class TooMany extends Error {}
+
+/**
+ * Deletes `user`: its tokens revoked first, then one transaction with what `remove` writes (the
+ * user's own delete and event), and its owner links cleared (see the top).
+ */
+export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promise<void>): Promise<void> {
+  const environments = await childEnvironments(user.accountId as string, (user.environmentId as string | null | undefined) ?? null);
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const owned = await ownedUpTo(user, environments, IN_REQUEST);
+    if (!owned) break;
+    const changed = new OwnedChanged();
+    try {
+      await revokeTokensOf(
+        user,
+        async (tx) => {
+          await remove(tx);
+          for (const record of owned) dropOwner(tx, record, user.id as string, changed);
+          expectOwnedOnly(tx, user, environments, owned, changed);
+          if (tx.size > MAX_OPERATIONS) throw new TooMany();
+        },
+        true,
+      );
+      return;
+    } catch (error) {
+      if (error instanceof TooMany) break;
+      if (error !== changed) throw error;
+    }
+  }
+  const message: CascadeStep = {
+    kind: 'owner',
+    accountId: user.accountId as string,
+    root: { type: 'users', id: user.id as string, environmentId: (user.environmentId as string | null | undefined) ?? null },
+    environments: [...environments],
+  };
+  await revokeTokensOf(
+    user,
+    async (tx) => {
+      await remove(tx);
+      tx.put(cascadeMarker(message));
+    },
+    true,
+  );
+}
+
+/** What `user` owns, if at most `limit` records. */
+const ownedUpTo = (user: Item, environments: readonly (string | null)[], limit: number) =>
+  membersUpTo(
+    OWNED.flatMap((collection) =>
+      environmentsUnder(user, environments).map((environmentId) => ({
+        slot: collection.slot,
+        partition: childPartition(user, collection, environmentId),
+      })),
+    ),
+    limit,
+  );
+
+/** Requires the user's owner collections to hold just `together` (whose owner the transaction clears). */
+function expectOwnedOnly(tx: Transaction, user: Item, environments: readonly (string | null)[], together: readonly Item[], changed: Error) {
+  for (const collection of OWNED) {
+    const index = `${collectionIndex(collection.slot)}PK`;
+    for (const environmentId of environmentsUnder(user, environments)) {
+      const partition = childPartition(user, collection, environmentId);
+      tx.expectCount(counterKey(partition), together.filter((item) => item[index] === partition).length, changed);
+    }
+  }
+}
+
+/** Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it changed meanwhile. */
+function dropOwner(tx: Transaction, record: Item, userId: string, changed: Error): void {
+  const slot = OWNED.find((collection) => collection.type === record.type)?.slot;
+  if (slot === undefined) throw new Error(`A ${String(record.type)} record has no owner`);
+  const index = collectionIndex(slot);
+  const partition = record[`${index}PK`];
+  tx.update(
+    record,
+    { ownerId: null, [`${index}PK`]: null, [`${index}SK`]: null },
+    { missing: changed, unchanged: { ownerId: userId }, conflict: changed },
+  );
+  if (typeof partition === 'string') {
+    const environmentId = (record.environmentId as string | null | undefined) ?? null;
+    tx.tally(counterKey(partition), -1, {
+      membership: environmentId ? environmentMembership(record.accountId as string, environmentId) : undefined,
+    });
+  }
+  if (record.type === 'licenses') {
+    const marker: Key = uniqueKey(record.accountId as string, LICENSE_KEY_MARKER, licenseKeyValue(record.key as string));
+    // Only while the marker is the license's: a license deleted meanwhile leaves none to rewrite.
+    tx.patch(marker, { ownerId: null }, {}, { state: { ref: record.PK }, changed });
+  }
+}
+
+/** Clears `userId` from the owner of `records` (the cascades worker's pages), a chunk per transaction, records changed meanwhile read again. */
+export async function dropOwners(records: readonly Item[], userId: string): Promise<number> {
+  let cleared = 0;
+  for (let i = 0; i < records.length; i += CHUNK) {
+    let chunk = records.slice(i, i + CHUNK).filter((record) => record.ownerId === userId);
+    for (let attempt = 1; chunk.length > 0; attempt++) {
+      const changed = conflict('an owned record changed meanwhile');
+      const tx = new Transaction();
+      for (const record of chunk) dropOwner(tx, record, userId, changed);
+      try {
+        await tx.commit();
+        cleared += chunk.length;
+        break;
+      } catch (error) {
+        if (error !== changed || attempt >= ATTEMPTS + 2) throw error;
+        await backoff(attempt);
+        chunk = (await getItems(chunk.map(({ PK, SK }) => ({ PK, SK })))).filter((record) => record.ownerId === userId);
+      }
+    }
+  }
+  return cleared;
+}

@@ -1,0 +1,242 @@
+/**
+ * Users: the writes that keep e-mail uniqueness, counts and tokens right (who may see and change
+ * them: shared/resources/users/policy.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize.ts';
+import { heldBy } from '../../auth/permissions.ts';
+import { hashPassword } from '../../auth/secrets.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
+import { emitEvent } from '../../events/emit.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { listCollection, type PageRequest } from '../../store/paging.ts';
+import { type Item, toRecord } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
+import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
+import { requireUnclaimed } from '../../store/unique.ts';
+import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
+import { userDocument } from './document.ts';
+import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './entity.ts';
+import { deleteOwner } from './owners.ts';
+
+const ROLES: readonly UserRole[] = ['user', 'admin'];
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1024;
+
+export const emailClaim = (email: string): UniqueClaim => ({
+  kind: EMAIL_MARKER,
+  value: normaliseEmail(email),
+  taken: ruleBroken('EMAIL_TAKEN', 'email has already been taken', attributePointer('email')),
+});
+
+function emailRules(email: string) {
+  maxLength('email', email, 255);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) {
+    throw ruleBroken('EMAIL_INVALID', 'email must be a valid e-mail address', attributePointer('email'));
+  }
+}
+
+export function passwordRules(password: string, pointer = attributePointer('password')) {
+  if ([...password].length < PASSWORD_MIN) {
+    throw ruleBroken('PASSWORD_TOO_SHORT', `password is too short (minimum is ${PASSWORD_MIN} characters)`, pointer);
+  }
+  if ([...password].length > PASSWORD_MAX) {
+    throw ruleBroken('PASSWORD_TOO_LONG', `password is too long (maximum is ${PASSWORD_MAX} characters)`, pointer);
+  }
+}
+
+export interface NewUser {
+  email: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  password?: string;
+  role?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Checks the model rules of a new user and adds it to a transaction. */
+export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Promise<UserRecord> {
+  emailRules(input.email);
+  maxLength('firstName', input.firstName, 255);
+  maxLength('lastName', input.lastName, 255);
+  const role = oneOf('role', input.role, ROLES) ?? 'user';
+  metadataRule(input.metadata);
+  if (input.password !== undefined) passwordRules(input.password);
+  const timestamp = now();
+  const user: UserRecord = {
+    type: 'users',
+    id: randomUUID(),
+    accountId: scope.accountId,
+    environmentId: scope.environmentId,
+    created: timestamp,
+    updated: timestamp,
+    email: input.email.trim(),
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+    role,
+    status: 'ACTIVE',
+    metadata: input.metadata ?? {},
+    ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
+  };
+  tx.create(user, { unique: [emailClaim(user.email)] });
+  return user;
+}
+
+/**
+ * Giving a user a role, or the credentials to act in one (a password, an e-mail a reset can be
+ * sent to), grants that role's permissions: only a bearer holding all of them may (403).
+ */
+function authorizeRole(actor: Actor, role: string, home: string | null, what: string) {
+  if (!(ROLES as readonly string[]).includes(role)) return; // an unknown role is the model's 422
+  authorizeGrant(actor, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
+}
+
+export async function createUser(actor: Actor, input: NewUser): Promise<UserRecord> {
+  await authorizeAction(actor, 'users', 'create');
+  const role = input.role ?? 'user';
+  authorizeRole(actor, role, actor.scope.environmentId, `A user with the role ${role}`);
+  const tx = new Transaction();
+  const user = await addUser(tx, actor.scope, input);
+  await emitEvent(tx, actor.scope, 'user.created', userDocument(user));
+  await tx.commit();
+  return user;
+}
+
+export async function retrieveUser(actor: Actor, id: string): Promise<UserRecord> {
+  return toRecord<UserRecord>(await authorize(actor, 'users', id, 'read'));
+}
+
+/** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
+export async function listUserTokens(actor: Actor, id: string, page: PageRequest) {
+  const user = await retrieveUser(actor, id);
+  await authorizeAction(actor, 'tokens', 'list');
+  return listBearerTokens(actor.scope, { type: 'users', id: user.id }, page);
+}
+
+export async function listUsers(actor: Actor, page: PageRequest) {
+  await authorizeAction(actor, 'users', 'list');
+  return listCollection<UserRecord>(actor.scope, { type: 'users' }, page);
+}
+
+/** The attributes an update may send; only those given change. */
+export interface UserChanges {
+  email?: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  password?: string;
+  role?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export async function updateUser(actor: Actor, id: string, attributes: UserChanges): Promise<UserRecord> {
+  // Which attributes are sent decides whether a user may make the change to themselves.
+  const item = await authorize(actor, 'users', id, 'update', { attributes: Object.keys(attributes) });
+  const user = toRecord<UserRecord>(item);
+  if (attributes.role !== undefined) authorizeRole(actor, attributes.role, user.environmentId, `The role ${attributes.role}`);
+  if (attributes.password !== undefined || attributes.email !== undefined) {
+    authorizeRole(actor, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
+  }
+  const changes: Record<string, unknown> = {};
+  const claim: UniqueClaim[] = [];
+  const release: { kind: string; value: string }[] = [];
+  const newEmail = attributes.email !== undefined && normaliseEmail(attributes.email) !== normaliseEmail(user.email);
+
+  if (attributes.email !== undefined) {
+    emailRules(attributes.email);
+    changes.email = attributes.email.trim();
+    if (newEmail) {
+      claim.push(emailClaim(attributes.email));
+      release.push({ kind: EMAIL_MARKER, value: normaliseEmail(user.email) });
+    }
+  }
+  for (const name of ['firstName', 'lastName'] as const) {
+    if (attributes[name] === undefined) continue;
+    maxLength(name, attributes[name], 255);
+    changes[name] = attributes[name];
+  }
+  if (attributes.role !== undefined) {
+    const role = oneOf('role', attributes.role, ROLES);
+    // Written only when it changes: a stale "same role" must not undo a concurrent role change.
+    if (role !== user.role) changes.role = role;
+  }
+  if (attributes.metadata !== undefined) {
+    metadataRule(attributes.metadata);
+    changes.metadata = attributes.metadata;
+  }
+  if (attributes.password !== undefined) {
+    passwordRules(attributes.password);
+    changes.passwordHash = await hashPassword(attributes.password);
+  }
+  if (newEmail) {
+    // A reset token went to the old address: whoever keeps that mailbox must not take the user back.
+    changes.passwordResetDigest = null;
+    changes.passwordResetExpiry = null;
+  }
+  changes.updated = now();
+  // A token acts as the role its user had when it was generated, and was won with the password
+  // they had: a new role or a new password takes new tokens — revoked before the change, so a
+  // change refused for its e-mail must be refused before that.
+  const revoking = changes.role !== undefined || changes.passwordHash !== undefined;
+  if (revoking) await requireUnclaimed(user.accountId, claim);
+  return changeUser(
+    actor,
+    item,
+    changes,
+    {
+      missing: new RecordNotFound('users', id),
+      conflict: conflict('The user changed while this request was made; retry it'),
+      claim,
+      release,
+    },
+    revoking,
+  );
+}
+
+/** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
+async function changeUser(
+  actor: Actor,
+  item: Item,
+  changes: Record<string, unknown>,
+  options: Parameters<Transaction['update']>[2],
+  revoking: boolean,
+): Promise<UserRecord> {
+  let next = toRecord<UserRecord>(item);
+  const apply = async (tx: Transaction) => {
+    next = toRecord<UserRecord>(tx.update(item, changes, options));
+    await emitEvent(tx, actor.scope, 'user.updated', userDocument(next));
+  };
+  if (revoking) {
+    await revokeTokensOf(item, apply, false);
+  } else {
+    const tx = new Transaction();
+    await apply(tx);
+    await tx.commit();
+  }
+  return next;
+}
+
+/** Bans a user: their tokens are revoked at once, and their logins refused. */
+export const banUser = (actor: Actor, id: string) => setUserStatus(actor, id, 'BANNED');
+
+/** Lifts a ban: the user may log in again for new tokens. */
+export const unbanUser = (actor: Actor, id: string) => setUserStatus(actor, id, 'ACTIVE');
+
+async function setUserStatus(actor: Actor, id: string, status: 'ACTIVE' | 'BANNED'): Promise<UserRecord> {
+  const item = await authorize(actor, 'users', id, status === 'BANNED' ? 'ban' : 'unban');
+  return changeUser(actor, item, { status, updated: now() }, { missing: new RecordNotFound('users', id) }, status === 'BANNED');
+}
+
+/**
+ * Deletes a user with all of their tokens, and frees their e-mail address; what they owned stays,
+ * without an owner (owners.ts).
+ */
+export async function deleteUser(actor: Actor, id: string): Promise<void> {
+  const item = await authorize(actor, 'users', id, 'delete');
+  const document = userDocument(toRecord<UserRecord>(item));
+  await deleteOwner(item, async (tx) => {
+    tx.delete(item, new RecordNotFound('users', id));
+    await emitEvent(tx, actor.scope, 'user.deleted', document);
+  });
+}
