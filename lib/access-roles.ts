@@ -1,7 +1,7 @@
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Access } from '../shared/routes.ts';
+import type { Access } from '../shared/access.ts';
 import { grantAccess, type ServiceResources } from './access.ts';
 
 /**

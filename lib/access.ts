@@ -4,9 +4,10 @@ import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-ia
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { Access } from '../shared/access.ts';
 import { SIGNING_KEY_ATTRIBUTE } from '../shared/auth/signing-key.ts';
 import { queues as queueDefinitions } from '../shared/queues.ts';
-import type { Access, QueueName } from '../shared/routes.ts';
+import type { QueueName } from '../shared/routes.ts';
 import { accountKey } from '../shared/store/keys.ts';
 import { tableDefinition } from '../shared/store/table.ts';
 

@@ -5,7 +5,8 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { Method, QueueName, Route, Schedule, StreamWorker, Worker } from '../shared/routes.ts';
+import type { Method } from '../shared/access.ts';
+import type { QueueName, Route, Schedule, StreamWorker, Worker } from '../shared/routes.ts';
 import {
   fallback as fallbackRoute,
   routes as routeTable,

@@ -6,7 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
-import type { Access } from '../shared/routes.ts';
+import type { Access } from '../shared/access.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
 import { constructIdOf, functionNameOf } from './construct-id.ts';
 

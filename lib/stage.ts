@@ -2,7 +2,8 @@ import { CfnOutput } from 'aws-cdk-lib';
 import { CfnStage, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
-import type { Route, Throttle } from '../shared/routes.ts';
+import type { Throttle } from '../shared/access.ts';
+import type { Route } from '../shared/routes.ts';
 import type { OperatorSettings } from './settings.ts';
 
 /**

@@ -1,12 +1,12 @@
 /**
- * One heartbeat sweep (shared/resources/heartbeats/sweep.ts), run every minute by an EventBridge rule
+ * One heartbeat sweep (shared/licensing/heartbeat-sweep.ts), run every minute by an EventBridge rule
  * on AWS and on a timer by the local stack. A sweep in which some due record could not be handled
  * holds its cursor before that record, so the next sweep looks again; the invocation then fails,
  * so that a record that keeps failing shows in the function's errors (and their alarm).
  */
 
+import { sweep } from '#shared/licensing/heartbeat-sweep.ts';
 import { logger } from '#shared/logger.ts';
-import { sweep } from '#shared/resources/heartbeats/sweep.ts';
 import { tracedWorker } from '#shared/tracer.ts';
 
 export const handler = tracedWorker('workers.sweepHeartbeats', async () => {

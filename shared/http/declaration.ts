@@ -1,13 +1,15 @@
 /**
- * What an operation declares of its requests and answers, beside its handler: how it
- * authenticates, its path parameters, its body and query schemas, the documents it answers with
- * and the faults of its own. The pipeline parses and validates requests from the declaration
- * (shared/http/pipeline.ts); the OpenAPI description is generated from the same declarations
- * (shared/reference/, docs/openapi.json). The route table (shared/routes.ts) gives each its method
- * and path.
+ * What an operation declares, all in one object in its resource's operations.ts: its method and
+ * path, the function that serves it and what that function may touch, how it authenticates, its
+ * path parameters, its body and query schemas, the documents it answers with and the faults of
+ * its own. The route table (shared/routes.ts), and from it the CDK stack and the local stack, is
+ * the list of these declarations; the pipeline parses and validates requests from the
+ * declaration (shared/http/pipeline.ts); the OpenAPI description is generated from them
+ * (shared/reference/, docs/openapi.json).
  */
 
 import type * as z from 'zod/mini';
+import type { Access, Method, Throttle } from '../access.ts';
 import type { Key } from '../store/keys.ts';
 
 /** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
@@ -55,8 +57,16 @@ export type Answer =
   | { file: true };
 
 export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
-  /** The route table's name of the operation (shared/routes.ts). */
+  /** Unique, stable name: `<resource>.<action>`; also the Lambda's logical id. */
   operation: string;
+  method: Method;
+  /** Full path under the API root, in API Gateway's `{name}` syntax, e.g. `/v1/accounts/{account}/users/{id}`. */
+  path: string;
+  /** The function's module (it exports `handler`), relative to the repository root. */
+  handler: string;
+  access: readonly Access[];
+  /** API Gateway's limit for this route, in place of the stage's default (lib/stage.ts). */
+  throttle?: Throttle;
   /** One line for a person reading the reference. */
   summary: string;
   auth: A;

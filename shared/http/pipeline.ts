@@ -337,7 +337,7 @@ function readAhead(declaration: Declaration): Middleware {
     before: async ({ event, context }) => {
       const token = declaration.auth === 'bearer' ? bearerTokenKey(event.headers?.authorization) : undefined;
       const body = context.request.body ?? { absent: true };
-      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, body, declaration.readAhead));
+      context.request.readAhead = await ReadAhead.of(requestKeys(event, token, body, declaration));
     },
   };
 }

@@ -22,7 +22,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { accountKeyFor } from '../resources/accounts/entity.ts';
 import { environmentKeyFor } from '../resources/environments/entity.ts';
-import { routes } from '../routes.ts';
 import {
   collectionName,
   collectionPartition,
@@ -68,7 +67,7 @@ export function requestKeys(
   event: APIGatewayProxyEventV2,
   token: Key | undefined,
   body: Body,
-  bodyNames: Declaration['readAhead'] = () => [],
+  declaration: Pick<Declaration, 'access' | 'readAhead'>,
 ): Key[] {
   const given = event.pathParameters?.account ?? '';
   const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
@@ -86,8 +85,9 @@ export function requestKeys(
 
   // The removals under way (shared/store/removals.ts): what hangs on them is gone for every read.
   keys.push(removalsKey(accountId));
-  keys.push(...related(accountId, body), ...('json' in body ? bodyNames(accountId, body.json) : []));
-  if (environmentId !== undefined && EMITTING.has(event.routeKey)) keys.push(subscriptionsKey(accountId, environmentId));
+  keys.push(...related(accountId, body), ...('json' in body && declaration.readAhead ? declaration.readAhead(accountId, body.json) : []));
+  // A route whose changes emit webhook events reads the subscriptions.
+  if (environmentId !== undefined && declaration.access.includes('events:emit')) keys.push(subscriptionsKey(accountId, environmentId));
   const [method = '', path = ''] = (event.routeKey ?? '').split(' ');
   const segments = path.split('/').slice(4); // after /v1/accounts/{account}
   const type = segments[0] as RecordType;
@@ -104,9 +104,6 @@ export function requestKeys(
   }
   return keys;
 }
-
-/** The route keys of the routes whose changes emit webhook events: they read the subscriptions. */
-const EMITTING = new Set(routes.filter((route) => route.access.includes('events:emit')).map((route) => `${route.method} ${route.path}`));
 
 /** The records a JSON:API body's relationships name: `data.relationships.<name>.data = {type, id}`. */
 function related(accountId: string, body: Body): Key[] {

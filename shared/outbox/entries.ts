@@ -17,11 +17,12 @@
  * id: docs/operations.md, "The outbox relay").
  */
 import type { AttributeValue } from 'aws-lambda';
+import type { Access } from '../access.ts';
 import type { DeliveryMessage } from '../events/messages.ts';
 import type { CascadeStep } from '../licensing/cascade.ts';
 import type { PurgeMessage } from '../resources/environments/service.ts';
 import type { ResetMessage } from '../resources/passwords/request.ts';
-import type { Access, QueueName } from '../routes.ts';
+import type { QueueName } from '../routes.ts';
 import type { RecordType } from '../store/keys.ts';
 
 /** A stream record's image: the item's attributes, typed as DynamoDB writes them. */

@@ -1,5 +1,5 @@
 /**
- * Pieces the declarations share (shared/resources/*/operations.ts): query filters by related record, and the
+ * Pieces the declarations share (each resource's operations.ts): query filters by related record, and the
  * relationship routes' shape.
  */
 import * as z from 'zod/mini';

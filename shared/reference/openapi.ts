@@ -4,7 +4,7 @@
  * shared/reference/resources.ts, the errors the pipeline answers (shared/http/pipeline.ts) and the
  * webhook deliveries (shared/events/kinds.ts). `npm run openapi` writes it to docs/openapi.json.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { EVENT_KINDS } from '../events/kinds.ts';
 import { MAX_ANSWER_BYTES } from '../http/answer-size.ts';
@@ -33,38 +33,11 @@ export interface OpenApiDocument {
   };
 }
 
-const RESOURCES_DIRECTORY = new URL('../resources/', import.meta.url);
-
-/**
- * Every operation's declaration: the values of the objects exported by each resource's
- * operations.ts that declare an operation and how it authenticates.
- */
-export async function collectDeclarations(): Promise<Declaration[]> {
-  const modules = readdirSync(RESOURCES_DIRECTORY, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(new URL(`${entry.name}/operations.ts`, RESOURCES_DIRECTORY)))
-    .map((entry) => `${entry.name}/operations.ts`)
-    .sort();
-  const found = new Set<Declaration>();
-  for (const file of modules) {
-    const exports: Record<string, unknown> = await import(new URL(file, RESOURCES_DIRECTORY).href);
-    for (const exported of Object.values(exports)) {
-      if (exported === null || typeof exported !== 'object') continue;
-      for (const value of Object.values(exported)) if (isDeclaration(value)) found.add(value);
-    }
-  }
-  return [...found];
-}
-
-const isDeclaration = (value: unknown): value is Declaration =>
-  value !== null && typeof value === 'object' && typeof (value as Json).operation === 'string' && typeof (value as Json).auth === 'string';
-
-/** The description; a route without a declaration yet is left out of it. */
+/** The description of every operation the route table holds. */
 export async function buildOpenApi(): Promise<OpenApiDocument> {
-  const declarations = new Map((await collectDeclarations()).map((declaration) => [declaration.operation, declaration]));
   const document = skeleton();
   for (const route of routes) {
-    const declaration = declarations.get(route.operation);
-    if (!declaration) continue;
+    const declaration = route;
     const tag = tagOf(route);
     if (!document.tags.some((t) => t.name === tag)) document.tags.push({ name: tag });
     document.paths[route.path] ??= {};

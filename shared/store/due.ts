@@ -2,7 +2,7 @@
  * The due index (DUE, docs/data-model.md): records to look at again at a given time (a machine
  * whose heartbeat runs out, a process that dies), found by time rather than by any table scan.
  * A record due at time t carries `DUEPK` = `DUE#<the minute of t>` and `DUESK` = t (ISO 8601);
- * the sweeper (shared/resources/heartbeats/sweep.ts) queries each minute's partition up to now. A
+ * the sweeper (shared/licensing/heartbeat-sweep.ts) queries each minute's partition up to now. A
  * record leaves the index by losing both attributes, or with its own deletion.
  *
  * One partition a minute, across all accounts: a minute's writes are the pings due in it, far

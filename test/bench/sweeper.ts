@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type SweepReport, sweep, sweepCursorKey } from '#shared/resources/heartbeats/sweep.ts';
+import { type SweepReport, sweep, sweepCursorKey } from '#shared/licensing/heartbeat-sweep.ts';
 import { db, getTable } from '#shared/store/client.ts';
 import { dueAttributes } from '#shared/store/due.ts';
 import { recordKey } from '#shared/store/keys.ts';
@@ -178,7 +178,7 @@ export async function sweeperSection(context: BenchContext, sizes = [1_000, 10_0
 
   return {
     title: 'Heartbeat sweeper',
-    method: `\`sweep()\` (shared/resources/heartbeats/sweep.ts) runs in this process over one minute some ten minutes back, its cursor set at the minute's start as the previous sweep would have left it; the stack's own sweeper is off. The seconds follow the machine's load (see the load average above): the requests are the figure to compare. ${due} machines are activated through the API under a policy requiring a ping every ${DURATION / 60} minutes (DEACTIVATE_DEAD, NO_REVIVE), then made dead within that minute and due in it (their lastHeartbeat and due time rewritten). Outside it, machines are written straight to the table: alive ones due over the hour from the next minute on (the due index's later minutes) and as many dead ones already handled (announced, out of the index), ${sizes.map((size) => fmt(size)).join(', then ')} of each (seeded in ${runs.map((run) => `${run.seedSeconds.toFixed(1)} s`).join(' and ')}). Requests are counted on the store's client as in the other sections; the account has no webhook endpoint, so each event costs the read of the environment's subscriptions and no write.`,
+    method: `\`sweep()\` (shared/licensing/heartbeat-sweep.ts) runs in this process over one minute some ten minutes back, its cursor set at the minute's start as the previous sweep would have left it; the stack's own sweeper is off. The seconds follow the machine's load (see the load average above): the requests are the figure to compare. ${due} machines are activated through the API under a policy requiring a ping every ${DURATION / 60} minutes (DEACTIVATE_DEAD, NO_REVIVE), then made dead within that minute and due in it (their lastHeartbeat and due time rewritten). Outside it, machines are written straight to the table: alive ones due over the hour from the next minute on (the due index's later minutes) and as many dead ones already handled (announced, out of the index), ${sizes.map((size) => fmt(size)).join(', then ')} of each (seeded in ${runs.map((run) => `${run.seedSeconds.toFixed(1)} s`).join(' and ')}). Requests are counted on the store's client as in the other sections; the account has no webhook endpoint, so each event costs the read of the environment's subscriptions and no write.`,
     rows,
     notes: [
       `**Flat in what lies outside the minute.** A sweep reads its cursor, queries the due index's partition of each minute it covers (one here: each window is a minute, from its first millisecond), hands each record found to its type's handler and moves the cursor. The ${fmt(seeded)} machines due later sit in the partitions of later minutes and the dead ones already handled in none, so neither adds a request: a minute with nothing due costs the cursor's read and write and the minute's Query.`,

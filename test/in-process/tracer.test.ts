@@ -79,7 +79,17 @@ describe('tracing on, in Lambda', () => {
     daemon.close();
   });
 
-  const declaration = { operation: 'tracing.probe', summary: 'Answers as told', auth: 'none', params: [], answers: {} } as const;
+  const declaration = {
+    operation: 'tracing.probe',
+    method: 'GET',
+    path: '/v1/accounts/{account}/probe',
+    handler: 'test/in-process/tracer.test.ts',
+    access: [],
+    summary: 'Answers as told',
+    auth: 'none',
+    params: [],
+    answers: {},
+  } as const;
   const event = (account: string) =>
     ({
       version: '2.0',

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { familyOf } from '../../lib/families.ts';
 import { RouteFamily } from '../../lib/route-family.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
-import { type Access, fallback, type Method, type QueueName, type Route, routes, schedules, streamWorkers } from '../../shared/routes.ts';
+import type { Access, Method } from '../../shared/access.ts';
+import { fallback, type QueueName, type Route, routes, schedules, streamWorkers } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   baseSettings,

@@ -3,19 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { constructIdOf } from '../../lib/construct-id.ts';
 import { familyOf } from '../../lib/families.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
+import type { Access } from '../../shared/access.ts';
 import { outboxAccess, outboxFilters } from '../../shared/outbox/entries.ts';
 import { queues as queueDefinitions, workerTimeoutSeconds } from '../../shared/queues.ts';
-import {
-  type Access,
-  fallback,
-  type QueueName,
-  type Route,
-  routes,
-  schedules,
-  streamWorkers,
-  type Worker,
-  workers,
-} from '../../shared/routes.ts';
+import { fallback, type QueueName, type Route, routes, schedules, streamWorkers, type Worker, workers } from '../../shared/routes.ts';
 import { tableDefinition } from '../../shared/store/table.ts';
 import {
   actionsOf,

@@ -1,24 +1,26 @@
 /**
  * What the pipeline reads ahead of a handler (shared/http/request-keys.ts): the webhook
- * subscriptions only for a route that emits events, as the route table says, whatever its method.
+ * subscriptions only for a route that emits events, as its declaration says, whatever its method.
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestKeys } from '#shared/http/request-keys.ts';
-import { collectDeclarations } from '#shared/reference/openapi.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import { routes } from '#shared/routes.ts';
 import { subscriptionsKey, uniqueKey } from '#shared/store/keys.ts';
 
 const accountId = randomUUID();
-/** Each operation's declared read-ahead of its body, as the pipeline passes it. */
-const readAheadOf = Object.fromEntries((await collectDeclarations()).map((declaration) => [declaration.operation, declaration.readAhead]));
 const id = randomUUID();
 
-const eventOf = (operation: string) => {
+const routeOf = (operation: string) => {
   const route = routes.find((candidate) => candidate.operation === operation);
   if (!route) throw new Error(`no route ${operation}`);
+  return route;
+};
+
+const eventOf = (operation: string) => {
+  const route = routeOf(operation);
   return {
     routeKey: `${route.method} ${route.path}`,
     rawPath: route.path.replace('{account}', accountId).replace('{id}', id),
@@ -29,7 +31,9 @@ const eventOf = (operation: string) => {
 };
 
 const readsSubscriptions = (operation: string) =>
-  requestKeys(eventOf(operation), undefined, { absent: true }).some((key) => key.PK === subscriptionsKey(accountId, null).PK);
+  requestKeys(eventOf(operation), undefined, { absent: true }, routeOf(operation)).some(
+    (key) => key.PK === subscriptionsKey(accountId, null).PK,
+  );
 
 describe('the read-ahead of webhook subscriptions', () => {
   it('comes with every route that emits events, and only with those', () => {
@@ -45,8 +49,7 @@ describe('the read-ahead of webhook subscriptions', () => {
 });
 
 describe("the read-ahead of validate-key's license key", () => {
-  const keysFor = (operation: string, json: unknown) =>
-    requestKeys(eventOf(operation), undefined, { json } as never, readAheadOf[operation]);
+  const keysFor = (operation: string, json: unknown) => requestKeys(eventOf(operation), undefined, { json } as never, routeOf(operation));
   const marker = (key: string) => uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key));
 
   it("names the marker of the key in the body's meta, with the account", () => {

@@ -1,46 +1,26 @@
 /**
- * Every resource's policy, and the one judgement that applies them in the order the API
+ * Every resource's policy (the manifest's), and the one judgement that applies them in the order the API
  * answers (docs/rules.md §1): a record out of the scope or out of the bearer's reach is not found
  * (404); a record the request's environment only reads is not changed (403); an action the
  * bearer's credential does not permit, or the policy refuses, is forbidden (403).
  */
 
-import { accounts } from '../../resources/accounts/policy.ts';
-import { components } from '../../resources/components/policy.ts';
-import { entitlements, licenseEntitlements, policyEntitlements } from '../../resources/entitlements/policy.ts';
-import { environments } from '../../resources/environments/policy.ts';
-import { licenses } from '../../resources/licenses/policy.ts';
-import { machines } from '../../resources/machines/policy.ts';
-import { policies } from '../../resources/policies/policy.ts';
-import { processes } from '../../resources/processes/policy.ts';
-import { products } from '../../resources/products/policy.ts';
-import { tokens } from '../../resources/tokens/policy.ts';
-import { users } from '../../resources/users/policy.ts';
-import { webhookEndpoints } from '../../resources/webhook-endpoints/policy.ts';
-import { webhookEvents } from '../../resources/webhook-events/policy.ts';
+import { manifest } from '../../resources/manifest.ts';
 import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
 import type { ActionContext, Policy, Principal } from './policy.ts';
 
-export const POLICIES = {
-  accounts,
-  environments,
-  users,
-  tokens,
-  products,
-  policies,
-  licenses,
-  machines,
-  components,
-  processes,
-  entitlements,
-  'policy-entitlements': policyEntitlements,
-  'license-entitlements': licenseEntitlements,
-  'webhook-endpoints': webhookEndpoints,
-  'webhook-events': webhookEvents,
-} as const satisfies Record<string, Policy>;
+type Manifest = typeof manifest;
+type PoliciesOf<R> = R extends { policies: infer P } ? P : never;
+type Merged<U> = (U extends unknown ? (each: U) => void : never) extends (each: infer I) => void ? I : never;
+
+/** Every policy, by the JSON:API type it judges: those the manifest's resources name. */
+export const POLICIES = Object.assign(
+  {},
+  ...Object.values(manifest).map((resource) => ('policies' in resource ? resource.policies : {})),
+) as Merged<PoliciesOf<Manifest[keyof Manifest]>>;
 
 export type PolicyType = keyof typeof POLICIES;
 

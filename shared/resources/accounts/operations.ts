@@ -1,11 +1,17 @@
 /** The account's operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 
 export const accounts = {
   retrieve: declare({
     operation: 'accounts.retrieve',
+    method: 'GET',
+    path: ACCOUNT,
+    handler: 'functions/accounts/retrieve.ts',
+    access: READ,
     summary: 'Retrieve the account',
     auth: 'bearer',
     answers: { 200: { resource: 'accounts' } },
@@ -13,6 +19,10 @@ export const accounts = {
   }),
   update: declare({
     operation: 'accounts.update',
+    method: 'PATCH',
+    path: ACCOUNT,
+    handler: 'functions/accounts/update.ts',
+    access: EMIT,
     summary: 'Update the account',
     auth: 'bearer',
     body: updateDocument('accounts', { name: z.optional(nonBlank()), protected: z.optional(z.boolean()) }),

@@ -1,7 +1,7 @@
 /** The account: read and changed by its own admins only (not by admins living inside an environment). */
 import { isAccountAdmin, type Policy } from '../../auth/policies/policy.ts';
 
-export const accounts: Policy = {
+export const accountPolicy: Policy = {
   permissions: { read: 'account.read', update: 'account.update' },
   writes: new Set(['update']),
   accountLevel: true,

@@ -3,7 +3,9 @@
  * `machine-files` document (POST) or as the file itself (GET). Both read the query string; POST
  * also reads the body's `meta`, whose members win over the query's.
  */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT } from '../../access.ts';
 import { declare } from '../../http/declaration.ts';
 import { attachment, type Reply } from '../../http/documents.ts';
 import { CHECK_OUT_ALGORITHMS, MAX_DATASET_BYTES } from './certificate.ts';
@@ -52,6 +54,10 @@ type Body = z.output<ReturnType<typeof bodyOf>>;
 export const checkOut = {
   license: declare({
     operation: 'licenses.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out.ts',
+    access: EMIT,
     summary: 'Check out a license: a signed license file, in a document',
     auth: 'bearer',
     params: ['id'],
@@ -62,6 +68,10 @@ export const checkOut = {
   }),
   licenseFile: declare({
     operation: 'licenses.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
+    handler: 'functions/licenses/check-out-file.ts',
+    access: EMIT,
     summary: 'Check out a license: the signed license file itself, to save as <id>.lic',
     auth: 'bearer',
     params: ['id'],
@@ -71,6 +81,10 @@ export const checkOut = {
   }),
   machine: declare({
     operation: 'machines.checkOut',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out.ts',
+    access: EMIT,
     summary: 'Check out a machine: a signed machine file, in a document',
     auth: 'bearer',
     params: ['id'],
@@ -81,6 +95,10 @@ export const checkOut = {
   }),
   machineFile: declare({
     operation: 'machines.checkOutFile',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/actions/check-out`,
+    handler: 'functions/machines/check-out-file.ts',
+    access: EMIT,
     summary: 'Check out a machine: the signed machine file itself, to save as <id>.lic',
     auth: 'bearer',
     params: ['id'],

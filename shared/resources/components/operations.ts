@@ -1,5 +1,7 @@
 /** The components' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../reference/common.ts';
@@ -13,6 +15,10 @@ export const componentAttributes = { fingerprint: nonBlank(), name: nonBlank(), 
 export const components = {
   create: declare({
     operation: 'components.create',
+    method: 'POST',
+    path: `${ACCOUNT}/components`,
+    handler: 'functions/components/create.ts',
+    access: EMIT,
     summary: 'Add a hardware component to a machine',
     auth: 'bearer',
     body: resourceDocument('components', componentAttributes, { machine: relationship('machines') }),
@@ -21,6 +27,10 @@ export const components = {
   }),
   list: declare({
     operation: 'components.list',
+    method: 'GET',
+    path: `${ACCOUNT}/components`,
+    handler: 'functions/components/list.ts',
+    access: READ,
     summary: 'List components',
     auth: 'bearer',
     paged: true,
@@ -30,6 +40,10 @@ export const components = {
   }),
   retrieve: declare({
     operation: 'components.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/components/{id}`,
+    handler: 'functions/components/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a component',
     auth: 'bearer',
     params: ['id'],
@@ -38,6 +52,10 @@ export const components = {
   }),
   update: declare({
     operation: 'components.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/components/{id}`,
+    handler: 'functions/components/update.ts',
+    access: EMIT,
     summary: 'Update a component',
     auth: 'bearer',
     params: ['id'],
@@ -47,6 +65,10 @@ export const components = {
   }),
   delete: declare({
     operation: 'components.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/components/{id}`,
+    handler: 'functions/components/delete.ts',
+    access: EMIT,
     summary: 'Delete a component',
     auth: 'bearer',
     params: ['id'],
@@ -55,6 +77,10 @@ export const components = {
   }),
   machine: declare({
     operation: 'components.machine',
+    method: 'GET',
+    path: `${ACCOUNT}/components/{id}/machine`,
+    handler: 'functions/components/machine.ts',
+    access: READ,
     summary: "Retrieve a component's machine",
     auth: 'bearer',
     params: ['id'],
@@ -63,6 +89,10 @@ export const components = {
   }),
   license: declare({
     operation: 'components.license',
+    method: 'GET',
+    path: `${ACCOUNT}/components/{id}/license`,
+    handler: 'functions/components/license.ts',
+    access: READ,
     summary: "Retrieve a component's license",
     auth: 'bearer',
     params: ['id'],
@@ -71,6 +101,10 @@ export const components = {
   }),
   product: declare({
     operation: 'components.product',
+    method: 'GET',
+    path: `${ACCOUNT}/components/{id}/product`,
+    handler: 'functions/components/product.ts',
+    access: READ,
     summary: "Retrieve a component's product",
     auth: 'bearer',
     params: ['id'],

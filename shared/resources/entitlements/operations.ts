@@ -2,7 +2,9 @@
  * The entitlements' operations, and their attachments to policies and licenses: what each reads
  * of a request, and what it answers.
  */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { metadataSchema } from '../rules.ts';
@@ -22,6 +24,10 @@ const entitlementsNamed = z.strictObject({
 export const entitlements = {
   create: declare({
     operation: 'entitlements.create',
+    method: 'POST',
+    path: `${ACCOUNT}/entitlements`,
+    handler: 'functions/entitlements/create.ts',
+    access: EMIT,
     summary: 'Create an entitlement',
     auth: 'bearer',
     body: resourceDocument('entitlements', { name: nonBlank(), code: nonBlank(), metadata: z.optional(metadata) }),
@@ -30,6 +36,10 @@ export const entitlements = {
   }),
   list: declare({
     operation: 'entitlements.list',
+    method: 'GET',
+    path: `${ACCOUNT}/entitlements`,
+    handler: 'functions/entitlements/list.ts',
+    access: READ,
     summary: 'List entitlements (a license or a user: those it holds)',
     auth: 'bearer',
     paged: true,
@@ -38,6 +48,10 @@ export const entitlements = {
   }),
   retrieve: declare({
     operation: 'entitlements.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/retrieve.ts',
+    access: READ,
     summary: 'Retrieve an entitlement',
     auth: 'bearer',
     params: ['id'],
@@ -46,6 +60,10 @@ export const entitlements = {
   }),
   update: declare({
     operation: 'entitlements.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/update.ts',
+    access: EMIT,
     summary: 'Update an entitlement',
     auth: 'bearer',
     params: ['id'],
@@ -55,6 +73,10 @@ export const entitlements = {
   }),
   delete: declare({
     operation: 'entitlements.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/entitlements/{id}`,
+    handler: 'functions/entitlements/delete.ts',
+    access: EMIT,
     summary: 'Delete an entitlement, detaching it from every policy and license',
     auth: 'bearer',
     params: ['id'],
@@ -63,6 +85,10 @@ export const entitlements = {
   }),
   ofPolicy: declare({
     operation: 'policies.entitlements',
+    method: 'GET',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/entitlements.ts',
+    access: READ,
     summary: "List a policy's entitlements",
     auth: 'bearer',
     params: ['id'],
@@ -72,6 +98,10 @@ export const entitlements = {
   }),
   attachToPolicy: declare({
     operation: 'policies.entitlements.attach',
+    method: 'POST',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/attach-entitlements.ts',
+    access: EMIT,
     summary: 'Attach entitlements to a policy (and so to each of its licenses): all or none',
     auth: 'bearer',
     params: ['id'],
@@ -82,6 +112,10 @@ export const entitlements = {
   }),
   detachFromPolicy: declare({
     operation: 'policies.entitlements.detach',
+    method: 'DELETE',
+    path: `${ACCOUNT}/policies/{id}/entitlements`,
+    handler: 'functions/policies/detach-entitlements.ts',
+    access: EMIT,
     summary: 'Detach entitlements from a policy: all or none',
     auth: 'bearer',
     params: ['id'],
@@ -91,6 +125,10 @@ export const entitlements = {
   }),
   ofLicense: declare({
     operation: 'licenses.entitlements',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/entitlements.ts',
+    access: READ,
     summary: "List a license's entitlements: its policy's and its own",
     auth: 'bearer',
     params: ['id'],
@@ -100,6 +138,10 @@ export const entitlements = {
   }),
   attachToLicense: declare({
     operation: 'licenses.entitlements.attach',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/attach-entitlements.ts',
+    access: EMIT,
     summary: 'Attach entitlements to a license: all or none',
     auth: 'bearer',
     params: ['id'],
@@ -109,6 +151,10 @@ export const entitlements = {
   }),
   detachFromLicense: declare({
     operation: 'licenses.entitlements.detach',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}/entitlements`,
+    handler: 'functions/licenses/detach-entitlements.ts',
+    access: EMIT,
     summary: "Detach entitlements from a license: all or none (its policy's only from the policy)",
     auth: 'bearer',
     params: ['id'],

@@ -12,12 +12,12 @@
  */
 
 import { administratorsOnly, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
-import { licenses } from '../licenses/policy.ts';
-import { policies } from '../policies/policy.ts';
+import { licensePolicy } from '../licenses/policy.ts';
+import { policyPolicy } from '../policies/policy.ts';
 
 const isLicensee = (actor: Principal) => actor.bearer.kind === 'license' || actor.bearer.kind === 'user';
 
-export const entitlements: Policy = {
+export const entitlementPolicy: Policy = {
   permissions: {
     create: 'entitlement.create',
     list: 'entitlement.read',
@@ -51,5 +51,5 @@ function attachments(holder: Policy, singular: 'policy' | 'license'): Policy {
   };
 }
 
-export const policyEntitlements = attachments(policies, 'policy');
-export const licenseEntitlements = attachments(licenses, 'license');
+export const policyEntitlementPolicy = attachments(policyPolicy, 'policy');
+export const licenseEntitlementPolicy = attachments(licensePolicy, 'license');

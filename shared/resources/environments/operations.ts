@@ -2,7 +2,9 @@
  * The environments' operations: what each reads of a request, and what it answers. A path's
  * `{id}` names an environment by its id or by its code.
  */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { tokenRequestBody } from '../tokens/operations.ts';
@@ -23,6 +25,10 @@ const updateBody = z.strictObject({
 export const environments = {
   create: declare({
     operation: 'environments.create',
+    method: 'POST',
+    path: `${ACCOUNT}/environments`,
+    handler: 'functions/environments/create.ts',
+    access: EMIT,
     summary: 'Create an environment',
     auth: 'bearer',
     body: resourceDocument('environments', { name: nonBlank(), code: nonBlank(), isolationStrategy: z.optional(z.string()) }),
@@ -31,6 +37,10 @@ export const environments = {
   }),
   list: declare({
     operation: 'environments.list',
+    method: 'GET',
+    path: `${ACCOUNT}/environments`,
+    handler: 'functions/environments/list.ts',
+    access: READ,
     summary: 'List environments',
     auth: 'bearer',
     paged: true,
@@ -39,6 +49,10 @@ export const environments = {
   }),
   retrieve: declare({
     operation: 'environments.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/environments/{id}`,
+    handler: 'functions/environments/retrieve.ts',
+    access: READ,
     summary: 'Retrieve an environment by id or code',
     auth: 'bearer',
     params: ['id'],
@@ -47,6 +61,10 @@ export const environments = {
   }),
   update: declare({
     operation: 'environments.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/environments/{id}`,
+    handler: 'functions/environments/update.ts',
+    access: EMIT,
     summary: 'Update an environment, named by id or code',
     auth: 'bearer',
     params: ['id'],
@@ -57,6 +75,10 @@ export const environments = {
   }),
   delete: declare({
     operation: 'environments.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/environments/{id}`,
+    handler: 'functions/environments/delete.ts',
+    access: EMIT,
     summary: 'Delete an environment, named by id or code, and purge what it holds',
     auth: 'bearer',
     params: ['id'],
@@ -65,6 +87,10 @@ export const environments = {
   }),
   tokensGenerate: declare({
     operation: 'environments.tokens.generate',
+    method: 'POST',
+    path: `${ACCOUNT}/environments/{id}/tokens`,
+    handler: 'functions/environments/generate-token.ts',
+    access: EMIT,
     summary: 'Generate an environment token',
     auth: 'bearer',
     params: ['id'],
@@ -75,6 +101,10 @@ export const environments = {
   }),
   tokensList: declare({
     operation: 'environments.tokens.list',
+    method: 'GET',
+    path: `${ACCOUNT}/environments/{id}/tokens`,
+    handler: 'functions/environments/tokens.ts',
+    access: READ,
     summary: "List an environment's tokens",
     auth: 'bearer',
     params: ['id'],

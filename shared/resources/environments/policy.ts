@@ -5,7 +5,7 @@
  */
 import { isAccountAdmin, type Policy } from '../../auth/policies/policy.ts';
 
-export const environments: Policy = {
+export const environmentPolicy: Policy = {
   permissions: {
     create: 'environment.create',
     list: 'environment.read',

@@ -1,5 +1,7 @@
 /** The licenses' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ, VALIDATION } from '../../access.ts';
 import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import type { Reply } from '../../http/documents.ts';
@@ -83,6 +85,10 @@ const validationMeta = z.strictObject({
 export const licenses = {
   create: declare({
     operation: 'licenses.create',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses`,
+    handler: 'functions/licenses/create.ts',
+    access: EMIT,
     summary: 'Create a license under a policy',
     auth: 'bearer',
     body: resourceDocument(
@@ -95,6 +101,10 @@ export const licenses = {
   }),
   list: declare({
     operation: 'licenses.list',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses`,
+    handler: 'functions/licenses/list.ts',
+    access: READ,
     summary: 'List licenses',
     auth: 'bearer',
     paged: true,
@@ -104,6 +114,10 @@ export const licenses = {
   }),
   retrieve: declare({
     operation: 'licenses.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}`,
+    handler: 'functions/licenses/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a license',
     auth: 'bearer',
     params: ['id'],
@@ -112,6 +126,10 @@ export const licenses = {
   }),
   update: declare({
     operation: 'licenses.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/licenses/{id}`,
+    handler: 'functions/licenses/update.ts',
+    access: EMIT,
     summary: 'Update a license',
     auth: 'bearer',
     params: ['id'],
@@ -123,6 +141,10 @@ export const licenses = {
   }),
   delete: declare({
     operation: 'licenses.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}`,
+    handler: 'functions/licenses/delete.ts',
+    access: EMIT,
     summary: 'Delete a license with its machines, components and tokens',
     auth: 'bearer',
     params: ['id'],
@@ -132,6 +154,10 @@ export const licenses = {
   }),
   tokensGenerate: declare({
     operation: 'licenses.tokens.generate',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/tokens`,
+    handler: 'functions/licenses/generate-token.ts',
+    access: EMIT,
     summary: 'Generate a license token',
     auth: 'bearer',
     params: ['id'],
@@ -142,6 +168,11 @@ export const licenses = {
   }),
   validate: declare({
     operation: 'licenses.validate',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/validate`,
+    handler: 'functions/licenses/validate.ts',
+    access: EMIT,
+    throttle: VALIDATION,
     summary: 'Validate a license the bearer may see',
     auth: 'bearer',
     params: ['id'],
@@ -151,6 +182,11 @@ export const licenses = {
   }),
   validateKey: declare({
     operation: 'licenses.validateKey',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/actions/validate-key`,
+    handler: 'functions/licenses/validate-key.ts',
+    access: EMIT,
+    throttle: VALIDATION,
     summary: 'Validate a license key (no bearer: the key is the credential)',
     auth: 'none',
     // Counted in the validation's own transaction (its event's), so the limit costs no request of its own.
@@ -166,6 +202,10 @@ export const licenses = {
   }),
   machines: declare({
     operation: 'licenses.machines',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/machines`,
+    handler: 'functions/licenses/machines.ts',
+    access: READ,
     summary: "List a license's machines",
     auth: 'bearer',
     params: ['id'],
@@ -176,6 +216,10 @@ export const licenses = {
   }),
   owner: declare({
     operation: 'licenses.owner',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/owner`,
+    handler: 'functions/licenses/owner.ts',
+    access: READ,
     summary: "Retrieve a license's owner (data null without one)",
     auth: 'bearer',
     params: ['id'],
@@ -185,6 +229,10 @@ export const licenses = {
   /** GET /users/<id>/licenses: served by the licenses, declared with them. */
   ofUser: declare({
     operation: 'users.licenses',
+    method: 'GET',
+    path: `${ACCOUNT}/users/{id}/licenses`,
+    handler: 'functions/users/licenses.ts',
+    access: READ,
     summary: "List a user's licenses",
     auth: 'bearer',
     params: ['id'],
@@ -218,6 +266,10 @@ export const validationReply = ({ license, verdict, ts }: Validation, { nonce, s
 export const licenseActions = {
   suspend: declare({
     operation: 'licenses.suspend',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/suspend`,
+    handler: 'functions/licenses/suspend.ts',
+    access: EMIT,
     summary: 'Suspend a license: it fails validation and may not authenticate until reinstated',
     auth: 'bearer',
     params: ['id'],
@@ -227,6 +279,10 @@ export const licenseActions = {
   }),
   reinstate: declare({
     operation: 'licenses.reinstate',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/reinstate`,
+    handler: 'functions/licenses/reinstate.ts',
+    access: EMIT,
     summary: 'Reinstate a suspended license',
     auth: 'bearer',
     params: ['id'],
@@ -236,6 +292,10 @@ export const licenseActions = {
   }),
   renew: declare({
     operation: 'licenses.renew',
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/renew`,
+    handler: 'functions/licenses/renew.ts',
+    access: EMIT,
     summary: "Renew a license: its expiry moved by its policy's duration from the policy's renewal basis",
     auth: 'bearer',
     params: ['id'],
@@ -245,6 +305,10 @@ export const licenseActions = {
   }),
   revoke: declare({
     operation: 'licenses.revoke',
+    method: 'DELETE',
+    path: `${ACCOUNT}/licenses/{id}/actions/revoke`,
+    handler: 'functions/licenses/revoke.ts',
+    access: EMIT,
     summary: 'Revoke a license: removed with its machines, components and tokens, as a delete is',
     auth: 'bearer',
     params: ['id'],

@@ -35,7 +35,7 @@ function mayChangeStanding(actor: Principal, action: string, record: Item | unde
   return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
 }
 
-export const licenses: Policy = {
+export const licensePolicy: Policy = {
   permissions: {
     ...crud('license'),
     'tokens.generate': 'license.tokens.generate',

@@ -1,5 +1,7 @@
 /** The machines' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../reference/common.ts';
@@ -35,6 +37,10 @@ export const machineFilters = z.object({ license: uuidFilter(), owner: uuidFilte
 export const machines = {
   create: declare({
     operation: 'machines.create',
+    method: 'POST',
+    path: `${ACCOUNT}/machines`,
+    handler: 'functions/machines/create.ts',
+    access: EMIT,
     summary: 'Activate a machine on a license',
     auth: 'bearer',
     body: resourceDocument(
@@ -47,6 +53,10 @@ export const machines = {
   }),
   list: declare({
     operation: 'machines.list',
+    method: 'GET',
+    path: `${ACCOUNT}/machines`,
+    handler: 'functions/machines/list.ts',
+    access: READ,
     summary: 'List machines',
     auth: 'bearer',
     paged: true,
@@ -56,6 +66,10 @@ export const machines = {
   }),
   retrieve: declare({
     operation: 'machines.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}`,
+    handler: 'functions/machines/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a machine',
     auth: 'bearer',
     params: ['id'],
@@ -64,6 +78,10 @@ export const machines = {
   }),
   update: declare({
     operation: 'machines.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/machines/{id}`,
+    handler: 'functions/machines/update.ts',
+    access: EMIT,
     summary: 'Update a machine',
     auth: 'bearer',
     params: ['id'],
@@ -75,6 +93,10 @@ export const machines = {
   }),
   delete: declare({
     operation: 'machines.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/machines/{id}`,
+    handler: 'functions/machines/delete.ts',
+    access: EMIT,
     summary: 'Deactivate a machine, with its components',
     auth: 'bearer',
     params: ['id'],
@@ -83,6 +105,10 @@ export const machines = {
   }),
   components: declare({
     operation: 'machines.components',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/components`,
+    handler: 'functions/machines/components.ts',
+    access: READ,
     summary: "List a machine's components",
     auth: 'bearer',
     params: ['id'],
@@ -93,6 +119,10 @@ export const machines = {
   }),
   license: declare({
     operation: 'machines.license',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/license`,
+    handler: 'functions/machines/license.ts',
+    access: READ,
     summary: "Retrieve a machine's license",
     auth: 'bearer',
     params: ['id'],
@@ -102,6 +132,10 @@ export const machines = {
   /** GET /users/<id>/machines: served by the machines, declared with them. */
   ofUser: declare({
     operation: 'users.machines',
+    method: 'GET',
+    path: `${ACCOUNT}/users/{id}/machines`,
+    handler: 'functions/users/machines.ts',
+    access: READ,
     summary: "List a user's machines",
     auth: 'bearer',
     params: ['id'],
@@ -137,17 +171,37 @@ const reset = {
 export const machineHeartbeats = {
   ping: declare({
     operation: 'machines.ping',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/ping`,
+    handler: 'functions/machines/ping.ts',
+    access: EMIT,
     summary: "Ping a machine's heartbeat: alive for one more heartbeat duration, or revived within its resurrection window",
     ...ping,
   }),
-  pingHeartbeat: declare({ operation: 'machines.pingHeartbeat', summary: 'Ping a machine’s heartbeat (the older path of ping)', ...ping }),
+  pingHeartbeat: declare({
+    operation: 'machines.pingHeartbeat',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/ping-heartbeat`,
+    handler: 'functions/machines/ping-heartbeat.ts',
+    access: EMIT,
+    summary: 'Ping a machine’s heartbeat (the older path of ping)',
+    ...ping,
+  }),
   reset: declare({
     operation: 'machines.reset',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/reset`,
+    handler: 'functions/machines/reset.ts',
+    access: EMIT,
     summary: "Reset a machine's heartbeat: never pinged again, watched only if its policy requires heartbeats",
     ...reset,
   }),
   resetHeartbeat: declare({
     operation: 'machines.resetHeartbeat',
+    method: 'POST',
+    path: `${ACCOUNT}/machines/{id}/actions/reset-heartbeat`,
+    handler: 'functions/machines/reset-heartbeat.ts',
+    access: EMIT,
     summary: 'Reset a machine’s heartbeat (the older path of reset)',
     ...reset,
   }),

@@ -8,7 +8,7 @@ import { activations, CHECK_OUT, crud } from '../../auth/policies/graph.ts';
 const HEARTBEAT_PING = 'heartbeat.ping';
 const HEARTBEAT_RESET = 'heartbeat.reset';
 
-export const machines = activations(
+export const machinePolicy = activations(
   'machines',
   {
     ...crud('machine'),

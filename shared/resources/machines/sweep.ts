@@ -1,5 +1,5 @@
 /**
- * What the heartbeat sweeper (shared/resources/heartbeats/sweep.ts) does with a machine found due
+ * What the heartbeat sweeper (shared/licensing/heartbeat-sweep.ts) does with a machine found due
  * (docs/rules.md §14.3): it judges the machine by its policy as it is at the sweep's time.
  *
  * - Not watched any more (its policy no longer requires heartbeats and it never pinged): it
@@ -20,13 +20,13 @@
  * twice nor cull a machine that is alive.
  */
 import { type EventOrigin, emitEvent } from '../../events/emit.ts';
+import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { getItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { DueHandler } from '../heartbeats/sweep.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { machineDocument } from './document.ts';
 import type { MachineRecord } from './entity.ts';

@@ -1,5 +1,7 @@
 /** The policies' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../reference/common.ts';
@@ -46,6 +48,10 @@ const createOnly = {
 export const policies = {
   create: declare({
     operation: 'policies.create',
+    method: 'POST',
+    path: `${ACCOUNT}/policies`,
+    handler: 'functions/policies/create.ts',
+    access: EMIT,
     summary: 'Create a policy for a product',
     auth: 'bearer',
     body: resourceDocument('policies', { name: nonBlank(), ...attributes, ...createOnly }, { product: relationship('products') }),
@@ -54,6 +60,10 @@ export const policies = {
   }),
   list: declare({
     operation: 'policies.list',
+    method: 'GET',
+    path: `${ACCOUNT}/policies`,
+    handler: 'functions/policies/list.ts',
+    access: READ,
     summary: 'List policies',
     auth: 'bearer',
     paged: true,
@@ -63,6 +73,10 @@ export const policies = {
   }),
   retrieve: declare({
     operation: 'policies.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/policies/{id}`,
+    handler: 'functions/policies/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a policy',
     auth: 'bearer',
     params: ['id'],
@@ -71,6 +85,10 @@ export const policies = {
   }),
   update: declare({
     operation: 'policies.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/policies/{id}`,
+    handler: 'functions/policies/update.ts',
+    access: EMIT,
     summary: 'Update a policy',
     auth: 'bearer',
     params: ['id'],
@@ -80,6 +98,10 @@ export const policies = {
   }),
   delete: declare({
     operation: 'policies.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/policies/{id}`,
+    handler: 'functions/policies/delete.ts',
+    access: EMIT,
     summary: 'Delete a policy with its licenses, machines and components',
     auth: 'bearer',
     params: ['id'],
@@ -88,6 +110,10 @@ export const policies = {
   }),
   ofLicense: declare({
     operation: 'licenses.policy',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/policy`,
+    handler: 'functions/licenses/policy.ts',
+    access: READ,
     summary: "Retrieve a license's policy",
     auth: 'bearer',
     params: ['id'],

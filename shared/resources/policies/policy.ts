@@ -2,7 +2,7 @@
 import { CHANGES, crud, reachedBy } from '../../auth/policies/graph.ts';
 import type { Policy } from '../../auth/policies/policy.ts';
 
-export const policies: Policy = {
+export const policyPolicy: Policy = {
   permissions: crud('policy'),
   writes: CHANGES,
   reaches: reachedBy({

@@ -1,7 +1,7 @@
 /**
  * A policy that starts requiring heartbeats watches the machines already activated under it too
  * (docs/rules.md §14.3): its update puts the policy itself in the due index, and the sweeper
- * (shared/resources/heartbeats/sweep.ts) then walks its licenses' machines, putting each one that is
+ * (shared/licensing/heartbeat-sweep.ts) then walks its licenses' machines, putting each one that is
  * not in the index there at its deadline as the policy now judges it (its last heartbeat, else its
  * creation, plus the duration); the machines' own handler does the rest. A sweep walks at most
  * WALK_LICENSES licenses; a policy with more is due again at once, its walk going on where it
@@ -11,6 +11,7 @@
  */
 
 import { childEnvironments } from '../../licensing/graph.ts';
+import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
 import { SLOTS } from '../../licensing/slots.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -19,7 +20,6 @@ import { listCollection } from '../../store/paging.ts';
 import { getItem, type Item, type StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { DueHandler } from '../heartbeats/sweep.ts';
 import type { MachineRecord } from '../machines/entity.ts';
 import { machineDeadlineOf } from '../machines/heartbeat.ts';
 import { type Heartbeat, heartbeatOf } from './heartbeat.ts';

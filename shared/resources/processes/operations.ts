@@ -1,5 +1,7 @@
 /** The processes' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, relationship, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../reference/common.ts';
@@ -17,6 +19,10 @@ const processFilters = z.object({
 export const processes = {
   create: declare({
     operation: 'processes.create',
+    method: 'POST',
+    path: `${ACCOUNT}/processes`,
+    handler: 'functions/processes/create.ts',
+    access: EMIT,
     summary: 'Start a process on a machine',
     auth: 'bearer',
     body: resourceDocument('processes', { pid: nonBlank(), metadata: z.optional(metadataSchema()) }, { machine: relationship('machines') }),
@@ -25,6 +31,10 @@ export const processes = {
   }),
   list: declare({
     operation: 'processes.list',
+    method: 'GET',
+    path: `${ACCOUNT}/processes`,
+    handler: 'functions/processes/list.ts',
+    access: READ,
     summary: 'List processes',
     auth: 'bearer',
     paged: true,
@@ -34,6 +44,10 @@ export const processes = {
   }),
   retrieve: declare({
     operation: 'processes.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}`,
+    handler: 'functions/processes/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a process',
     auth: 'bearer',
     params: ['id'],
@@ -42,6 +56,10 @@ export const processes = {
   }),
   delete: declare({
     operation: 'processes.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/processes/{id}`,
+    handler: 'functions/processes/delete.ts',
+    access: EMIT,
     summary: 'Stop a process: delete it',
     auth: 'bearer',
     params: ['id'],
@@ -50,6 +68,10 @@ export const processes = {
   }),
   ping: declare({
     operation: 'processes.ping',
+    method: 'POST',
+    path: `${ACCOUNT}/processes/{id}/actions/ping`,
+    handler: 'functions/processes/ping.ts',
+    access: EMIT,
     summary: "Ping a process's heartbeat: alive one more heartbeat duration",
     auth: 'bearer',
     params: ['id'],
@@ -59,6 +81,10 @@ export const processes = {
   }),
   machine: declare({
     operation: 'processes.machine',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/machine`,
+    handler: 'functions/processes/machine.ts',
+    access: READ,
     summary: "Retrieve a process's machine",
     auth: 'bearer',
     params: ['id'],
@@ -67,6 +93,10 @@ export const processes = {
   }),
   license: declare({
     operation: 'processes.license',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/license`,
+    handler: 'functions/processes/license.ts',
+    access: READ,
     summary: "Retrieve a process's license",
     auth: 'bearer',
     params: ['id'],
@@ -75,6 +105,10 @@ export const processes = {
   }),
   product: declare({
     operation: 'processes.product',
+    method: 'GET',
+    path: `${ACCOUNT}/processes/{id}/product`,
+    handler: 'functions/processes/product.ts',
+    access: READ,
     summary: "Retrieve a process's product",
     auth: 'bearer',
     params: ['id'],
@@ -84,6 +118,10 @@ export const processes = {
   /** GET /machines/<id>/processes: served by the processes, declared with them. */
   ofMachine: declare({
     operation: 'machines.processes',
+    method: 'GET',
+    path: `${ACCOUNT}/machines/{id}/processes`,
+    handler: 'functions/machines/processes.ts',
+    access: READ,
     summary: "List a machine's processes",
     auth: 'bearer',
     params: ['id'],

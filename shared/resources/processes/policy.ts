@@ -6,7 +6,7 @@ import { activations } from '../../auth/policies/graph.ts';
  * never updated: a ping is their one change besides removal (Keygen's process policy).
  */
 const PING = 'ping';
-export const processes = activations(
+export const processPolicy = activations(
   'processes',
   { create: 'process.create', list: 'process.read', read: 'process.read', delete: 'process.delete', [PING]: 'process.heartbeat.ping' },
   ['create', 'delete', PING],

@@ -1,5 +1,5 @@
 /**
- * The sweeper's look at a process that fell due (shared/resources/heartbeats/sweep.ts): a process
+ * The sweeper's look at a process that fell due (shared/licensing/heartbeat-sweep.ts): a process
  * dead at the sweep's time is removed, with its counts given back and `process.heartbeat.dead`
  * (Keygen removes a dead process without `process.deleted`), in one transaction conditional on
  * the process being as read: a ping since then keeps it, and of two looks at one process (two
@@ -10,11 +10,11 @@
  * time; one already moved to a later time by a ping is left to it.
  */
 import { emitEvent } from '../../events/emit.ts';
+import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { recordKey } from '../../store/keys.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { DueHandler } from '../heartbeats/sweep.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt, type ProcessRecord } from './entity.ts';

@@ -1,5 +1,7 @@
 /** The products' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { metadataSchema } from '../rules.ts';
@@ -10,6 +12,10 @@ const metadata = metadataSchema();
 export const products = {
   create: declare({
     operation: 'products.create',
+    method: 'POST',
+    path: `${ACCOUNT}/products`,
+    handler: 'functions/products/create.ts',
+    access: EMIT,
     summary: 'Create a product',
     auth: 'bearer',
     body: resourceDocument('products', { name: nonBlank(), url: z.nullish(z.string()), metadata: z.optional(metadata) }),
@@ -18,6 +24,10 @@ export const products = {
   }),
   list: declare({
     operation: 'products.list',
+    method: 'GET',
+    path: `${ACCOUNT}/products`,
+    handler: 'functions/products/list.ts',
+    access: READ,
     summary: 'List products',
     auth: 'bearer',
     paged: true,
@@ -26,6 +36,10 @@ export const products = {
   }),
   retrieve: declare({
     operation: 'products.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/products/{id}`,
+    handler: 'functions/products/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a product',
     auth: 'bearer',
     params: ['id'],
@@ -34,6 +48,10 @@ export const products = {
   }),
   update: declare({
     operation: 'products.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/products/{id}`,
+    handler: 'functions/products/update.ts',
+    access: EMIT,
     summary: 'Update a product',
     auth: 'bearer',
     params: ['id'],
@@ -43,6 +61,10 @@ export const products = {
   }),
   delete: declare({
     operation: 'products.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/products/{id}`,
+    handler: 'functions/products/delete.ts',
+    access: EMIT,
     summary: 'Delete a product with its policies, licenses, machines and components',
     auth: 'bearer',
     params: ['id'],
@@ -51,6 +73,10 @@ export const products = {
   }),
   tokensGenerate: declare({
     operation: 'products.tokens.generate',
+    method: 'POST',
+    path: `${ACCOUNT}/products/{id}/tokens`,
+    handler: 'functions/products/generate-token.ts',
+    access: EMIT,
     summary: 'Generate a product token',
     auth: 'bearer',
     params: ['id'],
@@ -61,6 +87,10 @@ export const products = {
   }),
   ofUser: declare({
     operation: 'users.products',
+    method: 'GET',
+    path: `${ACCOUNT}/users/{id}/products`,
+    handler: 'functions/users/products.ts',
+    access: READ,
     summary: "List the products of a user's licenses",
     auth: 'bearer',
     params: ['id'],
@@ -70,6 +100,10 @@ export const products = {
   }),
   ofLicense: declare({
     operation: 'licenses.product',
+    method: 'GET',
+    path: `${ACCOUNT}/licenses/{id}/product`,
+    handler: 'functions/licenses/product.ts',
+    access: READ,
     summary: "Retrieve a license's product",
     auth: 'bearer',
     params: ['id'],

@@ -2,7 +2,7 @@
 import { CHANGES, crud, productOfLicense, reachedBy } from '../../auth/policies/graph.ts';
 import { administratorsOnly, type Policy } from '../../auth/policies/policy.ts';
 
-export const products: Policy = {
+export const productPolicy: Policy = {
   permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
   writes: new Set([...CHANGES, 'tokens.generate']),
   reaches: reachedBy({

@@ -4,6 +4,10 @@ import { declare } from '../../http/declaration.ts';
 export const openapi = {
   retrieve: declare({
     operation: 'openapi.retrieve',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    handler: 'functions/reference/openapi.ts',
+    access: [],
     summary: "Retrieve this API's OpenAPI 3.1 description",
     auth: 'none',
     plain: true,
@@ -14,6 +18,10 @@ export const openapi = {
 export const reference = {
   page: declare({
     operation: 'reference.page',
+    method: 'GET',
+    path: '/v1/docs',
+    handler: 'functions/reference/page.ts',
+    access: [],
     summary: 'Read the API reference in a browser',
     auth: 'none',
     plain: true,

@@ -1,5 +1,7 @@
 /** The tokens' operations, and the body every token generation shares. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, CREDENTIALS, EMIT, READ } from '../../access.ts';
 import { MAX_PERMISSION_LENGTH, MAX_REQUESTED_PERMISSIONS } from '../../auth/permissions.ts';
 import { resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
@@ -19,6 +21,11 @@ export const tokenRequestBody = z.optional(
 export const tokens = {
   generate: declare({
     operation: 'tokens.generate',
+    method: 'POST',
+    path: `${ACCOUNT}/tokens`,
+    handler: 'functions/tokens/generate.ts',
+    access: EMIT,
+    throttle: CREDENTIALS,
     summary: 'Log in: a user token for the e-mail and password of HTTP Basic',
     auth: 'basic',
     // Optional: a name, and an expiry sooner than the longest a user token lives.
@@ -29,6 +36,10 @@ export const tokens = {
   }),
   list: declare({
     operation: 'tokens.list',
+    method: 'GET',
+    path: `${ACCOUNT}/tokens`,
+    handler: 'functions/tokens/list.ts',
+    access: READ,
     summary: 'List tokens',
     auth: 'bearer',
     paged: true,
@@ -37,6 +48,10 @@ export const tokens = {
   }),
   retrieve: declare({
     operation: 'tokens.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/tokens/{id}`,
+    handler: 'functions/tokens/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a token',
     auth: 'bearer',
     params: ['id'],
@@ -45,6 +60,10 @@ export const tokens = {
   }),
   revoke: declare({
     operation: 'tokens.revoke',
+    method: 'DELETE',
+    path: `${ACCOUNT}/tokens/{id}`,
+    handler: 'functions/tokens/revoke.ts',
+    access: EMIT,
     summary: 'Revoke a token',
     auth: 'bearer',
     params: ['id'],

@@ -6,7 +6,7 @@ import type { Item } from '../../store/records.ts';
 
 const ownedBy = (bearer: Bearer, token: Item) => token.bearerType === bearer.type && token.bearerId === bearer.id;
 
-export const tokens: Policy = {
+export const tokenPolicy: Policy = {
   permissions: { list: 'token.read', read: 'token.read', revoke: 'token.revoke' },
   writes: new Set(['revoke']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || ownedBy(actor.bearer, record),

@@ -1,5 +1,7 @@
 /** The users' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { metaDocument, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { metadataSchema } from '../rules.ts';
@@ -10,6 +12,10 @@ const metadata = metadataSchema();
 export const users = {
   create: declare({
     operation: 'users.create',
+    method: 'POST',
+    path: `${ACCOUNT}/users`,
+    handler: 'functions/users/create.ts',
+    access: EMIT,
     summary: 'Create a user',
     auth: 'bearer',
     body: resourceDocument('users', {
@@ -25,6 +31,10 @@ export const users = {
   }),
   list: declare({
     operation: 'users.list',
+    method: 'GET',
+    path: `${ACCOUNT}/users`,
+    handler: 'functions/users/list.ts',
+    access: READ,
     summary: 'List users',
     auth: 'bearer',
     paged: true,
@@ -33,6 +43,10 @@ export const users = {
   }),
   retrieve: declare({
     operation: 'users.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/users/{id}`,
+    handler: 'functions/users/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a user',
     auth: 'bearer',
     params: ['id'],
@@ -41,6 +55,10 @@ export const users = {
   }),
   update: declare({
     operation: 'users.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/users/{id}`,
+    handler: 'functions/users/update.ts',
+    access: EMIT,
     summary: 'Update a user',
     auth: 'bearer',
     params: ['id'],
@@ -57,6 +75,10 @@ export const users = {
   }),
   delete: declare({
     operation: 'users.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/users/{id}`,
+    handler: 'functions/users/delete.ts',
+    access: EMIT,
     summary: 'Delete a user and their tokens',
     auth: 'bearer',
     params: ['id'],
@@ -66,6 +88,10 @@ export const users = {
   }),
   ban: declare({
     operation: 'users.ban',
+    method: 'POST',
+    path: `${ACCOUNT}/users/{id}/actions/ban`,
+    handler: 'functions/users/ban.ts',
+    access: EMIT,
     summary: 'Ban a user, revoking their tokens',
     auth: 'bearer',
     params: ['id'],
@@ -74,6 +100,10 @@ export const users = {
   }),
   unban: declare({
     operation: 'users.unban',
+    method: 'POST',
+    path: `${ACCOUNT}/users/{id}/actions/unban`,
+    handler: 'functions/users/unban.ts',
+    access: EMIT,
     summary: 'Lift a ban',
     auth: 'bearer',
     params: ['id'],
@@ -82,6 +112,10 @@ export const users = {
   }),
   resetPassword: declare({
     operation: 'users.resetPassword',
+    method: 'POST',
+    path: `${ACCOUNT}/users/{id}/actions/reset-password`,
+    handler: 'functions/users/reset-password.ts',
+    access: EMIT,
     summary: 'Set a new password with a password-reset token',
     // The reset token in the body is the credential.
     auth: 'none',
@@ -92,6 +126,10 @@ export const users = {
   }),
   tokens: declare({
     operation: 'users.tokens',
+    method: 'GET',
+    path: `${ACCOUNT}/users/{id}/tokens`,
+    handler: 'functions/users/tokens.ts',
+    access: READ,
     summary: "List a user's tokens",
     auth: 'bearer',
     params: ['id'],

@@ -8,7 +8,7 @@ import { administratorsOnly, isAdministrator, isSelf, type Policy } from '../../
 /** What users may change of themselves. */
 export const SELF_EDITABLE = ['firstName', 'lastName'] as const;
 
-export const users: Policy = {
+export const userPolicy: Policy = {
   permissions: {
     create: 'user.create',
     list: 'user.read',

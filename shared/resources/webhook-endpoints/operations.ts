@@ -1,5 +1,7 @@
 /** The webhook endpoints' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { MAX_REQUESTED_SUBSCRIPTIONS, MAX_SUBSCRIPTION_LENGTH } from './entity.ts';
@@ -10,6 +12,10 @@ const subscriptions = () =>
 export const webhookEndpoints = {
   create: declare({
     operation: 'webhookEndpoints.create',
+    method: 'POST',
+    path: `${ACCOUNT}/webhook-endpoints`,
+    handler: 'functions/webhook-endpoints/create.ts',
+    access: EMIT,
     summary: 'Create a webhook endpoint (its signing secret is shown in this answer only)',
     auth: 'bearer',
     body: resourceDocument('webhook-endpoints', { url: nonBlank(), subscriptions: subscriptions() }),
@@ -18,6 +24,10 @@ export const webhookEndpoints = {
   }),
   list: declare({
     operation: 'webhookEndpoints.list',
+    method: 'GET',
+    path: `${ACCOUNT}/webhook-endpoints`,
+    handler: 'functions/webhook-endpoints/list.ts',
+    access: READ,
     summary: 'List webhook endpoints',
     auth: 'bearer',
     paged: true,
@@ -26,6 +36,10 @@ export const webhookEndpoints = {
   }),
   retrieve: declare({
     operation: 'webhookEndpoints.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/webhook-endpoints/{id}`,
+    handler: 'functions/webhook-endpoints/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a webhook endpoint',
     auth: 'bearer',
     params: ['id'],
@@ -34,6 +48,10 @@ export const webhookEndpoints = {
   }),
   update: declare({
     operation: 'webhookEndpoints.update',
+    method: 'PATCH',
+    path: `${ACCOUNT}/webhook-endpoints/{id}`,
+    handler: 'functions/webhook-endpoints/update.ts',
+    access: EMIT,
     summary: 'Update a webhook endpoint',
     auth: 'bearer',
     params: ['id'],
@@ -47,6 +65,10 @@ export const webhookEndpoints = {
   }),
   delete: declare({
     operation: 'webhookEndpoints.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/webhook-endpoints/{id}`,
+    handler: 'functions/webhook-endpoints/delete.ts',
+    access: EMIT,
     summary: 'Delete a webhook endpoint (its events stay)',
     auth: 'bearer',
     params: ['id'],

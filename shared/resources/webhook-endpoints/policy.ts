@@ -17,7 +17,7 @@ export function seesEverything(actor: Principal, what: string): Verdict {
   );
 }
 
-export const webhookEndpoints: Policy = {
+export const webhookEndpointPolicy: Policy = {
   permissions: {
     create: 'webhook-endpoint.create',
     list: 'webhook-endpoint.read',

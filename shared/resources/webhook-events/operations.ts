@@ -1,5 +1,7 @@
 /** The webhook events' operations: what each reads of a request, and what it answers. */
+
 import * as z from 'zod/mini';
+import { ACCOUNT, EMIT, READ, WRITE } from '../../access.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../reference/common.ts';
 
@@ -23,6 +25,10 @@ const eventKinds = z.optional(
 export const webhookEvents = {
   list: declare({
     operation: 'webhookEvents.list',
+    method: 'GET',
+    path: `${ACCOUNT}/webhook-events`,
+    handler: 'functions/webhook-events/list.ts',
+    access: READ,
     summary: 'List webhook events, newest first, of some kinds or of one endpoint',
     auth: 'bearer',
     paged: true,
@@ -37,6 +43,10 @@ export const webhookEvents = {
   }),
   retrieve: declare({
     operation: 'webhookEvents.retrieve',
+    method: 'GET',
+    path: `${ACCOUNT}/webhook-events/{id}`,
+    handler: 'functions/webhook-events/retrieve.ts',
+    access: READ,
     summary: 'Retrieve a webhook event',
     auth: 'bearer',
     params: ['id'],
@@ -45,6 +55,10 @@ export const webhookEvents = {
   }),
   delete: declare({
     operation: 'webhookEvents.delete',
+    method: 'DELETE',
+    path: `${ACCOUNT}/webhook-events/{id}`,
+    handler: 'functions/webhook-events/delete.ts',
+    access: WRITE,
     summary: 'Delete a webhook event',
     auth: 'bearer',
     params: ['id'],
@@ -53,6 +67,10 @@ export const webhookEvents = {
   }),
   retry: declare({
     operation: 'webhookEvents.retry',
+    method: 'POST',
+    path: `${ACCOUNT}/webhook-events/{id}/actions/retry`,
+    handler: 'functions/webhook-events/retry.ts',
+    access: EMIT,
     summary: 'Retry a webhook event: a new event, delivered anew (the original stays as it was)',
     auth: 'bearer',
     params: ['id'],

@@ -2,7 +2,7 @@
 import { administratorsOnly, isAdministrator, type Policy } from '../../auth/policies/policy.ts';
 import { seesEverything } from '../webhook-endpoints/policy.ts';
 
-export const webhookEvents: Policy = {
+export const webhookEventPolicy: Policy = {
   permissions: { list: 'webhook-event.read', read: 'webhook-event.read', delete: 'webhook-event.delete', retry: 'webhook-event.retry' },
   writes: new Set(['delete', 'retry']),
   reaches: (actor) => isAdministrator(actor.bearer),

@@ -13,14 +13,14 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { logger } from '../../logger.ts';
-import { db, getTable } from '../../store/client.ts';
-import { type Due, dueBetween } from '../../store/due.ts';
-import type { Key } from '../../store/keys.ts';
-import { getItem } from '../../store/records.ts';
-import { machineDue } from '../machines/sweep.ts';
-import { policyDue } from '../policies/sweep.ts';
-import { sweepProcess } from '../processes/sweep.ts';
+import { logger } from '../logger.ts';
+import { machineDue } from '../resources/machines/sweep.ts';
+import { policyDue } from '../resources/policies/sweep.ts';
+import { sweepProcess } from '../resources/processes/sweep.ts';
+import { db, getTable } from '../store/client.ts';
+import { type Due, dueBetween } from '../store/due.ts';
+import type { Key } from '../store/keys.ts';
+import { getItem } from '../store/records.ts';
 
 /** Looks at one record found due at `at` (ms since the epoch); throws to have it looked at again. */
 export type DueHandler = (due: Due, at: number) => Promise<void>;
