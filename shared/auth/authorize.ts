@@ -14,7 +14,7 @@ import { anyInCollection } from '../store/paging.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';
 import type { Actor } from './actor.ts';
 import type { Permission } from './permissions.ts';
-import { judge, POLICIES, type PolicyType } from './policies/index.ts';
+import { type Action, judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
 
 /**
@@ -53,7 +53,13 @@ export function principalOf(actor: Actor): Principal {
  * may not see it, 403 when it sees it but may not do this. `id` may be a record already read
  * (environments are found by code as well as by id).
  */
-export async function authorize(actor: Actor, type: PolicyType, id: string | Item, action: string, context?: ActionContext): Promise<Item> {
+export async function authorize<T extends PolicyType>(
+  actor: Actor,
+  type: T,
+  id: string | Item,
+  action: Action<T>,
+  context?: ActionContext,
+): Promise<Item> {
   const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : id;
   const name = typeof id === 'string' ? id : (id.id as string);
   if (!item) throw new RecordNotFound(type, name);
@@ -63,7 +69,12 @@ export async function authorize(actor: Actor, type: PolicyType, id: string | Ite
 }
 
 /** An action on a type rather than on one record: create, list (403 when refused). */
-export async function authorizeAction(actor: Actor, type: PolicyType, action: string, context?: ActionContext): Promise<void> {
+export async function authorizeAction<T extends PolicyType>(
+  actor: Actor,
+  type: T,
+  action: Action<T>,
+  context?: ActionContext,
+): Promise<void> {
   const judgement = await judge(principalOf(actor), type, action, undefined, context);
   if (!judgement.allowed) throw refused(judgement.detail);
 }

@@ -11,7 +11,8 @@
  *   `globalScope(accountId)`). Events go only to endpoints of that same environment.
  * - `event`: `<type>.<action>` with the singular type: `license.created`, `machine.updated`,
  *   `component.deleted`, plus the actions that are not plain changes (`license.suspended`,
- *   `license.validation.succeeded`, `token.generated`, `user.password-reset`...: kinds.ts).
+ *   `license.validation.succeeded`, `token.generated`, `user.password-reset`...: each resource's
+ *   events.ts declares them). A kind no resource declares does not compile.
  * - `document`: the resource object as the API shows it (for a delete: as it was), or several
  *   (the attachments an attach or a detach of entitlements made or removed). The
  *   payload is `{"data": document}` serialised, with `meta` when given
@@ -35,6 +36,7 @@ import { type Subscription, subscriptionsOf } from '../resources/webhook-endpoin
 import { addWebhookEvent, type WebhookEventRecord } from '../resources/webhook-events/entity.ts';
 import type { ReadAhead } from '../store/read-ahead.ts';
 import type { Transaction } from '../store/transaction.ts';
+import type { EventKind } from './kinds.ts';
 import { type EventMeta, splitMeta } from './secret-meta.ts';
 
 export interface EventOrigin {
@@ -54,7 +56,7 @@ export const originOf = (record: EventOrigin, scope: { readAhead?: ReadAhead }):
 export async function emitEvent(
   tx: Transaction,
   where: EventOrigin,
-  event: string,
+  event: EventKind,
   document: ResourceObject | readonly ResourceObject[],
   meta?: EventMeta,
 ): Promise<WebhookEventRecord[]> {

@@ -1,53 +1,27 @@
 /**
- * Every kind of webhook event the service emits, declared once: what an endpoint may subscribe
- * to (besides `*`). A change of a record is `<type>.created|updated|deleted` with the singular
- * type; the actions that are not plain changes (validations, check-outs, a license's lifecycle,
- * attaching and detaching entitlements, tokens, password resets, machine heartbeats) have kinds of
- * their own. Webhook events themselves emit nothing (their deliveries would feed on themselves).
+ * Every kind of webhook event the service emits: those its resources declare (each resource's
+ * entity.ts, listed by shared/resources/manifest.ts), what an endpoint may subscribe to besides
+ * `*`. A change of a record is `<type>.created|updated|deleted` with the singular type; the
+ * actions that are not plain changes (validations, check-outs, a license's lifecycle, attaching
+ * and detaching entitlements, tokens, password resets, heartbeats) have kinds of their own.
  */
-const TYPES = [
-  'account',
-  'user',
-  'token',
-  'environment',
-  'product',
-  'policy',
-  'license',
-  'machine',
-  'component',
-  'entitlement',
-  'webhook-endpoint',
-] as const;
+import { manifest } from '../resources/manifest.ts';
 
-export const EVENT_KINDS: readonly string[] = [
-  ...TYPES.flatMap((type) => ['created', 'updated', 'deleted'].map((action) => `${type}.${action}`)),
-  'license.checked-out',
-  'machine.checked-out',
-  // A license's lifecycle actions (revoke removes it: `license.revoked` instead of `license.deleted`).
-  'license.suspended',
-  'license.reinstated',
-  'license.renewed',
-  'license.revoked',
-  // Every validation of a license that exists, by its verdict's `valid`, with the answer's meta.
-  'license.validation.succeeded',
-  'license.validation.failed',
-  'token.generated',
-  'user.password-reset',
-  'policy.entitlements.attached',
-  'policy.entitlements.detached',
-  'license.entitlements.attached',
-  'license.entitlements.detached',
-  // Processes: no update; a ping, and the sweeper's removal of a dead one (docs/rules.md §14.4).
-  'process.created',
-  'process.deleted',
-  'process.heartbeat.ping',
-  'process.heartbeat.dead',
-  // A machine's heartbeat (docs/rules.md §14.3): a ping, a reset, a late ping that revived it, and
-  // its death as the sweeper found it (once per life).
-  'machine.heartbeat.ping',
-  'machine.heartbeat.reset',
-  'machine.heartbeat.resurrected',
-  'machine.heartbeat.dead',
-];
+type Manifest = typeof manifest;
+type EventsOf<R> = R extends { events: readonly (infer K)[] } ? K : never;
 
-export const isEventKind = (value: string) => EVENT_KINDS.includes(value);
+/** A kind of webhook event: a misspelt one is no EventKind. */
+export type EventKind = EventsOf<Manifest[keyof Manifest]>;
+
+let kinds: readonly EventKind[] | undefined;
+
+/**
+ * Read on first use rather than when this module loads: the manifest's resources import modules
+ * that import this one.
+ */
+export function eventKinds(): readonly EventKind[] {
+  kinds ??= Object.values(manifest).flatMap((resource): readonly EventKind[] => ('events' in resource ? resource.events : []));
+  return kinds;
+}
+
+export const isEventKind = (value: string): value is EventKind => (eventKinds() as readonly string[]).includes(value);

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
-import { EVENT_KINDS } from '../events/kinds.ts';
+import { eventKinds } from '../events/kinds.ts';
 import { MAX_ANSWER_BYTES } from '../http/answer-size.ts';
 import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
 import { FILE_MEDIA_TYPE } from '../http/documents.ts';
@@ -467,7 +467,7 @@ const WEBHOOK_DELIVERY: Json = {
 };
 
 const webhooks = () =>
-  Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { ...ref('pathItems', 'WebhookDelivery'), summary: `The ${kind} event` }]));
+  Object.fromEntries(eventKinds().map((kind) => [kind, { ...ref('pathItems', 'WebhookDelivery'), summary: `The ${kind} event` }]));
 
 function sortedByKey<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

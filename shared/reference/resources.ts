@@ -6,7 +6,7 @@
  * member fails them until its schema here follows.
  */
 import * as z from 'zod/mini';
-import { EVENT_KINDS } from '../events/kinds.ts';
+import { eventKinds } from '../events/kinds.ts';
 import type { ResourceType } from '../http/declaration.ts';
 import { CHECK_OUT_ALGORITHMS } from '../resources/check-out/certificate.ts';
 import type { IsolationStrategy } from '../resources/environments/entity.ts';
@@ -351,7 +351,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
         attributes: z.strictObject({
           endpoint: z.string(),
           payload: z.string().check(z.describe('The `{data, meta?}` document of the change, serialised')),
-          event: z.enum(EVENT_KINDS as [string, ...string[]]),
+          event: z.enum(eventKinds() as [string, ...string[]]),
           status: every<WebhookEventStatus>()(['DELIVERING', 'DELIVERED', 'FAILING', 'FAILED']),
           lastResponseCode: z.nullable(z.int()),
           lastResponseBody: z.nullable(z.string()),

@@ -3,6 +3,7 @@
  * exists exactly when the change does.
  */
 import { emitEvent, originOf } from '../events/emit.ts';
+import type { EventKind } from '../events/kinds.ts';
 import type { ResourceObject } from '../jsonapi.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { type Item, type StoredRecord, toRecord } from '../store/records.ts';
@@ -13,7 +14,7 @@ import { Transaction } from '../store/transaction.ts';
 export async function updateAndAnnounce<T extends StoredRecord>(
   item: Item,
   changes: Record<string, unknown>,
-  event: string,
+  event: EventKind,
   document: (record: T) => ResourceObject,
   scope: Scope,
 ): Promise<T> {

@@ -2,56 +2,72 @@
  * Every resource of the API, once: a folder of shared/resources/ by name, with the policies that
  * judge its records. What is derived from this list and the folders it names: the route table
  * (each folder's operations.ts, shared/routes.ts) and with it the CDK stack, the local stack and
- * the OpenAPI description; the policy registry (shared/auth/policies/index.ts).
+ * the OpenAPI description; the policy registry (shared/auth/policies/index.ts); the kinds of
+ * webhook event (shared/events/kinds.ts).
  *
  * A resource is added by writing its folder (entity, policy, operations, service, document) and
  * its handlers under functions/, and listing it here.
  */
 import type { Policy } from '../auth/policies/policy.ts';
+import { ACCOUNT_EVENTS } from './accounts/events.ts';
 import { accountPolicy } from './accounts/policy.ts';
+import { COMPONENT_EVENTS } from './components/events.ts';
 import { componentPolicy } from './components/policy.ts';
+import { ENTITLEMENT_EVENTS } from './entitlements/events.ts';
 import { entitlementPolicy, licenseEntitlementPolicy, policyEntitlementPolicy } from './entitlements/policy.ts';
+import { ENVIRONMENT_EVENTS } from './environments/events.ts';
 import { environmentPolicy } from './environments/policy.ts';
+import { LICENSE_EVENTS } from './licenses/events.ts';
 import { licensePolicy } from './licenses/policy.ts';
+import { MACHINE_EVENTS } from './machines/events.ts';
 import { machinePolicy } from './machines/policy.ts';
+import { POLICY_EVENTS } from './policies/events.ts';
 import { policyPolicy } from './policies/policy.ts';
+import { PROCESS_EVENTS } from './processes/events.ts';
 import { processPolicy } from './processes/policy.ts';
+import { PRODUCT_EVENTS } from './products/events.ts';
 import { productPolicy } from './products/policy.ts';
+import { TOKEN_EVENTS } from './tokens/events.ts';
 import { tokenPolicy } from './tokens/policy.ts';
+import { USER_EVENTS } from './users/events.ts';
 import { userPolicy } from './users/policy.ts';
+import { WEBHOOK_ENDPOINT_EVENTS } from './webhook-endpoints/events.ts';
 import { webhookEndpointPolicy } from './webhook-endpoints/policy.ts';
 import { webhookEventPolicy } from './webhook-events/policy.ts';
 
 export interface ResourceDefinition {
   /** The policies of the JSON:API types the resource's operations act on, by type. */
   policies?: Readonly<Record<string, Policy>>;
+  /** The kinds of webhook event its operations emit (`<singular type>.<what happened>`). */
+  events?: readonly string[];
 }
 
 export const manifest = {
   /** The API's own description (no account, no credential). */
   reference: {},
-  accounts: { policies: { accounts: accountPolicy } },
-  users: { policies: { users: userPolicy } },
-  tokens: { policies: { tokens: tokenPolicy } },
+  accounts: { events: ACCOUNT_EVENTS, policies: { accounts: accountPolicy } },
+  users: { events: USER_EVENTS, policies: { users: userPolicy } },
+  tokens: { events: TOKEN_EVENTS, policies: { tokens: tokenPolicy } },
   /** The bearer itself: whom the request's credential stands for (Keygen's SDKs start with it). */
   me: {},
   passwords: {},
-  environments: { policies: { environments: environmentPolicy } },
-  products: { policies: { products: productPolicy } },
-  policies: { policies: { policies: policyPolicy } },
-  licenses: { policies: { licenses: licensePolicy } },
+  environments: { events: ENVIRONMENT_EVENTS, policies: { environments: environmentPolicy } },
+  products: { events: PRODUCT_EVENTS, policies: { products: productPolicy } },
+  policies: { events: POLICY_EVENTS, policies: { policies: policyPolicy } },
+  licenses: { events: LICENSE_EVENTS, policies: { licenses: licensePolicy } },
   /** License and machine files: check-outs of licenses and machines. */
   'check-out': {},
-  machines: { policies: { machines: machinePolicy } },
-  components: { policies: { components: componentPolicy } },
-  processes: { policies: { processes: processPolicy } },
+  machines: { events: MACHINE_EVENTS, policies: { machines: machinePolicy } },
+  components: { events: COMPONENT_EVENTS, policies: { components: componentPolicy } },
+  processes: { events: PROCESS_EVENTS, policies: { processes: processPolicy } },
   entitlements: {
+    events: ENTITLEMENT_EVENTS,
     policies: {
       entitlements: entitlementPolicy,
       'policy-entitlements': policyEntitlementPolicy,
       'license-entitlements': licenseEntitlementPolicy,
     },
   },
-  'webhook-endpoints': { policies: { 'webhook-endpoints': webhookEndpointPolicy } },
+  'webhook-endpoints': { events: WEBHOOK_ENDPOINT_EVENTS, policies: { 'webhook-endpoints': webhookEndpointPolicy } },
   'webhook-events': { policies: { 'webhook-events': webhookEventPolicy } },
 } as const satisfies Record<string, ResourceDefinition>;

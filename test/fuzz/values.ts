@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
-import { EVENT_KINDS } from '#shared/events/kinds.ts';
+import { eventKinds } from '#shared/events/kinds.ts';
 import { CHECK_OUT_ALGORITHMS } from '#shared/resources/check-out/certificate.ts';
 import { LICENSE_FILE_INCLUDES } from '#shared/resources/check-out/options.ts';
 import {
@@ -89,7 +89,7 @@ const STRING_HINTS: Record<string, fc.Arbitrary<unknown>> = {
 
 const ARRAY_HINTS: Record<string, fc.Arbitrary<unknown>> = {
   permissions: fc.oneof(fc.constant(['*']), fc.subarray([...PERMISSIONS], { maxLength: 8 })),
-  subscriptions: fc.oneof(fc.constant(['*']), fc.subarray([...EVENT_KINDS], { maxLength: 8 })),
+  subscriptions: fc.oneof(fc.constant(['*']), fc.subarray([...eventKinds()], { maxLength: 8 })),
   fingerprints: fc.array(
     suffix.map((s) => `fp-${s}`),
     { minLength: 1, maxLength: 3 },
@@ -217,7 +217,7 @@ export function queryValuesOf(name: string, schema: Schema): fc.Arbitrary<unknow
   if (collection) return ref(collection);
   switch (name) {
     case 'events':
-      return fc.oneof(fc.constantFrom(...EVENT_KINDS), fc.subarray([...EVENT_KINDS], { minLength: 1, maxLength: 3 }));
+      return fc.oneof(fc.constantFrom(...eventKinds()), fc.subarray([...eventKinds()], { minLength: 1, maxLength: 3 }));
     case 'encrypt':
       return fc.constantFrom('0', '1', 'true', 'false');
     case 'algorithm':

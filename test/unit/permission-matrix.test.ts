@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
 import { type BearerKind, effectivePermissions, PERMISSIONS } from '#shared/auth/permissions.ts';
-import { judge, POLICIES } from '#shared/auth/policies/index.ts';
+import { type Action, judge, POLICIES } from '#shared/auth/policies/index.ts';
 import type { Policy, Principal } from '#shared/auth/policies/policy.ts';
 import { routes } from '#shared/routes.ts';
 import type { Item } from '#shared/store/records.ts';
@@ -145,7 +145,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
       continue;
     }
     const record = step.record ? records[step.record] : undefined;
-    const judgement = await judge(actor, step.type, step.action, record, license ? { license } : {});
+    const judgement = await judge(actor, step.type, step.action as Action<typeof step.type>, record, license ? { license } : {});
     if (!judgement.allowed) return judgement.status;
   }
   const method = routes.find((r) => r.operation === route)!.method;

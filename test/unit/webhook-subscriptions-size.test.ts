@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EVENT_KINDS } from '#shared/events/kinds.ts';
+import { eventKinds } from '#shared/events/kinds.ts';
 import { MAX_ENDPOINTS, subscriptionRules, URL_MAX } from '#shared/resources/webhook-endpoints/entity.ts';
 import { environmentMembership, subscriptionsKey } from '#shared/store/keys.ts';
 
@@ -34,8 +34,8 @@ describe("an environment's subscriptions item", () => {
     const accountId = randomUUID();
     const environmentId = randomUUID();
     // Every kind and `*`, as many times as a body may send them: kept once each.
-    const subscriptions = subscriptionRules(['*', ...EVENT_KINDS, ...EVENT_KINDS, '*']);
-    expect(subscriptions).toHaveLength(EVENT_KINDS.length + 1);
+    const subscriptions = subscriptionRules(['*', ...eventKinds(), ...eventKinds(), '*']);
+    expect(subscriptions).toHaveLength(eventKinds().length + 1);
     const item: Record<string, unknown> = {
       ...subscriptionsKey(accountId, environmentId),
       ENVPK: environmentMembership(accountId, environmentId),

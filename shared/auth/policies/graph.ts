@@ -20,7 +20,9 @@ import type { Bearer } from '../bearer.ts';
 import type { Permission } from '../permissions.ts';
 import { isAdministrator, type Policy, type Principal } from './policy.ts';
 
-export const crud = (singular: 'product' | 'policy' | 'license' | 'machine' | 'component'): Record<string, Permission> => ({
+export const crud = (
+  singular: 'product' | 'policy' | 'license' | 'machine' | 'component',
+): Record<'create' | 'list' | 'read' | 'update' | 'delete', Permission> => ({
   create: `${singular}.create`,
   list: `${singular}.read`,
   read: `${singular}.read`,
@@ -60,11 +62,11 @@ export const NOT_CHANGES: ReadonlySet<string> = new Set(['create', 'list', 'read
  * the permission each action needs; licensees (users) do `licenseeActions` only on a license that
  * is not protected.
  */
-export function activations(
+export function activations<const A extends string>(
   plural: 'machines' | 'components' | 'processes',
-  permissions: Readonly<Record<string, Permission>>,
-  licenseeActions: readonly string[],
-): Policy {
+  permissions: Readonly<Record<A, Permission>>,
+  licenseeActions: readonly NoInfer<A>[],
+): Policy<A> {
   return {
     permissions,
     writes: new Set(Object.keys(permissions).filter((action) => !NOT_CHANGES.has(action))),

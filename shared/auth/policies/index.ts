@@ -10,7 +10,7 @@ import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
-import type { ActionContext, Policy, Principal } from './policy.ts';
+import type { ActionContext, ActionOf, Policy, Principal } from './policy.ts';
 
 type Manifest = typeof manifest;
 type PoliciesOf<R> = R extends { policies: infer P } ? P : never;
@@ -24,15 +24,18 @@ export const POLICIES = Object.assign(
 
 export type PolicyType = keyof typeof POLICIES;
 
+/** The actions of a type's policy: a misspelt action does not compile. */
+export type Action<T extends PolicyType> = ActionOf<(typeof POLICIES)[T]>;
+
 export type Judgement = { allowed: true } | { allowed: false; status: 403 | 404; detail: string };
 
 const ALLOWED: Judgement = { allowed: true };
 
 /** Whether `actor` may do `action` to `record` of `type` (or, without a record, to the type: create, list). */
-export async function judge(
+export async function judge<T extends PolicyType>(
   actor: Principal,
-  type: PolicyType,
-  action: string,
+  type: T,
+  action: Action<T>,
   record?: Item,
   context: ActionContext = {},
 ): Promise<Judgement> {

@@ -40,9 +40,9 @@ export interface ActionContext {
   license?: Item;
 }
 
-export interface Policy {
+export interface Policy<A extends string = string> {
   /** The permission each action needs; its keys are the actions there are. */
-  permissions: Readonly<Record<string, Permission>>;
+  permissions: Readonly<Record<A, Permission>>;
   /** Actions that change the record: refused (403) on a record the request's environment only reads. */
   writes: ReadonlySet<string>;
   /** Account-level records (the account, its environments) belong to no environment: the scope does not judge them. */
@@ -51,11 +51,17 @@ export interface Policy {
   /** Whether a record the bearer creates may name this one in a relationship; `reaches` when absent. */
   relatable?(actor: Principal, record: Item): boolean | Promise<boolean>;
   /** Beyond holding the action's permission; record is absent for create and list. */
-  may?(actor: Principal, action: string, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
+  may?(actor: Principal, action: A, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
   /** Equality conditions the records of a list must meet for this bearer ({} = all the scope shows). */
   restrict?(actor: Principal): Record<string, string>;
   present?(actor: Principal, record: Item): Item;
 }
+
+/** A policy, its actions the keys of its permissions: an action it does not have does not compile where it is asked. */
+export const definePolicy = <const A extends string>(policy: Policy<A>): Policy<A> => policy;
+
+/** The actions of a policy. */
+export type ActionOf<P> = P extends Policy<infer A> ? A : never;
 
 export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
 

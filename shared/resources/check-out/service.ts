@@ -6,12 +6,14 @@
  * record still existing. A license's state (suspended, expired) does not matter here: the file
  * carries its status and expiry for the software to judge.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { signingKeyOf } from '../../auth/signing-key.ts';
 import { AnswerTooLarge, refused } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import type { EventKind } from '../../events/kinds.ts';
 import type { ResourceObject } from '../../jsonapi.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -193,7 +195,7 @@ interface Issue<R> {
   included: ResourceObject[];
   /** What an encrypted file's key derives from. */
   secret: () => Promise<string>;
-  event: string;
+  event: EventKind;
   /** The record as its events show it. */
   document: (record: R) => ResourceObject;
   /** The record as the bearer sees it (GET /<type>/<id>): the file's data. */

@@ -11,13 +11,20 @@
  * the holder's own policy says: who cannot see the holder finds no attachments either (404).
  */
 
-import { administratorsOnly, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
+import {
+  administratorsOnly,
+  definePolicy,
+  isAdministrator,
+  type Policy,
+  type Principal,
+  type Verdict,
+} from '../../auth/policies/policy.ts';
 import { licensePolicy } from '../licenses/policy.ts';
 import { policyPolicy } from '../policies/policy.ts';
 
 const isLicensee = (actor: Principal) => actor.bearer.kind === 'license' || actor.bearer.kind === 'user';
 
-export const entitlementPolicy: Policy = {
+export const entitlementPolicy = definePolicy({
   permissions: {
     create: 'entitlement.create',
     list: 'entitlement.read',
@@ -31,10 +38,10 @@ export const entitlementPolicy: Policy = {
     ['create', 'update', 'delete'].includes(action) ? administratorsOnly(actor, `${action} entitlements`) : true,
   // Licensees list what they hold (entitlements/service.ts reads their sets for it).
   restrict: (actor): Record<string, string> => (isLicensee(actor) ? { heldBy: actor.bearer.id } : {}),
-};
+});
 
 /** The attachments of one kind of holder, judged on the holder with the holder's reach. */
-function attachments(holder: Policy, singular: 'policy' | 'license'): Policy {
+function attachments<A extends string>(holder: Policy<A>, singular: 'policy' | 'license'): Policy<'list' | 'attach' | 'detach'> {
   return {
     permissions: {
       list: 'entitlement.read',

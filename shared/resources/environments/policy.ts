@@ -3,9 +3,9 @@
  * from inside it: the request names the environment (docs/rules.md §2); its tokens are listed
  * from inside it or from the global environment, never from another one.
  */
-import { isAccountAdmin, type Policy } from '../../auth/policies/policy.ts';
+import { definePolicy, isAccountAdmin } from '../../auth/policies/policy.ts';
 
-export const environmentPolicy: Policy = {
+export const environmentPolicy = definePolicy({
   permissions: {
     create: 'environment.create',
     list: 'environment.read',
@@ -30,4 +30,4 @@ export const environmentPolicy: Policy = {
     }
     return true;
   },
-};
+});

@@ -4,9 +4,11 @@
  * case-insensitively. Deleting one removes it and its tokens at once; the environment's removal
  * sends the purge of everything else it holds (through the outbox relay: shared/outbox/entries.ts).
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
+import type { Action } from '../../auth/policies/index.ts';
 import { Conflict, conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -90,7 +92,7 @@ export async function createEnvironment(actor: Actor, input: NewEnvironment): Pr
  * the account, whatever the request's environment; a bearer who may not manage environments is
  * refused before the lookup, so a refusal tells nothing of which environments exist.
  */
-async function environmentItem(actor: Actor, idOrCode: string, action: string): Promise<Item> {
+async function environmentItem(actor: Actor, idOrCode: string, action: Action<'environments'>): Promise<Item> {
   await authorizeAction(actor, 'environments', action);
   const item = await findEnvironmentItem(actor.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);

@@ -2,7 +2,7 @@
 
 import { heldBy, type Permission } from '../../auth/permissions.ts';
 import { CHANGES, CHECK_OUT, crud, reachedBy } from '../../auth/policies/graph.ts';
-import { holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
+import { definePolicy, holdsAll, isAdministrator, type Principal, type Verdict } from '../../auth/policies/policy.ts';
 import type { Item } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 
@@ -35,7 +35,7 @@ function mayChangeStanding(actor: Principal, action: string, record: Item | unde
   return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
 }
 
-export const licensePolicy: Policy = {
+export const licensePolicy = definePolicy({
   permissions: {
     ...crud('license'),
     'tokens.generate': 'license.tokens.generate',
@@ -69,4 +69,4 @@ export const licensePolicy: Policy = {
     // The key is a credential: shown only to a credential that already holds all it would give.
     return entitled && holdsAll(bearer, heldBy('license', environmentId)) ? record : { ...record, key: null };
   },
-};
+});

@@ -1,8 +1,8 @@
 /** Policies: a product's plans, read by the licensees of their licenses (shared/auth/policies/graph.ts). */
 import { CHANGES, crud, reachedBy } from '../../auth/policies/graph.ts';
-import type { Policy } from '../../auth/policies/policy.ts';
+import { definePolicy } from '../../auth/policies/policy.ts';
 
-export const policyPolicy: Policy = {
+export const policyPolicy = definePolicy({
   permissions: crud('policy'),
   writes: CHANGES,
   reaches: reachedBy({
@@ -16,4 +16,4 @@ export const policyPolicy: Policy = {
     return true;
   },
   restrict: (actor): Record<string, string> => (actor.bearer.kind === 'product' ? { productId: actor.bearer.id } : {}),
-};
+});

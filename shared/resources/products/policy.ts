@@ -1,8 +1,8 @@
 /** Products: the root of the licensing graph (shared/auth/policies/graph.ts). */
 import { CHANGES, crud, productOfLicense, reachedBy } from '../../auth/policies/graph.ts';
-import { administratorsOnly, type Policy } from '../../auth/policies/policy.ts';
+import { administratorsOnly, definePolicy } from '../../auth/policies/policy.ts';
 
-export const productPolicy: Policy = {
+export const productPolicy = definePolicy({
   permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
   writes: new Set([...CHANGES, 'tokens.generate']),
   reaches: reachedBy({
@@ -24,4 +24,4 @@ export const productPolicy: Policy = {
     if (bearer.kind === 'user') return { licenseOwnerId: bearer.id };
     return {};
   },
-};
+});

@@ -1,15 +1,15 @@
 /** Tokens: administrators see and revoke every token within reach; every other bearer its own. */
 
 import type { Bearer } from '../../auth/bearer.ts';
-import { isAdministrator, type Policy } from '../../auth/policies/policy.ts';
+import { definePolicy, isAdministrator } from '../../auth/policies/policy.ts';
 import type { Item } from '../../store/records.ts';
 
 const ownedBy = (bearer: Bearer, token: Item) => token.bearerType === bearer.type && token.bearerId === bearer.id;
 
-export const tokenPolicy: Policy = {
+export const tokenPolicy = definePolicy({
   permissions: { list: 'token.read', read: 'token.read', revoke: 'token.revoke' },
   writes: new Set(['revoke']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || ownedBy(actor.bearer, record),
   restrict: (actor): Record<string, string> =>
     isAdministrator(actor.bearer) ? {} : { bearerType: actor.bearer.type, bearerId: actor.bearer.id },
-};
+});

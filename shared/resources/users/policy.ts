@@ -3,12 +3,12 @@
  * name, nothing else, and no one else. An administrator never deletes or bans themselves.
  * Which role a user may be given is the grants' rule (`authorizeGrant`, shared/auth/authorize.ts).
  */
-import { administratorsOnly, isAdministrator, isSelf, type Policy } from '../../auth/policies/policy.ts';
+import { administratorsOnly, definePolicy, isAdministrator, isSelf } from '../../auth/policies/policy.ts';
 
 /** What users may change of themselves. */
 export const SELF_EDITABLE = ['firstName', 'lastName'] as const;
 
-export const userPolicy: Policy = {
+export const userPolicy = definePolicy({
   permissions: {
     create: 'user.create',
     list: 'user.read',
@@ -41,4 +41,4 @@ export const userPolicy: Policy = {
         return true;
     }
   },
-};
+});

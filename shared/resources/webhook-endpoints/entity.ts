@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '../../config.ts';
 import { ruleBroken } from '../../errors.ts';
-import { EVENT_KINDS, isEventKind } from '../../events/kinds.ts';
+import { eventKinds, isEventKind } from '../../events/kinds.ts';
 import { hostOf, isPlainlyPrivate } from '../../events/targets.ts';
 import type { StoredRecord } from '../../store/records.ts';
 import { attributePointer } from '../rules.ts';
@@ -37,7 +37,7 @@ export const URL_MAX = 2048;
  *     url            1 + 3 + 4 × URL_MAX       = 8,196  (URL_MAX characters, at most 4 UTF-8 bytes each)
  *     enabled        1 + 7 + 1                 =     9
  *     subscriptions  1 + 13 + 3 + Σ (1 + length) over `*` and the kinds, each kept once by
- *                    subscriptionRules: 56 of them, 1,065 bytes with today's EVENT_KINDS
+ *                    subscriptionRules: 56 of them, 1,065 bytes with today's eventKinds()
  *                                              = 1,082
  *   = 9,374 bytes an endpoint; × MAX_ENDPOINTS = 187,480 bytes; with the item's PK, SK and
  *   ENVPK (under 300 bytes), under 188 KB: less than half of DynamoDB's 400 KB per item, so
@@ -74,11 +74,11 @@ export function urlRules(url: string): string {
   return trimmed;
 }
 
-/** 422 SUBSCRIPTIONS_INVALID: `*` or kinds the service emits (EVENT_KINDS), each kept once. */
+/** 422 SUBSCRIPTIONS_INVALID: `*` or kinds the service emits (eventKinds()), each kept once. */
 export function subscriptionRules(subscriptions: string[]): string[] {
   subscriptions.forEach((subscription, i) => {
     if (subscription !== '*' && !isEventKind(subscription)) {
-      const detail = `'${subscription}' is not an event kind (${EVENT_KINDS.join(', ')}), nor *`;
+      const detail = `'${subscription}' is not an event kind (${eventKinds().join(', ')}), nor *`;
       throw ruleBroken('SUBSCRIPTIONS_INVALID', detail, `${attributePointer('subscriptions')}/${i}`);
     }
   });

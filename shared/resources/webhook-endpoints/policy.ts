@@ -6,7 +6,7 @@
  * administrator holds there (a narrowed token may still read endpoints, which hold no secret).
  */
 import { heldBy } from '../../auth/permissions.ts';
-import { administratorsOnly, holdsAll, isAdministrator, type Policy, type Principal, type Verdict } from '../../auth/policies/policy.ts';
+import { administratorsOnly, definePolicy, holdsAll, isAdministrator, type Principal, type Verdict } from '../../auth/policies/policy.ts';
 
 export function seesEverything(actor: Principal, what: string): Verdict {
   const verdict = administratorsOnly(actor, what);
@@ -17,7 +17,7 @@ export function seesEverything(actor: Principal, what: string): Verdict {
   );
 }
 
-export const webhookEndpointPolicy: Policy = {
+export const webhookEndpointPolicy = definePolicy({
   permissions: {
     create: 'webhook-endpoint.create',
     list: 'webhook-endpoint.read',
@@ -31,4 +31,4 @@ export const webhookEndpointPolicy: Policy = {
     ['create', 'update'].includes(action)
       ? seesEverything(actor, `${action} webhook endpoints`)
       : administratorsOnly(actor, `${action} webhook endpoints`),
-};
+});

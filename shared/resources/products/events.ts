@@ -1,0 +1,2 @@
+/** A product's events. */
+export const PRODUCT_EVENTS = ['product.created', 'product.updated', 'product.deleted'] as const;

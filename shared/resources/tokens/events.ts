@@ -1,0 +1,2 @@
+/** A token's events. */
+export const TOKEN_EVENTS = ['token.created', 'token.updated', 'token.deleted', 'token.generated'] as const;

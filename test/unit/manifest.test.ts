@@ -1,0 +1,50 @@
+/**
+ * The manifest (shared/resources/manifest.ts) and the folders it names: what the route table,
+ * the policy registry and the event kinds are derived from.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { POLICIES } from '#shared/auth/policies/index.ts';
+import { eventKinds } from '#shared/events/kinds.ts';
+import { manifest } from '#shared/resources/manifest.ts';
+import { routes } from '#shared/routes.ts';
+
+const RESOURCES = new URL('../../shared/resources/', import.meta.url);
+const folders = readdirSync(RESOURCES, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+describe('the manifest', () => {
+  it('lists every folder of shared/resources, and each has its operations', () => {
+    expect(Object.keys(manifest).sort()).toEqual([...folders].sort());
+    for (const name of folders) expect(existsSync(new URL(`${name}/operations.ts`, RESOURCES)), name).toBe(true);
+  });
+
+  it("gives the route table every resource's operations, each handled by a module that exists", () => {
+    const operations = routes.map((route) => route.operation);
+    expect(new Set(operations).size).toBe(operations.length);
+    for (const route of routes) expect(existsSync(new URL(`../../${route.handler}`, import.meta.url)), route.handler).toBe(true);
+    expect(operations).toContain('licenses.validateKey');
+    expect(operations).toContain('webhookEvents.retry');
+  });
+
+  it('gives the policy registry each policy once', () => {
+    const declared = Object.values(manifest).flatMap((resource) => ('policies' in resource ? Object.keys(resource.policies) : []));
+    expect(new Set(declared).size).toBe(declared.length);
+    expect(Object.keys(POLICIES).sort()).toEqual([...declared].sort());
+  });
+
+  it('gives each kind of webhook event once, named for its resource', () => {
+    const kinds = eventKinds();
+    expect(new Set(kinds).size).toBe(kinds.length);
+    expect(kinds).toContain('license.validation.succeeded');
+    for (const kind of kinds) expect(kind).toMatch(/^[a-z][a-z-]*\.[a-z][a-z.-]*$/);
+  });
+
+  it("keeps each resource's events.ts free of imports: the manifest is read while the modules that import it load", () => {
+    for (const name of folders) {
+      const file = new URL(`${name}/events.ts`, RESOURCES);
+      if (existsSync(file)) expect(readFileSync(file, 'utf8'), name).not.toMatch(/^import /m);
+    }
+  });
+});
