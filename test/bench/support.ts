@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
+import type { LocalStack } from '#dev/local/stack.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/domain/licenses/license.ts';
 import { fingerprintValue } from '#shared/domain/licensing/fingerprints.ts';
-import type { LocalStack } from '#shared/local/stack.ts';
 import { db, getTable, plainDb } from '#shared/store/client.ts';
 import {
   collectionName,

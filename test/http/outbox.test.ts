@@ -17,9 +17,9 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
+import { toLambdaRecord } from '#dev/local/streams.ts';
 import { handler as relayHandler } from '#functions/workers/relay-outbox.ts';
 import { addWebhookEvent } from '#shared/domain/webhook-events/event.ts';
-import { toLambdaRecord } from '#shared/local/streams.ts';
 import { RESET_REQUEST_TYPE } from '#shared/outbox/entries.ts';
 import {
   collectionPartition,

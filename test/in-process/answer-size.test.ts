@@ -10,6 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import nacl from 'tweetnacl';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '#dev/local/lambda-context.ts';
 import { fileDocumentReply, fileReply } from '#shared/api/check-out.ts';
 import { createAccount } from '#shared/domain/accounts/service.ts';
 import { buildCertificate, MAX_DATASET_BYTES } from '#shared/domain/check-out/certificate.ts';
@@ -19,7 +20,6 @@ import { answerBytes, bytesOver, LAMBDA_RESPONSE_BYTES, MAX_ANSWER_BYTES } from 
 import type { Declaration } from '#shared/http/declaration.ts';
 import { attachment, type Reply } from '#shared/http/documents.ts';
 import { operation, type RequestContext } from '#shared/http/pipeline.ts';
-import { lambdaContext } from '#shared/local/lambda-context.ts';
 
 let accountId: string;
 

@@ -1,5 +1,5 @@
 /**
- * Fault injection (shared/faults.ts) against the run's local services: a fault is the exception
+ * Fault injection (dev/faults.ts) against the run's local services: a fault is the exception
  * the SDK itself makes of AWS's error answer (its class, `$fault`, `$metadata`), the SDK retries it
  * as it retries the real one, a lost answer leaves the write done, and nothing is touched when
  * FAULT_RATE is unset. Each case loads the module afresh, as a process starting with its variables.
@@ -30,7 +30,7 @@ async function faultsWith(variables: Record<string, string>) {
   vi.resetModules();
   for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
-  return import('#shared/faults.ts');
+  return import('#dev/faults.ts');
 }
 
 /** The error a call fails with (the test fails if it succeeds). */

@@ -3,8 +3,8 @@
  * the API at once. Nothing happens when the account exists already.
  */
 import { randomBytes } from 'node:crypto';
-import { findAccount } from '../domain/accounts/account.ts';
-import { createAccount } from '../domain/accounts/service.ts';
+import { findAccount } from '#shared/domain/accounts/account.ts';
+import { createAccount } from '#shared/domain/accounts/service.ts';
 
 export const DEMO = { slug: 'demo', name: 'Demo', email: 'admin@demo.example' };
 
