@@ -3,7 +3,7 @@
  * architecture notes.
  *
  *   PORT=3000 DATA_DIR=.data DYNAMODB_PORT=8000 SQS_PORT=9324 SES_PORT=8005  (0 = any free port)
- *                 DATA_DIR is made its owner's alone (0700, its files 0600: shared/local/stack.ts)
+ *                 DATA_DIR is made its owner's alone (0700, its files 0600: dev/local/stack.ts)
  *   HEARTBEAT_SWEEP_SECONDS=60  seconds between heartbeat sweeps (0 = none)
  *   --in-memory   keep no data between runs
  *   --no-seed     do not create the demo account
@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
+import { type LocalStack, startLocalStack } from '#dev/local/stack.ts';
 
 // Lambda runs Node.js 22; the SDK's notice about Node.js 20 says nothing about this stack.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -109,7 +109,7 @@ console.log(
 if (seed) {
   try {
     // Loaded only now: the seed uses the store, which reads the environment set above.
-    const { seedDemoAccount } = await import('#shared/local/seed.ts');
+    const { seedDemoAccount } = await import('#dev/local/seed.ts');
     const demo = await seedDemoAccount();
     if (demo) {
       console.log(

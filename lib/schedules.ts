@@ -13,7 +13,7 @@ export interface SchedulesProps {
 
 /**
  * One function per schedule of the route table, run by an EventBridge rule at the schedule's
- * rate, as the local stack's timer runs it (shared/local/scheduler.ts). A failed run is not
+ * rate, as the local stack's timer runs it (dev/local/scheduler.ts). A failed run is not
  * retried, neither by EventBridge nor by Lambda's asynchronous retries: the next run, at most a
  * minute later, looks again at whatever the failed one left (the sweeper's cursor stays put).
  */

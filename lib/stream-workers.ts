@@ -18,7 +18,7 @@ export interface StreamWorkersProps {
 
 /**
  * One function per stream worker of the route table (the outbox relay), fed by the table's stream
- * the way the local stream poller imitates (shared/local/streams.ts), each with its on-failure
+ * the way the local stream poller imitates (dev/local/streams.ts), each with its on-failure
  * queue: where the event source describes a batch it gave up on (its shard and sequence numbers),
  * so that no record is dropped without a trace, and an alarm raised while that queue holds any.
  */

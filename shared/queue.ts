@@ -3,14 +3,14 @@
  * `queue:<name>` access puts on the function.
  */
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { serviceClient } from './client-hooks.ts';
 import { config } from './config.ts';
-import { withFaults } from './faults.ts';
 import { queues } from './queues.ts';
 import type { QueueName } from './routes.ts';
 import { traced } from './tracer.ts';
 
 let client: SQSClient | undefined;
-const sqs = () => (client ??= withFaults(traced(new SQSClient({})), 'sqs'));
+const sqs = () => (client ??= serviceClient(traced(new SQSClient({})), 'sqs'));
 
 /** SQS delays a message by at most 15 minutes. */
 export const MAX_DELAY_SECONDS = 900;

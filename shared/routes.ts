@@ -65,7 +65,7 @@ export interface Worker {
 
 /**
  * A function fed by the table's stream, as a worker is by its queue: Lambda's DynamoDB event source
- * on AWS (lib/relay.ts), the stream poller in the local stack (shared/local/streams.ts), both from
+ * on AWS (lib/relay.ts), the stream poller in the local stack (dev/local/streams.ts), both from
  * this entry. Only the records a filter lets through reach it, oldest first (TRIM_HORIZON, so a
  * new source starts with what the stream still holds). It answers the records it failed
  * (ReportBatchItemFailures): the batch is retried from the first of them. A batch that throws is
@@ -92,7 +92,7 @@ export interface StreamWorker {
 
 /**
  * A function the stack runs on a timer rather than for a request or a message: an EventBridge
- * rule on AWS (lib/schedules.ts), a timer in the local stack (shared/local/scheduler.ts).
+ * rule on AWS (lib/schedules.ts), a timer in the local stack (dev/local/scheduler.ts).
  */
 export interface Schedule {
   operation: string;

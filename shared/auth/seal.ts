@@ -20,8 +20,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { serviceClient } from '../client-hooks.ts';
 import { config } from '../config.ts';
-import { withFaults } from '../faults.ts';
 import { traced } from '../tracer.ts';
 
 const VERSION = 'v1';
@@ -72,7 +72,7 @@ export interface KeyKeeper {
 }
 
 /** Data keys from a KMS key (GenerateDataKey), unwrapped by KMS Decrypt under that key only. */
-export function kmsKeeper(keyId: string, kms = withFaults(traced(new KMSClient({})), 'kms')): KeyKeeper {
+export function kmsKeeper(keyId: string, kms = serviceClient(traced(new KMSClient({})), 'kms')): KeyKeeper {
   return {
     async newDataKey() {
       const { Plaintext, CiphertextBlob } = await kms.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256' }));

@@ -3,12 +3,12 @@
  * fragment, which browsers never send to a server, so it stays out of access logs.
  */
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { serviceClient } from '../client-hooks.ts';
 import { config } from '../config.ts';
-import { withFaults } from '../faults.ts';
 import { traced } from '../tracer.ts';
 
 let client: SESClient | undefined;
-const ses = () => (client ??= withFaults(traced(new SESClient({})), 'ses'));
+const ses = () => (client ??= serviceClient(traced(new SESClient({})), 'ses'));
 
 export interface ResetMail {
   to: string;

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { serviceClient } from '../client-hooks.ts';
 import { config } from '../config.ts';
-import { withFaults } from '../faults.ts';
 import { traced } from '../tracer.ts';
 
 /**
@@ -11,7 +11,7 @@ import { traced } from '../tracer.ts';
 let client: DynamoDBDocumentClient | undefined;
 
 export function db(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(withFaults(traced(new DynamoDBClient({})), 'dynamodb'), {
+  client ??= DynamoDBDocumentClient.from(serviceClient(traced(new DynamoDBClient({})), 'dynamodb'), {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   return client;
@@ -27,8 +27,8 @@ export function db(): DynamoDBDocumentClient {
 let plain: DynamoDBClient | undefined;
 
 export function plainDb(): DynamoDBClient {
-  // Faults (when on) join its middleware now, before the first request resolves and keeps the stack.
-  plain ??= withFaults(traced(new DynamoDBClient({ cacheMiddleware: true })), 'dynamodb');
+  // What a hook adds (fault injection, locally: shared/client-hooks.ts) joins its middleware now, before the first request resolves and keeps the stack.
+  plain ??= serviceClient(traced(new DynamoDBClient({ cacheMiddleware: true })), 'dynamodb');
   return plain;
 }
 

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
+import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
 import { fallback, routes, workers } from '#shared/routes.ts';
 import type { Measurement, Section } from './report.ts';
 import { type BenchContext, benchAccount, fmt, median } from './support.ts';

@@ -45,7 +45,7 @@ interface Spent {
 /** The layers a GET's CPU is told apart by, in the table's order. */
 const LAYERS = [
   'service code (shared/, functions/)',
-  'local HTTP adapter (shared/local/)',
+  'local HTTP adapter (dev/local/)',
   'AWS SDK (@aws-sdk, @smithy)',
   'other packages',
   "Node's HTTP, sockets and streams",
@@ -66,7 +66,7 @@ function layerOf(url: string, name: string): (typeof LAYERS)[number] {
   }
   if (/node_modules\/@(aws-sdk|smithy)\//.test(url)) return 'AWS SDK (@aws-sdk, @smithy)';
   if (url.includes('node_modules/')) return 'other packages';
-  if (/\/shared\/local\//.test(url)) return 'local HTTP adapter (shared/local/)';
+  if (/\/dev\/local\//.test(url)) return 'local HTTP adapter (dev/local/)';
   if (/\/(shared|functions)\//.test(url)) return 'service code (shared/, functions/)';
   return 'other packages';
 }

@@ -14,7 +14,7 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 // Long runs: give DynamoDB Local the JVM's full compiler rather than the quick-start flags.
 process.env.DYNAMODB_JAVA_OPTS ??= '-XX:+UseParallelGC';
 
-const { REPOSITORY_ROOT, startLocalStack } = await import('#shared/local/stack.ts');
+const { REPOSITORY_ROOT, startLocalStack } = await import('#dev/local/stack.ts');
 const { render, sectionLines } = await import('./report.ts');
 const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');

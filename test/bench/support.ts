@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
+import type { LocalStack } from '#dev/local/stack.ts';
 import { fingerprintValue } from '#shared/licensing/fingerprints.ts';
-import type { LocalStack } from '#shared/local/stack.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import { db, getTable, plainDb } from '#shared/store/client.ts';

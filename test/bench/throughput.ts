@@ -8,7 +8,7 @@
  * from /proc around each run, so the report shows where a request's time goes: the API's
  * process, DynamoDB Local's JVM, or the bare server's process.
  */
-import type { LocalStack } from '#shared/local/stack.ts';
+import type { LocalStack } from '#dev/local/stack.ts';
 import { recordKey } from '#shared/store/keys.ts';
 import { type DynamoDbCost, dynamoDbCosts } from './fair/dynamodb-cost.ts';
 import type { LoadResult, LoadSpec } from './fair/load.ts';

@@ -4,8 +4,9 @@
  * description itself), and allowed by the description (test/support/described.ts, the
  * check every HTTP test applies).
  */
+
+import { createRouter } from '#dev/local/router.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
-import { createRouter } from '#shared/local/router.ts';
 import { fallback, routes } from '#shared/routes.ts';
 import { checkDescribed } from '../support/described.ts';
 import { JSON_API, routeInfo } from './description.ts';
@@ -83,7 +84,7 @@ export function jsonApiProblem(status: number, contentType: string | null, text:
 export async function checkAnswer(request: Outgoing, answer: Incoming): Promise<{ kind: FailureKind; detail: string }[]> {
   if (answer.error) {
     // Past the largest body the API reads, the server answers 413 and closes the connection rather
-    // than read the rest (shared/local/http-adapter.ts): a client still writing sees the socket close.
+    // than read the rest (dev/local/http-adapter.ts): a client still writing sees the socket close.
     const tooLarge = (request.body?.length ?? 0) > MAX_BODY_BYTES && /EPIPE|ECONNRESET|other side closed/.test(answer.error);
     return tooLarge ? [] : [{ kind: 'no-answer', detail: answer.error }];
   }

@@ -13,7 +13,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import type { LocalStackEndpoints } from '#dev/local/stack.ts';
 import { rebindingNames, startDnsResponder } from '../support/dns-responder.ts';
 import { TEST_ENVIRONMENT } from '../support/local-stack-setup.ts';
 import { pointSdkAt } from '../support/sdk-environment.ts';

@@ -10,8 +10,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
+import { type LocalHttpServer, startHttpServer } from '#dev/local/http-adapter.ts';
+import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
 import { fallback, routes } from '#shared/routes.ts';
 import { basic, type TestAccount } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';

@@ -1,5 +1,5 @@
 /**
- * The API under AWS faults (shared/faults.ts): a realistic slice of an account's life — products,
+ * The API under AWS faults (dev/faults.ts): a realistic slice of an account's life — products,
  * policies, licenses, machines, components, processes, users, tokens, webhook endpoints,
  * validations, updates, deletes, password resets, environments and their purge — sent with DynamoDB, SQS and SES failing about
  * one request in twelve: throttled, a 500, a timeout, before a request or after it was carried out

@@ -23,12 +23,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalHttpServer, startHttpServer } from '#dev/local/http-adapter.ts';
+import { DUE_SOON_SECONDS, type IdleReport, queueStatesOverApi, waitUntilIdle } from '#dev/local/idle.ts';
+import { type PolledWorker, startPoller } from '#dev/local/poller.ts';
+import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
+import { ensureTable } from '#dev/local/table-setup.ts';
 import { LAMBDA_RESPONSE_BYTES } from '#shared/http/answer-size.ts';
-import { type LocalHttpServer, startHttpServer } from '#shared/local/http-adapter.ts';
-import { DUE_SOON_SECONDS, type IdleReport, queueStatesOverApi, waitUntilIdle } from '#shared/local/idle.ts';
-import { type PolledWorker, startPoller } from '#shared/local/poller.ts';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
-import { ensureTable } from '#shared/local/table-setup.ts';
 import { queues } from '#shared/queues.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { recordedInvocations, releaseHeld, runningInvocations } from '../support/fixtures/queue-handler.ts';

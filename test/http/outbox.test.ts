@@ -17,8 +17,8 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
+import { toLambdaRecord } from '#dev/local/streams.ts';
 import { handler as relayHandler } from '#functions/workers/relay-outbox.ts';
-import { toLambdaRecord } from '#shared/local/streams.ts';
 import { RESET_REQUEST_TYPE } from '#shared/outbox/entries.ts';
 import { addWebhookEvent } from '#shared/resources/webhook-events/entity.ts';
 import {
@@ -30,6 +30,7 @@ import {
   purgeMarkerKey,
   recordKey,
 } from '#shared/store/keys.ts';
+
 import { Transaction } from '#shared/store/transaction.ts';
 import { call, newAccount, newEnvironment, newUser } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';

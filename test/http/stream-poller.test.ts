@@ -1,5 +1,5 @@
 /**
- * The local stream poller (shared/local/streams.ts) against a table of its own in the run's
+ * The local stream poller (dev/local/streams.ts) against a table of its own in the run's
  * DynamoDB Local, with a fabricated stream worker (test/support/fixtures/stream-handler.ts): what
  * Lambda's DynamoDB event source does, as the relay relies on it. Each test's poller lets through
  * only its own records (a filter on the test's id), so the tests share the table.
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
-import { type StreamPoller, type StreamPollerOptions, startStreamPoller } from '#shared/local/streams.ts';
+import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
+import { type StreamPoller, type StreamPollerOptions, startStreamPoller } from '#dev/local/streams.ts';
 import { batchesOf, nameOf } from '../support/fixtures/stream-handler.ts';
 import { stack } from '../support/stack.ts';
 

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { lambdaContext } from '#dev/local/lambda-context.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
-import { lambdaContext } from '#shared/local/lambda-context.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import { handler } from '../../functions/users/create.ts';
 import { verifyAnswer } from '../support/signed.ts';

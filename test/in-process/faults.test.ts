@@ -1,8 +1,9 @@
 /**
- * Fault injection (shared/faults.ts) against the run's local services: a fault is the exception
+ * Fault injection (dev/faults.ts) against the run's local services: a fault is the exception
  * the SDK itself makes of AWS's error answer (its class, `$fault`, `$metadata`), the SDK retries it
  * as it retries the real one, a lost answer leaves the write done, and nothing is touched when
- * FAULT_RATE is unset. Each case loads the module afresh, as a process starting with its variables.
+ * FAULT_RATE is unset; installed (as the local stack installs it), it reaches the service's own
+ * clients. Each case loads the module afresh, as a process starting with its variables.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -30,7 +31,7 @@ async function faultsWith(variables: Record<string, string>) {
   vi.resetModules();
   for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
-  return import('#shared/faults.ts');
+  return import('#dev/faults.ts');
 }
 
 /** The error a call fails with (the test fails if it succeeds). */
@@ -126,7 +127,9 @@ describe('fault injection', () => {
   });
 
   it('reaches the store clients: the document client and the plain one with its middleware resolved once', async () => {
-    await faultsWith({ FAULT_RATE: '1', FAULT_KINDS: 'dynamodb-500', FAULT_AFTER_SEND: '1' });
+    // Installed as the local stack installs it when it starts (shared/client-hooks.ts).
+    const { installFaults } = await faultsWith({ FAULT_RATE: '1', FAULT_KINDS: 'dynamodb-500', FAULT_AFTER_SEND: '1' });
+    installFaults();
     const { db, plainDb } = await import('#shared/store/client.ts');
     const k = { PK: `FAULT_TEST#${randomUUID()}`, SK: '#' };
     // The SDK's own retries (four attempts) all lose their answers: the caller sees the 500, the item is there.
@@ -136,6 +139,28 @@ describe('fault injection', () => {
     expect(await stored({ PK: { S: k.PK }, SK: { S: '#' } })).toBeDefined();
     expect(await failure(db().send(new GetCommand({ TableName: table(), Key: k })))).toBeInstanceOf(InternalServerError);
     expect(await failure(plainDb().send(new GetItemCommand({ TableName: table(), Key: key() })))).toBeInstanceOf(InternalServerError);
+  });
+
+  it('reaches a client made before it was installed, and a second install adds nothing', async () => {
+    const { installFaults } = await faultsWith({ FAULT_RATE: '1', FAULT_KINDS: 'dynamodb-500' });
+    const { serviceClient } = await import('#shared/client-hooks.ts');
+    const client = serviceClient(new DynamoDBClient({ maxAttempts: 1 }), 'dynamodb');
+    const before = client.middlewareStack.identify();
+    installFaults();
+    installFaults();
+    expect(client.middlewareStack.identify().length).toBe(before.length + 1);
+    expect(await failure(client.send(new GetItemCommand({ TableName: table(), Key: key() })))).toBeInstanceOf(InternalServerError);
+  });
+
+  it("leaves the service's clients untouched when installed without FAULT_RATE", async () => {
+    vi.stubEnv('FAULT_RATE', '');
+    const { installFaults } = await faultsWith({});
+    installFaults();
+    const { serviceClient } = await import('#shared/client-hooks.ts');
+    const client = new DynamoDBClient({});
+    const before = client.middlewareStack.identify();
+    expect(serviceClient(client, 'dynamodb')).toBe(client);
+    expect(client.middlewareStack.identify()).toEqual(before);
   });
 
   it('fails SQS sends with its throttling error or a 500, and may lose the answer of a send that was made', async () => {

@@ -5,7 +5,7 @@
  * that response's schema. A request no route matches must get the NoRoute answer.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createRouter } from '#shared/local/router.ts';
+import { createRouter } from '#dev/local/router.ts';
 import { buildOpenApi, type OpenApiDocument } from '#shared/reference/openapi.ts';
 import { fallback, routes } from '#shared/routes.ts';
 import { schemaValidators } from './openapi-ajv.ts';

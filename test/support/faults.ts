@@ -1,6 +1,6 @@
 /**
  * Requests under faults: a local stack of this test process's own, whose AWS clients fail as
- * FAULT_RATE says (shared/faults.ts), the requests sent to it, and then, faults off and the stack
+ * FAULT_RATE says (dev/faults.ts), the requests sent to it, and then, faults off and the stack
  * idle, what the faults left: answers that break the API's promise, a table that is not
  * consistent, webhook events never delivered, reset mails lost.
  *
@@ -17,10 +17,10 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { vi } from 'vitest';
-import { type FaultCounts, type FaultKind, faultsFired } from '#shared/faults.ts';
+import { type FaultCounts, type FaultKind, faultsFired } from '#dev/faults.ts';
+import { deadLetterQueueName } from '#dev/local/sqs.ts';
+import { type LocalStack, startLocalStack } from '#dev/local/stack.ts';
 import { MEDIA_TYPE } from '#shared/http/errors.ts';
-import { deadLetterQueueName } from '#shared/local/sqs.ts';
-import { type LocalStack, startLocalStack } from '#shared/local/stack.ts';
 import { logger } from '#shared/logger.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import type { QueueName } from '#shared/routes.ts';

@@ -1,5 +1,5 @@
 /**
- * Waits until the local stack is idle (shared/local/idle.ts: its queues empty, no worker batch
+ * Waits until the local stack is idle (dev/local/idle.ts: its queues empty, no worker batch
  * running), so that a test may then assert that nothing more happened: every side effect of
  * what it did before (an event, a delivery and its retries, a mail, a purge) has happened by
  * then. Other test files share the stack, so this also waits for their work of the moment.
@@ -8,7 +8,7 @@
  *   await localStackIdle();
  *   expect(receiver.deliveries).toHaveLength(before);
  */
-import type { IdleReport } from '#shared/local/idle.ts';
+import type { IdleReport } from '#dev/local/idle.ts';
 import { PATIENCE_MS } from './patience.ts';
 import { api } from './stack.ts';
 

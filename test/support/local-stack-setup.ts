@@ -16,7 +16,7 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import type { LocalStackEndpoints } from '#dev/local/stack.ts';
 import { rebindingNames, startDnsResponder } from './dns-responder.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -2,7 +2,7 @@
  * Points the AWS SDK of this process at a local stack, through the same variables the functions
  * read, so that `new DynamoDBClient({})` and the service's own clients reach it.
  */
-import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import type { LocalStackEndpoints } from '#dev/local/stack.ts';
 import { queues } from '#shared/queues.ts';
 import type { QueueName } from '#shared/routes.ts';
 

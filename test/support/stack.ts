@@ -5,7 +5,7 @@
  *   const response = await api('/v1/accounts/demo', { headers: { authorization: `Bearer ${token}` } });
  */
 import { inject } from 'vitest';
-import type { LocalStackEndpoints } from '#shared/local/stack.ts';
+import type { LocalStackEndpoints } from '#dev/local/stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -5,7 +5,7 @@
  */
 import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { InFlight } from '#shared/local/poller.ts';
+import { InFlight } from '#dev/local/poller.ts';
 
 const received = (id: string, count: number, firstReceivedAt: number): Message => ({
   MessageId: id,

@@ -1,5 +1,5 @@
 /**
- * The local stream poller (shared/local/streams.ts) over more than one page: a full page has the
+ * The local stream poller (dev/local/streams.ts) over more than one page: a full page has the
  * next round start at once, a shard read to its end has its child read at once, and `caughtUp`
  * waits for a round that left nothing to read. The stream is mocked: DynamoDB Local's page sizes
  * cannot be counted on inside the loaded suite (test/http/stream-poller.test.ts reads it for real).
@@ -14,8 +14,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { REPOSITORY_ROOT } from '#shared/local/stack.ts';
-import { type StreamPoller, startStreamPoller } from '#shared/local/streams.ts';
+import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
+import { type StreamPoller, startStreamPoller } from '#dev/local/streams.ts';
 import { batchesOf, nameOf } from '../support/fixtures/stream-handler.ts';
 
 const STREAM = 'arn:aws:dynamodb:eu-west-1:000000000000:table/pages/stream/1';

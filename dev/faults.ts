@@ -3,6 +3,11 @@
  * testing what a request, a worker or a retry does when AWS fails the way it does in production.
  * Off unless FAULT_RATE is set when a client is made: the client is then returned untouched.
  *
+ * The service's code does not know of it: its clients pass through shared/client-hooks.ts when they
+ * are made, and `installFaults()` (called by the local stack as it starts, in the process that runs
+ * the handlers) registers `withFaults` there. Deployed, nothing registers it, and no bundle carries
+ * this file (test/infra/runtime-boundary.test.ts).
+ *
  * - FAULT_RATE: the probability that a request (each attempt the SDK makes) fails; read on every
  *   request, so a process may lower it to 0 while it runs (a test checking what faults left).
  * - FAULT_KINDS: which faults, comma-separated (default all): `dynamodb-throttle`
@@ -26,9 +31,10 @@
  * the SDK's retries treat it as they treat the real one.
  */
 import type { DeserializeHandlerOutput, DeserializeMiddleware, MiddlewareStack } from '@smithy/types';
-import { logger } from './logger.ts';
+import { onServiceClient, type ServiceName } from '#shared/client-hooks.ts';
+import { logger } from '#shared/logger.ts';
 
-export type FaultService = 'dynamodb' | 'sqs' | 'ses' | 'kms';
+export type FaultService = ServiceName;
 
 export const FAULT_KINDS = ['dynamodb-throttle', 'dynamodb-500', 'dynamodb-timeout', 'sqs', 'ses', 'kms'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -277,4 +283,19 @@ export function withFaults<Input extends object, Output extends object, Client e
     name: 'faultInjection',
   });
   return client;
+}
+
+let installed = false;
+
+/**
+ * Fault injection on every client of the service's in this process (shared/client-hooks.ts): each
+ * is given to `withFaults`, those made from now on when they are made (FAULT_RATE is read then, as
+ * for any client), those made before at once. Once per process: a second call does nothing.
+ */
+export function installFaults(): void {
+  if (installed) return;
+  installed = true;
+  onServiceClient((client, service) => {
+    withFaults(client, service);
+  });
 }

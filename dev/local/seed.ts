@@ -3,8 +3,8 @@
  * the API at once. Nothing happens when the account exists already.
  */
 import { randomBytes } from 'node:crypto';
-import { findAccount } from '../resources/accounts/entity.ts';
-import { createAccount } from '../resources/accounts/service.ts';
+import { findAccount } from '#shared/resources/accounts/entity.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
 
 export const DEMO = { slug: 'demo', name: 'Demo', email: 'admin@demo.example' };
 

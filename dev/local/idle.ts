@@ -3,10 +3,10 @@
  * say "nothing more happened" without sleeping for a guessed while first.
  *
  * Idle means, at one moment: every record of the table's stream written before the look began
- * has been handed to its stream worker (the outbox relay, shared/local/streams.ts); in every
+ * has been handed to its stream worker (the outbox relay, dev/local/streams.ts); in every
  * worker queue no message is waiting, none is in flight (received and not yet deleted) and none
  * is delayed to within DUE_SOON_SECONDS; no poller batch, relay batch and no scheduled run (a
- * heartbeat sweep, shared/local/scheduler.ts) is running; and none started while the stream and
+ * heartbeat sweep, dev/local/scheduler.ts) is running; and none started while the stream and
  * the queues were being read. Work always sits in one of those places: a request commits what it
  * asks to be sent before it answers, and the relay sends it before its batch ends; a sweep
  * commits before its run ends; a worker sends its follow-ups

@@ -21,6 +21,7 @@ import {
   type Worker,
   workers,
 } from '#shared/routes.ts';
+import { installFaults } from '../faults.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb.ts';
 import { LOCAL_PATH_PREFIX, type LocalHttpServer, startHttpServer } from './http-adapter.ts';
 import { type IdleReport, type IdleSources, idleResponse, waitUntilIdle } from './idle.ts';
@@ -141,6 +142,8 @@ function masterKey(dataDir: string | undefined): { file: string; stop(): Promise
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  // The handlers run in this process: their AWS clients fail as FAULT_RATE says when they are made (dev/faults.ts).
+  installFaults();
   const region = process.env.AWS_REGION || 'us-east-1';
   const root = options.root ?? REPOSITORY_ROOT;
   const started: Array<{ stop(): Promise<void> }> = [];

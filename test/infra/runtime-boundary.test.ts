@@ -1,0 +1,129 @@
+/**
+ * What the functions carry, and who may import whom. The development platform (dev/: the local
+ * stack, fault injection) and the tests stay out of every function: each handler the route table
+ * names is bundled as `cdk synth` bundles it and no file of dev/ or test/ is among its inputs; and
+ * no file of the runtime (shared/, functions/) imports one, nor does the domain import the HTTP
+ * layer (shared/http), so that a service can be called without a request.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../lib/service-function.ts';
+import { fallback, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
+
+const root = path.resolve(repositoryRoot);
+/** A path relative to the repository root, with forward slashes. */
+const relative = (file: string) => path.relative(root, file).split(path.sep).join('/');
+
+/** The code of the service's functions: what the bundles are made from. */
+const RUNTIME = ['shared', 'functions'];
+/** What the runtime never imports. */
+const FORBIDDEN = ['dev', 'test'];
+/**
+ * The domain: one folder per resource (its entity, policy, service, document, events), reached
+ * through the HTTP layer, never the reverse. Each resource's operations.ts is its face to HTTP
+ * (the declarations the pipeline reads) and may use it.
+ */
+const DOMAIN = 'shared/resources';
+const isOperations = (file: string) => file.endsWith('/operations.ts');
+const HTTP = 'shared/http';
+
+const under = (file: string, folder: string) => file === folder || file.startsWith(`${folder}/`);
+
+describe('the functions’ bundles', () => {
+  const handlers = [...new Set([...routes, ...workers, ...schedules, ...streamWorkers, fallback].map((entry) => entry.handler))];
+
+  it('carry nothing of dev/ (the local stack, fault injection) or test/', async () => {
+    expect(handlers.length).toBeGreaterThan(100);
+    // One build of every handler with the stack's options (lib/service-function.ts), kept in memory:
+    // minifying and source maps change what is written, not what is read, and are left out.
+    const { metafile } = await build({
+      absWorkingDir: root,
+      entryPoints: handlers.map((handler) => path.join(root, handler)),
+      outdir: path.join(root, 'cdk.out', 'runtime-boundary'),
+      write: false,
+      bundle: true,
+      splitting: false,
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      mainFields: ['module', 'main'],
+      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      alias: {
+        '@aws-sdk/credential-provider-node': './shared/lambda-credentials.ts',
+        semver: './shared/lambda-semver.ts',
+      },
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(metafile.inputs).map((input) => relative(path.resolve(root, input)));
+    // The bundles did read the service's own code (an empty list would pass anything).
+    expect(inputs).toContain('shared/client-hooks.ts');
+    const outside = inputs.filter((input) => FORBIDDEN.some((folder) => under(input, folder)) || /(^|\/)faults\.[cm]?[jt]s$/.test(input));
+    expect(outside).toEqual([]);
+  });
+});
+
+/** Every source file under `folder`, relative to the root. */
+function sources(folder: string): string[] {
+  const directory = path.join(root, folder);
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.[cm]?[jt]s$/.test(entry.name))
+    .map((entry) => relative(path.join(entry.parentPath, entry.name)));
+}
+
+/** What a file imports, static and dynamic, re-exports included, as written. */
+function specifiers(file: string): string[] {
+  const code = readFileSync(path.join(root, file), 'utf8');
+  const found: string[] = [];
+  for (const pattern of [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]([^'"`$]+)['"`]\s*[,)]/g,
+  ]) {
+    for (const match of code.matchAll(pattern)) if (match[1]) found.push(match[1]);
+  }
+  return found;
+}
+
+/** The file an import names, relative to the root; undefined for a package. */
+function target(file: string, specifier: string): string | undefined {
+  if (specifier.startsWith('.')) return relative(path.resolve(root, path.dirname(file), specifier));
+  const subpath = /^#([^/]+)\/(.*)$/.exec(specifier);
+  // package.json "imports": `#shared/*`, `#functions/*`, `#dev/*`, each its folder at the root.
+  if (subpath) return `${subpath[1]}/${subpath[2]}`;
+  return undefined;
+}
+
+/** Every import of a file under one of `from` of a file under one of `to`, as `file → specifier`. */
+function crossings(from: readonly string[], to: readonly string[]): string[] {
+  return from.flatMap(sources).flatMap((file) =>
+    specifiers(file)
+      .filter((specifier) => {
+        const imported = target(file, specifier);
+        return imported !== undefined && to.some((folder) => under(imported, folder));
+      })
+      .map((specifier) => `${file} → ${specifier}`),
+  );
+}
+
+describe('the import boundaries', () => {
+  it('the runtime (shared/, functions/) imports nothing from dev/ or test/', () => {
+    expect(RUNTIME.flatMap(sources).length).toBeGreaterThan(100);
+    expect(crossings(RUNTIME, FORBIDDEN)).toEqual([]);
+  });
+
+  it('the domain imports nothing from the HTTP layer (shared/http)', () => {
+    expect(sources(DOMAIN).filter((file) => !isOperations(file)).length).toBeGreaterThan(50);
+    expect(crossings([DOMAIN], [HTTP]).filter((crossing) => !isOperations(crossing.split(' → ')[0] ?? ''))).toEqual([]);
+  });
+
+  it('sees the imports it checks', () => {
+    // The scan itself: each form of import is found and resolved, so an empty answer above means no import, not a blind scan.
+    expect(crossings(['shared/store'], ['shared/client-hooks.ts'])).not.toEqual([]);
+    expect(crossings(['dev'], ['shared/http'])).toContain('dev/local/http-adapter.ts → #shared/http/errors.ts');
+    expect(target('shared/resources/users/operations.ts', '../../http/declaration.ts')).toBe('shared/http/declaration.ts');
+  });
+});
