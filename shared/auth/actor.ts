@@ -23,6 +23,12 @@ export interface Requester {
 /** A request made with a credential: a token or a license key. */
 export interface Actor extends Requester {
   bearer: Bearer;
+  /**
+   * What the request asked the policies, in order (`<type>.<action>`, and `<type>.<action>@record`
+   * when asked of a record): the pipeline answers only if the operation asked what it declares it
+   * authorizes (shared/http/pipeline.ts). Absent where no request is (tests, workers).
+   */
+  asked?: string[];
 }
 
 /** A log-in: the user whose e-mail and password were checked (HTTP Basic). */

@@ -60,6 +60,7 @@ export async function authorize<T extends PolicyType>(
   action: Action<T>,
   context?: ActionContext,
 ): Promise<Item> {
+  actor.asked?.push(`${type}.${action}@record`);
   const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : id;
   const name = typeof id === 'string' ? id : (id.id as string);
   if (!item) throw new RecordNotFound(type, name);
@@ -75,6 +76,7 @@ export async function authorizeAction<T extends PolicyType>(
   action: Action<T>,
   context?: ActionContext,
 ): Promise<void> {
+  actor.asked?.push(`${type}.${action}`);
   const judgement = await judge(principalOf(actor), type, action, undefined, context);
   if (!judgement.allowed) throw refused(judgement.detail);
 }

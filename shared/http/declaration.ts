@@ -10,6 +10,7 @@
 
 import type * as z from 'zod/mini';
 import type { Access, Method, Throttle } from '../access.ts';
+import type { Action, PolicyType } from '../auth/policies/index.ts';
 import type { Key } from '../store/keys.ts';
 
 /** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
@@ -55,6 +56,15 @@ export type Answer =
   | { json: true }
   /** A file to save, `application/octet-stream` with a `Content-Disposition` naming it (a license file). */
   | { file: true };
+
+/**
+ * What an operation asks the policies before it answers: the action of a type's policy, and
+ * whether it is asked of the record the path names (`record`) or of the type (a create, a list).
+ * A bearer's request is answered only if its service asked it (Keygen's `verify_authorized`):
+ * a service that forgot to ask answers 500, never what it would have answered. `nothing` names
+ * why an operation asks no policy (the bearer's own record: every credential may read it).
+ */
+export type Authorization = { [T in PolicyType]: { type: T; action: Action<T>; record?: true } }[PolicyType] | { nothing: string };
 
 export interface Declaration<A extends AuthMode = AuthMode, P extends string = string, B = unknown, Q = unknown> {
   /** Unique, stable name: `<resource>.<action>`; also the Lambda's logical id. */
@@ -103,13 +113,15 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   plain?: boolean;
   /** The successful answers, by status. */
   answers: Readonly<Record<number, Answer>>;
+  /** What it asks the policies; required of every operation a bearer calls. */
+  authorizes?: Authorization;
   /** Statuses of this operation's own faults; the pipeline's own (400, 401, 404, 413, 429) are implied. */
   faults?: readonly number[];
 }
 
 /** Fills the defaults and keeps the literal types the handler's arguments are inferred from. */
 export function declare<const A extends AuthMode, const P extends string = never, B = undefined, Q = Record<string, never>>(
-  declaration: Omit<Declaration<A, P, B, Q>, 'params'> & { params?: readonly P[] },
+  declaration: Omit<Declaration<A, P, B, Q>, 'params'> & { params?: readonly P[] } & (A extends 'bearer' ? { authorizes: Authorization } : unknown),
 ): Declaration<A, P, B, Q> {
   return { ...declaration, params: declaration.params ?? [] };
 }

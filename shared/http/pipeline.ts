@@ -113,7 +113,25 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
     .use(selectEnvironment())
     .use(authenticate(declaration.auth))
     .use(readQuery())
-    .handler(async (_event, context) => render(context, await handle(parse(declaration, context.request as RequestContext))));
+    .handler(async (_event, context) => {
+      const call = parse(declaration, context.request as RequestContext);
+      const reply = await handle(call);
+      if ('bearer' in call.actor) verifyAuthorized(declaration, call.actor.asked ?? []);
+      return render(context, reply);
+    });
+}
+
+/**
+ * Keygen's `verify_authorized`: a bearer's request is answered only if its service asked the
+ * policies what the operation declares it authorizes. Thrown after the handler, as an error of
+ * the service (500): a change the handler made stands, but no answer goes out that a forgotten
+ * check might have refused, and every route's tests meet it at once.
+ */
+function verifyAuthorized(declaration: Declaration, asked: readonly string[]): void {
+  const wanted = declaration.authorizes;
+  if (!wanted || 'nothing' in wanted) return;
+  const question = `${wanted.type}.${wanted.action}${wanted.record ? '@record' : ''}`;
+  if (!asked.includes(question)) throw new Error(`${declaration.operation} answered without asking ${question} (asked: ${asked.join(', ') || 'nothing'})`);
 }
 
 /**
@@ -137,7 +155,11 @@ function parse<A extends AuthMode, P extends string, B, Q>(
     scope: request.scope,
     ...(request.limit ? { limit: request.limit } : {}),
   };
-  const actor = request.bearer ? { ...requester, bearer: request.bearer } : request.user ? { ...requester, user: request.user } : requester;
+  const actor = request.bearer
+    ? { ...requester, bearer: request.bearer, asked: [] }
+    : request.user
+      ? { ...requester, user: request.user }
+      : requester;
   return {
     actor: actor as Call<A, P, B, Q>['actor'],
     params,

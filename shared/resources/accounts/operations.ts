@@ -8,6 +8,7 @@ import { declare } from '../../http/declaration.ts';
 export const accounts = {
   retrieve: declare({
     operation: 'accounts.retrieve',
+    authorizes: { type: 'accounts', action: 'read' },
     method: 'GET',
     path: ACCOUNT,
     handler: 'functions/accounts/retrieve.ts',
@@ -19,6 +20,7 @@ export const accounts = {
   }),
   update: declare({
     operation: 'accounts.update',
+    authorizes: { type: 'accounts', action: 'update' },
     method: 'PATCH',
     path: ACCOUNT,
     handler: 'functions/accounts/update.ts',

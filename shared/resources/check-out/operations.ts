@@ -54,6 +54,7 @@ type Body = z.output<ReturnType<typeof bodyOf>>;
 export const checkOut = {
   license: declare({
     operation: 'licenses.checkOut',
+    authorizes: { type: 'licenses', action: 'check-out', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
     handler: 'functions/licenses/check-out.ts',
@@ -68,6 +69,7 @@ export const checkOut = {
   }),
   licenseFile: declare({
     operation: 'licenses.checkOutFile',
+    authorizes: { type: 'licenses', action: 'check-out', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/actions/check-out`,
     handler: 'functions/licenses/check-out-file.ts',
@@ -81,6 +83,7 @@ export const checkOut = {
   }),
   machine: declare({
     operation: 'machines.checkOut',
+    authorizes: { type: 'machines', action: 'check-out', record: true },
     method: 'POST',
     path: `${ACCOUNT}/machines/{id}/actions/check-out`,
     handler: 'functions/machines/check-out.ts',
@@ -95,6 +98,7 @@ export const checkOut = {
   }),
   machineFile: declare({
     operation: 'machines.checkOutFile',
+    authorizes: { type: 'machines', action: 'check-out', record: true },
     method: 'GET',
     path: `${ACCOUNT}/machines/{id}/actions/check-out`,
     handler: 'functions/machines/check-out-file.ts',

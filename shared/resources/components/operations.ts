@@ -15,6 +15,7 @@ export const componentAttributes = { fingerprint: nonBlank(), name: nonBlank(), 
 export const components = {
   create: declare({
     operation: 'components.create',
+    authorizes: { type: 'components', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/components`,
     handler: 'functions/components/create.ts',
@@ -27,6 +28,7 @@ export const components = {
   }),
   list: declare({
     operation: 'components.list',
+    authorizes: { type: 'components', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/components`,
     handler: 'functions/components/list.ts',
@@ -40,6 +42,7 @@ export const components = {
   }),
   retrieve: declare({
     operation: 'components.retrieve',
+    authorizes: { type: 'components', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/components/{id}`,
     handler: 'functions/components/retrieve.ts',
@@ -52,6 +55,7 @@ export const components = {
   }),
   update: declare({
     operation: 'components.update',
+    authorizes: { type: 'components', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/components/{id}`,
     handler: 'functions/components/update.ts',
@@ -65,6 +69,7 @@ export const components = {
   }),
   delete: declare({
     operation: 'components.delete',
+    authorizes: { type: 'components', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/components/{id}`,
     handler: 'functions/components/delete.ts',
@@ -77,6 +82,7 @@ export const components = {
   }),
   machine: declare({
     operation: 'components.machine',
+    authorizes: { type: 'components', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/components/{id}/machine`,
     handler: 'functions/components/machine.ts',
@@ -89,6 +95,7 @@ export const components = {
   }),
   license: declare({
     operation: 'components.license',
+    authorizes: { type: 'components', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/components/{id}/license`,
     handler: 'functions/components/license.ts',
@@ -101,6 +108,7 @@ export const components = {
   }),
   product: declare({
     operation: 'components.product',
+    authorizes: { type: 'components', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/components/{id}/product`,
     handler: 'functions/components/product.ts',

@@ -24,6 +24,7 @@ const entitlementsNamed = z.strictObject({
 export const entitlements = {
   create: declare({
     operation: 'entitlements.create',
+    authorizes: { type: 'entitlements', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/entitlements`,
     handler: 'functions/entitlements/create.ts',
@@ -36,6 +37,7 @@ export const entitlements = {
   }),
   list: declare({
     operation: 'entitlements.list',
+    authorizes: { type: 'entitlements', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/entitlements`,
     handler: 'functions/entitlements/list.ts',
@@ -48,6 +50,7 @@ export const entitlements = {
   }),
   retrieve: declare({
     operation: 'entitlements.retrieve',
+    authorizes: { type: 'entitlements', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/entitlements/{id}`,
     handler: 'functions/entitlements/retrieve.ts',
@@ -60,6 +63,7 @@ export const entitlements = {
   }),
   update: declare({
     operation: 'entitlements.update',
+    authorizes: { type: 'entitlements', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/entitlements/{id}`,
     handler: 'functions/entitlements/update.ts',
@@ -73,6 +77,7 @@ export const entitlements = {
   }),
   delete: declare({
     operation: 'entitlements.delete',
+    authorizes: { type: 'entitlements', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/entitlements/{id}`,
     handler: 'functions/entitlements/delete.ts',
@@ -85,6 +90,7 @@ export const entitlements = {
   }),
   ofPolicy: declare({
     operation: 'policies.entitlements',
+    authorizes: { type: 'policy-entitlements', action: 'list', record: true },
     method: 'GET',
     path: `${ACCOUNT}/policies/{id}/entitlements`,
     handler: 'functions/policies/entitlements.ts',
@@ -98,6 +104,7 @@ export const entitlements = {
   }),
   attachToPolicy: declare({
     operation: 'policies.entitlements.attach',
+    authorizes: { type: 'policy-entitlements', action: 'attach', record: true },
     method: 'POST',
     path: `${ACCOUNT}/policies/{id}/entitlements`,
     handler: 'functions/policies/attach-entitlements.ts',
@@ -112,6 +119,7 @@ export const entitlements = {
   }),
   detachFromPolicy: declare({
     operation: 'policies.entitlements.detach',
+    authorizes: { type: 'policy-entitlements', action: 'detach', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/policies/{id}/entitlements`,
     handler: 'functions/policies/detach-entitlements.ts',
@@ -125,6 +133,7 @@ export const entitlements = {
   }),
   ofLicense: declare({
     operation: 'licenses.entitlements',
+    authorizes: { type: 'license-entitlements', action: 'list', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/entitlements`,
     handler: 'functions/licenses/entitlements.ts',
@@ -138,6 +147,7 @@ export const entitlements = {
   }),
   attachToLicense: declare({
     operation: 'licenses.entitlements.attach',
+    authorizes: { type: 'license-entitlements', action: 'attach', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/entitlements`,
     handler: 'functions/licenses/attach-entitlements.ts',
@@ -151,6 +161,7 @@ export const entitlements = {
   }),
   detachFromLicense: declare({
     operation: 'licenses.entitlements.detach',
+    authorizes: { type: 'license-entitlements', action: 'detach', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}/entitlements`,
     handler: 'functions/licenses/detach-entitlements.ts',

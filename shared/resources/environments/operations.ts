@@ -25,6 +25,7 @@ const updateBody = z.strictObject({
 export const environments = {
   create: declare({
     operation: 'environments.create',
+    authorizes: { type: 'environments', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/environments`,
     handler: 'functions/environments/create.ts',
@@ -37,6 +38,7 @@ export const environments = {
   }),
   list: declare({
     operation: 'environments.list',
+    authorizes: { type: 'environments', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/environments`,
     handler: 'functions/environments/list.ts',
@@ -49,6 +51,7 @@ export const environments = {
   }),
   retrieve: declare({
     operation: 'environments.retrieve',
+    authorizes: { type: 'environments', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/environments/{id}`,
     handler: 'functions/environments/retrieve.ts',
@@ -61,6 +64,7 @@ export const environments = {
   }),
   update: declare({
     operation: 'environments.update',
+    authorizes: { type: 'environments', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/environments/{id}`,
     handler: 'functions/environments/update.ts',
@@ -75,6 +79,7 @@ export const environments = {
   }),
   delete: declare({
     operation: 'environments.delete',
+    authorizes: { type: 'environments', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/environments/{id}`,
     handler: 'functions/environments/delete.ts',
@@ -87,6 +92,7 @@ export const environments = {
   }),
   tokensGenerate: declare({
     operation: 'environments.tokens.generate',
+    authorizes: { type: 'environments', action: 'tokens.generate', record: true },
     method: 'POST',
     path: `${ACCOUNT}/environments/{id}/tokens`,
     handler: 'functions/environments/generate-token.ts',
@@ -101,6 +107,7 @@ export const environments = {
   }),
   tokensList: declare({
     operation: 'environments.tokens.list',
+    authorizes: { type: 'environments', action: 'tokens.list', record: true },
     method: 'GET',
     path: `${ACCOUNT}/environments/{id}/tokens`,
     handler: 'functions/environments/tokens.ts',

@@ -85,6 +85,7 @@ const validationMeta = z.strictObject({
 export const licenses = {
   create: declare({
     operation: 'licenses.create',
+    authorizes: { type: 'licenses', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/licenses`,
     handler: 'functions/licenses/create.ts',
@@ -101,6 +102,7 @@ export const licenses = {
   }),
   list: declare({
     operation: 'licenses.list',
+    authorizes: { type: 'licenses', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/licenses`,
     handler: 'functions/licenses/list.ts',
@@ -114,6 +116,7 @@ export const licenses = {
   }),
   retrieve: declare({
     operation: 'licenses.retrieve',
+    authorizes: { type: 'licenses', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}`,
     handler: 'functions/licenses/retrieve.ts',
@@ -126,6 +129,7 @@ export const licenses = {
   }),
   update: declare({
     operation: 'licenses.update',
+    authorizes: { type: 'licenses', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/licenses/{id}`,
     handler: 'functions/licenses/update.ts',
@@ -141,6 +145,7 @@ export const licenses = {
   }),
   delete: declare({
     operation: 'licenses.delete',
+    authorizes: { type: 'licenses', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}`,
     handler: 'functions/licenses/delete.ts',
@@ -154,6 +159,7 @@ export const licenses = {
   }),
   tokensGenerate: declare({
     operation: 'licenses.tokens.generate',
+    authorizes: { type: 'licenses', action: 'tokens.generate', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/tokens`,
     handler: 'functions/licenses/generate-token.ts',
@@ -168,6 +174,7 @@ export const licenses = {
   }),
   validate: declare({
     operation: 'licenses.validate',
+    authorizes: { type: 'licenses', action: 'validate', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/actions/validate`,
     handler: 'functions/licenses/validate.ts',
@@ -202,6 +209,7 @@ export const licenses = {
   }),
   machines: declare({
     operation: 'licenses.machines',
+    authorizes: { type: 'licenses', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/machines`,
     handler: 'functions/licenses/machines.ts',
@@ -216,6 +224,7 @@ export const licenses = {
   }),
   owner: declare({
     operation: 'licenses.owner',
+    authorizes: { type: 'licenses', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/owner`,
     handler: 'functions/licenses/owner.ts',
@@ -229,6 +238,7 @@ export const licenses = {
   /** GET /users/<id>/licenses: served by the licenses, declared with them. */
   ofUser: declare({
     operation: 'users.licenses',
+    authorizes: { type: 'users', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/users/{id}/licenses`,
     handler: 'functions/users/licenses.ts',
@@ -266,6 +276,7 @@ export const validationReply = ({ license, verdict, ts }: Validation, { nonce, s
 export const licenseActions = {
   suspend: declare({
     operation: 'licenses.suspend',
+    authorizes: { type: 'licenses', action: 'suspend', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/actions/suspend`,
     handler: 'functions/licenses/suspend.ts',
@@ -279,6 +290,7 @@ export const licenseActions = {
   }),
   reinstate: declare({
     operation: 'licenses.reinstate',
+    authorizes: { type: 'licenses', action: 'reinstate', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/actions/reinstate`,
     handler: 'functions/licenses/reinstate.ts',
@@ -292,6 +304,7 @@ export const licenseActions = {
   }),
   renew: declare({
     operation: 'licenses.renew',
+    authorizes: { type: 'licenses', action: 'renew', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/actions/renew`,
     handler: 'functions/licenses/renew.ts',
@@ -305,6 +318,7 @@ export const licenseActions = {
   }),
   revoke: declare({
     operation: 'licenses.revoke',
+    authorizes: { type: 'licenses', action: 'revoke', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}/actions/revoke`,
     handler: 'functions/licenses/revoke.ts',

@@ -37,6 +37,7 @@ export const machineFilters = z.object({ license: uuidFilter(), owner: uuidFilte
 export const machines = {
   create: declare({
     operation: 'machines.create',
+    authorizes: { type: 'machines', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/machines`,
     handler: 'functions/machines/create.ts',
@@ -53,6 +54,7 @@ export const machines = {
   }),
   list: declare({
     operation: 'machines.list',
+    authorizes: { type: 'machines', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/machines`,
     handler: 'functions/machines/list.ts',
@@ -66,6 +68,7 @@ export const machines = {
   }),
   retrieve: declare({
     operation: 'machines.retrieve',
+    authorizes: { type: 'machines', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/retrieve.ts',
@@ -78,6 +81,7 @@ export const machines = {
   }),
   update: declare({
     operation: 'machines.update',
+    authorizes: { type: 'machines', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/update.ts',
@@ -93,6 +97,7 @@ export const machines = {
   }),
   delete: declare({
     operation: 'machines.delete',
+    authorizes: { type: 'machines', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/machines/{id}`,
     handler: 'functions/machines/delete.ts',
@@ -105,6 +110,7 @@ export const machines = {
   }),
   components: declare({
     operation: 'machines.components',
+    authorizes: { type: 'machines', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/machines/{id}/components`,
     handler: 'functions/machines/components.ts',
@@ -119,6 +125,7 @@ export const machines = {
   }),
   license: declare({
     operation: 'machines.license',
+    authorizes: { type: 'machines', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/machines/{id}/license`,
     handler: 'functions/machines/license.ts',
@@ -132,6 +139,7 @@ export const machines = {
   /** GET /users/<id>/machines: served by the machines, declared with them. */
   ofUser: declare({
     operation: 'users.machines',
+    authorizes: { type: 'users', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/users/{id}/machines`,
     handler: 'functions/users/machines.ts',
@@ -171,6 +179,7 @@ const reset = {
 export const machineHeartbeats = {
   ping: declare({
     operation: 'machines.ping',
+    authorizes: { type: 'machines', action: 'heartbeat.ping', record: true },
     method: 'POST',
     path: `${ACCOUNT}/machines/{id}/actions/ping`,
     handler: 'functions/machines/ping.ts',
@@ -180,6 +189,7 @@ export const machineHeartbeats = {
   }),
   pingHeartbeat: declare({
     operation: 'machines.pingHeartbeat',
+    authorizes: { type: 'machines', action: 'heartbeat.ping', record: true },
     method: 'POST',
     path: `${ACCOUNT}/machines/{id}/actions/ping-heartbeat`,
     handler: 'functions/machines/ping-heartbeat.ts',
@@ -189,6 +199,7 @@ export const machineHeartbeats = {
   }),
   reset: declare({
     operation: 'machines.reset',
+    authorizes: { type: 'machines', action: 'heartbeat.reset', record: true },
     method: 'POST',
     path: `${ACCOUNT}/machines/{id}/actions/reset`,
     handler: 'functions/machines/reset.ts',
@@ -198,6 +209,7 @@ export const machineHeartbeats = {
   }),
   resetHeartbeat: declare({
     operation: 'machines.resetHeartbeat',
+    authorizes: { type: 'machines', action: 'heartbeat.reset', record: true },
     method: 'POST',
     path: `${ACCOUNT}/machines/{id}/actions/reset-heartbeat`,
     handler: 'functions/machines/reset-heartbeat.ts',

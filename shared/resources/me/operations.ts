@@ -5,6 +5,7 @@ import { declare } from '../../http/declaration.ts';
 export const me = {
   retrieve: declare({
     operation: 'me.retrieve',
+    authorizes: { nothing: 'every credential may read the record it stands for' },
     method: 'GET',
     path: `${ACCOUNT}/me`,
     handler: 'functions/me/retrieve.ts',

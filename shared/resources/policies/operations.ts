@@ -48,6 +48,7 @@ const createOnly = {
 export const policies = {
   create: declare({
     operation: 'policies.create',
+    authorizes: { type: 'policies', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/policies`,
     handler: 'functions/policies/create.ts',
@@ -60,6 +61,7 @@ export const policies = {
   }),
   list: declare({
     operation: 'policies.list',
+    authorizes: { type: 'policies', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/policies`,
     handler: 'functions/policies/list.ts',
@@ -73,6 +75,7 @@ export const policies = {
   }),
   retrieve: declare({
     operation: 'policies.retrieve',
+    authorizes: { type: 'policies', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/policies/{id}`,
     handler: 'functions/policies/retrieve.ts',
@@ -85,6 +88,7 @@ export const policies = {
   }),
   update: declare({
     operation: 'policies.update',
+    authorizes: { type: 'policies', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/policies/{id}`,
     handler: 'functions/policies/update.ts',
@@ -98,6 +102,7 @@ export const policies = {
   }),
   delete: declare({
     operation: 'policies.delete',
+    authorizes: { type: 'policies', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/policies/{id}`,
     handler: 'functions/policies/delete.ts',
@@ -110,6 +115,7 @@ export const policies = {
   }),
   ofLicense: declare({
     operation: 'licenses.policy',
+    authorizes: { type: 'licenses', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/policy`,
     handler: 'functions/licenses/policy.ts',

@@ -19,6 +19,7 @@ const processFilters = z.object({
 export const processes = {
   create: declare({
     operation: 'processes.create',
+    authorizes: { type: 'processes', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/processes`,
     handler: 'functions/processes/create.ts',
@@ -31,6 +32,7 @@ export const processes = {
   }),
   list: declare({
     operation: 'processes.list',
+    authorizes: { type: 'processes', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/processes`,
     handler: 'functions/processes/list.ts',
@@ -44,6 +46,7 @@ export const processes = {
   }),
   retrieve: declare({
     operation: 'processes.retrieve',
+    authorizes: { type: 'processes', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/processes/{id}`,
     handler: 'functions/processes/retrieve.ts',
@@ -56,6 +59,7 @@ export const processes = {
   }),
   delete: declare({
     operation: 'processes.delete',
+    authorizes: { type: 'processes', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/processes/{id}`,
     handler: 'functions/processes/delete.ts',
@@ -68,6 +72,7 @@ export const processes = {
   }),
   ping: declare({
     operation: 'processes.ping',
+    authorizes: { type: 'processes', action: 'ping', record: true },
     method: 'POST',
     path: `${ACCOUNT}/processes/{id}/actions/ping`,
     handler: 'functions/processes/ping.ts',
@@ -81,6 +86,7 @@ export const processes = {
   }),
   machine: declare({
     operation: 'processes.machine',
+    authorizes: { type: 'processes', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/processes/{id}/machine`,
     handler: 'functions/processes/machine.ts',
@@ -93,6 +99,7 @@ export const processes = {
   }),
   license: declare({
     operation: 'processes.license',
+    authorizes: { type: 'processes', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/processes/{id}/license`,
     handler: 'functions/processes/license.ts',
@@ -105,6 +112,7 @@ export const processes = {
   }),
   product: declare({
     operation: 'processes.product',
+    authorizes: { type: 'processes', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/processes/{id}/product`,
     handler: 'functions/processes/product.ts',
@@ -118,6 +126,7 @@ export const processes = {
   /** GET /machines/<id>/processes: served by the processes, declared with them. */
   ofMachine: declare({
     operation: 'machines.processes',
+    authorizes: { type: 'machines', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/machines/{id}/processes`,
     handler: 'functions/machines/processes.ts',

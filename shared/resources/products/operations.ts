@@ -12,6 +12,7 @@ const metadata = metadataSchema();
 export const products = {
   create: declare({
     operation: 'products.create',
+    authorizes: { type: 'products', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/products`,
     handler: 'functions/products/create.ts',
@@ -24,6 +25,7 @@ export const products = {
   }),
   list: declare({
     operation: 'products.list',
+    authorizes: { type: 'products', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/products`,
     handler: 'functions/products/list.ts',
@@ -36,6 +38,7 @@ export const products = {
   }),
   retrieve: declare({
     operation: 'products.retrieve',
+    authorizes: { type: 'products', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/products/{id}`,
     handler: 'functions/products/retrieve.ts',
@@ -48,6 +51,7 @@ export const products = {
   }),
   update: declare({
     operation: 'products.update',
+    authorizes: { type: 'products', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/products/{id}`,
     handler: 'functions/products/update.ts',
@@ -61,6 +65,7 @@ export const products = {
   }),
   delete: declare({
     operation: 'products.delete',
+    authorizes: { type: 'products', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/products/{id}`,
     handler: 'functions/products/delete.ts',
@@ -73,6 +78,7 @@ export const products = {
   }),
   tokensGenerate: declare({
     operation: 'products.tokens.generate',
+    authorizes: { type: 'products', action: 'tokens.generate', record: true },
     method: 'POST',
     path: `${ACCOUNT}/products/{id}/tokens`,
     handler: 'functions/products/generate-token.ts',
@@ -87,6 +93,7 @@ export const products = {
   }),
   ofUser: declare({
     operation: 'users.products',
+    authorizes: { type: 'users', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/users/{id}/products`,
     handler: 'functions/users/products.ts',
@@ -100,6 +107,7 @@ export const products = {
   }),
   ofLicense: declare({
     operation: 'licenses.product',
+    authorizes: { type: 'licenses', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/product`,
     handler: 'functions/licenses/product.ts',

@@ -36,6 +36,7 @@ export const tokens = {
   }),
   list: declare({
     operation: 'tokens.list',
+    authorizes: { type: 'tokens', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/tokens`,
     handler: 'functions/tokens/list.ts',
@@ -48,6 +49,7 @@ export const tokens = {
   }),
   retrieve: declare({
     operation: 'tokens.retrieve',
+    authorizes: { type: 'tokens', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/tokens/{id}`,
     handler: 'functions/tokens/retrieve.ts',
@@ -60,6 +62,7 @@ export const tokens = {
   }),
   revoke: declare({
     operation: 'tokens.revoke',
+    authorizes: { type: 'tokens', action: 'revoke', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/tokens/{id}`,
     handler: 'functions/tokens/revoke.ts',

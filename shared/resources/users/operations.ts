@@ -12,6 +12,7 @@ const metadata = metadataSchema();
 export const users = {
   create: declare({
     operation: 'users.create',
+    authorizes: { type: 'users', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/users`,
     handler: 'functions/users/create.ts',
@@ -31,6 +32,7 @@ export const users = {
   }),
   list: declare({
     operation: 'users.list',
+    authorizes: { type: 'users', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/users`,
     handler: 'functions/users/list.ts',
@@ -43,6 +45,7 @@ export const users = {
   }),
   retrieve: declare({
     operation: 'users.retrieve',
+    authorizes: { type: 'users', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/users/{id}`,
     handler: 'functions/users/retrieve.ts',
@@ -55,6 +58,7 @@ export const users = {
   }),
   update: declare({
     operation: 'users.update',
+    authorizes: { type: 'users', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/users/{id}`,
     handler: 'functions/users/update.ts',
@@ -75,6 +79,7 @@ export const users = {
   }),
   delete: declare({
     operation: 'users.delete',
+    authorizes: { type: 'users', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/users/{id}`,
     handler: 'functions/users/delete.ts',
@@ -88,6 +93,7 @@ export const users = {
   }),
   ban: declare({
     operation: 'users.ban',
+    authorizes: { type: 'users', action: 'ban', record: true },
     method: 'POST',
     path: `${ACCOUNT}/users/{id}/actions/ban`,
     handler: 'functions/users/ban.ts',
@@ -100,6 +106,7 @@ export const users = {
   }),
   unban: declare({
     operation: 'users.unban',
+    authorizes: { type: 'users', action: 'unban', record: true },
     method: 'POST',
     path: `${ACCOUNT}/users/{id}/actions/unban`,
     handler: 'functions/users/unban.ts',
@@ -126,6 +133,7 @@ export const users = {
   }),
   tokens: declare({
     operation: 'users.tokens',
+    authorizes: { type: 'users', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/users/{id}/tokens`,
     handler: 'functions/users/tokens.ts',

@@ -12,6 +12,7 @@ const subscriptions = () =>
 export const webhookEndpoints = {
   create: declare({
     operation: 'webhookEndpoints.create',
+    authorizes: { type: 'webhook-endpoints', action: 'create' },
     method: 'POST',
     path: `${ACCOUNT}/webhook-endpoints`,
     handler: 'functions/webhook-endpoints/create.ts',
@@ -24,6 +25,7 @@ export const webhookEndpoints = {
   }),
   list: declare({
     operation: 'webhookEndpoints.list',
+    authorizes: { type: 'webhook-endpoints', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/webhook-endpoints`,
     handler: 'functions/webhook-endpoints/list.ts',
@@ -36,6 +38,7 @@ export const webhookEndpoints = {
   }),
   retrieve: declare({
     operation: 'webhookEndpoints.retrieve',
+    authorizes: { type: 'webhook-endpoints', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/webhook-endpoints/{id}`,
     handler: 'functions/webhook-endpoints/retrieve.ts',
@@ -48,6 +51,7 @@ export const webhookEndpoints = {
   }),
   update: declare({
     operation: 'webhookEndpoints.update',
+    authorizes: { type: 'webhook-endpoints', action: 'update', record: true },
     method: 'PATCH',
     path: `${ACCOUNT}/webhook-endpoints/{id}`,
     handler: 'functions/webhook-endpoints/update.ts',
@@ -65,6 +69,7 @@ export const webhookEndpoints = {
   }),
   delete: declare({
     operation: 'webhookEndpoints.delete',
+    authorizes: { type: 'webhook-endpoints', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/webhook-endpoints/{id}`,
     handler: 'functions/webhook-endpoints/delete.ts',

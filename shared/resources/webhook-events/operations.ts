@@ -25,6 +25,7 @@ const eventKinds = z.optional(
 export const webhookEvents = {
   list: declare({
     operation: 'webhookEvents.list',
+    authorizes: { type: 'webhook-events', action: 'list' },
     method: 'GET',
     path: `${ACCOUNT}/webhook-events`,
     handler: 'functions/webhook-events/list.ts',
@@ -43,6 +44,7 @@ export const webhookEvents = {
   }),
   retrieve: declare({
     operation: 'webhookEvents.retrieve',
+    authorizes: { type: 'webhook-events', action: 'read', record: true },
     method: 'GET',
     path: `${ACCOUNT}/webhook-events/{id}`,
     handler: 'functions/webhook-events/retrieve.ts',
@@ -55,6 +57,7 @@ export const webhookEvents = {
   }),
   delete: declare({
     operation: 'webhookEvents.delete',
+    authorizes: { type: 'webhook-events', action: 'delete', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/webhook-events/{id}`,
     handler: 'functions/webhook-events/delete.ts',
@@ -67,6 +70,7 @@ export const webhookEvents = {
   }),
   retry: declare({
     operation: 'webhookEvents.retry',
+    authorizes: { type: 'webhook-events', action: 'retry', record: true },
     method: 'POST',
     path: `${ACCOUNT}/webhook-events/{id}/actions/retry`,
     handler: 'functions/webhook-events/retry.ts',
