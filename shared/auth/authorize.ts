@@ -13,7 +13,6 @@ import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
 import { getItem, getVisibleItem, type Item } from '../store/records.ts';
 import type { Actor } from './actor.ts';
-import type { Permission } from './permissions.ts';
 import { type Action, judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
 
@@ -115,15 +114,4 @@ export async function sees(actor: Actor, type: PolicyType, item: Item): Promise<
 export function present<T>(actor: Actor, type: PolicyType, record: T): T {
   const policy = POLICIES[type] as { present?: (actor: Principal, record: Item) => Item };
   return (policy.present ? policy.present(principalOf(actor), record as Item) : record) as T;
-}
-
-/**
- * No bearer grants more than it holds (docs/rules.md §9): a role or a token is given only if every
- * permission it carries is held by the credential giving it.
- */
-export function authorizeGrant(actor: Actor, carried: Iterable<Permission>, what: string): void {
-  const missing = [...carried].filter((permission) => !actor.bearer.permissions.has(permission));
-  if (missing.length === 0) return;
-  const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
-  throw refused(`${what} would carry permissions this credential does not hold: ${shown}`);
 }

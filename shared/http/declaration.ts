@@ -121,7 +121,9 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
 
 /** Fills the defaults and keeps the literal types the handler's arguments are inferred from. */
 export function declare<const A extends AuthMode, const P extends string = never, B = undefined, Q = Record<string, never>>(
-  declaration: Omit<Declaration<A, P, B, Q>, 'params'> & { params?: readonly P[] } & (A extends 'bearer' ? { authorizes: Authorization } : unknown),
+  declaration: Omit<Declaration<A, P, B, Q>, 'params'> & { params?: readonly P[] } & (A extends 'bearer'
+      ? { authorizes: Authorization }
+      : unknown),
 ): Declaration<A, P, B, Q> {
   return { ...declaration, params: declaration.params ?? [] };
 }

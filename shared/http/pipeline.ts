@@ -131,7 +131,8 @@ function verifyAuthorized(declaration: Declaration, asked: readonly string[]): v
   const wanted = declaration.authorizes;
   if (!wanted || 'nothing' in wanted) return;
   const question = `${wanted.type}.${wanted.action}${wanted.record ? '@record' : ''}`;
-  if (!asked.includes(question)) throw new Error(`${declaration.operation} answered without asking ${question} (asked: ${asked.join(', ') || 'nothing'})`);
+  if (!asked.includes(question))
+    throw new Error(`${declaration.operation} answered without asking ${question} (asked: ${asked.join(', ') || 'nothing'})`);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Every resource's policy (the manifest's), and the one judgement that applies them in the order the API
  * answers (docs/rules.md §1): a record out of the scope or out of the bearer's reach is not found
  * (404); a record the request's environment only reads is not changed (403); an action the
- * bearer's credential does not permit, or the policy refuses, is forbidden (403).
+ * bearer's credential does not permit, or the policy refuses, is forbidden (403), as is one that
+ * would hand over more than the credential holds.
  */
 
 import { manifest } from '../../resources/manifest.ts';
@@ -10,7 +11,7 @@ import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
-import type { ActionContext, ActionOf, Policy, Principal } from './policy.ts';
+import { type ActionContext, type ActionOf, grantable, type Policy, type Principal } from './policy.ts';
 
 type Manifest = typeof manifest;
 type PoliciesOf<R> = R extends { policies: infer P } ? P : never;
@@ -56,6 +57,10 @@ export async function judge<T extends PolicyType>(
   if (verdict !== true) return { allowed: false, status: 403, detail: verdict };
   if (!actor.bearer.permissions.has(permission)) {
     return { allowed: false, status: 403, detail: `This credential lacks the permission ${permission}` };
+  }
+  for (const carried of policy.carries?.(actor, action, record, context) ?? []) {
+    const grant = grantable(actor.bearer, carried);
+    if (grant !== true) return { allowed: false, status: 403, detail: grant };
   }
   return ALLOWED;
 }

@@ -14,8 +14,8 @@
 
 import type { Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
-import type { Bearer } from '../bearer.ts';
-import type { Permission } from '../permissions.ts';
+import { type Bearer, kindOf } from '../bearer.ts';
+import { effectivePermissions, type Permission } from '../permissions.ts';
 
 /** Who acts, where, and the facts about them a decision may have to read. */
 export interface Principal {
@@ -34,8 +34,8 @@ export type Verdict = true | string;
 
 /** What an action's decision may depend on besides the record. */
 export interface ActionContext {
-  /** The attributes a change sets. */
-  attributes?: readonly string[];
+  /** What a create or a change sets, as the request gives it (a user's role, a token's permissions). */
+  changes?: Readonly<Record<string, unknown>>;
   /** The license a new record hangs on (an activation, a component). */
   license?: Item;
 }
@@ -52,9 +52,41 @@ export interface Policy<A extends string = string> {
   relatable?(actor: Principal, record: Item): boolean | Promise<boolean>;
   /** Beyond holding the action's permission; record is absent for create and list. */
   may?(actor: Principal, action: A, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
+  /**
+   * What the action would hand over: a user given a role or credentials, a token given
+   * permissions. No bearer grants more than it holds (docs/rules.md §7.1): each is refused (403)
+   * unless the credential holds every permission it carries. Judged last, after the permission.
+   */
+  carries?(actor: Principal, action: A, record: Item | undefined, context: ActionContext): readonly Carried[];
   /** Equality conditions the records of a list must meet for this bearer ({} = all the scope shows). */
   restrict?(actor: Principal): Record<string, string>;
   present?(actor: Principal, record: Item): Item;
+}
+
+/** Permissions an action would hand over, and what carries them (for the refusal's detail). */
+export interface Carried {
+  what: string;
+  permissions: readonly Permission[];
+}
+
+/** Whether the credential may hand over `carried`: it holds every permission, or why not. */
+export function grantable(bearer: Bearer, carried: Carried): Verdict {
+  const missing = carried.permissions.filter((permission) => !bearer.permissions.has(permission));
+  if (missing.length === 0) return true;
+  const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
+  return `${carried.what} would carry permissions this credential does not hold: ${shown}`;
+}
+
+/**
+ * A token made for `holder` (a record that acts as a bearer: an environment, a product, a
+ * license) living in `home`, narrowed to `requested` (`*`: all its holder holds), carries what
+ * its holder holds of those.
+ */
+export function tokenCarries(holder: Item, requested: unknown, home: string | null): readonly Carried[] {
+  const kind = kindOf(holder as never);
+  if (!kind) return [];
+  const permissions = Array.isArray(requested) ? requested.filter((value): value is string => typeof value === 'string') : ['*'];
+  return [{ what: 'The token', permissions: [...effectivePermissions(kind, home, permissions)] }];
 }
 
 /** A policy, its actions the keys of its permissions: an action it does not have does not compile where it is asked. */

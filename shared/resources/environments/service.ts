@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import type { Action } from '../../auth/policies/index.ts';
+import type { ActionContext } from '../../auth/policies/policy.ts';
 import { Conflict, conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -92,11 +93,11 @@ export async function createEnvironment(actor: Actor, input: NewEnvironment): Pr
  * the account, whatever the request's environment; a bearer who may not manage environments is
  * refused before the lookup, so a refusal tells nothing of which environments exist.
  */
-async function environmentItem(actor: Actor, idOrCode: string, action: Action<'environments'>): Promise<Item> {
+async function environmentItem(actor: Actor, idOrCode: string, action: Action<'environments'>, context?: ActionContext): Promise<Item> {
   await authorizeAction(actor, 'environments', action);
   const item = await findEnvironmentItem(actor.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);
-  return authorize(actor, 'environments', item, action);
+  return authorize(actor, 'environments', item, action, context);
 }
 
 export async function retrieveEnvironment(actor: Actor, idOrCode: string): Promise<Environment> {
@@ -172,7 +173,7 @@ export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
 export async function generateEnvironmentToken(actor: Actor, idOrCode: string, request: TokenRequest) {
-  const item = await environmentItem(actor, idOrCode, 'tokens.generate');
+  const item = await environmentItem(actor, idOrCode, 'tokens.generate', { changes: { permissions: request.permissions } });
   return generateTokenFor(actor, item, 'environment-token', request, item.id as string);
 }
 

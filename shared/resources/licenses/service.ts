@@ -215,7 +215,7 @@ export async function listUserLicenses(actor: Actor, userId: string, filters: Fi
 
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
 export async function generateLicenseToken(actor: Actor, id: string, request: TokenRequest) {
-  const item = await authorize(actor, 'licenses', id, 'tokens.generate');
+  const item = await authorize(actor, 'licenses', id, 'tokens.generate', { changes: { permissions: request.permissions } });
   return generateTokenFor(actor, item, 'activation-token', request);
 }
 

@@ -5,9 +5,8 @@
  */
 
 import type { Actor } from '../../auth/actor.ts';
-import { authorizeGrant } from '../../auth/authorize.ts';
 import { kindOf } from '../../auth/bearer.ts';
-import { effectivePermissions, normalisePermissions } from '../../auth/permissions.ts';
+import { normalisePermissions } from '../../auth/permissions.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
@@ -29,9 +28,9 @@ export interface TokenRequest {
 
 /**
  * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
- * license), or for an environment token the environment itself. The token may carry only
- * permissions the bearer generating it holds (403 otherwise): `*` is every permission of the
- * holder, so a narrowed credential gives narrowed tokens only.
+ * license), or for an environment token the environment itself. The holder's policy has judged,
+ * with the permissions asked, that the bearer generating it holds all it carries (`carries`):
+ * `*` is every permission of the holder, so a narrowed credential gives narrowed tokens only.
  */
 export async function generateTokenFor(
   actor: Actor,
@@ -45,7 +44,6 @@ export async function generateTokenFor(
   const holderKind = kindOf(holder as never);
   // Only a record that may act as a bearer (an environment, a product, a license) is given tokens here.
   if (!holderKind) throw new Error(`A ${String(holder.type)} holds no tokens`);
-  authorizeGrant(actor, effectivePermissions(holderKind, home, requested), 'The token');
   const permissions = normalisePermissions(requested);
   let expiry: string | null = null;
   if (attributes.expiry != null) {

@@ -4,7 +4,8 @@
  */
 import type { StoredRecord } from '../../store/records.ts';
 
-export type UserRole = 'user' | 'admin';
+export const ROLES = ['user', 'admin'] as const;
+export type UserRole = (typeof ROLES)[number];
 export type UserStatus = 'ACTIVE' | 'BANNED';
 
 export interface UserRecord extends StoredRecord {

@@ -1,9 +1,18 @@
 /**
  * Users: administrators manage the users within their reach; a user sees and edits their own
  * name, nothing else, and no one else. An administrator never deletes or bans themselves.
- * Which role a user may be given is the grants' rule (`authorizeGrant`, shared/auth/authorize.ts).
+ * A role, or the credentials to act in one (a password, an e-mail a reset can be sent to), grants
+ * that role's permissions: only a credential holding all of them gives it (`carries`).
  */
-import { administratorsOnly, definePolicy, isAdministrator, isSelf } from '../../auth/policies/policy.ts';
+import { heldBy } from '../../auth/permissions.ts';
+import { administratorsOnly, type Carried, definePolicy, isAdministrator, isSelf } from '../../auth/policies/policy.ts';
+import { ROLES } from './entity.ts';
+
+/** The permissions a user of `role` living in `home` holds; nothing for a role that is no role (the model's 422). */
+function roleCarries(role: unknown, home: string | null, what: string): Carried[] {
+  if (!(ROLES as readonly unknown[]).includes(role)) return [];
+  return [{ what, permissions: heldBy(role === 'admin' ? 'admin' : 'user', home) }];
+}
 
 /** What users may change of themselves. */
 export const SELF_EDITABLE = ['firstName', 'lastName'] as const;
@@ -34,11 +43,25 @@ export const userPolicy = definePolicy({
         return !(record && isSelf(actor.bearer, record)) || `You cannot ${action} yourself`;
       case 'update': {
         if (isAdministrator(actor.bearer)) return true;
-        const others = (context.attributes ?? []).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
+        const others = Object.keys(context.changes ?? {}).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
         return others.length === 0 || `A user may change only their own ${SELF_EDITABLE.join(' and ')}`;
       }
       default:
         return true;
     }
+  },
+  carries(actor, action, record, { changes = {} }) {
+    if (action === 'create') {
+      const role = changes.role ?? 'user';
+      return roleCarries(role, actor.scope.environmentId, `A user with the role ${role}`);
+    }
+    if (action !== 'update' || !record) return [];
+    const home = (record.environmentId as string | null) ?? null;
+    return [
+      ...(changes.role !== undefined ? roleCarries(changes.role, home, `The role ${changes.role}`) : []),
+      ...(changes.password !== undefined || changes.email !== undefined
+        ? roleCarries(record.role, home, `Setting the credentials of a user with the role ${record.role}`)
+        : []),
+    ];
   },
 });

@@ -4,8 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
-import { authorize, authorizeAction, authorizeGrant } from '../../auth/authorize.ts';
-import { heldBy } from '../../auth/permissions.ts';
+import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
@@ -18,10 +17,9 @@ import { requireUnclaimed } from '../../store/unique.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { listBearerTokens, revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
-import { EMAIL_MARKER, normaliseEmail, type UserRecord, type UserRole } from './entity.ts';
+import { EMAIL_MARKER, normaliseEmail, ROLES, type UserRecord } from './entity.ts';
 import { deleteOwner } from './owners.ts';
 
-const ROLES: readonly UserRole[] = ['user', 'admin'];
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
@@ -84,19 +82,8 @@ export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Pr
   return user;
 }
 
-/**
- * Giving a user a role, or the credentials to act in one (a password, an e-mail a reset can be
- * sent to), grants that role's permissions: only a bearer holding all of them may (403).
- */
-function authorizeRole(actor: Actor, role: string, home: string | null, what: string) {
-  if (!(ROLES as readonly string[]).includes(role)) return; // an unknown role is the model's 422
-  authorizeGrant(actor, heldBy(role === 'admin' ? 'admin' : 'user', home), what);
-}
-
 export async function createUser(actor: Actor, input: NewUser): Promise<UserRecord> {
-  await authorizeAction(actor, 'users', 'create');
-  const role = input.role ?? 'user';
-  authorizeRole(actor, role, actor.scope.environmentId, `A user with the role ${role}`);
+  await authorizeAction(actor, 'users', 'create', { changes: { role: input.role } });
   const tx = new Transaction();
   const user = await addUser(tx, actor.scope, input);
   await emitEvent(tx, actor.scope, 'user.created', userDocument(user));
@@ -131,13 +118,9 @@ export interface UserChanges {
 }
 
 export async function updateUser(actor: Actor, id: string, attributes: UserChanges): Promise<UserRecord> {
-  // Which attributes are sent decides whether a user may make the change to themselves.
-  const item = await authorize(actor, 'users', id, 'update', { attributes: Object.keys(attributes) });
+  // What is sent decides whether a user may make the change to themselves, and what it hands over.
+  const item = await authorize(actor, 'users', id, 'update', { changes: { ...attributes } });
   const user = toRecord<UserRecord>(item);
-  if (attributes.role !== undefined) authorizeRole(actor, attributes.role, user.environmentId, `The role ${attributes.role}`);
-  if (attributes.password !== undefined || attributes.email !== undefined) {
-    authorizeRole(actor, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
-  }
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];
   const release: { kind: string; value: string }[] = [];
