@@ -3,6 +3,8 @@
  * the policy registry and the event kinds are derived from.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { POLICIES } from '#shared/auth/policies/index.ts';
 import { eventKinds } from '#shared/events/kinds.ts';
@@ -46,5 +48,31 @@ describe('the manifest', () => {
       const file = new URL(`${name}/events.ts`, RESOURCES);
       if (existsSync(file)) expect(readFileSync(file, 'utf8'), name).not.toMatch(/^import /m);
     }
+  });
+
+  it('reaches, through what its modules import, no module that imports it back', () => {
+    // A module read while it is still loading throws (a binding before its initialisation): the
+    // registries derived from the manifest read it on first use, so nothing it imports may need it.
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const manifestFile = resolve(root, 'shared/resources/manifest.ts');
+    const importsOf = (file: string) =>
+      [...readFileSync(file, 'utf8').matchAll(/^import (?!type )[^'"]*?from '([^']+)'/gm)]
+        .map(([, specifier = '']) =>
+          specifier.startsWith('#shared/')
+            ? resolve(root, 'shared', specifier.slice(8))
+            : specifier.startsWith('.')
+              ? resolve(dirname(file), specifier)
+              : '',
+        )
+        .filter((file) => file !== '' && existsSync(file));
+    const reached = new Set<string>();
+    const pending = importsOf(manifestFile);
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (reached.has(file)) continue;
+      reached.add(file);
+      pending.push(...importsOf(file));
+    }
+    expect(reached.size).toBeGreaterThan(20);
+    expect(reached.has(manifestFile)).toBe(false);
   });
 });

@@ -13,7 +13,8 @@ import { canWrite } from '../../store/scope.ts';
 import { now } from '../rules.ts';
 import { revokeTokensOf } from '../tokens/service.ts';
 import { userDocument } from '../users/document.ts';
-import { isManaged, type UserRecord } from '../users/entity.ts';
+import type { UserRecord } from '../users/entity.ts';
+import { passwordResettable } from '../users/policy.ts';
 import { passwordRules } from '../users/service.ts';
 
 /** What the reset form (or a client holding the webhook's token) sends. */
@@ -35,11 +36,8 @@ export async function resetPassword(requester: Requester, id: string, input: Pas
   if (!user.passwordResetExpiry || Date.parse(user.passwordResetExpiry) <= Date.now()) {
     throw new NotAuthenticated('TOKEN_EXPIRED', 'The password reset token is expired: request a new one');
   }
-  if (requester.account.protected && isManaged(user) && user.role === 'user') {
-    throw refused(
-      'In a protected account a managed user cannot set an initial password: an admin can set a temporary one, or make the account unprotected',
-    );
-  }
+  const resettable = passwordResettable(requester.account, user);
+  if (resettable !== true) throw refused(resettable);
   passwordRules(input.newPassword, '/meta/newPassword');
 
   const passwordHash = await hashPassword(input.newPassword);

@@ -5,8 +5,9 @@
  * that role's permissions: only a credential holding all of them gives it (`carries`).
  */
 import { heldBy } from '../../auth/permissions.ts';
-import { administratorsOnly, type Carried, definePolicy, isAdministrator, isSelf } from '../../auth/policies/policy.ts';
-import { ROLES } from './entity.ts';
+import { administratorsOnly, type Carried, definePolicy, isAdministrator, isSelf, type Verdict } from '../../auth/policies/policy.ts';
+import type { Account } from '../accounts/entity.ts';
+import { isManaged, ROLES, type UserRecord } from './entity.ts';
 
 /** The permissions a user of `role` living in `home` holds; nothing for a role that is no role (the model's 422). */
 function roleCarries(role: unknown, home: string | null, what: string): Carried[] {
@@ -65,3 +66,15 @@ export const userPolicy = definePolicy({
     ];
   },
 });
+
+/**
+ * Whether a password reset (a credential of its own: the reset token) may set this user's
+ * password. In a protected account a managed user (one without a password yet) cannot set an
+ * initial password: an administrator sets a temporary one, or makes the account unprotected.
+ */
+export function passwordResettable(account: Account, user: UserRecord): Verdict {
+  return (
+    !(account.protected && isManaged(user) && user.role === 'user') ||
+    'In a protected account a managed user cannot set an initial password: an admin can set a temporary one, or make the account unprotected'
+  );
+}
