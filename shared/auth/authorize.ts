@@ -6,8 +6,8 @@
  */
 
 import { refused } from '../errors.ts';
+import { heldEntitlementIds } from '../licensing/held-entitlements.ts';
 import { SLOTS } from '../licensing/slots.ts';
-import { heldEntitlementIds } from '../resources/entitlements/held.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';

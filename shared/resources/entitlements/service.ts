@@ -7,6 +7,7 @@ import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import { heldEntitlementIds } from '../../licensing/held-entitlements.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { isUuid, toRecord } from '../../store/records.ts';
@@ -16,7 +17,6 @@ import { attributePointer, type Metadata, maxLength, metadataRule, now } from '.
 import { detachEverywhere, entitlementsById } from './attachments.ts';
 import { entitlementDocument } from './document.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from './entity.ts';
-import { heldEntitlementIds } from './held.ts';
 
 export interface EntitlementChanges {
   name?: string;

@@ -1,15 +1,16 @@
 /**
- * What a licensee holds: a license bearer its effective set; a user the effective sets of the
- * licenses they own (read from their owner collection: what the user owns, never what the
- * account holds). Others hold nothing of their own: they reach entitlements as administrators or
- * as a product.
+ * What a licensee holds, a fact of the licensing graph that the policies judge with (the
+ * principal shared/auth/authorize.ts gives them) and that a licensee's list of entitlements
+ * shows: a license bearer its effective set; a user the effective sets of the licenses they own
+ * (read from their owner collection: what the user owns, never what the account holds). Others
+ * hold nothing of their own: they reach entitlements as administrators or as a product.
  */
-import type { Bearer } from '../../auth/bearer.ts';
-import { SLOTS } from '../../licensing/slots.ts';
-import { childItems } from '../../store/cascade.ts';
-import { getItems } from '../../store/records.ts';
-import type { Scope } from '../../store/scope.ts';
-import { effectiveEntitlementIds, effectiveSetKeys, heldIn } from './attachments.ts';
+import type { Bearer } from '../auth/bearer.ts';
+import { effectiveEntitlementIds, effectiveSetKeys, heldIn } from '../resources/entitlements/attachments.ts';
+import { childItems } from '../store/cascade.ts';
+import { getItems } from '../store/records.ts';
+import type { Scope } from '../store/scope.ts';
+import { SLOTS } from './slots.ts';
 
 /** The ids of the entitlements the bearer holds, each once. */
 export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<string[]> {
