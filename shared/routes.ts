@@ -65,7 +65,7 @@ export interface Worker {
 
 /**
  * A function fed by the table's stream, as a worker is by its queue: Lambda's DynamoDB event source
- * on AWS (lib/relay.ts), the stream poller in the local stack (dev/local/streams.ts), both from
+ * on AWS (lib/stream-workers.ts), the stream poller in the local stack (dev/local/streams.ts), both from
  * this entry. Only the records a filter lets through reach it, oldest first (TRIM_HORIZON, so a
  * new source starts with what the stream still holds). It answers the records it failed
  * (ReportBatchItemFailures): the batch is retried from the first of them. A batch that throws is

@@ -92,7 +92,7 @@ const NAME = /^'([A-Za-z][A-Za-z0-9]*)'$/;
 /** A code built from an attribute's name: `${attributeCode(attribute)}_TOO_LONG`, `${attribute.toUpperCase()}_INVALID`. */
 const BUILT = /^`\$\{(?:attributeCode\((\w+)\)|(\w+)\.toUpperCase\(\))\}(_[A-Z_]+)`$/;
 
-/** `firstName` → `FIRST_NAME`, as shared/domain/rules.ts makes codes of attribute names. */
+/** `firstName` → `FIRST_NAME`, as shared/resources/rules.ts makes codes of attribute names. */
 const attributeCode = (attribute: string) => attribute.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 
 /** The code a template of BUILT makes of one attribute's name. */
