@@ -35,8 +35,8 @@ async function declaredOperations(): Promise<Declaration[]> {
   for (const name of Object.keys(manifest)) {
     const module: Record<string, unknown> = await import(`./resources/${name}/operations.ts`);
     // By export name, as a module namespace lists them (a test runner's module objects may not).
-    for (const name of Object.keys(module).sort()) {
-      const exported = module[name];
+    for (const exportName of Object.keys(module).sort()) {
+      const exported = module[exportName];
       if (exported === null || typeof exported !== 'object') continue;
       for (const value of Object.values(exported)) if (isDeclaration(value)) found.add(value);
     }

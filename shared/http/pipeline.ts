@@ -129,7 +129,8 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
  */
 function verifyAuthorized(declaration: Declaration, asked: readonly string[]): void {
   const wanted = declaration.authorizes;
-  if (!wanted || 'nothing' in wanted) return;
+  if (!wanted) throw new Error(`${declaration.operation} declares nothing it authorizes`);
+  if ('nothing' in wanted) return;
   const question = `${wanted.type}.${wanted.action}${wanted.record ? '@record' : ''}`;
   if (!asked.includes(question))
     throw new Error(`${declaration.operation} answered without asking ${question} (asked: ${asked.join(', ') || 'nothing'})`);

@@ -62,6 +62,8 @@ describe('the functions’ bundles', () => {
     expect(inputs).toContain('shared/client-hooks.ts');
     const outside = inputs.filter((input) => FORBIDDEN.some((folder) => under(input, folder)) || /(^|\/)faults\.[cm]?[jt]s$/.test(input));
     expect(outside).toEqual([]);
+    // Nor the route table, which loads every resource's declarations: a function reads its own.
+    expect(inputs).not.toContain('shared/routes.ts');
   });
 });
 
