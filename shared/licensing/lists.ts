@@ -7,7 +7,7 @@
  */
 import type { RecordType } from '../store/keys.ts';
 import { emptyPage, listCollection, type Page, type PageRequest } from '../store/paging.ts';
-import type { StoredRecord } from '../store/records.ts';
+import type { RecordOf } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
 
 export interface Filter {
@@ -29,14 +29,14 @@ export type FilterValues = Readonly<Record<string, string | undefined>>;
  * first. Contradicting values (owner=a&user=b, or a filter outside the bearer's reach) match
  * nothing.
  */
-export async function filteredList<T extends StoredRecord>(
+export async function filteredList<K extends RecordType>(
   scope: Scope,
-  type: RecordType,
+  type: K,
   filters: readonly Filter[],
   given: FilterValues,
   forced: readonly Record<string, string>[],
   page: PageRequest,
-): Promise<Page<T>> {
+): Promise<Page<RecordOf<K>>> {
   const values: Record<string, string> = {};
   let contradiction = false;
   const set = (attribute: string, value: string) => {
@@ -50,13 +50,13 @@ export async function filteredList<T extends StoredRecord>(
     }
   }
   for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);
-  if (contradiction) return emptyPage<T>(page);
+  if (contradiction) return emptyPage<RecordOf<K>>(page);
 
   // The partition is the most selective filter given; the other values are conditions within it.
   for (const partition of filters) {
     const { [partition.attribute]: id, ...where } = values;
     if (id === undefined) continue;
-    return listCollection<T>(scope, { type, parent: { type: partition.parent, id, slot: partition.slot }, where }, page);
+    return listCollection(scope, { type, parent: { type: partition.parent, id, slot: partition.slot }, where }, page);
   }
-  return listCollection<T>(scope, { type }, page);
+  return listCollection(scope, { type }, page);
 }

@@ -8,6 +8,7 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
+import type { RecordOf } from './record-types.ts';
 import { goneWithRemoval } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 
@@ -42,7 +43,18 @@ const LAYOUT = new Set([
   'DUESK',
 ]);
 
+/** Any stored item: a record's, a marker, a count, a register... */
 export type Item = Record<string, unknown> & Key;
+
+/**
+ * A record's stored item: the record's attributes with its keys and layout. JSON_TEXT attributes
+ * are as the table keeps them (text), so only toRecord reads them.
+ */
+export type StoredItem<R extends StoredRecord = StoredRecord> = Item & {
+  [P in keyof R]: P extends JsonText ? unknown : R[P];
+} & { markers?: string[] };
+
+export type { RecordOf };
 
 /**
  * Attributes stored as JSON text rather than as DynamoDB maps. `metadata` is any JSON the
@@ -50,7 +62,8 @@ export type Item = Record<string, unknown> & Key;
  * magnitude, more than 38 digits, nesting past 32 levels) or garble it in the SDK's
  * marshaller (a `constructor` key); as text it comes back exactly as JSON.parse read it.
  */
-const JSON_TEXT = new Set(['metadata']);
+const JSON_TEXT: ReadonlySet<string> = new Set<JsonText>(['metadata']);
+type JsonText = 'metadata';
 
 /** Attributes as the table stores them: JSON_TEXT ones as text. Everything else as is. */
 export function toStored<T extends object>(attributes: T): T {
@@ -62,7 +75,12 @@ export function toStored<T extends object>(attributes: T): T {
   return stored as T;
 }
 
-export function toRecord<T>(item: Record<string, unknown>): T {
+/**
+ * What an item holds without its layout, JSON_TEXT attributes parsed, as `T`: for the entity.ts
+ * that reads an item of its own that is no record type's (an account, a token lookup). A record
+ * is read with toRecord, typed by its type.
+ */
+export function attributesOf<T>(item: Record<string, unknown>): T {
   const record: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(item)) {
     if (LAYOUT.has(name)) continue;
@@ -71,6 +89,12 @@ export function toRecord<T>(item: Record<string, unknown>): T {
   }
   return record as T;
 }
+
+/** The record of `type` an item holds (read by its key, or handed back by a transaction on it). */
+export const toRecord = <K extends RecordType>(_type: K, item: Record<string, unknown>): RecordOf<K> => attributesOf<RecordOf<K>>(item);
+
+/** The stored item of a record of `type` (one read by its key, or handed back by a transaction on it). */
+export const itemOf = <K extends RecordType>(_type: K, item: Item): StoredItem<RecordOf<K>> => item as StoredItem<RecordOf<K>>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -86,20 +110,25 @@ export async function getItem(key: Key): Promise<Item | undefined> {
  * of an environment out of reach, under a removal under way, or an id that is no UUID is simply
  * not found.
  */
-export async function getVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item | undefined> {
+export async function getVisibleItem<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  id: string,
+): Promise<StoredItem<RecordOf<K>> | undefined> {
   if (!isUuid(id)) return undefined;
   const key = recordKey(scope.accountId, type, id.toLowerCase());
-  const item = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
-  if (!item || !canRead(scope, type, (item.environmentId as string | null) ?? null)) return undefined;
+  const found = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
+  const item = found && itemOf(type, found);
+  if (!item || !canRead(scope, type, item.environmentId ?? null)) return undefined;
   // A record under a removal under way is gone already (removals.ts).
   return (await goneWithRemoval(scope, item)) ? undefined : item;
 }
 
 export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);
 
-export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {
+export async function getRecord<K extends RecordType>(scope: Scope, type: K, id: string): Promise<RecordOf<K> | undefined> {
   const item = await getVisibleItem(scope, type, id);
-  return item && toRecord<T>(item);
+  return item && toRecord(type, item);
 }
 
 /** BatchGetItem takes at most this many keys. */

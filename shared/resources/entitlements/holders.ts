@@ -17,7 +17,6 @@ import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getItems, type Item, isUuid, toRecord } from '../../store/records.ts';
 import { canRead } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { LicenseRecord } from '../licenses/entity.ts';
 import { now } from '../rules.ts';
 import {
   type Attachment,
@@ -79,7 +78,7 @@ export async function holderEntitlements(actor: Actor, holder: EntitlementHolder
   const item = await holderItem(actor, holder, id, 'list');
   const records =
     holder === 'licenses'
-      ? await effectiveEntitlements(toRecord<LicenseRecord>(item))
+      ? await effectiveEntitlements(toRecord('licenses', item))
       : await entitlementsById(
           actor.scope.accountId,
           (await attachmentsOf(holderOf(item))).map((attachment) => attachment.entitlementId),

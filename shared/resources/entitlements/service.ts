@@ -73,17 +73,18 @@ export async function createEntitlement(actor: Actor, input: NewEntitlement): Pr
 }
 
 export async function retrieveEntitlement(actor: Actor, id: string): Promise<EntitlementRecord> {
-  return toRecord<EntitlementRecord>(await authorize(actor, 'entitlements', id, 'read'));
+  return toRecord('entitlements', await authorize(actor, 'entitlements', id, 'read'));
 }
 
 /** A new code swaps the markers in the update itself: of two records taking one code, one wins. */
 export async function updateEntitlement(actor: Actor, id: string, changes: EntitlementChanges): Promise<EntitlementRecord> {
   const item = await authorize(actor, 'entitlements', id, 'update');
   rules(changes);
-  const current = toRecord<EntitlementRecord>(item);
+  const current = toRecord('entitlements', item);
   const recoded = changes.code !== undefined && entitlementCodeValue(changes.code) !== entitlementCodeValue(current.code);
   const tx = new Transaction();
-  const next = toRecord<EntitlementRecord>(
+  const next = toRecord(
+    'entitlements',
     tx.update(
       item,
       { ...changes, updated: now() },
@@ -107,7 +108,7 @@ export async function updateEntitlement(actor: Actor, id: string, changes: Entit
  */
 export async function deleteEntitlement(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'entitlements', id, 'delete');
-  const removed = toRecord<EntitlementRecord>(item);
+  const removed = toRecord('entitlements', item);
   if (!removed.removing) {
     const mark = new Transaction();
     mark.update(item, { removing: true }, { missing: new RecordNotFound('entitlements', id) });
@@ -124,7 +125,7 @@ export async function deleteEntitlement(actor: Actor, id: string): Promise<void>
 export async function listEntitlements(actor: Actor, page: PageRequest): Promise<Page<EntitlementRecord>> {
   await authorizeAction(actor, 'entitlements', 'list');
   if (restriction(actor, 'entitlements').heldBy === undefined) {
-    return listCollection<EntitlementRecord>(actor.scope, { type: 'entitlements' }, page);
+    return listCollection(actor.scope, { type: 'entitlements' }, page);
   }
   return pageOf(visible(actor, await entitlementsById(actor.scope.accountId, await heldEntitlementIds(actor.scope, actor.bearer))), page);
 }

@@ -409,7 +409,7 @@ async function validate(requester: Requester, item: Item, reads: ValidationReads
   const policy = reads.record(accountId, 'policies', item.policyId as string);
   const owner = reads.record(accountId, 'users', item.ownerId as string | null);
   const expiration = expirationOf(policy);
-  const license = toRecord<LicenseRecord>(await startExpiryOnValidation(requester.scope, item, expiration));
+  const license = toRecord('licenses', await startExpiryOnValidation(requester.scope, item, expiration));
   const limits = limitsOf(policy);
   const given = echo.scope ?? {};
   const subject: Subject = {

@@ -105,7 +105,7 @@ export async function createUser(actor: Actor, input: NewUser): Promise<UserReco
 }
 
 export async function retrieveUser(actor: Actor, id: string): Promise<UserRecord> {
-  return toRecord<UserRecord>(await authorize(actor, 'users', id, 'read'));
+  return toRecord('users', await authorize(actor, 'users', id, 'read'));
 }
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
@@ -117,7 +117,7 @@ export async function listUserTokens(actor: Actor, id: string, page: PageRequest
 
 export async function listUsers(actor: Actor, page: PageRequest) {
   await authorizeAction(actor, 'users', 'list');
-  return listCollection<UserRecord>(actor.scope, { type: 'users' }, page);
+  return listCollection(actor.scope, { type: 'users' }, page);
 }
 
 /** The attributes an update may send; only those given change. */
@@ -133,7 +133,7 @@ export interface UserChanges {
 export async function updateUser(actor: Actor, id: string, attributes: UserChanges): Promise<UserRecord> {
   // Which attributes are sent decides whether a user may make the change to themselves.
   const item = await authorize(actor, 'users', id, 'update', { attributes: Object.keys(attributes) });
-  const user = toRecord<UserRecord>(item);
+  const user = toRecord('users', item);
   if (attributes.role !== undefined) authorizeRole(actor, attributes.role, user.environmentId, `The role ${attributes.role}`);
   if (attributes.password !== undefined || attributes.email !== undefined) {
     authorizeRole(actor, user.role, user.environmentId, `Setting the credentials of a user with the role ${user.role}`);
@@ -202,9 +202,9 @@ async function changeUser(
   options: Parameters<Transaction['update']>[2],
   revoking: boolean,
 ): Promise<UserRecord> {
-  let next = toRecord<UserRecord>(item);
+  let next = toRecord('users', item);
   const apply = async (tx: Transaction) => {
-    next = toRecord<UserRecord>(tx.update(item, changes, options));
+    next = toRecord('users', tx.update(item, changes, options));
     await emitEvent(tx, actor.scope, 'user.updated', userDocument(next));
   };
   if (revoking) {
@@ -234,7 +234,7 @@ async function setUserStatus(actor: Actor, id: string, status: 'ACTIVE' | 'BANNE
  */
 export async function deleteUser(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'users', id, 'delete');
-  const document = userDocument(toRecord<UserRecord>(item));
+  const document = userDocument(toRecord('users', item));
   await deleteOwner(item, async (tx) => {
     tx.delete(item, new RecordNotFound('users', id));
     await emitEvent(tx, actor.scope, 'user.deleted', document);
