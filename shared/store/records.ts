@@ -8,8 +8,9 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
+import { readItems } from './read-ahead.ts';
 import type { RecordOf } from './record-types.ts';
-import { goneWithRemoval } from './removals.ts';
+import { goneWithRemoval, withoutRemoved } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 
 export interface StoredRecord {
@@ -119,9 +120,47 @@ export async function getVisibleItem<K extends RecordType>(
   const key = recordKey(scope.accountId, type, id.toLowerCase());
   const found = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
   const item = found && itemOf(type, found);
-  if (!item || !canRead(scope, type, item.environmentId ?? null)) return undefined;
+  if (!item || !readable(scope, type, item)) return undefined;
   // A record under a removal under way is gone already (removals.ts).
   return (await goneWithRemoval(scope, item)) ? undefined : item;
+}
+
+/** Whether the scope reads a record of `type`: of its account, in an environment it reads (scope.ts). */
+const readable = (scope: Scope, type: RecordType, item: StoredItem): boolean =>
+  item.accountId === scope.accountId && canRead(scope, type, item.environmentId ?? null);
+
+/**
+ * Those of `items` (records of `type` read by their keys) the scope may read: what getVisibleItem
+ * applies to one, so a record of another account, of an environment out of reach or under a
+ * removal under way is left out.
+ */
+export async function visibleItems<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  items: readonly Item[],
+): Promise<StoredItem<RecordOf<K>>[]> {
+  return withoutRemoved(
+    scope,
+    items.map((item) => itemOf(type, item)).filter((item) => readable(scope, type, item)),
+  );
+}
+
+/**
+ * The records of `type` among `ids` the scope may read (getVisibleItem's for each): one
+ * BatchGetItem per 100, what the request read ahead taken from there. An id that is no UUID
+ * names nothing.
+ */
+export async function getVisibleItems<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  ids: readonly string[],
+): Promise<StoredItem<RecordOf<K>>[]> {
+  const keys = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))].map((id) => recordKey(scope.accountId, type, id));
+  return keys.length ? visibleItems(scope, type, await readItems(scope.readAhead, keys)) : [];
+}
+
+export async function getVisibleRecords<K extends RecordType>(scope: Scope, type: K, ids: readonly string[]): Promise<RecordOf<K>[]> {
+  return (await getVisibleItems(scope, type, ids)).map((item) => toRecord(type, item));
 }
 
 export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);

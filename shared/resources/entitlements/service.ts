@@ -9,11 +9,10 @@ import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { isUuid, toRecord } from '../../store/records.ts';
-import { canRead } from '../../store/scope.ts';
+import { getVisibleRecords, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { detachEverywhere, entitlementsById } from './attachments.ts';
+import { detachEverywhere } from './attachments.ts';
 import { entitlementDocument } from './document.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from './entity.ts';
 import { heldEntitlementIds } from './held.ts';
@@ -127,9 +126,5 @@ export async function listEntitlements(actor: Actor, page: PageRequest): Promise
   if (restriction(actor, 'entitlements').heldBy === undefined) {
     return listCollection(actor.scope, { type: 'entitlements' }, page);
   }
-  return pageOf(visible(actor, await entitlementsById(actor.scope.accountId, await heldEntitlementIds(actor.scope, actor.bearer))), page);
+  return pageOf(await getVisibleRecords(actor.scope, 'entitlements', await heldEntitlementIds(actor.scope, actor.bearer)), page);
 }
-
-/** Entitlements the request's scope may read, of those found through attachments. */
-export const visible = (actor: Actor, records: readonly EntitlementRecord[]) =>
-  records.filter((record) => canRead(actor.scope, 'entitlements', record.environmentId));

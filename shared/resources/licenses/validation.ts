@@ -39,8 +39,7 @@ import { SLOTS } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
-import { goneWithRemoval } from '../../store/removals.ts';
+import { getItem, type Item, toRecord, visibleItems } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
@@ -232,7 +231,7 @@ const statusOf = (machine: MachineFacts, heartbeat: Heartbeat) => heartbeatAt(ma
 const machineScope: Check = async (subject) => {
   const { given, usage, heartbeat } = subject;
   if (given.machine === undefined) return undefined;
-  const named = usage.namedMachine();
+  const named = await usage.namedMachine();
   // A machine found says the license has one; only when none is found are its machines counted.
   if (!named)
     return (
@@ -466,11 +465,11 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   const earlier = typeof marker.policyId === 'string' ? undefined : await getItem({ PK: marker.ref as string, SK: marker.SK });
   const plan = planOf(earlier ?? { ...marker, accountId: scope.accountId, id: licenseId }, echo.scope);
   const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
-  const item = reads.record(scope.accountId, 'licenses', licenseId);
-  // A license of an environment this request cannot see does not exist for it.
-  if (!item || !canRead(scope, 'licenses', (item.environmentId as string | null) ?? null)) return notFound();
-  // Nor does one under a removal under way (its policy or product removed, its own deletion to follow).
-  if (await goneWithRemoval(scope, item)) return notFound();
+  const found = reads.record(scope.accountId, 'licenses', licenseId);
+  // A license of an environment this request cannot see does not exist for it, nor does one under a
+  // removal under way (its policy or product removed, its own deletion to follow).
+  const [item] = found ? await visibleItems(scope, 'licenses', [found]) : [];
+  if (!item) return notFound();
   return validate(requester, item, reads, echo);
 }
 
