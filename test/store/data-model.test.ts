@@ -8,7 +8,7 @@ import { digest } from '#shared/auth/secrets.ts';
 import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
 import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/licensing/fingerprints.ts';
-import { SLOTS } from '#shared/licensing/slots.ts';
+import { parentIn, slotOf } from '#shared/licensing/slots.ts';
 import { dropCountsOfLicense } from '#shared/licensing/teardown.ts';
 import { findAccount, putNewAccount } from '#shared/resources/accounts/entity.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
@@ -308,7 +308,7 @@ describe('access patterns', () => {
         counterKey(collectionPartition(accountId, environment.id, 'USER')).PK,
       ].sort(),
     );
-    expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id }, 0)).toEqual([]);
+    expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id, slot: 0 })).toEqual([]);
   });
 
   it('keeps counters equal to the collections they count', async () => {
@@ -989,13 +989,13 @@ describe('licensing access patterns', () => {
     const scope = globalScope(accountId);
     const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
       listCollection(scope, { type: 'components', parent: { type, id, slot } }, page);
-    const machine = await by('machines', m1.id, SLOTS.components.machine);
+    const machine = await by('machines', m1.id, slotOf('components', 'machine'));
     expect(machine.records.map((c) => c.id)).toEqual([c3.id, c1.id]);
     expect(machine.count).toBe(2);
     for (const [type, id, slot] of [
-      ['licenses', g.license.id, SLOTS.components.license],
-      ['products', g.product.id, SLOTS.components.product],
-      ['users', owner!.id, SLOTS.components.owner],
+      ['licenses', g.license.id, slotOf('components', 'license')],
+      ['products', g.product.id, slotOf('components', 'product')],
+      ['users', owner!.id, slotOf('components', 'owner')],
     ] as const) {
       const listed = await by(type, id, slot);
       expect(listed.records.map((c) => c.id)).toEqual([c3.id, c2.id, c1.id]);
@@ -1012,7 +1012,7 @@ describe('licensing access patterns', () => {
       globalScope(accountId),
       {
         type: 'components',
-        parent: { type: 'licenses', id: g.license.id, slot: SLOTS.components.license },
+        parent: parentIn('components', 'license', g.license.id),
         where: { machineId: m1.id, productId: g.product.id },
       },
       { mode: 'number', number: 1, size: 10 },
@@ -1032,17 +1032,15 @@ describe('licensing access patterns', () => {
       id: string,
       slot: number,
     ) => (await listCollection(scope, { type, parent: { type: parent, id, slot } }, page)).records.map((r) => r.id);
-    expect(await one('policies', 'products', g.product.id, SLOTS.policies.product)).toEqual([g.policy.id]);
-    expect(await one('licenses', 'policies', g.policy.id, SLOTS.licenses.policy)).toEqual([g.license.id]);
-    expect(await one('licenses', 'products', g.product.id, SLOTS.licenses.product)).toEqual([g.license.id]);
-    expect(await one('licenses', 'users', owner!.id, SLOTS.licenses.owner)).toEqual([g.license.id]);
-    expect(await one('machines', 'licenses', g.license.id, SLOTS.machines.license)).toEqual([m.id]);
-    expect(await one('machines', 'products', g.product.id, SLOTS.machines.product)).toEqual([m.id]);
-    expect(await one('machines', 'users', owner!.id, SLOTS.machines.owner)).toEqual([m.id]);
+    expect(await one('policies', 'products', g.product.id, slotOf('policies', 'product'))).toEqual([g.policy.id]);
+    expect(await one('licenses', 'policies', g.policy.id, slotOf('licenses', 'policy'))).toEqual([g.license.id]);
+    expect(await one('licenses', 'products', g.product.id, slotOf('licenses', 'product'))).toEqual([g.license.id]);
+    expect(await one('licenses', 'users', owner!.id, slotOf('licenses', 'owner'))).toEqual([g.license.id]);
+    expect(await one('machines', 'licenses', g.license.id, slotOf('machines', 'license'))).toEqual([m.id]);
+    expect(await one('machines', 'products', g.product.id, slotOf('machines', 'product'))).toEqual([m.id]);
+    expect(await one('machines', 'users', owner!.id, slotOf('machines', 'owner'))).toEqual([m.id]);
     // Cascades read the same partitions with childItems.
-    expect(
-      (await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id),
-    ).toEqual([m.id]);
+    expect((await childItems(accountId, null, 'machines', parentIn('machines', 'license', g.license.id))).map((i) => i.id)).toEqual([m.id]);
   });
 });
 
@@ -1344,20 +1342,20 @@ describe('process access patterns', () => {
     const [p1, p2, p3] = [await addProcessOf(g, m1, '1'), await addProcessOf(g, m2, '1'), await addProcessOf(g, m1, '2')];
     const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
       listCollection(globalScope(accountId), { type: 'processes', parent: { type, id, slot } }, page);
-    const ofMachine = await by('machines', m1.id, SLOTS.processes.machine);
+    const ofMachine = await by('machines', m1.id, slotOf('processes', 'machine'));
     expect(ofMachine.records.map((p) => p.id)).toEqual([p3.id, p1.id]);
     expect(ofMachine.count).toBe(2);
     for (const [type, id, slot] of [
-      ['licenses', g.license.id, SLOTS.processes.license],
-      ['products', g.product.id, SLOTS.processes.product],
-      ['users', owner!.id, SLOTS.processes.owner],
+      ['licenses', g.license.id, slotOf('processes', 'license')],
+      ['products', g.product.id, slotOf('processes', 'product')],
+      ['users', owner!.id, slotOf('processes', 'owner')],
     ] as const) {
       const listed = await by(type, id, slot);
       expect(listed.records.map((p) => p.id)).toEqual([p3.id, p2.id, p1.id]);
       expect(listed.count).toBe(3);
     }
     // A machine's removal reads the same partition with childItems.
-    const children = await childItems(accountId, null, 'processes', { type: 'machines', id: m1.id }, SLOTS.processes.machine);
+    const children = await childItems(accountId, null, 'processes', parentIn('processes', 'machine', m1.id));
     expect(children.map((i) => i.id).sort()).toEqual([p1.id, p3.id].sort());
   });
 });

@@ -20,7 +20,7 @@ import {
 } from '../../licensing/fingerprints.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
@@ -127,12 +127,12 @@ export async function addComponent(tx: Transaction, actor: Actor, component: Com
   const item = createHolder(
     tx,
     component,
-    [
-      { type: 'machines', id: component.machineId },
-      { type: 'licenses', id: component.licenseId },
-      { type: 'products', id: component.productId },
-      component.ownerId ? { type: 'users', id: component.ownerId } : undefined,
-    ],
+    parentsOf('components', {
+      machine: component.machineId,
+      license: component.licenseId,
+      product: component.productId,
+      owner: component.ownerId,
+    }),
     hold,
   );
   await emitEvent(tx, originOf(component, actor.scope), 'component.created', componentDocument(component));
@@ -161,11 +161,11 @@ export async function deleteComponent(actor: Actor, id: string): Promise<void> {
 }
 
 /** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.components.machine },
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.components.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.components.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.components.product },
+const FILTERS: readonly Filter<'components'>[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listComponents(

@@ -5,7 +5,7 @@
  * as a product.
  */
 import type { Bearer } from '../../auth/bearer.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { getItems } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
@@ -21,7 +21,7 @@ export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<
   const licenses = (
     await Promise.all(
       scope.readable.map((environmentId) =>
-        childItems(scope.accountId, environmentId, 'licenses', { type: 'users', id: bearer.id }, SLOTS.licenses.owner),
+        childItems(scope.accountId, environmentId, 'licenses', parentIn('licenses', 'owner', bearer.id)),
       ),
     )
   ).flat();

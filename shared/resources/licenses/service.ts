@@ -12,7 +12,7 @@ import { licenseNamed, requireNamedId } from '../../licensing/aliases.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
@@ -132,11 +132,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   };
   const tx = new Transaction();
   tx.create(license, {
-    parents: [
-      { type: 'policies', id: policy.id },
-      { type: 'products', id: policy.productId },
-      owner ? { type: 'users', id: owner.id as string } : undefined,
-    ],
+    parents: parentsOf('licenses', { policy: policy.id, product: policy.productId, owner: license.ownerId }),
     unique: [keyClaim(license)],
   });
   // The policy and its product must still exist: a license is never created under a removal.
@@ -174,10 +170,10 @@ export async function removeLicense(actor: Actor, item: Item, event: 'license.de
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.licenses.owner },
-  { params: ['policy'], attribute: 'policyId', parent: 'policies', slot: SLOTS.licenses.policy },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.licenses.product },
+const FILTERS: readonly Filter<'licenses'>[] = [
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['policy'], attribute: 'policyId', parent: 'policy' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listLicenses(

@@ -6,7 +6,7 @@
  * validation's one read (validation-reads.ts).
  */
 
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import {
   type Key,
   licenseCoreCountKey,
@@ -64,7 +64,7 @@ export class Usage {
   async any(): Promise<boolean> {
     if ((await this.machines()) > 0) return true;
     const { scope, license } = this.subject;
-    return anyInCollection(scope, { type: 'machines', parent: { type: 'licenses', id: license.id, slot: SLOTS.machines.license } });
+    return anyInCollection(scope, { type: 'machines', parent: parentIn('machines', 'license', license.id) });
   }
 
   /** The cores of the license's machines in every environment, as maxCores counts them. */

@@ -35,7 +35,7 @@ import type { Actor, Requester } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
@@ -500,7 +500,7 @@ export function required(strategy: MatchingStrategy, total: number): number {
 async function componentsOf(scope: Scope, machineId: string): Promise<Item[]> {
   const lists = await Promise.all(
     scope.readable.map((environmentId) =>
-      childItems(scope.accountId, environmentId, 'components', { type: 'machines', id: machineId }, SLOTS.components.machine),
+      childItems(scope.accountId, environmentId, 'components', parentIn('components', 'machine', machineId)),
     ),
   );
   return lists.flat();

@@ -14,7 +14,7 @@ import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, s
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { dueAttributes } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -117,11 +117,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   createHolder(
     tx,
     { ...machine, ...dueAttributes(firstDueOf(timestamp, heartbeat)) },
-    [
-      { type: 'licenses', id: license.id },
-      { type: 'products', id: license.productId },
-      machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
-    ],
+    parentsOf('machines', { license: license.id, product: license.productId, owner: machine.ownerId }),
     machineHold(machine, scopes),
   );
   // Found by its fingerprint alone as well, whatever its license (fingerprints.ts).
@@ -256,10 +252,10 @@ export async function deleteMachine(actor: Actor, id: string): Promise<void> {
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.machines.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.machines.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
+const FILTERS: readonly Filter<'machines'>[] = [
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listMachines(

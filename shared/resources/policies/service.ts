@@ -11,7 +11,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { relatedItem } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
@@ -138,7 +138,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     metadata: checked.metadata ?? {},
   };
   const tx = new Transaction();
-  tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
+  tx.create(policy, { parents: parentsOf('policies', { product: product.id }) });
   tx.requireExists(recordKeyOf(product), ruleBroken('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
   await emitEvent(tx, originOf(policy, actor.scope), 'policy.created', policyDocument(policy));
   await tx.commit();
@@ -210,7 +210,7 @@ export async function deletePolicy(actor: Actor, id: string): Promise<void> {
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'policy.deleted', policyDocument(removed)));
 }
 
-const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];
+const FILTERS: readonly Filter<'policies'>[] = [{ params: ['product'], attribute: 'productId', parent: 'product' }];
 
 export async function listPolicies(
   actor: Actor,

@@ -12,7 +12,7 @@
 
 import { childEnvironments } from '../../licensing/graph.ts';
 import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -55,7 +55,7 @@ export const policyDue: DueHandler = async (due: Due, at: number): Promise<void>
     const scope: Scope = { accountId, environmentId, readable: [environmentId] };
     const page = await listCollection(
       scope,
-      { type: 'licenses', parent: { type: 'policies', id: policy.id as string, slot: SLOTS.licenses.policy } },
+      { type: 'licenses', parent: parentIn('licenses', 'policy', policy.id as string) },
       { mode: 'cursor', cursor: walk.cursor, size: WALK_LICENSES - walked },
     );
     for (const license of page.records) await watchMachinesOf(accountId, environments, license.id, rules);
@@ -86,7 +86,7 @@ async function watchMachinesOf(accountId: string, environments: (string | null)[
     do {
       const page: Awaited<ReturnType<typeof listCollection<'machines'>>> = await listCollection(
         { accountId, environmentId, readable: [environmentId] },
-        { type: 'machines', parent: { type: 'licenses', id: licenseId, slot: SLOTS.machines.license } },
+        { type: 'machines', parent: parentIn('machines', 'license', licenseId) },
         { mode: 'cursor', cursor, size: 100 },
       );
       await Promise.all(page.records.map((machine) => watch(machine, rules)));

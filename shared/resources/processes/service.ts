@@ -11,7 +11,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -100,12 +100,12 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
   const item = tx.create(
     { ...process, ...dueAttributes(dueOf(process.lastHeartbeat, heartbeatOf(policy))) },
     {
-      parents: [
-        { type: 'machines', id: process.machineId },
-        { type: 'licenses', id: process.licenseId },
-        { type: 'products', id: process.productId },
-        process.ownerId ? { type: 'users', id: process.ownerId } : undefined,
-      ],
+      parents: parentsOf('processes', {
+        machine: process.machineId,
+        license: process.licenseId,
+        product: process.productId,
+        owner: process.ownerId,
+      }),
       unique: [
         {
           kind: PROCESS_PID_MARKER,
@@ -201,11 +201,11 @@ export function recordPing(tx: Transaction, item: Item, at: string, rules: Heart
 }
 
 /** Filters in order of selectivity: a machine's processes, a license's, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.processes.machine },
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.processes.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.processes.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.processes.product },
+const FILTERS: readonly Filter<'processes'>[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listProcesses(actor: Actor, filters: FilterValues, page: PageRequest): Promise<Page<ProcessRecord>> {

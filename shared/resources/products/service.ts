@@ -8,7 +8,7 @@ import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getVisibleItem, itemOf, toRecord } from '../../store/records.ts';
@@ -95,7 +95,7 @@ async function productsOfUser(actor: Actor, userId: string): Promise<ProductReco
   const licenses = (
     await Promise.all(
       actor.scope.readable.map((environmentId) =>
-        childItems(actor.scope.accountId, environmentId, 'licenses', { type: 'users', id: userId }, SLOTS.licenses.owner),
+        childItems(actor.scope.accountId, environmentId, 'licenses', parentIn('licenses', 'owner', userId)),
       ),
     )
   ).flat();
