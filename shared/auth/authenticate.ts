@@ -8,7 +8,7 @@ import type { Account } from '../resources/accounts/entity.ts';
 import type { Environment } from '../resources/environments/entity.ts';
 import { findLicenseItemByKey } from '../resources/licenses/entity.ts';
 import { requireStanding } from '../resources/licenses/standing.ts';
-import type { TokenRecord } from '../resources/tokens/entity.ts';
+import { tokenOfLookup } from '../resources/tokens/entity.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../resources/users/entity.ts';
 import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
@@ -18,7 +18,7 @@ import { hangsOnRemoved, removalsIn } from '../store/removals.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
 import { admits, type Bearer, kindOf } from './bearer.ts';
-import { type BearerKind, effectivePermissions } from './permissions.ts';
+import { effectivePermissions } from './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
 
 const invalid = () => new NotAuthenticated('TOKEN_INVALID', 'Token is invalid');
@@ -50,7 +50,7 @@ export async function authenticateToken(
   }
   const lookup = await readItem(ahead, tokenLookupKey(digest(value)));
   if (!lookup || lookup.accountId !== account.id) throw invalid();
-  const token = toRecord<TokenRecord & { bearerKind: BearerKind }>(lookup);
+  const token = tokenOfLookup(lookup);
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   // A token of a record under a removal under way (a license of a removed policy) went with it (removals.ts).
@@ -162,5 +162,5 @@ async function findLoginUser(scope: Scope, email: string): Promise<UserRecord | 
   if (email.length > 255) return undefined;
   const candidates: Scope = { ...scope, readable: scope.environmentId === null ? [null] : [scope.environmentId, null] };
   const item = await findByUnique(candidates, EMAIL_MARKER, normaliseEmail(email));
-  return item && toRecord<UserRecord>(item);
+  return item && toRecord('users', item);
 }

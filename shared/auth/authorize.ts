@@ -7,7 +7,7 @@
 
 import { refused } from '../errors.ts';
 import { heldEntitlementIds } from '../licensing/held-entitlements.ts';
-import { SLOTS } from '../licensing/slots.ts';
+import { parentIn } from '../licensing/slots.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
@@ -39,7 +39,7 @@ export function principalOf(actor: Actor): Principal {
     ownsLicense: (where) =>
       anyInCollection(actor.scope, {
         type: 'licenses',
-        parent: { type: 'users', id: actor.bearer.id, slot: SLOTS.licenses.owner },
+        parent: parentIn('licenses', 'owner', actor.bearer.id),
         where: where as Record<string, string>,
       }),
     licenseOf: (record) => getItem(recordKey(actor.scope.accountId, 'licenses', record.licenseId as string)),

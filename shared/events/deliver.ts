@@ -266,10 +266,10 @@ export async function attempt(key: AttemptKey, leaseMs = DEFAULT_LEASE_MS, endpo
 
   let recorded: { status: WebhookEventStatus; code: number | null; delay?: number; endpointId: string };
   try {
-    const event = toRecord<WebhookEventRecord>(claim.item);
+    const event = toRecord('webhook-events', claim.item);
     const endpointItem =
       endpointRead && event.endpointId === key.endpointId ? await endpointRead : await getItem(endpointKey(event.endpointId));
-    const endpoint = endpointItem && toRecord<WebhookEndpointRecord>(endpointItem);
+    const endpoint = endpointItem && toRecord('webhook-endpoints', endpointItem);
     let answer: Answer;
     let stop = false;
     if (!endpoint) {
@@ -381,7 +381,8 @@ async function recordDisabling(
       { missing: new EventGone(), unchanged: { deliveryAttempt: attemptNumber, deliveryLease: lease } },
     );
     if (disable) {
-      const disabled = toRecord<WebhookEndpointRecord>(
+      const disabled = toRecord(
+        'webhook-endpoints',
         tx.update(
           endpointItem,
           { enabled: false, updated: now() },

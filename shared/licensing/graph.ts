@@ -13,7 +13,7 @@ import { collectionName, collectionPartition, type RecordType, recordKey } from 
 import { partitionItems } from '../store/paging.ts';
 import { getVisibleItem, type Item, isUuid } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
-import { SLOTS } from './slots.ts';
+import { childrenOf } from './slots.ts';
 
 /**
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
@@ -67,22 +67,15 @@ export interface ChildCollection {
  */
 export const HANGING: Record<Removable, readonly ChildCollection[]> = {
   products: [
-    { type: 'processes', slot: SLOTS.processes.product },
-    { type: 'components', slot: SLOTS.components.product },
-    { type: 'machines', slot: SLOTS.machines.product },
-    { type: 'licenses', slot: SLOTS.licenses.product },
-    { type: 'policies', slot: SLOTS.policies.product },
+    childrenOf('processes', 'product'),
+    childrenOf('components', 'product'),
+    childrenOf('machines', 'product'),
+    childrenOf('licenses', 'product'),
+    childrenOf('policies', 'product'),
   ],
-  policies: [{ type: 'licenses', slot: SLOTS.licenses.policy }],
-  licenses: [
-    { type: 'processes', slot: SLOTS.processes.license },
-    { type: 'components', slot: SLOTS.components.license },
-    { type: 'machines', slot: SLOTS.machines.license },
-  ],
-  machines: [
-    { type: 'processes', slot: SLOTS.processes.machine },
-    { type: 'components', slot: SLOTS.components.machine },
-  ],
+  policies: [childrenOf('licenses', 'policy')],
+  licenses: [childrenOf('processes', 'license'), childrenOf('components', 'license'), childrenOf('machines', 'license')],
+  machines: [childrenOf('processes', 'machine'), childrenOf('components', 'machine')],
 };
 
 /**

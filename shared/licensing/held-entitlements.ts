@@ -10,7 +10,7 @@ import { effectiveEntitlementIds, effectiveSetKeys, heldIn } from '../resources/
 import { childItems } from '../store/cascade.ts';
 import { getItems } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
-import { SLOTS } from './slots.ts';
+import { parentIn } from './slots.ts';
 
 /** The ids of the entitlements the bearer holds, each once. */
 export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<string[]> {
@@ -22,7 +22,7 @@ export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<
   const licenses = (
     await Promise.all(
       scope.readable.map((environmentId) =>
-        childItems(scope.accountId, environmentId, 'licenses', { type: 'users', id: bearer.id }, SLOTS.licenses.owner),
+        childItems(scope.accountId, environmentId, 'licenses', parentIn('licenses', 'owner', bearer.id)),
       ),
     )
   ).flat();

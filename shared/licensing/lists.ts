@@ -5,19 +5,18 @@
  * and a bearer's own restriction (a user's owner partition, a product's or a license's) is one
  * more such filter. Nothing ever reads the whole account to answer a filtered list.
  */
-import type { RecordType } from '../store/keys.ts';
 import { emptyPage, listCollection, type Page, type PageRequest } from '../store/paging.ts';
-import type { StoredRecord } from '../store/records.ts';
+import type { RecordOf } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
+import { type Child, type ParentName, parentIn } from './slots.ts';
 
-export interface Filter {
+export interface Filter<T extends Child> {
   /** The names that set it (query parameters, e.g. `owner` and `user`). */
   params: readonly string[];
   /** The record attribute it compares. */
   attribute: string;
-  /** The parent collection serving it. */
-  parent: RecordType;
-  slot: number;
+  /** The parent collection serving it, by the name the record gives that parent. */
+  parent: ParentName<T>;
 }
 
 /** The filters' values given, by name (ids, lower-cased); the query's, parsed at the edge. */
@@ -29,14 +28,14 @@ export type FilterValues = Readonly<Record<string, string | undefined>>;
  * first. Contradicting values (owner=a&user=b, or a filter outside the bearer's reach) match
  * nothing.
  */
-export async function filteredList<T extends StoredRecord>(
+export async function filteredList<K extends Child>(
   scope: Scope,
-  type: RecordType,
-  filters: readonly Filter[],
+  type: K,
+  filters: readonly Filter<K>[],
   given: FilterValues,
   forced: readonly Record<string, string>[],
   page: PageRequest,
-): Promise<Page<T>> {
+): Promise<Page<RecordOf<K>>> {
   const values: Record<string, string> = {};
   let contradiction = false;
   const set = (attribute: string, value: string) => {
@@ -50,13 +49,13 @@ export async function filteredList<T extends StoredRecord>(
     }
   }
   for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);
-  if (contradiction) return emptyPage<T>(page);
+  if (contradiction) return emptyPage<RecordOf<K>>(page);
 
   // The partition is the most selective filter given; the other values are conditions within it.
   for (const partition of filters) {
     const { [partition.attribute]: id, ...where } = values;
     if (id === undefined) continue;
-    return listCollection<T>(scope, { type, parent: { type: partition.parent, id, slot: partition.slot }, where }, page);
+    return listCollection(scope, { type, parent: parentIn(type, partition.parent, id), where }, page);
   }
-  return listCollection<T>(scope, { type }, page);
+  return listCollection(scope, { type }, page);
 }

@@ -23,8 +23,8 @@ const CHUNK_OPERATIONS = 80;
 const ALSO_DELETED = 4;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
-export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent, slot: number) =>
-  partitionItems(collectionIndex(slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
+export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent & { slot: number }) =>
+  partitionItems(collectionIndex(parent.slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
 
 /** A page of a collection partition, oldest first, from `after`: its items and where the next page starts (undefined: none). */
 export async function collectionPage(

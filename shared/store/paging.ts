@@ -26,7 +26,7 @@ import {
   type RecordType,
 } from './keys.ts';
 import { readItems } from './read-ahead.ts';
-import { type Item, type StoredRecord, toRecord } from './records.ts';
+import { type Item, type RecordOf, type StoredRecord, toRecord } from './records.ts';
 import { withoutRemoved } from './removals.ts';
 import { readableOf, type Scope } from './scope.ts';
 import type { Parent } from './transaction.ts';
@@ -46,8 +46,8 @@ export interface Page<T> {
  * or those under any of several parents of one slot (a filter given several values), merged
  * newest first like the partitions of a SHARED environment.
  */
-export interface CollectionRef {
-  type: RecordType;
+export interface CollectionRef<K extends RecordType = RecordType> {
+  type: K;
   parent?: Parent & { slot: number };
   /** Records under any of several parents in one slot (e.g. events of several kinds), merged newest first. */
   anyParent?: { slot: number; parents: readonly Parent[] };
@@ -79,7 +79,11 @@ export async function anyInCollection(scope: Scope, ref: CollectionRef): Promise
   return (await take(merge(partitions.map((p) => read(index, p, undefined, 1, false, filter))), 1)).length > 0;
 }
 
-export async function listCollection<T extends StoredRecord>(scope: Scope, ref: CollectionRef, page: PageRequest): Promise<Page<T>> {
+export async function listCollection<K extends RecordType>(
+  scope: Scope,
+  ref: CollectionRef<K>,
+  page: PageRequest,
+): Promise<Page<RecordOf<K>>> {
   const { index, partitions } = partitionsOf(scope, ref);
   const filter = conditions(ref.where);
   const counting = filter ? countMatching(index, partitions, filter) : countOf(scope, partitions);
@@ -103,9 +107,9 @@ export async function listCollection<T extends StoredRecord>(scope: Scope, ref: 
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
   const records = await withoutRemoved(
     scope,
-    shown.map((row) => toRecord<T>(row.item)),
+    shown.map((row) => toRecord(ref.type, row.item)),
   );
-  const result: Page<T> = { records, count: await counting };
+  const result: Page<RecordOf<K>> = { records, count: await counting };
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }

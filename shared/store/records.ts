@@ -8,7 +8,9 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
-import { goneWithRemoval } from './removals.ts';
+import { readItems } from './read-ahead.ts';
+import type { RecordOf } from './record-types.ts';
+import { goneWithRemoval, withoutRemoved } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 
 export interface StoredRecord {
@@ -42,7 +44,18 @@ const LAYOUT = new Set([
   'DUESK',
 ]);
 
+/** Any stored item: a record's, a marker, a count, a register... */
 export type Item = Record<string, unknown> & Key;
+
+/**
+ * A record's stored item: the record's attributes with its keys and layout. JSON_TEXT attributes
+ * are as the table keeps them (text), so only toRecord reads them.
+ */
+export type StoredItem<R extends StoredRecord = StoredRecord> = Item & {
+  [P in keyof R]: P extends JsonText ? unknown : R[P];
+} & { markers?: string[] };
+
+export type { RecordOf };
 
 /**
  * Attributes stored as JSON text rather than as DynamoDB maps. `metadata` is any JSON the
@@ -50,7 +63,8 @@ export type Item = Record<string, unknown> & Key;
  * magnitude, more than 38 digits, nesting past 32 levels) or garble it in the SDK's
  * marshaller (a `constructor` key); as text it comes back exactly as JSON.parse read it.
  */
-const JSON_TEXT = new Set(['metadata']);
+const JSON_TEXT: ReadonlySet<string> = new Set<JsonText>(['metadata']);
+type JsonText = 'metadata';
 
 /** Attributes as the table stores them: JSON_TEXT ones as text. Everything else as is. */
 export function toStored<T extends object>(attributes: T): T {
@@ -62,7 +76,12 @@ export function toStored<T extends object>(attributes: T): T {
   return stored as T;
 }
 
-export function toRecord<T>(item: Record<string, unknown>): T {
+/**
+ * What an item holds without its layout, JSON_TEXT attributes parsed, as `T`: for the entity.ts
+ * that reads an item of its own that is no record type's (an account, a token lookup). A record
+ * is read with toRecord, typed by its type.
+ */
+export function attributesOf<T>(item: Record<string, unknown>): T {
   const record: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(item)) {
     if (LAYOUT.has(name)) continue;
@@ -71,6 +90,12 @@ export function toRecord<T>(item: Record<string, unknown>): T {
   }
   return record as T;
 }
+
+/** The record of `type` an item holds (read by its key, or handed back by a transaction on it). */
+export const toRecord = <K extends RecordType>(_type: K, item: Record<string, unknown>): RecordOf<K> => attributesOf<RecordOf<K>>(item);
+
+/** The stored item of a record of `type` (one read by its key, or handed back by a transaction on it). */
+export const itemOf = <K extends RecordType>(_type: K, item: Item): StoredItem<RecordOf<K>> => item as StoredItem<RecordOf<K>>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -86,20 +111,63 @@ export async function getItem(key: Key): Promise<Item | undefined> {
  * of an environment out of reach, under a removal under way, or an id that is no UUID is simply
  * not found.
  */
-export async function getVisibleItem(scope: Scope, type: RecordType, id: string): Promise<Item | undefined> {
+export async function getVisibleItem<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  id: string,
+): Promise<StoredItem<RecordOf<K>> | undefined> {
   if (!isUuid(id)) return undefined;
   const key = recordKey(scope.accountId, type, id.toLowerCase());
-  const item = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
-  if (!item || !canRead(scope, type, (item.environmentId as string | null) ?? null)) return undefined;
+  const found = scope.readAhead?.has(key) ? scope.readAhead.take(key) : await getItem(key);
+  const item = found && itemOf(type, found);
+  if (!item || !readable(scope, type, item)) return undefined;
   // A record under a removal under way is gone already (removals.ts).
   return (await goneWithRemoval(scope, item)) ? undefined : item;
 }
 
+/** Whether the scope reads a record of `type`: of its account, in an environment it reads (scope.ts). */
+const readable = (scope: Scope, type: RecordType, item: StoredItem): boolean =>
+  item.accountId === scope.accountId && canRead(scope, type, item.environmentId ?? null);
+
+/**
+ * Those of `items` (records of `type` read by their keys) the scope may read: what getVisibleItem
+ * applies to one, so a record of another account, of an environment out of reach or under a
+ * removal under way is left out.
+ */
+export async function visibleItems<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  items: readonly Item[],
+): Promise<StoredItem<RecordOf<K>>[]> {
+  return withoutRemoved(
+    scope,
+    items.map((item) => itemOf(type, item)).filter((item) => readable(scope, type, item)),
+  );
+}
+
+/**
+ * The records of `type` among `ids` the scope may read (getVisibleItem's for each): one
+ * BatchGetItem per 100, what the request read ahead taken from there. An id that is no UUID
+ * names nothing.
+ */
+export async function getVisibleItems<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  ids: readonly string[],
+): Promise<StoredItem<RecordOf<K>>[]> {
+  const keys = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))].map((id) => recordKey(scope.accountId, type, id));
+  return keys.length ? visibleItems(scope, type, await readItems(scope.readAhead, keys)) : [];
+}
+
+export async function getVisibleRecords<K extends RecordType>(scope: Scope, type: K, ids: readonly string[]): Promise<RecordOf<K>[]> {
+  return (await getVisibleItems(scope, type, ids)).map((item) => toRecord(type, item));
+}
+
 export const recordKeyOf = (record: StoredRecord): Key => recordKey(record.accountId, record.type, record.id);
 
-export async function getRecord<T extends StoredRecord>(scope: Scope, type: RecordType, id: string): Promise<T | undefined> {
+export async function getRecord<K extends RecordType>(scope: Scope, type: K, id: string): Promise<RecordOf<K> | undefined> {
   const item = await getVisibleItem(scope, type, id);
-  return item && toRecord<T>(item);
+  return item && toRecord(type, item);
 }
 
 /** BatchGetItem takes at most this many keys. */

@@ -13,7 +13,7 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CascadeStep, runCascadeStep } from '#shared/licensing/cascade.ts';
 import { IN_REQUEST, removeWithDescendants } from '#shared/licensing/removal.ts';
-import { SLOTS } from '#shared/licensing/slots.ts';
+import { slotOf } from '#shared/licensing/slots.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import {
   cascadeMarkerKey,
@@ -260,10 +260,10 @@ describe('a large removal', () => {
     ]);
     expect([...left]).toEqual([]);
     for (const [type, slot] of [
-      ['licenses', SLOTS.licenses.product],
-      ['machines', SLOTS.machines.product],
-      ['components', SLOTS.components.product],
-      ['processes', SLOTS.processes.product],
+      ['licenses', slotOf('licenses', 'product')],
+      ['machines', slotOf('machines', 'product')],
+      ['components', slotOf('components', 'product')],
+      ['processes', slotOf('processes', 'product')],
     ] as const) {
       const partition = collectionPartition(account.id, null, collectionName(type, { type: 'products', id: product.id }));
       expect(await members(PARENT_INDEXES[slot], partition), type).toEqual([]);

@@ -8,7 +8,7 @@ import { digest } from '#shared/auth/secrets.ts';
 import { provisionSigningKey, type StoredSigningKey, signingKeyOf } from '#shared/auth/signing-key.ts';
 import { AttemptInProgress, claimAttempt, releaseAttempt } from '#shared/events/deliver.ts';
 import { createHolder, fingerprintHold, fingerprintValue, type Level } from '#shared/licensing/fingerprints.ts';
-import { SLOTS } from '#shared/licensing/slots.ts';
+import { parentIn, slotOf } from '#shared/licensing/slots.ts';
 import { dropCountsOfLicense } from '#shared/licensing/teardown.ts';
 import { findAccount, putNewAccount } from '#shared/resources/accounts/entity.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
@@ -136,7 +136,7 @@ describe('access patterns', () => {
 
   it('3: reads a record by id only within its account and readable environments', async () => {
     const [user] = await addUsers(1);
-    expect((await getRecord<UserRecord>(globalScope(accountId), 'users', user!.id))?.email).toBe(user!.email);
+    expect((await getRecord(globalScope(accountId), 'users', user!.id))?.email).toBe(user!.email);
     expect(await getRecord(globalScope(randomUUID()), 'users', user!.id)).toBeUndefined();
     const isolated = await addEnvironment(`iso-${randomUUID().slice(0, 6)}`, 'ISOLATED');
     expect(await getRecord(environmentScope(accountId, isolated), 'users', user!.id)).toBeUndefined();
@@ -204,8 +204,8 @@ describe('access patterns', () => {
     const shared = await addEnvironment(`merge-${randomUUID().slice(0, 6)}`, 'SHARED');
     const scope = environmentScope(accountId, shared);
     const own = await addUsers(3, scope);
-    const global = await listCollection<UserRecord>(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
-    const merged = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    const global = await listCollection(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    const merged = await listCollection(scope, { type: 'users' }, { mode: 'number', number: 1, size: 100 });
     expect(merged.count).toBe(global.count + 3);
     expect(merged.records.map((u) => u.id)).toEqual(
       [...own, ...global.records].sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id)).map((u) => u.id),
@@ -218,13 +218,13 @@ describe('access patterns', () => {
     await addUsers(7, scope);
     const byNumber: string[] = [];
     for (let n = 1; n <= 3; n++) {
-      const page = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: n, size: 3 });
+      const page = await listCollection(scope, { type: 'users' }, { mode: 'number', number: n, size: 3 });
       byNumber.push(...page.records.map((u) => u.id));
     }
     const byCursor: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof listCollection<UserRecord>>> = await listCollection<UserRecord>(
+      const page: Awaited<ReturnType<typeof listCollection<'users'>>> = await listCollection(
         scope,
         { type: 'users' },
         { mode: 'cursor', cursor, size: 3 },
@@ -276,16 +276,12 @@ describe('access patterns', () => {
       { step: 'initialize', name: spy },
     );
     try {
-      const page = await listCollection<UserRecord>(scope, { type: 'users' }, { mode: 'number', number: 2, size: 2 });
+      const page = await listCollection(scope, { type: 'users' }, { mode: 'number', number: 2, size: 2 });
       expect(page.records.map((u) => u.id)).toEqual(users.slice(2, 4).map((u) => u.id));
       expect(queried).toEqual([keysOnlyIndex('GSI1'), 'GSI1']);
 
       queried.length = 0;
-      const filtered = await listCollection<UserRecord>(
-        scope,
-        { type: 'users', where: { type: 'users' } },
-        { mode: 'number', number: 2, size: 2 },
-      );
+      const filtered = await listCollection(scope, { type: 'users', where: { type: 'users' } }, { mode: 'number', number: 2, size: 2 });
       expect(filtered.records.map((u) => u.id)).toEqual(users.slice(2, 4).map((u) => u.id));
       expect(queried.filter((index) => index !== 'GSI1')).toEqual([]);
     } finally {
@@ -312,12 +308,12 @@ describe('access patterns', () => {
         counterKey(collectionPartition(accountId, environment.id, 'USER')).PK,
       ].sort(),
     );
-    expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id }, 0)).toEqual([]);
+    expect(await childItems(accountId, environment.id, 'tokens', { type: 'users', id: user!.id, slot: 0 })).toEqual([]);
   });
 
   it('keeps counters equal to the collections they count', async () => {
     const counter = await getItem(counterKey(collectionPartition(accountId, null, 'USER')));
-    const global = await listCollection<UserRecord>(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
+    const global = await listCollection(globalScope(accountId), { type: 'users' }, { mode: 'number', number: 1, size: 100 });
     expect(global.records.length).toBeGreaterThan(1);
     expect(Number(counter?.n)).toBe(global.records.length);
   });
@@ -363,7 +359,7 @@ describe('access patterns', () => {
     });
     await tx.commit();
     const scope = environmentScope(accountId, environment);
-    const page = await listCollection<WebhookEventRecord>(
+    const page = await listCollection(
       scope,
       { type: 'webhook-events', parent: { type: 'webhook-endpoints', id: endpoint.id, slot: ENDPOINT_SLOT } },
       { mode: 'number', number: 1, size: 10 },
@@ -398,15 +394,15 @@ describe('access patterns', () => {
       .filter((e) => e.event !== 'token.generated')
       .sort((a, b) => (b.created + b.id).localeCompare(a.created + a.id))
       .map((e) => e.id);
-    const all = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'number', number: 1, size: 10 });
+    const all = await listCollection(scope, ref, { mode: 'number', number: 1, size: 10 });
     expect(all.records.map((e) => e.id)).toEqual(expected);
     expect(all.count).toBe(4);
-    const second = await listCollection<WebhookEventRecord>(scope, ref, { mode: 'number', number: 2, size: 3 });
+    const second = await listCollection(scope, ref, { mode: 'number', number: 2, size: 3 });
     expect(second.records.map((e) => e.id)).toEqual(expected.slice(3));
     const byCursor: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof listCollection<WebhookEventRecord>>> = await listCollection<WebhookEventRecord>(scope, ref, {
+      const page: Awaited<ReturnType<typeof listCollection<'webhook-events'>>> = await listCollection(scope, ref, {
         mode: 'cursor',
         cursor,
         size: 3,
@@ -893,7 +889,7 @@ describe('licensing access patterns', () => {
     }
     // The component lists the counts it is in, so its delete leaves them.
     expect((c1.item.counted as unknown[]).length).toBe(4);
-    expect(toRecord(c1.item)).not.toHaveProperty('counted');
+    expect(toRecord('components', c1.item)).not.toHaveProperty('counted');
 
     // Judged in the license, the component made under UNIQUE_PER_MACHINE holds the fingerprint there.
     await expect(addComponent(g, m2, 'cpu', 'UNIQUE_PER_LICENSE')).rejects.toThrow('component taken');
@@ -993,13 +989,13 @@ describe('licensing access patterns', () => {
     const scope = globalScope(accountId);
     const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
       listCollection(scope, { type: 'components', parent: { type, id, slot } }, page);
-    const machine = await by('machines', m1.id, SLOTS.components.machine);
+    const machine = await by('machines', m1.id, slotOf('components', 'machine'));
     expect(machine.records.map((c) => c.id)).toEqual([c3.id, c1.id]);
     expect(machine.count).toBe(2);
     for (const [type, id, slot] of [
-      ['licenses', g.license.id, SLOTS.components.license],
-      ['products', g.product.id, SLOTS.components.product],
-      ['users', owner!.id, SLOTS.components.owner],
+      ['licenses', g.license.id, slotOf('components', 'license')],
+      ['products', g.product.id, slotOf('components', 'product')],
+      ['users', owner!.id, slotOf('components', 'owner')],
     ] as const) {
       const listed = await by(type, id, slot);
       expect(listed.records.map((c) => c.id)).toEqual([c3.id, c2.id, c1.id]);
@@ -1016,7 +1012,7 @@ describe('licensing access patterns', () => {
       globalScope(accountId),
       {
         type: 'components',
-        parent: { type: 'licenses', id: g.license.id, slot: SLOTS.components.license },
+        parent: parentIn('components', 'license', g.license.id),
         where: { machineId: m1.id, productId: g.product.id },
       },
       { mode: 'number', number: 1, size: 10 },
@@ -1036,17 +1032,15 @@ describe('licensing access patterns', () => {
       id: string,
       slot: number,
     ) => (await listCollection(scope, { type, parent: { type: parent, id, slot } }, page)).records.map((r) => r.id);
-    expect(await one('policies', 'products', g.product.id, SLOTS.policies.product)).toEqual([g.policy.id]);
-    expect(await one('licenses', 'policies', g.policy.id, SLOTS.licenses.policy)).toEqual([g.license.id]);
-    expect(await one('licenses', 'products', g.product.id, SLOTS.licenses.product)).toEqual([g.license.id]);
-    expect(await one('licenses', 'users', owner!.id, SLOTS.licenses.owner)).toEqual([g.license.id]);
-    expect(await one('machines', 'licenses', g.license.id, SLOTS.machines.license)).toEqual([m.id]);
-    expect(await one('machines', 'products', g.product.id, SLOTS.machines.product)).toEqual([m.id]);
-    expect(await one('machines', 'users', owner!.id, SLOTS.machines.owner)).toEqual([m.id]);
+    expect(await one('policies', 'products', g.product.id, slotOf('policies', 'product'))).toEqual([g.policy.id]);
+    expect(await one('licenses', 'policies', g.policy.id, slotOf('licenses', 'policy'))).toEqual([g.license.id]);
+    expect(await one('licenses', 'products', g.product.id, slotOf('licenses', 'product'))).toEqual([g.license.id]);
+    expect(await one('licenses', 'users', owner!.id, slotOf('licenses', 'owner'))).toEqual([g.license.id]);
+    expect(await one('machines', 'licenses', g.license.id, slotOf('machines', 'license'))).toEqual([m.id]);
+    expect(await one('machines', 'products', g.product.id, slotOf('machines', 'product'))).toEqual([m.id]);
+    expect(await one('machines', 'users', owner!.id, slotOf('machines', 'owner'))).toEqual([m.id]);
     // Cascades read the same partitions with childItems.
-    expect(
-      (await childItems(accountId, null, 'machines', { type: 'licenses', id: g.license.id }, SLOTS.machines.license)).map((i) => i.id),
-    ).toEqual([m.id]);
+    expect((await childItems(accountId, null, 'machines', parentIn('machines', 'license', g.license.id))).map((i) => i.id)).toEqual([m.id]);
   });
 });
 
@@ -1348,20 +1342,20 @@ describe('process access patterns', () => {
     const [p1, p2, p3] = [await addProcessOf(g, m1, '1'), await addProcessOf(g, m2, '1'), await addProcessOf(g, m1, '2')];
     const by = (type: 'machines' | 'licenses' | 'products' | 'users', id: string, slot: number) =>
       listCollection(globalScope(accountId), { type: 'processes', parent: { type, id, slot } }, page);
-    const ofMachine = await by('machines', m1.id, SLOTS.processes.machine);
+    const ofMachine = await by('machines', m1.id, slotOf('processes', 'machine'));
     expect(ofMachine.records.map((p) => p.id)).toEqual([p3.id, p1.id]);
     expect(ofMachine.count).toBe(2);
     for (const [type, id, slot] of [
-      ['licenses', g.license.id, SLOTS.processes.license],
-      ['products', g.product.id, SLOTS.processes.product],
-      ['users', owner!.id, SLOTS.processes.owner],
+      ['licenses', g.license.id, slotOf('processes', 'license')],
+      ['products', g.product.id, slotOf('processes', 'product')],
+      ['users', owner!.id, slotOf('processes', 'owner')],
     ] as const) {
       const listed = await by(type, id, slot);
       expect(listed.records.map((p) => p.id)).toEqual([p3.id, p2.id, p1.id]);
       expect(listed.count).toBe(3);
     }
     // A machine's removal reads the same partition with childItems.
-    const children = await childItems(accountId, null, 'processes', { type: 'machines', id: m1.id }, SLOTS.processes.machine);
+    const children = await childItems(accountId, null, 'processes', parentIn('processes', 'machine', m1.id));
     expect(children.map((i) => i.id).sort()).toEqual([p1.id, p3.id].sort());
   });
 });

@@ -5,7 +5,7 @@
 import type { StoredSigningKey } from '../../auth/signing-key.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
-import { getItem, isUuid, toRecord } from '../../store/records.ts';
+import { attributesOf, getItem, isUuid } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
 export interface Account {
@@ -32,7 +32,7 @@ export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<
   const key = accountKeyFor(idOrSlug);
   let item = key && (await readItem(ahead, key));
   if (item && item.type !== 'accounts') item = await getItem(accountKey(item.accountId as string));
-  return item && toRecord<Account>(item);
+  return item && attributesOf<Account>(item);
 }
 
 /** Adds the account and its slug marker to a transaction; `taken` is raised if the slug is in use. */

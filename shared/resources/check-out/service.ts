@@ -17,7 +17,7 @@ import type { EventKind } from '../../events/kinds.ts';
 import type { ResourceObject } from '../../jsonapi.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { getItem, type Item, itemOf, type RecordOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentDocument } from '../components/document.ts';
 import { listMachineComponents } from '../components/service.ts';
@@ -146,8 +146,8 @@ export async function checkOutLicense(actor: Actor, id: string, given: CheckOutP
   const issuedAt = Date.now();
   const options = checkOutOptions('license', given, issuedAt);
   const item = await authorize(actor, 'licenses', id, 'check-out');
-  const license = toRecord<LicenseRecord>(item);
-  return issue(actor, item, {
+  const license = toRecord('licenses', item);
+  return issue(actor, 'licenses', item, {
     kind: 'license',
     issuedAt,
     options,
@@ -165,9 +165,9 @@ export async function checkOutMachine(actor: Actor, id: string, given: CheckOutP
   const issuedAt = Date.now();
   const options = checkOutOptions('machine', given, issuedAt);
   const item = await authorize(actor, 'machines', id, 'check-out');
-  const machine = toRecord<MachineRecord>(item);
+  const machine = toRecord('machines', item);
   const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
-  return issue(actor, item, {
+  return issue(actor, 'machines', item, {
     kind: 'machine',
     issuedAt,
     options,
@@ -185,7 +185,7 @@ export async function checkOutMachine(actor: Actor, id: string, given: CheckOutP
 async function licenseKeyOf(machine: MachineRecord): Promise<string> {
   const license = await getItem(recordKey(machine.accountId, 'licenses', machine.licenseId));
   if (!license) throw new RecordNotFound('licenses', machine.licenseId);
-  return toRecord<LicenseRecord>(license).key;
+  return toRecord('licenses', license).key;
 }
 
 interface Issue<R> {
@@ -224,7 +224,12 @@ function fileTooLarge(kind: FileKind, includes: readonly string[], bytes: number
  * delete is 404 and writes nothing. A file too large to answer (MAX_DATASET_BYTES) is refused
  * before anything is committed.
  */
-async function issue<R extends LicenseRecord | MachineRecord>(actor: Actor, item: Item, request: Issue<R>): Promise<CheckedOutFile> {
+async function issue<K extends 'licenses' | 'machines'>(
+  actor: Actor,
+  type: K,
+  item: Item,
+  request: Issue<RecordOf<K>>,
+): Promise<CheckedOutFile> {
   const { kind, issuedAt, options, included } = request;
   const key = await signingKeyOf(actor.account);
   const secret = options.algorithm === ENCRYPTED_ALGORITHM ? await request.secret() : undefined;
@@ -232,8 +237,8 @@ async function issue<R extends LicenseRecord | MachineRecord>(actor: Actor, item
   const expiry = options.ttl === null ? null : new Date(issuedAt + options.ttl * 1000).toISOString();
 
   const tx = new Transaction();
-  const missing = new RecordNotFound(item.type as string, item.id as string);
-  const record = toRecord<R>(tx.update(item, { lastCheckOut: issued }, { missing }));
+  const missing = new RecordNotFound(type, itemOf(type, item).id);
+  const record = toRecord(type, tx.update(item, { lastCheckOut: issued }, { missing }));
   await emitEvent(tx, originOf(record, actor.scope), request.event, request.document(record));
   // Keygen's member order: data, included, meta.
   const dataset = JSON.stringify({ data: request.shown(record), included, meta: { issued, expiry, ttl: options.ttl } });

@@ -21,6 +21,12 @@ export interface ComponentRecord extends StoredRecord {
   metadata: Record<string, unknown>;
 }
 
+/**
+ * The collections a component joins, by the name of the parent it names: the order is the store's
+ * (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ */
+export const COMPONENT_PARENTS = { machine: 'machines', license: 'licenses', product: 'products', owner: 'users' } as const;
+
 export const COMPONENT_FINGERPRINT_MARKER = 'COMPONENT_FINGERPRINT';
 
 /** At most this many components come with a new machine (shared/resources/components/nested.ts). */

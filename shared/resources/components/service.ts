@@ -20,7 +20,7 @@ import {
 } from '../../licensing/fingerprints.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
@@ -55,9 +55,9 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
 /** The create itself, from the machine as it is now. */
 async function addToMachine(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord<MachineRecord>(machineItem));
+  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord('machines', machineItem));
   // An owner deleted is none, even before its deletion has cleared the machine's link (shared/resources/users/owners.ts).
-  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
+  const machine = { ...toRecord('machines', machineItem), ...(owner ? {} : { ownerId: null }) };
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'components', 'create', { license: scopes.license });
   const component = newComponent(actor, machine, input);
@@ -127,12 +127,12 @@ export async function addComponent(tx: Transaction, actor: Actor, component: Com
   const item = createHolder(
     tx,
     component,
-    [
-      { type: 'machines', id: component.machineId },
-      { type: 'licenses', id: component.licenseId },
-      { type: 'products', id: component.productId },
-      component.ownerId ? { type: 'users', id: component.ownerId } : undefined,
-    ],
+    parentsOf('components', {
+      machine: component.machineId,
+      license: component.licenseId,
+      product: component.productId,
+      owner: component.ownerId,
+    }),
     hold,
   );
   await emitEvent(tx, originOf(component, actor.scope), 'component.created', componentDocument(component));
@@ -140,14 +140,14 @@ export async function addComponent(tx: Transaction, actor: Actor, component: Com
 }
 
 export async function retrieveComponent(actor: Actor, id: string): Promise<ComponentRecord> {
-  return toRecord<ComponentRecord>(await authorize(actor, 'components', id, 'read'));
+  return toRecord('components', await authorize(actor, 'components', id, 'read'));
 }
 
 export async function updateComponent(actor: Actor, id: string, attributes: ComponentChanges): Promise<ComponentRecord> {
   const item = await authorize(actor, 'components', id, 'update');
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
-  return updateAndAnnounce<ComponentRecord>(item, { ...attributes, updated: now() }, 'component.updated', componentDocument, actor.scope);
+  return updateAndAnnounce('components', item, { ...attributes, updated: now() }, 'component.updated', componentDocument, actor.scope);
 }
 
 /** Permanent; the fingerprint's marker goes with the component. */
@@ -155,17 +155,17 @@ export async function deleteComponent(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'components', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('components', id));
-  const removed = toRecord<ComponentRecord>(item);
+  const removed = toRecord('components', item);
   await emitEvent(tx, originOf(removed, actor.scope), 'component.deleted', componentDocument(removed));
   await tx.commit();
 }
 
 /** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.components.machine },
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.components.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.components.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.components.product },
+const FILTERS: readonly Filter<'components'>[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listComponents(
@@ -175,7 +175,7 @@ export async function listComponents(
   forced: Record<string, string> = {},
 ): Promise<Page<ComponentRecord>> {
   await authorizeAction(actor, 'components', 'list');
-  return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [restriction(actor, 'components'), forced], page);
+  return filteredList(actor.scope, 'components', FILTERS, filters, [restriction(actor, 'components'), forced], page);
 }
 
 /** GET /machines/<id>/components: the components of a machine the bearer may see, named by id or fingerprint. */
@@ -183,5 +183,5 @@ export async function listMachineComponents(actor: Actor, machineId: string, fil
   const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
   await authorizeAction(actor, 'components', 'list');
   // Whoever sees the machine sees all its components.
-  return filteredList<ComponentRecord>(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id as string }], page);
+  return filteredList(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id as string }], page);
 }

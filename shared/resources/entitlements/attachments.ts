@@ -128,7 +128,7 @@ export async function effectiveEntitlementIds(license: LicenseRef): Promise<stri
 export async function entitlementsById(accountId: string, ids: readonly string[]): Promise<EntitlementRecord[]> {
   if (ids.length === 0) return [];
   const items = await getItems(ids.map((id) => recordKey(accountId, 'entitlements', id)));
-  return items.map((item) => toRecord<EntitlementRecord>(item));
+  return items.map((item) => toRecord('entitlements', item));
 }
 
 /**

@@ -14,10 +14,8 @@ import { licenseNamed } from '../../licensing/aliases.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { type EntitlementHolder, recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItems, type Item, isUuid, toRecord } from '../../store/records.ts';
-import { canRead } from '../../store/scope.ts';
+import { getItems, getVisibleItems, getVisibleRecords, type Item, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { LicenseRecord } from '../licenses/entity.ts';
 import { now } from '../rules.ts';
 import {
   type Attachment,
@@ -25,8 +23,7 @@ import {
   attachmentsIn,
   attachmentsOf,
   dropPointers,
-  effectiveEntitlements,
-  entitlementsById,
+  effectiveEntitlementIds,
   type Holder,
   holderOf,
   isTombstoned,
@@ -37,7 +34,6 @@ import {
 } from './attachments.ts';
 import { attachmentDocument } from './document.ts';
 import type { EntitlementRecord } from './entity.ts';
-import { visible } from './service.ts';
 
 /** An entitlement named in a body: `{type: "entitlements", id}`. */
 export interface EntitlementRef {
@@ -77,14 +73,11 @@ export async function listHolderEntitlements(
 /** Every entitlement a policy holds, or a license holds through its policy and its own, that the bearer may list there. */
 export async function holderEntitlements(actor: Actor, holder: EntitlementHolder, id: string): Promise<EntitlementRecord[]> {
   const item = await holderItem(actor, holder, id, 'list');
-  const records =
+  const ids =
     holder === 'licenses'
-      ? await effectiveEntitlements(toRecord<LicenseRecord>(item))
-      : await entitlementsById(
-          actor.scope.accountId,
-          (await attachmentsOf(holderOf(item))).map((attachment) => attachment.entitlementId),
-        );
-  return visible(actor, records);
+      ? await effectiveEntitlementIds(toRecord('licenses', item))
+      : (await attachmentsOf(holderOf(item))).map((attachment) => attachment.entitlementId);
+  return getVisibleRecords(actor.scope, 'entitlements', ids);
 }
 
 /** What an attach or a detach reads of the sets: the holder's own set item as read, its attachments and, for a license, its policy's. */
@@ -107,10 +100,12 @@ async function setsOf(item: Item): Promise<Sets> {
   return { set: setAt(0), own: attachmentsIn(holder, setAt(0)), policy: policy ? attachmentsIn(policy, setAt(1)) : [] };
 }
 
+/** Those of `items` (entitlements) not being removed. */
+const notRemoving = <I extends Item>(items: I[]): I[] => items.filter((item) => !item.removing);
+
 /** Entitlements by id that exist and are not being removed (one BatchGetItem). */
 async function attachableRecords(accountId: string, ids: readonly string[]): Promise<Item[]> {
-  const found = await getItems(ids.map((id) => recordKey(accountId, 'entitlements', id)));
-  return found.filter((item) => !(item as Partial<EntitlementRecord>).removing);
+  return notRemoving(await getItems(ids.map((id) => recordKey(accountId, 'entitlements', id))));
 }
 
 /**
@@ -119,12 +114,9 @@ async function attachableRecords(accountId: string, ids: readonly string[]): Pro
  */
 async function named(actor: Actor, refs: readonly EntitlementRef[]): Promise<(Item | undefined)[]> {
   const ids = [...new Set(refs.map((ref) => ref.id.toLowerCase()).filter(isUuid))];
-  const found = await attachableRecords(actor.scope.accountId, ids);
+  const found = notRemoving(await getVisibleItems(actor.scope, 'entitlements', ids));
   const usable = new Map<string, Item>();
-  for (const item of found) {
-    const inScope = canRead(actor.scope, 'entitlements', (item.environmentId as string | null | undefined) ?? null);
-    if (inScope && (await relatable(actor, 'entitlements', item))) usable.set(item.id as string, item);
-  }
+  for (const item of found) if (await relatable(actor, 'entitlements', item)) usable.set(item.id, item);
   return refs.map((ref) => usable.get(ref.id.toLowerCase()));
 }
 

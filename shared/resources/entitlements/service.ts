@@ -10,11 +10,10 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { heldEntitlementIds } from '../../licensing/held-entitlements.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { isUuid, toRecord } from '../../store/records.ts';
-import { canRead } from '../../store/scope.ts';
+import { getVisibleRecords, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { detachEverywhere, entitlementsById } from './attachments.ts';
+import { detachEverywhere } from './attachments.ts';
 import { entitlementDocument } from './document.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from './entity.ts';
 
@@ -73,17 +72,18 @@ export async function createEntitlement(actor: Actor, input: NewEntitlement): Pr
 }
 
 export async function retrieveEntitlement(actor: Actor, id: string): Promise<EntitlementRecord> {
-  return toRecord<EntitlementRecord>(await authorize(actor, 'entitlements', id, 'read'));
+  return toRecord('entitlements', await authorize(actor, 'entitlements', id, 'read'));
 }
 
 /** A new code swaps the markers in the update itself: of two records taking one code, one wins. */
 export async function updateEntitlement(actor: Actor, id: string, changes: EntitlementChanges): Promise<EntitlementRecord> {
   const item = await authorize(actor, 'entitlements', id, 'update');
   rules(changes);
-  const current = toRecord<EntitlementRecord>(item);
+  const current = toRecord('entitlements', item);
   const recoded = changes.code !== undefined && entitlementCodeValue(changes.code) !== entitlementCodeValue(current.code);
   const tx = new Transaction();
-  const next = toRecord<EntitlementRecord>(
+  const next = toRecord(
+    'entitlements',
     tx.update(
       item,
       { ...changes, updated: now() },
@@ -107,7 +107,7 @@ export async function updateEntitlement(actor: Actor, id: string, changes: Entit
  */
 export async function deleteEntitlement(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'entitlements', id, 'delete');
-  const removed = toRecord<EntitlementRecord>(item);
+  const removed = toRecord('entitlements', item);
   if (!removed.removing) {
     const mark = new Transaction();
     mark.update(item, { removing: true }, { missing: new RecordNotFound('entitlements', id) });
@@ -124,11 +124,7 @@ export async function deleteEntitlement(actor: Actor, id: string): Promise<void>
 export async function listEntitlements(actor: Actor, page: PageRequest): Promise<Page<EntitlementRecord>> {
   await authorizeAction(actor, 'entitlements', 'list');
   if (restriction(actor, 'entitlements').heldBy === undefined) {
-    return listCollection<EntitlementRecord>(actor.scope, { type: 'entitlements' }, page);
+    return listCollection(actor.scope, { type: 'entitlements' }, page);
   }
-  return pageOf(visible(actor, await entitlementsById(actor.scope.accountId, await heldEntitlementIds(actor.scope, actor.bearer))), page);
+  return pageOf(await getVisibleRecords(actor.scope, 'entitlements', await heldEntitlementIds(actor.scope, actor.bearer)), page);
 }
-
-/** Entitlements the request's scope may read, of those found through attachments. */
-export const visible = (actor: Actor, records: readonly EntitlementRecord[]) =>
-  records.filter((record) => canRead(actor.scope, 'entitlements', record.environmentId));

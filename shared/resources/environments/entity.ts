@@ -39,5 +39,5 @@ export async function findEnvironmentItem(accountId: string, idOrCode: string, a
 
 export async function findEnvironment(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Environment | undefined> {
   const item = await findEnvironmentItem(accountId, idOrCode, ahead);
-  return item && toRecord<Environment>(item);
+  return item && toRecord('environments', item);
 }

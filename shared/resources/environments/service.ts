@@ -15,7 +15,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { type Item, isUuid, toRecord } from '../../store/records.ts';
+import { type Item, isUuid, itemOf, toRecord } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
@@ -101,12 +101,12 @@ async function environmentItem(actor: Actor, idOrCode: string, action: Action<'e
 }
 
 export async function retrieveEnvironment(actor: Actor, idOrCode: string): Promise<Environment> {
-  return toRecord<Environment>(await environmentItem(actor, idOrCode, 'read'));
+  return toRecord('environments', await environmentItem(actor, idOrCode, 'read'));
 }
 
 export async function listEnvironments(actor: Actor, page: PageRequest) {
   await authorizeAction(actor, 'environments', 'list');
-  return listCollection<Environment>(globalScope(actor.account.id), { type: 'environments' }, page);
+  return listCollection(globalScope(actor.account.id), { type: 'environments' }, page);
 }
 
 /**
@@ -121,7 +121,7 @@ export async function updateEnvironment(
   namedId?: string,
 ): Promise<Environment> {
   const item = await environmentItem(actor, idOrCode, 'update');
-  const current = toRecord<Environment>(item);
+  const current = toRecord('environments', item);
   if (namedId !== undefined && namedId.toLowerCase() !== current.id) {
     throw new Conflict(`data.id does not match the id of the environment (${current.id})`, 'ID_MISMATCH', { pointer: '/data/id' });
   }
@@ -141,7 +141,8 @@ export async function updateEnvironment(
     }
   }
   const tx = new Transaction();
-  const next = toRecord<Environment>(
+  const next = toRecord(
+    'environments',
     tx.update(item, written, {
       missing: new RecordNotFound('environments', idOrCode),
       conflict: conflict('The environment changed while this request was made; retry it'),
@@ -167,18 +168,21 @@ export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('environments', idOrCode));
   tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });
-  await emitEvent(tx, globalScope(actor.account.id), 'environment.deleted', environmentDocument(toRecord<Environment>(item)));
+  await emitEvent(tx, globalScope(actor.account.id), 'environment.deleted', environmentDocument(toRecord('environments', item)));
   await tx.commit();
 }
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
 export async function generateEnvironmentToken(actor: Actor, idOrCode: string, request: TokenRequest) {
-  const item = await environmentItem(actor, idOrCode, 'tokens.generate', { changes: { permissions: request.permissions } });
-  return generateTokenFor(actor, item, 'environment-token', request, item.id as string);
+  const item = itemOf(
+    'environments',
+    await environmentItem(actor, idOrCode, 'tokens.generate', { changes: { permissions: request.permissions } }),
+  );
+  return generateTokenFor(actor, item, 'environment-token', request, item.id);
 }
 
 export async function listEnvironmentTokens(actor: Actor, idOrCode: string, page: PageRequest) {
-  const environment = toRecord<Environment>(await environmentItem(actor, idOrCode, 'tokens.list'));
+  const environment = toRecord('environments', await environmentItem(actor, idOrCode, 'tokens.list'));
   const scope = environmentScope(actor.account.id, environment);
   return listBearerTokens(scope, { type: 'environments', id: environment.id }, page);
 }

@@ -36,7 +36,8 @@ class StandingChanged extends Error {}
 async function setSuspended(actor: Actor, item: Item, to: boolean, event: StandingEvent, refusal: () => Error): Promise<LicenseRecord> {
   if (item.suspended === to) throw refusal();
   const tx = new Transaction();
-  const updated = toRecord<LicenseRecord>(
+  const updated = toRecord(
+    'licenses',
     tx.update(item, { suspended: to, updated: now() }, { missing: new StandingChanged(), unchanged: { suspended: item.suspended } }),
   );
   await emitEvent(tx, originOf(updated, actor.scope), event, licenseDocument(updated));
@@ -70,7 +71,7 @@ export async function reinstateLicense(actor: Actor, id: string): Promise<Licens
  */
 export async function renewLicense(actor: Actor, id: string): Promise<LicenseRecord> {
   const item = await authorize(actor, 'licenses', id, 'renew');
-  const license = toRecord<LicenseRecord>(item);
+  const license = toRecord('licenses', item);
   const expiration = expirationOf(await getItem(recordKey(license.accountId, 'policies', license.policyId)));
   const { duration } = expiration;
   if (duration === null) {
@@ -79,7 +80,8 @@ export async function renewLicense(actor: Actor, id: string): Promise<LicenseRec
   const changed = conflict('The license changed while this request was made; retry it');
   const read = item.expiry == null ? { unset: ['expiry'] } : { unchanged: { expiry: item.expiry } };
   const tx = new Transaction();
-  const updated = toRecord<LicenseRecord>(
+  const updated = toRecord(
+    'licenses',
     tx.update(
       item,
       { expiry: renewedExpiry(license, { ...expiration, duration }), updated: now() },

@@ -30,6 +30,12 @@ export interface LicenseRecord extends StoredRecord {
   lastCheckOut?: string | null;
 }
 
+/**
+ * The collections a license joins, by the name of the parent it names: the order is the store's
+ * (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ */
+export const LICENSE_PARENTS = { policy: 'policies', product: 'products', owner: 'users' } as const;
+
 export const LICENSE_KEY_MARKER = 'LICENSE_KEY';
 
 export const licenseKeyValue = (key: string) => digest(key);

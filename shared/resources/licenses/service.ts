@@ -12,14 +12,14 @@ import { licenseNamed, requireNamedId } from '../../licensing/aliases.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItem, getVisibleItem, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
+import { getItem, getVisibleItem, type Item, itemOf, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
-import { expirationOf, type PolicyRecord } from '../policies/entity.ts';
+import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { retrieveUser } from '../users/service.ts';
@@ -103,7 +103,7 @@ function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined, d
 export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseRecord> {
   await authorizeAction(actor, 'licenses', 'create');
   const { key, ...attributes } = checked(input);
-  const policy = toRecord<PolicyRecord>(await relatedItem(actor, 'policies', attributes.policyId, 'policy'));
+  const policy = toRecord('policies', await relatedItem(actor, 'policies', attributes.policyId, 'policy'));
   const scheme = policy.scheme ?? null;
   if (scheme === null) maxLength('key', key, KEY_MAX);
   const owner = attributes.ownerId !== undefined ? await relatedItem(actor, 'users', attributes.ownerId, 'owner') : undefined;
@@ -132,11 +132,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   };
   const tx = new Transaction();
   tx.create(license, {
-    parents: [
-      { type: 'policies', id: policy.id },
-      { type: 'products', id: policy.productId },
-      owner ? { type: 'users', id: owner.id as string } : undefined,
-    ],
+    parents: parentsOf('licenses', { policy: policy.id, product: policy.productId, owner: license.ownerId }),
     unique: [keyClaim(license)],
   });
   // The policy and its product must still exist: a license is never created under a removal.
@@ -152,7 +148,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
 
 /** `id`: the license's id or its key (docs/rules.md §12), as for its update and delete. */
 export async function retrieveLicense(actor: Actor, id: string): Promise<LicenseRecord> {
-  return present(actor, 'licenses', toRecord<LicenseRecord>(await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')));
+  return present(actor, 'licenses', toRecord('licenses', await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')));
 }
 
 /** `namedId`: the update's `data.id`, if sent; the path may name the license by its key. */
@@ -160,7 +156,7 @@ export async function updateLicense(actor: Actor, id: string, changes: LicenseCh
   const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   const written = { ...checked(changes), updated: now() };
-  return present(actor, 'licenses', await updateAndAnnounce<LicenseRecord>(item, written, 'license.updated', licenseDocument, actor.scope));
+  return present(actor, 'licenses', await updateAndAnnounce('licenses', item, written, 'license.updated', licenseDocument, actor.scope));
 }
 
 export async function deleteLicense(actor: Actor, id: string): Promise<void> {
@@ -169,15 +165,15 @@ export async function deleteLicense(actor: Actor, id: string): Promise<void> {
 
 /** Removes a license with its machines, components and tokens, announced as `event` (a delete, or a revocation). */
 export async function removeLicense(actor: Actor, item: Item, event: 'license.deleted' | 'license.revoked'): Promise<void> {
-  const removed = toRecord<LicenseRecord>(item);
+  const removed = toRecord('licenses', item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.licenses.owner },
-  { params: ['policy'], attribute: 'policyId', parent: 'policies', slot: SLOTS.licenses.policy },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.licenses.product },
+const FILTERS: readonly Filter<'licenses'>[] = [
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['policy'], attribute: 'policyId', parent: 'policy' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listLicenses(
@@ -191,14 +187,14 @@ export async function listLicenses(
   const listed =
     id !== undefined
       ? await ownLicense(actor, id, forced, page)
-      : await filteredList<LicenseRecord>(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page);
+      : await filteredList(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page);
   return { ...listed, records: listed.records.map((license) => present(actor, 'licenses', license)) };
 }
 
 /** A bearer restricted to one license (the license itself) lists just that one, if it meets the conditions. */
 async function ownLicense(actor: Actor, id: string, forced: Record<string, string>, page: PageRequest): Promise<Page<LicenseRecord>> {
   const item = await getVisibleItem(actor.scope, 'licenses', id);
-  const own = item ? [toRecord<LicenseRecord>(item)] : [];
+  const own = item ? [toRecord('licenses', item)] : [];
   return pageOf(
     own.filter((license) =>
       Object.entries(forced).every(([name, value]) => (license as unknown as Record<string, unknown>)[name] === value),
@@ -216,7 +212,7 @@ export async function listUserLicenses(actor: Actor, userId: string, filters: Fi
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
 export async function generateLicenseToken(actor: Actor, id: string, request: TokenRequest) {
   const item = await authorize(actor, 'licenses', id, 'tokens.generate', { changes: { permissions: request.permissions } });
-  return generateTokenFor(actor, item, 'activation-token', request);
+  return generateTokenFor(actor, itemOf('licenses', item), 'activation-token', request);
 }
 
 /** The license a record belongs to, seen by the rules of licenses. */

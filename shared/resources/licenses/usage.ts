@@ -6,7 +6,7 @@
  * validation's one read (validation-reads.ts).
  */
 
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import {
   type Key,
   licenseCoreCountKey,
@@ -17,8 +17,8 @@ import {
 } from '../../store/keys.ts';
 import { anyInCollection } from '../../store/paging.ts';
 import { readItem, readItems } from '../../store/read-ahead.ts';
-import type { Item } from '../../store/records.ts';
-import { canRead, type Scope } from '../../store/scope.ts';
+import { type Item, visibleItems } from '../../store/records.ts';
+import type { Scope } from '../../store/scope.ts';
 import type { MachineFacts } from '../machines/entity.ts';
 import type { Limits } from '../policies/limits.ts';
 import type { ValidationScope } from './validation.ts';
@@ -64,7 +64,7 @@ export class Usage {
   async any(): Promise<boolean> {
     if ((await this.machines()) > 0) return true;
     const { scope, license } = this.subject;
-    return anyInCollection(scope, { type: 'machines', parent: { type: 'licenses', id: license.id, slot: SLOTS.machines.license } });
+    return anyInCollection(scope, { type: 'machines', parent: parentIn('machines', 'license', license.id) });
   }
 
   /** The cores of the license's machines in every environment, as maxCores counts them. */
@@ -85,12 +85,12 @@ export class Usage {
   }
 
   /** The machine a `machine` scope names, if the request may read it and it belongs to the license. */
-  namedMachine(): Item | undefined {
+  async namedMachine(): Promise<Item | undefined> {
     const id = namedMachineId(this.subject.given);
     if (id === undefined) return undefined;
-    const item = this.subject.reads.get(recordKey(this.accountId, 'machines', id));
+    const found = this.subject.reads.get(recordKey(this.accountId, 'machines', id));
     const { scope, license } = this.subject;
-    if (!item || !canRead(scope, 'machines', (item.environmentId as string | null) ?? null)) return undefined;
-    return item.licenseId === license.id ? item : undefined;
+    const [item] = found ? await visibleItems(scope, 'machines', [found]) : [];
+    return item?.licenseId === license.id ? item : undefined;
   }
 }

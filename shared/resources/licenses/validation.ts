@@ -35,12 +35,11 @@ import type { Actor, Requester } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
-import { goneWithRemoval } from '../../store/removals.ts';
+import { getItem, type Item, toRecord, visibleItems } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
@@ -232,7 +231,7 @@ const statusOf = (machine: MachineFacts, heartbeat: Heartbeat) => heartbeatAt(ma
 const machineScope: Check = async (subject) => {
   const { given, usage, heartbeat } = subject;
   if (given.machine === undefined) return undefined;
-  const named = usage.namedMachine();
+  const named = await usage.namedMachine();
   // A machine found says the license has one; only when none is found are its machines counted.
   if (!named)
     return (
@@ -409,7 +408,7 @@ async function validate(requester: Requester, item: Item, reads: ValidationReads
   const policy = reads.record(accountId, 'policies', item.policyId as string);
   const owner = reads.record(accountId, 'users', item.ownerId as string | null);
   const expiration = expirationOf(policy);
-  const license = toRecord<LicenseRecord>(await startExpiryOnValidation(requester.scope, item, expiration));
+  const license = toRecord('licenses', await startExpiryOnValidation(requester.scope, item, expiration));
   const limits = limitsOf(policy);
   const given = echo.scope ?? {};
   const subject: Subject = {
@@ -466,11 +465,11 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   const earlier = typeof marker.policyId === 'string' ? undefined : await getItem({ PK: marker.ref as string, SK: marker.SK });
   const plan = planOf(earlier ?? { ...marker, accountId: scope.accountId, id: licenseId }, echo.scope);
   const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
-  const item = reads.record(scope.accountId, 'licenses', licenseId);
-  // A license of an environment this request cannot see does not exist for it.
-  if (!item || !canRead(scope, 'licenses', (item.environmentId as string | null) ?? null)) return notFound();
-  // Nor does one under a removal under way (its policy or product removed, its own deletion to follow).
-  if (await goneWithRemoval(scope, item)) return notFound();
+  const found = reads.record(scope.accountId, 'licenses', licenseId);
+  // A license of an environment this request cannot see does not exist for it, nor does one under a
+  // removal under way (its policy or product removed, its own deletion to follow).
+  const [item] = found ? await visibleItems(scope, 'licenses', [found]) : [];
+  if (!item) return notFound();
   return validate(requester, item, reads, echo);
 }
 
@@ -501,7 +500,7 @@ export function required(strategy: MatchingStrategy, total: number): number {
 async function componentsOf(scope: Scope, machineId: string): Promise<Item[]> {
   const lists = await Promise.all(
     scope.readable.map((environmentId) =>
-      childItems(scope.accountId, environmentId, 'components', { type: 'machines', id: machineId }, SLOTS.components.machine),
+      childItems(scope.accountId, environmentId, 'components', parentIn('components', 'machine', machineId)),
     ),
   );
   return lists.flat();

@@ -47,6 +47,12 @@ export interface MachineRecord extends StoredRecord {
   heartbeatCullStarted?: string | null;
 }
 
+/**
+ * The collections a machine joins, by the name of the parent it names: the order is the store's
+ * (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ */
+export const MACHINE_PARENTS = { license: 'licenses', product: 'products', owner: 'users' } as const;
+
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
 
 /** What a record that hangs on a machine (a component, a process) takes from it: its place in the licensing graph and its owners. */

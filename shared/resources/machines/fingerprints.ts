@@ -8,16 +8,9 @@
  * its machine's ENVPK, so an environment's purge takes it with the machine.
  */
 import { digest } from '../../auth/secrets.ts';
-import {
-  environmentMembership,
-  type Key,
-  machineFingerprintEntryKey,
-  machinesByFingerprintPartition,
-  recordKey,
-} from '../../store/keys.ts';
+import { environmentMembership, type Key, machineFingerprintEntryKey, machinesByFingerprintPartition } from '../../store/keys.ts';
 import { partitionItems } from '../../store/paging.ts';
-import { getItems, type Item } from '../../store/records.ts';
-import { withoutRemoved } from '../../store/removals.ts';
+import { getVisibleItems, type Item } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
@@ -55,9 +48,10 @@ export async function machinesWithFingerprint(scope: Scope, fingerprint: string)
   const entries = await partitionItems(undefined, machinesByFingerprintPartition(scope.accountId, digest(fingerprint)));
   const readable = entries.filter((entry) => canRead(scope, 'machines', (entry.environmentId as string | null) ?? null));
   if (readable.length === 0) return [];
-  const machines = await getItems(readable.map((entry) => recordKey(scope.accountId, 'machines', entry.machineId as string)));
-  return withoutRemoved(
+  const machines = await getVisibleItems(
     scope,
-    machines.filter((machine) => machine.fingerprint === fingerprint),
+    'machines',
+    readable.map((entry) => String(entry.machineId)),
   );
+  return machines.filter((machine) => machine.fingerprint === fingerprint);
 }

@@ -97,17 +97,18 @@ async function changeHeartbeat(
   found: Item,
   decide: (machine: MachineRecord, rules: Heartbeat, at: number) => Decision,
 ): Promise<HeartbeatAnswer> {
-  const { accountId, id, policyId } = toRecord<MachineRecord>(found);
+  const { accountId, id, policyId } = toRecord('machines', found);
   const policy = await getItem(recordKey(accountId, 'policies', policyId));
   const rules = heartbeatOf(policy);
   let item: Item | undefined = found;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     if (!item) throw new RecordNotFound('machines', id);
     if (item.heartbeatCullStarted) throw dead();
-    const { changes, event, resurrected } = decide(toRecord<MachineRecord>(item), rules, Date.now());
+    const { changes, event, resurrected } = decide(toRecord('machines', item), rules, Date.now());
     const changed = new HeartbeatChanged();
     const tx = new Transaction();
-    const machine = toRecord<MachineRecord>(
+    const machine = toRecord(
+      'machines',
       tx.update(item, changes, { missing: new RecordNotFound('machines', id), conflict: changed, ...asRead(item) }),
     );
     heartbeatOnMarkers(tx, item, machine.lastHeartbeat ?? null, changed);

@@ -14,7 +14,7 @@ import { createHolder, fingerprintHold, fingerprintRule, levelOf, type Scopes, s
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { dueAttributes } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
@@ -80,7 +80,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
   // Asked again now that the license is known: a user may not act on a protected one.
   await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
-  const license = toRecord<LicenseRecord>(licenseItem);
+  const license = toRecord('licenses', licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
   const [policy, product, licenseOwner] = await policyProductAndOwnerOf(license);
   // An owner deleted is none, even before its deletion has cleared the license's link (shared/resources/users/owners.ts).
@@ -117,11 +117,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   createHolder(
     tx,
     { ...machine, ...dueAttributes(firstDueOf(timestamp, heartbeat)) },
-    [
-      { type: 'licenses', id: license.id },
-      { type: 'products', id: license.productId },
-      machine.ownerId ? { type: 'users', id: machine.ownerId } : undefined,
-    ],
+    parentsOf('machines', { license: license.id, product: license.productId, owner: machine.ownerId }),
     machineHold(machine, scopes),
   );
   // Found by its fingerprint alone as well, whatever its license (fingerprints.ts).
@@ -197,7 +193,7 @@ async function withdrawActivation(actor: Actor, machine: MachineRecord, policy: 
 
 /** `id`: the machine's id or its fingerprint (docs/rules.md §12), as for its update and delete. */
 export async function retrieveMachine(actor: Actor, id: string): Promise<MachineRecord> {
-  return toRecord<MachineRecord>(await authorize(actor, 'machines', await machineNamed(actor, id), 'read'));
+  return toRecord('machines', await authorize(actor, 'machines', await machineNamed(actor, id), 'read'));
 }
 
 /** `namedId`: the update's `data.id`, if sent; the path may name the machine by its fingerprint. */
@@ -205,12 +201,13 @@ export async function updateMachine(actor: Actor, id: string, changes: MachineCh
   const item = await authorize(actor, 'machines', await machineNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   rules(changes);
-  const machine = toRecord<MachineRecord>(item);
+  const machine = toRecord('machines', item);
   const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
   const tx = new Transaction();
   const counted = machine.countedCores ?? 0;
   const recount = changes.cores !== undefined && holdsSeat(item) && machine.countedCores !== undefined && (changes.cores ?? 0) !== counted;
-  const updated = toRecord<MachineRecord>(
+  const updated = toRecord(
+    'machines',
     tx.update(
       item,
       { ...changes, ...(recount ? { countedCores: changes.cores ?? 0 } : {}), updated: now() },
@@ -239,7 +236,7 @@ const DEACTIVATION_ATTEMPTS = 3;
 export async function deleteMachine(actor: Actor, id: string): Promise<void> {
   let item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
   for (let attempt = 1; ; attempt++) {
-    const removed = toRecord<MachineRecord>(item);
+    const removed = toRecord('machines', item);
     const policy = await getItem(recordKey(removed.accountId, 'policies', removed.policyId));
     try {
       return await removeWithDescendants(item, (tx) =>
@@ -255,10 +252,10 @@ export async function deleteMachine(actor: Actor, id: string): Promise<void> {
 }
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.machines.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.machines.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.machines.product },
+const FILTERS: readonly Filter<'machines'>[] = [
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listMachines(
@@ -268,14 +265,14 @@ export async function listMachines(
   forced: Record<string, string> = {},
 ): Promise<Page<MachineRecord>> {
   await authorizeAction(actor, 'machines', 'list');
-  return filteredList<MachineRecord>(actor.scope, 'machines', FILTERS, filters, [restriction(actor, 'machines'), forced], page);
+  return filteredList(actor.scope, 'machines', FILTERS, filters, [restriction(actor, 'machines'), forced], page);
 }
 
 /** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
 export async function listLicenseMachines(actor: Actor, licenseId: string, filters: FilterValues, page: PageRequest) {
   const license = await authorize(actor, 'licenses', await licenseNamed(actor, licenseId), 'read');
   await authorizeAction(actor, 'machines', 'list');
-  return filteredList<MachineRecord>(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id as string }], page);
+  return filteredList(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id as string }], page);
 }
 
 /** GET /users/<id>/machines: the machines a user owns, under the same filters as every list of machines. */

@@ -68,7 +68,7 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
   const item = await getItem({ PK: due.PK, SK: due.SK });
   // Gone, or moved in the index since it fell due (pinged, reset, judged by another sweep).
   if (!item || item.DUESK !== due.due) return;
-  const machine = toRecord<MachineRecord>(item);
+  const machine = toRecord('machines', item);
   const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
   if (machine.heartbeatCullStarted) return cull(item, policy);
   const { next, announce, cull: culled } = judge(machine, heartbeatOf(policy), at);
@@ -84,7 +84,7 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
     },
     { missing: changed, conflict: changed, ...asRead(item) },
   );
-  if (announce) await emitEvent(tx, originOf(machine), 'machine.heartbeat.dead', machineDocument(toRecord(written), policy));
+  if (announce) await emitEvent(tx, originOf(machine), 'machine.heartbeat.dead', machineDocument(toRecord('machines', written), policy));
   try {
     await tx.commit();
   } catch (error) {
@@ -105,7 +105,7 @@ const CULL_ATTEMPTS = 3;
 async function cull(found: Item, policy: Item | undefined): Promise<void> {
   let item: Item | undefined = found;
   for (let attempt = 1; item; attempt++) {
-    const machine = toRecord<MachineRecord>(item);
+    const machine = toRecord('machines', item);
     try {
       return await removeWithDescendants(item, (tx) =>
         emitEvent(tx, originOf(machine), 'machine.deleted', machineDocument(machine, policy)),

@@ -5,14 +5,19 @@
  */
 import type { Actor } from '../../auth/actor.ts';
 import { ownRecord } from '../../auth/authorize.ts';
-import { toRecord } from '../../store/records.ts';
-import type { Environment } from '../environments/entity.ts';
-import type { LicenseRecord } from '../licenses/entity.ts';
-import type { ProductRecord } from '../products/entity.ts';
-import type { UserRecord } from '../users/entity.ts';
+import type { RecordType } from '../../store/keys.ts';
+import { type RecordOf, toRecord } from '../../store/records.ts';
 
-export type BearerRecord = UserRecord | Environment | ProductRecord | LicenseRecord;
+/** What a credential may stand for (kindOf): nothing else is ever admitted as a bearer. */
+const BEARER_TYPES = ['users', 'environments', 'products', 'licenses'] as const;
+type BearerType = (typeof BEARER_TYPES)[number];
+const isBearerType = (type: RecordType): type is BearerType => (BEARER_TYPES as readonly RecordType[]).includes(type);
+
+export type BearerRecord = RecordOf<BearerType>;
 
 export async function retrieveBearer(actor: Actor): Promise<BearerRecord> {
-  return toRecord<BearerRecord>(await ownRecord(actor));
+  const item = await ownRecord(actor);
+  const { type } = actor.bearer;
+  if (!isBearerType(type)) throw new Error(`A ${type} record stands for no bearer`);
+  return toRecord(type, item);
 }

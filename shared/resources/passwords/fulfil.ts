@@ -27,8 +27,8 @@ export interface PasswordReset {
 export async function resetPassword(requester: Requester, id: string, input: PasswordReset): Promise<UserRecord> {
   // Only a user of the request's own environment: a reset is a change, and a SHARED environment never changes a global user.
   const visible = await getVisibleItem(requester.scope, 'users', id);
-  const item = visible && canWrite(requester.scope, (visible.environmentId as string | null) ?? null) ? visible : undefined;
-  const user = item && toRecord<UserRecord & { passwordResetDigest?: string; passwordResetExpiry?: string }>(item);
+  const item = visible && canWrite(requester.scope, visible.environmentId) ? visible : undefined;
+  const user = item && toRecord('users', item);
   // A wrong token reads like an unknown user: neither tells a guesser anything.
   if (!item || user?.status !== 'ACTIVE' || !user.passwordResetDigest || !sameDigest(digest(input.token), user.passwordResetDigest)) {
     throw new RecordNotFound('users', id);
@@ -51,7 +51,7 @@ export async function resetPassword(requester: Requester, id: string, input: Pas
         { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
         { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
       );
-      updated = toRecord<UserRecord>(next);
+      updated = toRecord('users', next);
       await emitEvent(tx, originOf(updated, requester.scope), 'user.updated', userDocument(updated));
     },
     false,

@@ -20,7 +20,7 @@ import { findAccount } from '../accounts/entity.ts';
 import { findEnvironment } from '../environments/entity.ts';
 import { now } from '../rules.ts';
 import { userDocument } from '../users/document.ts';
-import { EMAIL_MARKER, type UserRecord } from '../users/entity.ts';
+import { EMAIL_MARKER } from '../users/entity.ts';
 import type { ResetMessage } from './request.ts';
 
 export const RESET_TOKEN_LIFETIME_MS = 24 * 3600 * 1000;
@@ -49,7 +49,7 @@ export async function processResetRequest(message: ResetMessage): Promise<void> 
     logger.info('password reset: no active user for the address', { resetId: message.resetId });
     return;
   }
-  const user = toRecord<UserRecord>(item);
+  const user = toRecord('users', item);
   const token = randomSecret();
   const tx = new Transaction();
   tx.update(

@@ -91,6 +91,12 @@ export interface PolicyRecord extends StoredRecord {
   metadata: Record<string, unknown>;
 }
 
+/**
+ * The collections a policy joins, by the name of the parent it names: the order is the store's
+ * (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ */
+export const POLICY_PARENTS = { product: 'products' } as const;
+
 /** A policy's expiration model, with the defaults for what a policy made before it lacks. */
 export interface Expiration {
   duration: number | null;

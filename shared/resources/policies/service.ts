@@ -11,12 +11,11 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { relatedItem } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { ProductRecord } from '../products/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
 import { policyDocument } from './document.ts';
 import {
@@ -116,7 +115,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
   // A node-locked policy is for one machine: maxMachines follows floating false when not given.
   if (checked.floating === false && !('maxMachines' in checked)) checked.maxMachines = 1;
   judgeSettings(checked);
-  const product = toRecord<ProductRecord>(await relatedItem(actor, 'products', productId, 'product'));
+  const product = toRecord('products', await relatedItem(actor, 'products', productId, 'product'));
   const timestamp = now();
   const policy: PolicyRecord = {
     type: 'policies',
@@ -139,7 +138,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     metadata: checked.metadata ?? {},
   };
   const tx = new Transaction();
-  tx.create(policy, { parents: [{ type: 'products', id: product.id }] });
+  tx.create(policy, { parents: parentsOf('policies', { product: product.id }) });
   tx.requireExists(recordKeyOf(product), ruleBroken('PRODUCT_NOT_FOUND', 'product was deleted', '/data/relationships/product'));
   await emitEvent(tx, originOf(policy, actor.scope), 'policy.created', policyDocument(policy));
   await tx.commit();
@@ -147,7 +146,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
 }
 
 export async function retrievePolicy(actor: Actor, id: string): Promise<PolicyRecord> {
-  return toRecord<PolicyRecord>(await authorize(actor, 'policies', id, 'read'));
+  return toRecord('policies', await authorize(actor, 'policies', id, 'read'));
 }
 
 /**
@@ -183,12 +182,13 @@ function updatedAfter(previous: unknown): string {
 export async function updatePolicy(actor: Actor, id: string, changes: PolicyChanges): Promise<PolicyRecord> {
   const item = await authorize(actor, 'policies', id, 'update');
   const checked = rules(changes);
-  const merged = { ...toRecord<PolicyRecord>(item), ...checked };
+  const merged = { ...toRecord('policies', item), ...checked };
   judgeSettings(merged);
   // Heartbeats required from now on: the machines already activated are walked into the due index (sweep.ts).
   const walk = startsWatching(item, merged) ? walkStart() : {};
   const tx = new Transaction();
-  const updated = toRecord<PolicyRecord>(
+  const updated = toRecord(
+    'policies',
     tx.update(
       item,
       { ...checked, ...walk, updated: updatedAfter(item.updated) },
@@ -206,11 +206,11 @@ export async function updatePolicy(actor: Actor, id: string, changes: PolicyChan
 
 export async function deletePolicy(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'policies', id, 'delete');
-  const removed = toRecord<PolicyRecord>(item);
+  const removed = toRecord('policies', item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'policy.deleted', policyDocument(removed)));
 }
 
-const FILTERS: readonly Filter[] = [{ params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.policies.product }];
+const FILTERS: readonly Filter<'policies'>[] = [{ params: ['product'], attribute: 'productId', parent: 'product' }];
 
 export async function listPolicies(
   actor: Actor,
@@ -219,7 +219,7 @@ export async function listPolicies(
   forced: Record<string, string> = {},
 ): Promise<Page<PolicyRecord>> {
   await authorizeAction(actor, 'policies', 'list');
-  return filteredList<PolicyRecord>(actor.scope, 'policies', FILTERS, filters, [restriction(actor, 'policies'), forced], page);
+  return filteredList(actor.scope, 'policies', FILTERS, filters, [restriction(actor, 'policies'), forced], page);
 }
 
 /** The policy a record belongs to, seen by the rules of policies. */

@@ -12,12 +12,12 @@
 
 import { childEnvironments } from '../../licensing/graph.ts';
 import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentIn } from '../../licensing/slots.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { getItem, type Item, type StoredRecord } from '../../store/records.ts';
+import { getItem, type Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { MachineRecord } from '../machines/entity.ts';
@@ -53,9 +53,9 @@ export const policyDue: DueHandler = async (due: Due, at: number): Promise<void>
   while (rules.requireHeartbeat && walked < WALK_LICENSES && walk.environment < environments.length) {
     const environmentId = environments[walk.environment] ?? null;
     const scope: Scope = { accountId, environmentId, readable: [environmentId] };
-    const page = await listCollection<StoredRecord>(
+    const page = await listCollection(
       scope,
-      { type: 'licenses', parent: { type: 'policies', id: policy.id as string, slot: SLOTS.licenses.policy } },
+      { type: 'licenses', parent: parentIn('licenses', 'policy', policy.id as string) },
       { mode: 'cursor', cursor: walk.cursor, size: WALK_LICENSES - walked },
     );
     for (const license of page.records) await watchMachinesOf(accountId, environments, license.id, rules);
@@ -84,9 +84,9 @@ async function watchMachinesOf(accountId: string, environments: (string | null)[
   for (const environmentId of environments) {
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof listCollection<MachineRecord>>> = await listCollection<MachineRecord>(
+      const page: Awaited<ReturnType<typeof listCollection<'machines'>>> = await listCollection(
         { accountId, environmentId, readable: [environmentId] },
-        { type: 'machines', parent: { type: 'licenses', id: licenseId, slot: SLOTS.machines.license } },
+        { type: 'machines', parent: parentIn('machines', 'license', licenseId) },
         { mode: 'cursor', cursor, size: 100 },
       );
       await Promise.all(page.records.map((machine) => watch(machine, rules)));

@@ -23,6 +23,12 @@ export interface ProcessRecord extends StoredRecord {
   lastHeartbeat: string;
 }
 
+/**
+ * The collections a process joins, by the name of the parent it names: the order is the store's
+ * (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ */
+export const PROCESS_PARENTS = { machine: 'machines', license: 'licenses', product: 'products', owner: 'users' } as const;
+
 /** A pid is held on its machine by a marker keyed by the SHA-256 of the machine's id and the pid. */
 export const PROCESS_PID_MARKER = 'PROCESS_PID';
 

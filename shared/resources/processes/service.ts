@@ -11,7 +11,7 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { parentsOf } from '../../licensing/slots.ts';
 import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
@@ -50,9 +50,9 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
 async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedProcess> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
-  const [licenseItem, policy, owner] = await licenseAndPolicyOf(toRecord<MachineRecord>(machineItem));
+  const [licenseItem, policy, owner] = await licenseAndPolicyOf(toRecord('machines', machineItem));
   // An owner deleted is none, even before its deletion has cleared the machine's link (shared/resources/users/owners.ts).
-  const machine = { ...toRecord<MachineRecord>(machineItem), ...(owner ? {} : { ownerId: null }) };
+  const machine = { ...toRecord('machines', machineItem), ...(owner ? {} : { ownerId: null }) };
   // A license goes after its machines: without it, the machine's removal is under way.
   if (!licenseItem) throw machineGone;
   // Asked again now that the license is known: a user may not act on a protected one.
@@ -100,12 +100,12 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
   const item = tx.create(
     { ...process, ...dueAttributes(dueOf(process.lastHeartbeat, heartbeatOf(policy))) },
     {
-      parents: [
-        { type: 'machines', id: process.machineId },
-        { type: 'licenses', id: process.licenseId },
-        { type: 'products', id: process.productId },
-        process.ownerId ? { type: 'users', id: process.ownerId } : undefined,
-      ],
+      parents: parentsOf('processes', {
+        machine: process.machineId,
+        license: process.licenseId,
+        product: process.productId,
+        owner: process.ownerId,
+      }),
       unique: [
         {
           kind: PROCESS_PID_MARKER,
@@ -135,13 +135,13 @@ async function licenseAndPolicyOf(machine: MachineRecord): Promise<[Item | undef
 const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId, 'policies', process.policyId));
 
 export async function retrieveProcess(actor: Actor, id: string): Promise<ProcessRecord> {
-  return toRecord<ProcessRecord>(await authorize(actor, 'processes', id, 'read'));
+  return toRecord('processes', await authorize(actor, 'processes', id, 'read'));
 }
 
 /** Permanent: its pid is free again on its machine, and its counts go down. */
 export async function deleteProcess(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'processes', id, 'delete');
-  const removed = toRecord<ProcessRecord>(item);
+  const removed = toRecord('processes', item);
   const policy = await policyOf(removed);
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('processes', removed.id));
@@ -162,16 +162,16 @@ const PING_ATTEMPTS = 10;
  */
 export async function pingProcess(actor: Actor, id: string): Promise<JudgedProcess> {
   let item = await authorize(actor, 'processes', id, 'ping');
-  const policy = await policyOf(toRecord<ProcessRecord>(item));
+  const policy = await policyOf(toRecord('processes', item));
   const rules = heartbeatOf(policy);
   for (let attempt = 1; ; attempt++) {
-    const process = toRecord<ProcessRecord>(item);
+    const process = toRecord('processes', item);
     const timestamp = now();
     if (heartbeatAt(process, rules, Date.parse(timestamp)).status === 'DEAD') {
       throw ruleBroken('PROCESS_HEARTBEAT_DEAD', 'is dead');
     }
     const tx = new Transaction();
-    const pinged = toRecord<ProcessRecord>(recordPing(tx, item, timestamp, rules, new PingedMeanwhile()));
+    const pinged = toRecord('processes', recordPing(tx, item, timestamp, rules, new PingedMeanwhile()));
     await emitEvent(tx, originOf(pinged, actor.scope), 'process.heartbeat.ping', processDocument(pinged, policy));
     try {
       await tx.commit();
@@ -201,21 +201,21 @@ export function recordPing(tx: Transaction, item: Item, at: string, rules: Heart
 }
 
 /** Filters in order of selectivity: a machine's processes, a license's, a user's, a product's. */
-const FILTERS: readonly Filter[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machines', slot: SLOTS.processes.machine },
-  { params: ['license'], attribute: 'licenseId', parent: 'licenses', slot: SLOTS.processes.license },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'users', slot: SLOTS.processes.owner },
-  { params: ['product'], attribute: 'productId', parent: 'products', slot: SLOTS.processes.product },
+const FILTERS: readonly Filter<'processes'>[] = [
+  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
+  { params: ['license'], attribute: 'licenseId', parent: 'license' },
+  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
+  { params: ['product'], attribute: 'productId', parent: 'product' },
 ];
 
 export async function listProcesses(actor: Actor, filters: FilterValues, page: PageRequest): Promise<Page<ProcessRecord>> {
   await authorizeAction(actor, 'processes', 'list');
-  return filteredList<ProcessRecord>(actor.scope, 'processes', FILTERS, filters, [restriction(actor, 'processes')], page);
+  return filteredList(actor.scope, 'processes', FILTERS, filters, [restriction(actor, 'processes')], page);
 }
 
 /** GET /machines/<id>/processes: whoever sees a machine sees all its processes; the machine named by id or fingerprint. */
 export async function listMachineProcesses(actor: Actor, machineId: string, filters: FilterValues, page: PageRequest) {
   const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
   await authorizeAction(actor, 'processes', 'list');
-  return filteredList<ProcessRecord>(actor.scope, 'processes', FILTERS, filters, [{ machineId: machine.id as string }], page);
+  return filteredList(actor.scope, 'processes', FILTERS, filters, [{ machineId: machine.id as string }], page);
 }

@@ -17,7 +17,7 @@ import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { processDocument } from './document.ts';
-import { dueOf, heartbeatAt, type ProcessRecord } from './entity.ts';
+import { dueOf, heartbeatAt } from './entity.ts';
 
 /** The process is no longer as the sweep read it: pinged, moved or removed meanwhile. */
 class ChangedMeanwhile extends Error {}
@@ -25,7 +25,7 @@ class ChangedMeanwhile extends Error {}
 export const sweepProcess: DueHandler = async (due: Due, at: number): Promise<void> => {
   const item = await getItem({ PK: due.PK, SK: due.SK });
   if (!item) return; // removed since it fell due
-  const process = toRecord<ProcessRecord>(item);
+  const process = toRecord('processes', item);
   const policy = await getItem(recordKey(process.accountId, 'policies', process.policyId));
   const rules = heartbeatOf(policy);
   // Every change of a process but the sweeper's own moves its heartbeat: the heartbeat read is the process read.

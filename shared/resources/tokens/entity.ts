@@ -3,9 +3,10 @@
  * generated; the service keeps only its SHA-256 digest, in the token record and in a lookup
  * item keyed by the digest that authentication reads.
  */
+import type { BearerKind } from '../../auth/permissions.ts';
 import type { TokenPrefix } from '../../auth/secrets.ts';
 import type { RecordType } from '../../store/keys.ts';
-import type { StoredRecord } from '../../store/records.ts';
+import { attributesOf, type Item, type StoredRecord } from '../../store/records.ts';
 
 export type TokenKind = 'admin-token' | 'user-token' | 'environment-token' | 'product-token' | 'activation-token';
 
@@ -19,6 +20,19 @@ export interface TokenRecord extends StoredRecord {
   bearerId: string;
   digest: string;
 }
+
+/**
+ * The item authentication finds a token by (tokenLookupKey): the token, what its bearer acts as,
+ * and for a license bearer the license's ancestry and owner.
+ */
+export interface TokenLookup extends TokenRecord {
+  bearerKind: BearerKind;
+  productId?: string;
+  policyId?: string;
+  ownerId?: string | null;
+}
+
+export const tokenOfLookup = (item: Item): TokenLookup => attributesOf<TokenLookup>(item);
 
 export const TOKEN_PREFIX: Record<TokenKind, TokenPrefix> = {
   'admin-token': 'admin',

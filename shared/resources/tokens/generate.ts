@@ -11,7 +11,7 @@ import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { type Item, type StoredRecord, toRecord } from '../../store/records.ts';
+import { type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
 import { tokenDocument } from './document.ts';
@@ -34,10 +34,10 @@ export interface TokenRequest {
  */
 export async function generateTokenFor(
   actor: Actor,
-  holder: Item,
+  holder: StoredItem,
   kind: TokenKind,
   attributes: TokenRequest,
-  home: string | null = (holder.environmentId as string | null) ?? null,
+  home: string | null = holder.environmentId ?? null,
 ) {
   maxLength('name', attributes.name, 255);
   const requested = attributes.permissions ?? ['*'];
@@ -53,7 +53,7 @@ export async function generateTokenFor(
     }
     expiry = new Date(at).toISOString();
   }
-  const record = toRecord<StoredRecord>(holder);
+  const record = toRecord(holder.type, holder);
   const tx = new Transaction();
   const result = addToken(tx, {
     holder: record,
@@ -63,7 +63,7 @@ export async function generateTokenFor(
     expiry,
     permissions,
   });
-  const gone = new RecordNotFound(holder.type as string, holder.id as string);
+  const gone = new RecordNotFound(holder.type, holder.id);
   requireStanding(tx, record, gone);
   // A license's policy and product too: never a token under a removal (shared/licensing/removal.ts).
   if (holder.type === 'licenses') requireAncestry(tx, record, ['policies', 'products'], gone);

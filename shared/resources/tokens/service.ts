@@ -167,7 +167,7 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
 }
 
 export async function retrieveToken(actor: Actor, id: string): Promise<TokenRecord> {
-  return toRecord<TokenRecord>(await authorize(actor, 'tokens', id, 'read'));
+  return toRecord('tokens', await authorize(actor, 'tokens', id, 'read'));
 }
 
 export async function revokeToken(actor: Actor, id: string): Promise<void> {
@@ -175,7 +175,7 @@ export async function revokeToken(actor: Actor, id: string): Promise<void> {
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('tokens', id));
   removeLookup(tx, item);
-  await emitEvent(tx, actor.scope, 'token.deleted', tokenDocument(toRecord<TokenRecord>(item)));
+  await emitEvent(tx, actor.scope, 'token.deleted', tokenDocument(toRecord('tokens', item)));
   await tx.commit();
 }
 
@@ -183,10 +183,10 @@ export async function revokeToken(actor: Actor, id: string): Promise<void> {
 export async function listTokens(actor: Actor, page: PageRequest): Promise<Page<TokenRecord>> {
   await authorizeAction(actor, 'tokens', 'list');
   const { bearerType, bearerId } = restriction(actor, 'tokens');
-  if (bearerType === undefined || bearerId === undefined) return listCollection<TokenRecord>(actor.scope, { type: 'tokens' }, page);
+  if (bearerType === undefined || bearerId === undefined) return listCollection(actor.scope, { type: 'tokens' }, page);
   return listBearerTokens(actor.scope, { type: bearerType as RecordType, id: bearerId }, page);
 }
 
 export function listBearerTokens(scope: Scope, holder: { type: RecordType; id: string }, page: PageRequest) {
-  return listCollection<TokenRecord>(scope, { type: 'tokens', parent: { ...holder, slot: BEARER_SLOT } }, page);
+  return listCollection(scope, { type: 'tokens', parent: { ...holder, slot: BEARER_SLOT } }, page);
 }

@@ -18,6 +18,9 @@ export interface UserRecord extends StoredRecord {
   metadata: Record<string, unknown>;
   /** scrypt hash; absent for a managed user. */
   passwordHash?: string;
+  /** A password reset asked for and not yet fulfilled (shared/resources/passwords/): its token's digest and expiry. */
+  passwordResetDigest?: string;
+  passwordResetExpiry?: string;
 }
 
 export const EMAIL_MARKER = 'EMAIL';

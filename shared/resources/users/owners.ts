@@ -20,7 +20,7 @@ import { conflict } from '../../errors.ts';
 import type { CascadeStep } from '../../licensing/cascade.ts';
 import { type ChildCollection, childEnvironments, childPartition, environmentsUnder } from '../../licensing/graph.ts';
 import { cascadeMarker } from '../../licensing/removal.ts';
-import { SLOTS } from '../../licensing/slots.ts';
+import { childrenOf } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, getItems, type Item } from '../../store/records.ts';
@@ -30,10 +30,10 @@ import { revokeTokensOf } from '../tokens/service.ts';
 
 /** The owner collections of a user. */
 export const OWNED: readonly ChildCollection[] = [
-  { type: 'licenses', slot: SLOTS.licenses.owner },
-  { type: 'machines', slot: SLOTS.machines.owner },
-  { type: 'components', slot: SLOTS.components.owner },
-  { type: 'processes', slot: SLOTS.processes.owner },
+  childrenOf('licenses', 'owner'),
+  childrenOf('machines', 'owner'),
+  childrenOf('components', 'owner'),
+  childrenOf('processes', 'owner'),
 ];
 
 /** Records a user's delete clears the owner of in its own transaction at most. */

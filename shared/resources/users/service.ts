@@ -92,7 +92,7 @@ export async function createUser(actor: Actor, input: NewUser): Promise<UserReco
 }
 
 export async function retrieveUser(actor: Actor, id: string): Promise<UserRecord> {
-  return toRecord<UserRecord>(await authorize(actor, 'users', id, 'read'));
+  return toRecord('users', await authorize(actor, 'users', id, 'read'));
 }
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
@@ -104,7 +104,7 @@ export async function listUserTokens(actor: Actor, id: string, page: PageRequest
 
 export async function listUsers(actor: Actor, page: PageRequest) {
   await authorizeAction(actor, 'users', 'list');
-  return listCollection<UserRecord>(actor.scope, { type: 'users' }, page);
+  return listCollection(actor.scope, { type: 'users' }, page);
 }
 
 /** The attributes an update may send; only those given change. */
@@ -120,7 +120,7 @@ export interface UserChanges {
 export async function updateUser(actor: Actor, id: string, attributes: UserChanges): Promise<UserRecord> {
   // What is sent decides whether a user may make the change to themselves, and what it hands over.
   const item = await authorize(actor, 'users', id, 'update', { changes: { ...attributes } });
-  const user = toRecord<UserRecord>(item);
+  const user = toRecord('users', item);
   const changes: Record<string, unknown> = {};
   const claim: UniqueClaim[] = [];
   const release: { kind: string; value: string }[] = [];
@@ -185,9 +185,9 @@ async function changeUser(
   options: Parameters<Transaction['update']>[2],
   revoking: boolean,
 ): Promise<UserRecord> {
-  let next = toRecord<UserRecord>(item);
+  let next = toRecord('users', item);
   const apply = async (tx: Transaction) => {
-    next = toRecord<UserRecord>(tx.update(item, changes, options));
+    next = toRecord('users', tx.update(item, changes, options));
     await emitEvent(tx, actor.scope, 'user.updated', userDocument(next));
   };
   if (revoking) {
@@ -217,7 +217,7 @@ async function setUserStatus(actor: Actor, id: string, status: 'ACTIVE' | 'BANNE
  */
 export async function deleteUser(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'users', id, 'delete');
-  const document = userDocument(toRecord<UserRecord>(item));
+  const document = userDocument(toRecord('users', item));
   await deleteOwner(item, async (tx) => {
     tx.delete(item, new RecordNotFound('users', id));
     await emitEvent(tx, actor.scope, 'user.deleted', document);

@@ -63,12 +63,12 @@ export async function createWebhookEndpoint(actor: Actor, input: NewWebhookEndpo
 }
 
 export async function retrieveWebhookEndpoint(actor: Actor, id: string): Promise<WebhookEndpointRecord> {
-  return toRecord<WebhookEndpointRecord>(await authorize(actor, 'webhook-endpoints', id, 'read'));
+  return toRecord('webhook-endpoints', await authorize(actor, 'webhook-endpoints', id, 'read'));
 }
 
 export async function listWebhookEndpoints(actor: Actor, page: PageRequest) {
   await authorizeAction(actor, 'webhook-endpoints', 'list');
-  return listCollection<WebhookEndpointRecord>(actor.scope, { type: 'webhook-endpoints' }, page);
+  return listCollection(actor.scope, { type: 'webhook-endpoints' }, page);
 }
 
 export async function updateWebhookEndpoint(actor: Actor, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpointRecord> {
@@ -79,7 +79,8 @@ export async function updateWebhookEndpoint(actor: Actor, id: string, changes: W
   if (changes.enabled !== undefined) written.enabled = changes.enabled;
   const tx = new Transaction();
   // Conditional on the endpoint as read: its subscriptions entry is rewritten whole from it.
-  const next = toRecord<WebhookEndpointRecord>(
+  const next = toRecord(
+    'webhook-endpoints',
     tx.update(item, written, {
       missing: new RecordNotFound('webhook-endpoints', id),
       unchanged: { updated: item.updated },
@@ -97,7 +98,7 @@ export async function deleteWebhookEndpoint(actor: Actor, id: string): Promise<v
   const item = await authorize(actor, 'webhook-endpoints', id, 'delete');
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('webhook-endpoints', id));
-  recordSubscription(tx, toRecord<WebhookEndpointRecord>(item), true);
-  await emitEvent(tx, actor.scope, 'webhook-endpoint.deleted', webhookEndpointDocument(toRecord<WebhookEndpointRecord>(item)));
+  recordSubscription(tx, toRecord('webhook-endpoints', item), true);
+  await emitEvent(tx, actor.scope, 'webhook-endpoint.deleted', webhookEndpointDocument(toRecord('webhook-endpoints', item)));
   await tx.commit();
 }

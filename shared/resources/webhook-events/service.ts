@@ -16,7 +16,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { addWebhookEvent, ENDPOINT_SLOT, KIND_SLOT, type WebhookEventRecord } from './entity.ts';
 
 export async function retrieveWebhookEvent(actor: Actor, id: string): Promise<WebhookEventRecord> {
-  return toRecord<WebhookEventRecord>(await authorize(actor, 'webhook-events', id, 'read'));
+  return toRecord('webhook-events', await authorize(actor, 'webhook-events', id, 'read'));
 }
 
 /**
@@ -30,7 +30,7 @@ export interface WebhookEventFilters {
 }
 
 /** Which collection the filters name: `events` (any of the kinds), `endpoint`, or every event. */
-function collectionOf(filters: WebhookEventFilters): CollectionRef {
+function collectionOf(filters: WebhookEventFilters): CollectionRef<'webhook-events'> {
   if (filters.events !== undefined) {
     const parents = filters.events.map((kind) => ({ type: 'webhook-kinds' as const, id: kind }));
     return { type: 'webhook-events', anyParent: { slot: KIND_SLOT, parents } };
@@ -43,7 +43,7 @@ function collectionOf(filters: WebhookEventFilters): CollectionRef {
 
 export async function listWebhookEvents(actor: Actor, filters: WebhookEventFilters, page: PageRequest) {
   await authorizeAction(actor, 'webhook-events', 'list');
-  return listCollection<WebhookEventRecord>(actor.scope, collectionOf(filters), page);
+  return listCollection(actor.scope, collectionOf(filters), page);
 }
 
 export async function deleteWebhookEvent(actor: Actor, id: string): Promise<void> {
@@ -59,7 +59,7 @@ export async function deleteWebhookEvent(actor: Actor, id: string): Promise<void
  */
 export async function retryWebhookEvent(actor: Actor, id: string): Promise<WebhookEventRecord> {
   const item = await authorize(actor, 'webhook-events', id, 'retry');
-  const original = toRecord<WebhookEventRecord>(item);
+  const original = toRecord('webhook-events', item);
   const endpointKey = recordKey(original.accountId, 'webhook-endpoints', original.endpointId);
   const notFound = ruleBroken('ENDPOINT_NOT_FOUND', 'the webhook endpoint of this event no longer exists');
   if (!(await getItem(endpointKey))) throw notFound;
