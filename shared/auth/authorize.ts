@@ -11,7 +11,8 @@ import { parentIn } from '../licensing/slots.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { type RecordType, recordKey } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
-import { getItem, getVisibleItem, type Item } from '../store/records.ts';
+import type { RecordOf } from '../store/record-types.ts';
+import { getItem, getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
 import type { Actor } from './actor.ts';
 import { type Action, judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
@@ -58,15 +59,18 @@ export async function authorize<T extends PolicyType>(
   id: string | Item,
   action: Action<T>,
   context?: ActionContext,
-): Promise<Item> {
+): Promise<AuthorizedItem<T>> {
   actor.asked?.push(`${type}.${action}@record`);
-  const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : id;
-  const name = typeof id === 'string' ? id : (id.id as string);
+  const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : (id as StoredItem);
+  const name = typeof id === 'string' ? id : (id as StoredItem).id;
   if (!item) throw new RecordNotFound(type, name);
   const judgement = await judge(principalOf(actor), type, action, item, context);
   if (!judgement.allowed) throw judgement.status === 404 ? new RecordNotFound(type, name) : refused(judgement.detail);
-  return item;
+  return item as AuthorizedItem<T>;
 }
+
+/** The stored item of a record of `T` (an attachment's holder, the account: any item). */
+type AuthorizedItem<T extends PolicyType> = T extends RecordType ? StoredItem<RecordOf<T>> : StoredItem;
 
 /** An action on a type rather than on one record: create, list (403 when refused). */
 export async function authorizeAction<T extends PolicyType>(

@@ -183,5 +183,5 @@ export async function listMachineComponents(actor: Actor, machineId: string, fil
   const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
   await authorizeAction(actor, 'components', 'list');
   // Whoever sees the machine sees all its components.
-  return filteredList(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id as string }], page);
+  return filteredList(actor.scope, 'components', FILTERS, filters, [{ machineId: machine.id }], page);
 }

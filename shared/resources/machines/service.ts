@@ -272,7 +272,7 @@ export async function listMachines(
 export async function listLicenseMachines(actor: Actor, licenseId: string, filters: FilterValues, page: PageRequest) {
   const license = await authorize(actor, 'licenses', await licenseNamed(actor, licenseId), 'read');
   await authorizeAction(actor, 'machines', 'list');
-  return filteredList(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id as string }], page);
+  return filteredList(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id }], page);
 }
 
 /** GET /users/<id>/machines: the machines a user owns, under the same filters as every list of machines. */

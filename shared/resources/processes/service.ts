@@ -217,5 +217,5 @@ export async function listProcesses(actor: Actor, filters: FilterValues, page: P
 export async function listMachineProcesses(actor: Actor, machineId: string, filters: FilterValues, page: PageRequest) {
   const machine = await authorize(actor, 'machines', await machineNamed(actor, machineId), 'read');
   await authorizeAction(actor, 'processes', 'list');
-  return filteredList(actor.scope, 'processes', FILTERS, filters, [{ machineId: machine.id as string }], page);
+  return filteredList(actor.scope, 'processes', FILTERS, filters, [{ machineId: machine.id }], page);
 }
