@@ -4,20 +4,17 @@
  * next GSI3...): a license is in its policy's (GSI2), its product's (GSI3) and its owner's (GSI4)
  * collections.
  */
-import { COMPONENT_PARENTS } from '../resources/components/entity.ts';
-import { LICENSE_PARENTS } from '../resources/licenses/entity.ts';
-import { MACHINE_PARENTS } from '../resources/machines/entity.ts';
-import { POLICY_PARENTS } from '../resources/policies/entity.ts';
-import { PROCESS_PARENTS } from '../resources/processes/entity.ts';
+import { manifest } from '../resources/manifest.ts';
 import type { RecordType } from '../store/keys.ts';
 
-export const PARENTS = {
-  policies: POLICY_PARENTS,
-  licenses: LICENSE_PARENTS,
-  machines: MACHINE_PARENTS,
-  components: COMPONENT_PARENTS,
-  processes: PROCESS_PARENTS,
-} as const satisfies Partial<Record<RecordType, Record<string, RecordType>>>;
+type Manifest = typeof manifest;
+type ParentsOf<R> = R extends { parents: infer P } ? P : never;
+type Declared = { [K in keyof Manifest as ParentsOf<Manifest[K]> extends never ? never : K]: ParentsOf<Manifest[K]> };
+
+/** Each record type's parents, as the manifest's resources declare them. */
+export const PARENTS = Object.fromEntries(
+  Object.entries(manifest).flatMap(([type, resource]) => ('parents' in resource ? [[type, resource.parents]] : [])),
+) as Declared;
 
 /** A type of the graph that has parents. */
 export type Child = keyof typeof PARENTS;

@@ -3,7 +3,8 @@
  * judge its records. What is derived from this list and the folders it names: the route table
  * (each folder's operations.ts, shared/routes.ts) and with it the CDK stack, the local stack and
  * the OpenAPI description; the policy registry (shared/auth/policies/index.ts); the kinds of
- * webhook event (shared/events/kinds.ts).
+ * webhook event (shared/events/kinds.ts); the parent collections of the licensing graph's
+ * records (shared/licensing/slots.ts).
  *
  * A resource is added by writing its folder (entity, policy, operations, service, document) and
  * its handlers under functions/, and listing it here.
@@ -11,18 +12,23 @@
 import type { Policy } from '../auth/policies/policy.ts';
 import { ACCOUNT_EVENTS } from './accounts/events.ts';
 import { accountPolicy } from './accounts/policy.ts';
+import { COMPONENT_PARENTS } from './components/entity.ts';
 import { COMPONENT_EVENTS } from './components/events.ts';
 import { componentPolicy } from './components/policy.ts';
 import { ENTITLEMENT_EVENTS } from './entitlements/events.ts';
 import { entitlementPolicy, licenseEntitlementPolicy, policyEntitlementPolicy } from './entitlements/policy.ts';
 import { ENVIRONMENT_EVENTS } from './environments/events.ts';
 import { environmentPolicy } from './environments/policy.ts';
+import { LICENSE_PARENTS } from './licenses/entity.ts';
 import { LICENSE_EVENTS } from './licenses/events.ts';
 import { licensePolicy } from './licenses/policy.ts';
+import { MACHINE_PARENTS } from './machines/entity.ts';
 import { MACHINE_EVENTS } from './machines/events.ts';
 import { machinePolicy } from './machines/policy.ts';
+import { POLICY_PARENTS } from './policies/entity.ts';
 import { POLICY_EVENTS } from './policies/events.ts';
 import { policyPolicy } from './policies/policy.ts';
+import { PROCESS_PARENTS } from './processes/entity.ts';
 import { PROCESS_EVENTS } from './processes/events.ts';
 import { processPolicy } from './processes/policy.ts';
 import { PRODUCT_EVENTS } from './products/events.ts';
@@ -40,6 +46,11 @@ export interface ResourceDefinition {
   policies?: Readonly<Record<string, Policy>>;
   /** The kinds of webhook event its operations emit (`<singular type>.<what happened>`). */
   events?: readonly string[];
+  /**
+   * The records its records hang on, by the name it gives each (`owner: 'users'`): the parent
+   * collections it is in, each a GSI in the order given (the first GSI2: shared/licensing/slots.ts).
+   */
+  parents?: Readonly<Record<string, string>>;
 }
 
 export const manifest = {
@@ -53,13 +64,13 @@ export const manifest = {
   passwords: {},
   environments: { events: ENVIRONMENT_EVENTS, policies: { environments: environmentPolicy } },
   products: { events: PRODUCT_EVENTS, policies: { products: productPolicy } },
-  policies: { events: POLICY_EVENTS, policies: { policies: policyPolicy } },
-  licenses: { events: LICENSE_EVENTS, policies: { licenses: licensePolicy } },
+  policies: { parents: POLICY_PARENTS, events: POLICY_EVENTS, policies: { policies: policyPolicy } },
+  licenses: { parents: LICENSE_PARENTS, events: LICENSE_EVENTS, policies: { licenses: licensePolicy } },
   /** License and machine files: check-outs of licenses and machines. */
   'check-out': {},
-  machines: { events: MACHINE_EVENTS, policies: { machines: machinePolicy } },
-  components: { events: COMPONENT_EVENTS, policies: { components: componentPolicy } },
-  processes: { events: PROCESS_EVENTS, policies: { processes: processPolicy } },
+  machines: { parents: MACHINE_PARENTS, events: MACHINE_EVENTS, policies: { machines: machinePolicy } },
+  components: { parents: COMPONENT_PARENTS, events: COMPONENT_EVENTS, policies: { components: componentPolicy } },
+  processes: { parents: PROCESS_PARENTS, events: PROCESS_EVENTS, policies: { processes: processPolicy } },
   entitlements: {
     events: ENTITLEMENT_EVENTS,
     policies: {
