@@ -10,6 +10,7 @@ import { POLICIES } from '#shared/auth/policies/index.ts';
 import { eventKinds } from '#shared/events/kinds.ts';
 import { manifest } from '#shared/resources/manifest.ts';
 import { routes } from '#shared/routes.ts';
+import { PREFIXES } from '#shared/store/keys.ts';
 
 const RESOURCES = new URL('../../shared/resources/', import.meta.url);
 const folders = readdirSync(RESOURCES, { withFileTypes: true })
@@ -28,6 +29,14 @@ describe('the manifest', () => {
     for (const route of routes) expect(existsSync(new URL(`../../${route.handler}`, import.meta.url)), route.handler).toBe(true);
     expect(operations).toContain('licenses.validateKey');
     expect(operations).toContain('webhookEvents.retry');
+  });
+
+  it('has a key prefix for every record type its resources judge (the key layout, shared/store/keys.ts)', () => {
+    // The account is the one resource whose items are keyed apart (ACCOUNT#<id>).
+    const judged = Object.entries(manifest).flatMap(([name, resource]) =>
+      'policies' in resource && name in resource.policies && name !== 'accounts' ? [name] : [],
+    );
+    for (const type of judged) expect(Object.keys(PREFIXES), `a prefix for ${type}`).toContain(type);
   });
 
   it('gives the policy registry each policy once', () => {
