@@ -8,10 +8,10 @@ function required(name: string): string {
   return value;
 }
 
-/** About 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (docs/rules.md §5). */
+/** About 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (docs/rules.md §26.4). */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS: readonly number[] = [30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400];
 
-/** Requests a minute one source address may make to each unauthenticated route (docs/rules.md §9). */
+/** Requests a minute one source address may make to each unauthenticated route (docs/rules.md §7.3). */
 export const DEFAULT_RATE_LIMIT_PER_ADDRESS = 60;
 
 export const config = {
@@ -46,7 +46,7 @@ export const config = {
   },
   /**
    * Seconds to wait before each further webhook delivery attempt (one per retry), from
-   * WEBHOOK_RETRY_DELAYS (comma-separated); the default schedule (docs/rules.md §5) when unset or malformed.
+   * WEBHOOK_RETRY_DELAYS (comma-separated); the default schedule (docs/rules.md §26.4) when unset or malformed.
    */
   get webhookRetryDelays(): readonly number[] {
     const raw = process.env.WEBHOOK_RETRY_DELAYS?.trim();

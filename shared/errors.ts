@@ -4,7 +4,7 @@
  * an answer too large to give.
  * A record not found is the store's (RecordNotFound in shared/store/errors.ts). None of them knows
  * HTTP: the pipeline turns each into its status and JSON:API error in one place
- * (`toApiError` in shared/http/errors.ts; statuses and codes in docs/rules.md §2).
+ * (`toApiError` in shared/http/errors.ts; statuses and codes in docs/rules.md §2.2).
  */
 
 /** Where in the request a fault lies: a JSON pointer into the body, a query parameter, a header. */
@@ -22,7 +22,7 @@ export interface LimitState {
   resetAt: number;
 }
 
-/** A rule of the model broken by the values sent (`<ATTRIBUTE>_<KIND>`, docs/rules.md §2). */
+/** A rule of the model broken by the values sent (`<ATTRIBUTE>_<KIND>`, docs/rules.md §2.2). */
 export class RuleBroken extends Error {
   constructor(
     readonly code: string,
@@ -93,7 +93,7 @@ export class InputInvalid extends Error {
 }
 
 /**
- * What the request asks for would make an answer larger than one may be (docs/rules.md §1): the
+ * What the request asks for would make an answer larger than one may be (docs/rules.md §3.3): the
  * same request fails the same way, so the client must ask for less (fewer includes, a smaller page).
  */
 export class AnswerTooLarge extends Error {

@@ -43,7 +43,7 @@ export const accountRelationship = (accountId: string): RelationshipObject => ({
 });
 
 /**
- * A resource's links as an answer gives them (docs/rules.md §8). A link resolves when followed
+ * A resource's links as an answer gives them (docs/rules.md §9). A link resolves when followed
  * with the same credential and headers; the `environment` query parameter is the one part of
  * the request the link itself can carry. So a record of an environment other than the one the
  * request's headers select (`headerEnvironmentId`, null when they select none) names its

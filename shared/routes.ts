@@ -167,7 +167,7 @@ export const schedules: readonly Schedule[] = [
     // Reads the due index and the records it names; writes machines (their heartbeat judged, or
     // their removal with their components and seat), and the events of both (the outbox relay sends their deliveries).
     access: TABLE_WRITE,
-    // A machine is judged within two minutes of its deadline (docs/rules.md §14.3).
+    // A machine is judged within two minutes of its deadline (docs/rules.md §22.5).
     everyMinutes: 1,
     // Ample for a minute's due records; a sweep that overruns the next one is harmless (sweep.ts).
     timeoutSeconds: 120,

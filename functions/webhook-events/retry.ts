@@ -5,7 +5,7 @@ import { webhookEvents } from '#shared/resources/webhook-events/operations.ts';
 import { retryWebhookEvent } from '#shared/resources/webhook-events/service.ts';
 
 /**
- * 201 with the new event (docs/rules.md §5); the original is left as it was. A retry is made only
+ * 201 with the new event (docs/rules.md §26.6); the original is left as it was. A retry is made only
  * while its endpoint exists (its transaction requires it), so its document links to it.
  */
 export const handler = operation(webhookEvents.retry, async ({ actor, params }) =>

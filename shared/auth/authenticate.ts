@@ -1,5 +1,5 @@
 /**
- * Turns the Authorization header into a Bearer (docs/rules.md §1–2): the checks, their order
+ * Turns the Authorization header into a Bearer (docs/rules.md §6): the checks, their order
  * and their error codes live here once, for every route.
  */
 
@@ -70,7 +70,7 @@ export async function authenticateToken(
 }
 
 /**
- * A license token stands only while its license does (docs/rules.md §11): the license, its policy
+ * A license token stands only while its license does (docs/rules.md §6.3): the license, its policy
  * and its owner read together in one BatchGetItem (the lookup names all three; a lookup written
  * before it carried the owner has its owner read after). The lookup cannot carry the license's
  * standing itself: suspending, renewing or banning would then rewrite every lookup of every token
@@ -88,7 +88,7 @@ async function requireLicenseTokenStanding(lookup: Item): Promise<void> {
 }
 
 /**
- * The license behind `Authorization: License <key>` (docs/rules.md §2), found through the marker
+ * The license behind `Authorization: License <key>` (docs/rules.md §6.1), found through the marker
  * of its key and admitted into the requested environment like any bearer of its home; refused
  * while its standing stops it (403: its owner banned, suspended, expired under REVOKE_ACCESS).
  */

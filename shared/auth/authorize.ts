@@ -1,6 +1,6 @@
 /**
  * Applies the resource policies (shared/auth/policies/) to a request: the one way a service
- * asks whether its bearer may act. The order is the API's (docs/rules.md §1): after the account,
+ * asks whether its bearer may act. The order is the API's (docs/rules.md §2.3): after the account,
  * the environment and authentication come visibility (404), then permission (403); the
  * service checks the body (400) and the model's rules (422) after.
  */

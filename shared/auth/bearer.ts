@@ -20,7 +20,7 @@ export interface Bearer {
 }
 
 /**
- * Whether a bearer at home in `home` may act in the requested environment (docs/rules.md §2):
+ * Whether a bearer at home in `home` may act in the requested environment (docs/rules.md §6.2):
  * a bearer of one environment only there; global bearers into SHARED environments, and
  * global admins into every environment.
  */

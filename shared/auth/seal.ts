@@ -1,5 +1,5 @@
 /**
- * Sealing secrets at rest (docs/rules.md §9): `seal(plaintext, context)` gives an opaque string that
+ * Sealing secrets at rest (docs/rules.md §7.2): `seal(plaintext, context)` gives an opaque string that
  * only `unseal(sealed, context)`, with the same context, turns back into the plaintext.
  *
  * Envelope encryption: the plaintext is encrypted with AES-256-GCM (random 96-bit IV, 128-bit

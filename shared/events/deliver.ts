@@ -1,5 +1,5 @@
 /**
- * Delivering webhook events (docs/rules.md §5), one queue message = one attempt:
+ * Delivering webhook events (docs/rules.md §26.4), one queue message = one attempt:
  *
  *   DELIVERING --2xx--> DELIVERED
  *       |  non-2xx, timeout (10 s), network error, refused target
@@ -9,7 +9,7 @@
  *       v
  *   FAILED
  *
- * The worker is an idempotent consumer (docs/rules.md §5): attempt n of an event is
+ * The worker is an idempotent consumer (docs/rules.md §26.5): attempt n of an event is
  * claimed on the event's own item before the POST, by one conditional update that sets
  * `deliveryAttempt = n` and a lease (`deliveryLease`, epoch ms: as long as the run may last),
  * succeeds only if the event is not final and no run has claimed attempt n or a later one (or

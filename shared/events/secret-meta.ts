@@ -1,5 +1,5 @@
 /**
- * Secrets in an event's `meta` (docs/rules.md §9). A value the emitter marks `secret(...)` (see
+ * Secrets in an event's `meta` (docs/rules.md §7.2). A value the emitter marks `secret(...)` (see
  * sealed-meta.ts) is delivered to the endpoint in the signed POST, but the stored payload (all
  * the API ever shows of an event) holds "[FILTERED]" in its place; the real values are kept
  * sealed beside it, in the event's `sealedMeta`, which no document shows.

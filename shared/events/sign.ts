@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (docs/rules.md §5): `webhook-signature: v1,<base64 HMAC-SHA256>`
+ * Standard Webhooks signatures (docs/rules.md §26.4): `webhook-signature: v1,<base64 HMAC-SHA256>`
  * of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes of the endpoint's secret
  * (`whsec_<base64>`).
  */

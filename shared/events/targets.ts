@@ -1,5 +1,5 @@
 /**
- * Where a webhook may be sent (docs/rules.md §5): refusing private, loopback, link-local,
+ * Where a webhook may be sent (docs/rules.md §26.1, §7.4): refusing private, loopback, link-local,
  * unique-local and unspecified addresses, IPv4 and IPv6 alike (IPv4-mapped, NAT64 and 6to4
  * addresses are judged by the IPv4 address they carry; the deprecated IPv4-compatible and
  * translated forms are refused outright), unless the operator allows private targets

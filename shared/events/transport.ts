@@ -1,5 +1,5 @@
 /**
- * How a webhook POST reaches its endpoint (docs/rules.md §9): the host is resolved once and every
+ * How a webhook POST reaches its endpoint (docs/rules.md §7.4): the host is resolved once and every
  * address judged (targets.ts), and the connection goes to those addresses and no others.
  * Letting the HTTP client resolve the name again would let a name that answers a public address
  * to the check and a private one to the connection (DNS rebinding) reach inside the network.

@@ -1,5 +1,5 @@
 /**
- * How large an answer may be (docs/rules.md §1). Lambda refuses a synchronous invocation's
+ * How large an answer may be (docs/rules.md §3.3). Lambda refuses a synchronous invocation's
  * response over 6 MB, and API Gateway then answers 500 for it. What Lambda counts is the result
  * the handler returns as its runtime sends it, JSON: the body as a JSON string (each `"`, `\` and
  * line break of it escaped, a JSON body's escapes escaped again, control characters six bytes

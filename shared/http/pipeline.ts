@@ -1,5 +1,5 @@
 /**
- * The request pipeline every operation runs through, in this order (docs/rules.md §1):
+ * The request pipeline every operation runs through, in this order (docs/rules.md §2.3):
  *
  *   trace        when tracing is on (shared/tracer.ts): one X-Ray subsegment around the steps below,
  *                annotated with the operation, the account and the status
@@ -244,7 +244,7 @@ const requestIdOf = (context: PipelineContext) => context.request?.requestId ?? 
  * The answer as it leaves: signed, and measured as Lambda counts it. One larger than
  * MAX_ANSWER_BYTES would fail as a 5xx once deployed (shared/http/answer-size.ts): 422
  * ANSWER_TOO_LARGE takes its place. Only reads can get here (a page of large records, a page of
- * events with large payloads, docs/rules.md §1): this comes after the handler, so a change it made
+ * events with large payloads, docs/rules.md §3.3): this comes after the handler, so a change it made
  * would stand, and an operation that changes something bounds its answer before committing it
  * (a check-out's file, shared/resources/check-out/service.ts).
  */

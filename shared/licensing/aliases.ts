@@ -1,5 +1,5 @@
 /**
- * Records a path names by id or by an alias, as Keygen names them (docs/rules.md §12): a license
+ * Records a path names by id or by an alias, as Keygen names them (docs/rules.md §11.2): a license
  * by its key, a machine by its fingerprint. A value shaped like a UUID names a record by id
  * first; one that names no record the bearer sees by id is then tried as the alias. What is
  * found is what the bearer sees, never more: each lookup keeps to the request's scope and the
@@ -58,7 +58,7 @@ export async function machineNamed(actor: Actor, idOrFingerprint: string): Promi
 
 /**
  * An update whose path may name its record by an alias reads `data.id` from its body: if sent,
- * it must be the id of the record found (docs/rules.md §1), else 409 `ID_MISMATCH`.
+ * it must be the id of the record found (docs/rules.md §1.2), else 409 `ID_MISMATCH`.
  */
 export function requireNamedId(item: Item, namedId: string | undefined): void {
   if (namedId === undefined || namedId.toLowerCase() === item.id) return;

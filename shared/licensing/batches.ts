@@ -4,7 +4,7 @@
  * go in transactions of at most 100 operations, each record with what its removal writes
  * (teardown.ts) and the tokens of the products and licenses among them before their holder. As
  * before the cascades had a queue, only the removed record announces itself (`<type>.deleted`):
- * its descendants go without events of their own, as Keygen's do (docs/rules.md §7).
+ * its descendants go without events of their own, as Keygen's do (docs/rules.md §10).
  *
  * A record that others hang on is deleted only while nothing hangs on it but what the same
  * transaction deletes, as its counts tell: a machine's process count and its components'

@@ -1,5 +1,5 @@
 /**
- * Fingerprint uniqueness judged over everything in scope (docs/rules.md §7). A policy names the
+ * Fingerprint uniqueness judged over everything in scope (docs/rules.md §21.1, §23.2). A policy names the
  * scope a new machine's or component's fingerprint must be unique in (machineUniquenessStrategy,
  * componentUniquenessStrategy); the fingerprint is refused when any record in that scope holds it,
  * whatever strategy that record was created under.

@@ -19,7 +19,7 @@ import { childrenOf } from './slots.ts';
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
  * bearer's reach: 422 `<RELATIONSHIP>_NOT_FOUND` pointing at the relationship. What the scope
  * shows is exactly what a new record may hang on (its own environment, or global from a
- * SHARED one), so compatibility (docs/rules.md §3) holds by construction.
+ * SHARED one), so compatibility (docs/rules.md §5.2) holds by construction.
  */
 export async function relatedItem(actor: Actor, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
   const item = isUuid(id) ? await getVisibleItem(actor.scope, type, id) : undefined;

@@ -1,5 +1,5 @@
 /**
- * Removing a product, a policy, a license or a machine removes what hangs on it (docs/rules.md §7,
+ * Removing a product, a policy, a license or a machine removes what hangs on it (docs/rules.md §10,
  * graph.ts), in one of two ways:
  *
  * - In its request, when what hangs on it is small (at most IN_REQUEST records): those records

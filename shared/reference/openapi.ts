@@ -272,7 +272,7 @@ function resourceObjectSchemas(): Record<string, Json> {
   return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema as Json]));
 }
 
-/** The errors' and the lists' documents (docs/rules.md §1, §4). */
+/** The errors' and the lists' documents (docs/rules.md §2.1, §4). */
 function documentSchemas(): Record<string, Json> {
   const source = (member: string) => closedObject({ [member]: { type: 'string' } });
   return {
@@ -283,7 +283,7 @@ function documentSchemas(): Record<string, Json> {
     Error: {
       type: 'object',
       properties: {
-        title: { type: 'string', description: 'The title of the status (docs/rules.md §1)' },
+        title: { type: 'string', description: 'The title of the status (docs/rules.md §2.1)' },
         detail: { type: 'string', minLength: 1 },
         code: { type: 'string' },
         source: {
@@ -372,7 +372,7 @@ const PATH_PARAMETERS: Record<string, Json> = {
     in: 'path',
     required: true,
     description:
-      "The record's UUID; an environment's may be its code, and where docs/rules.md §12 says so a license's its key and a machine's its fingerprint",
+      "The record's UUID; an environment's may be its code, and where docs/rules.md §11.2 says so a license's its key and a machine's its fingerprint",
     schema: { type: 'string' },
   },
 };
@@ -383,7 +383,7 @@ const PARAMETERS: Record<string, Json> = {
     name: 'environment',
     in: 'query',
     required: false,
-    description: "The environment's UUID or code, when neither header names it (docs/rules.md §3)",
+    description: "The environment's UUID or code, when neither header names it (docs/rules.md §5.1)",
     schema: { type: 'string' },
   },
   'Service-Environment': {
@@ -428,7 +428,7 @@ const PARAMETERS: Record<string, Json> = {
 };
 
 const SECURITY_SCHEMES: Record<string, Json> = {
-  bearer: { type: 'http', scheme: 'bearer', description: 'A token: `Authorization: Bearer <token>` (docs/rules.md §2)' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'A token: `Authorization: Bearer <token>` (docs/rules.md §6.1)' },
   license: {
     type: 'apiKey',
     in: 'header',
@@ -446,12 +446,12 @@ const SECURITY: Record<Declaration['auth'], Json[]> = {
   none: [],
 };
 
-/** One POST per event kind to the endpoints that subscribe to it (docs/rules.md §5), all alike. */
+/** One POST per event kind to the endpoints that subscribe to it (docs/rules.md §26.4), all alike. */
 const WEBHOOK_DELIVERY: Json = {
   post: {
     summary: 'An event, delivered',
     description:
-      'Signed as Standard Webhooks sign (docs/rules.md §5). The event is as `GET /webhook-events/<id>` shows it, ' +
+      'Signed as Standard Webhooks sign (docs/rules.md §26.4). The event is as `GET /webhook-events/<id>` shows it, ' +
       'its payload as delivered.',
     parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ref('parameters', name)),
     requestBody: {

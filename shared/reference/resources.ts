@@ -50,7 +50,7 @@ const Timestamp = named('Timestamp', z.iso.datetime().check(z.describe('An ISO 8
 /** Set by the service alone: a create or an update that names it is refused (unpermitted parameter). */
 const LastCheckOut = named(
   'LastCheckOut',
-  z.nullable(Timestamp).check(z.describe('When the record was last checked out (docs/rules.md §10); null before the first. Read-only')),
+  z.nullable(Timestamp).check(z.describe('When the record was last checked out (docs/rules.md §20.5); null before the first. Read-only')),
 );
 const Metadata = named('Metadata', z.record(z.string(), z.unknown()).check(z.describe('Free-form metadata: any JSON object, as sent')));
 
@@ -75,7 +75,7 @@ const KeyScheme = named(
     .nullable(z.enum(KEY_SCHEMES))
     .check(
       z.describe(
-        "How license keys are made: null, random (or as given); ED25519_SIGN, `key/<dataset>.<signature>` signed with the account's Ed25519 key (docs/rules.md §9)",
+        "How license keys are made: null, random (or as given); ED25519_SIGN, `key/<dataset>.<signature>` signed with the account's Ed25519 key (docs/rules.md §18.2)",
       ),
     ),
 );
@@ -141,7 +141,7 @@ function checkOutFile<T extends 'license-files' | 'machine-files'>(id: string, t
       attributes: z.strictObject({
         certificate: z
           .string()
-          .check(z.describe('The armoured file: `-----BEGIN ... FILE-----`, base64 of {enc, sig, alg} in lines of 60 (docs/rules.md §10)')),
+          .check(z.describe('The armoured file: `-----BEGIN ... FILE-----`, base64 of {enc, sig, alg} in lines of 60 (docs/rules.md §20)')),
         algorithm: z.enum(CHECK_OUT_ALGORITHMS),
         includes: z.array(z.string()),
         ttl: z.nullable(z.int()).check(z.describe('Seconds from issued to expiry; null: the file never expires')),
@@ -256,7 +256,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
           .string()
           .check(
             z.describe(
-              'null for a reader who may not see the key (docs/rules.md §9); under ED25519_SIGN, `key/` + base64url(dataset) + `.` + base64url(Ed25519 signature of what precedes the dot), base64url with `=` padding',
+              'null for a reader who may not see the key (docs/rules.md §18.1); under ED25519_SIGN, `key/` + base64url(dataset) + `.` + base64url(Ed25519 signature of what precedes the dot), base64url with `=` padding',
             ),
           ),
       ),
@@ -363,7 +363,7 @@ export const resourceSchemas: { readonly [T in ResourceType]: z.ZodMiniType } = 
       })
       .check(
         z.describe(
-          'One delivery of one change to one endpoint (docs/rules.md §5). It outlives its endpoint: `relationships.endpoint.data` always names the endpoint it was for, `links.related` only while that endpoint exists.',
+          'One delivery of one change to one endpoint (docs/rules.md §26.3). It outlives its endpoint: `relationships.endpoint.data` always names the endpoint it was for, `links.related` only while that endpoint exists.',
         ),
       ),
   ),

@@ -1,6 +1,6 @@
 /**
  * Model rules shared by every resource: lengths and metadata limits. Each broken rule is a
- * 422 `<ATTRIBUTE>_<KIND>` pointing at the attribute (docs/rules.md §1).
+ * 422 `<ATTRIBUTE>_<KIND>` pointing at the attribute (docs/rules.md §2.2).
  */
 import * as z from 'zod/mini';
 import { ruleBroken } from '../errors.ts';

@@ -156,7 +156,7 @@ export const licenseProcessCountKey = (accountId: string, licenseId: string, env
 });
 
 /**
- * The holders of a fingerprint within one scope (docs/rules.md §7): `kind` is `MACHINE` or
+ * The holders of a fingerprint within one scope (docs/rules.md §21.1, §23.2): `kind` is `MACHINE` or
  * `COMPONENT`, `value` the SHA-256 of `<level>:<scope id>:<fingerprint>` (level: license, policy,
  * product or account). SK `#` (`n`) counts every holder, what a create under the strategy naming
  * that level requires to be 0; with `environmentId`, SK `E#<environmentId>` is the share of them

@@ -38,7 +38,7 @@ export function environmentScope(
 
 /**
  * Records a SHARED environment never shows from the global environment: credentials and the
- * webhook plumbing that carries every change (docs/rules.md §3, §9). Only licensing records and users
+ * webhook plumbing that carries every change (docs/rules.md §5.2, §7.1). Only licensing records and users
  * are shared, read-only.
  */
 const ENVIRONMENT_PRIVATE: ReadonlySet<RecordType> = new Set(['tokens', 'webhook-endpoints', 'webhook-events']);

@@ -48,7 +48,7 @@ export function operationOf(method: string, path: string): string {
   return found.kind === 'route' ? found.route.operation : 'notFound';
 }
 
-/** What is wrong with a body that should be a JSON:API document (docs/rules.md §1), or undefined. */
+/** What is wrong with a body that should be a JSON:API document (docs/rules.md §1, §2.1), or undefined. */
 export function jsonApiProblem(status: number, contentType: string | null, text: string): string | undefined {
   if ((contentType ?? '').split(';')[0]?.trim().toLowerCase() !== JSON_API)
     return `content type ${contentType ?? '(none)'}, not ${JSON_API}`;

@@ -3,7 +3,7 @@
  * - every list the admin reaches counts (`links.meta.count`) exactly the records its `next`
  *   links lead through, by page number and by cursor, with no id twice (docs/rules.md §4);
  * - every link of a record the run saw (`links.self`, relationships' `links.related`) resolves
- *   with the credential and environment that saw it (docs/rules.md §8), as long as the record
+ *   with the credential and environment that saw it (docs/rules.md §9), as long as the record
  *   is still there.
  */
 import { operationOf } from './checks.ts';
@@ -207,9 +207,9 @@ function linksOf(document: any): string[] {
 /**
  * A link resolves when it answers 2xx, or 403: the record is there and the link is right, only
  * this bearer may not read it (an account or an environment seen by a product token); the rule
- * of test/support/links.ts, from docs/rules.md §8. A 404 may also hide a record from a
+ * of test/support/links.ts, from docs/rules.md §9. A 404 may also hide a record from a
  * bearer that may not see it (product and license bearers do not reach users, docs/authorization.md),
- * and §8 asks a link to resolve only "for a bearer allowed to see the record": a 404 the account's
+ * and §9 asks a link to resolve only "for a bearer allowed to see the record": a 404 the account's
  * admin does not get in the same environment is such a refusal, not a broken link.
  */
 const resolves = (status: number) => (status >= 200 && status < 300) || status === 403;

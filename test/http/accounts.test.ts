@@ -1,6 +1,6 @@
 /**
- * Accounts (docs/rules.md §2): `/v1/accounts/<account>` by UUID or slug, read and changed by
- * admins only; an unknown account is 404 before anything else is looked at (§1).
+ * Accounts (docs/rules.md §12): `/v1/accounts/<account>` by UUID or slug, read and changed by
+ * admins only; an unknown account is 404 before anything else is looked at (§2.3).
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Unauthenticated routes are limited per source address and route (docs/rules.md §9).
+ * Unauthenticated routes are limited per source address and route (docs/rules.md §7.3).
  *
  * The shared local stack runs with a limit too high to reach, so the other test files can call
  * these routes freely from 127.0.0.1. This file starts a second API server of its own, in this

@@ -1,5 +1,5 @@
 /**
- * The operator CLI (docs/rules.md §2: accounts are created by the operator CLI with their first
+ * The operator CLI (docs/rules.md §12: accounts are created by the operator CLI with their first
  * admin user): `node --import tsx bin/admin.ts create-account ...`, run as a real process
  * against the test run's local stack, then checked over HTTP.
  */

@@ -1,5 +1,5 @@
 /**
- * The bound on answers over HTTP (docs/rules.md §1, §4): the largest legal page of licenses —
+ * The bound on answers over HTTP (docs/rules.md §3.3, §4): the largest legal page of licenses —
  * a hundred, each with a 4,096-character key, a 255-character name and 16 KB of metadata, all of
  * characters JSON escapes — would be some 6.5 MB as Lambda sends it, over what it may. It is
  * 422 ANSWER_TOO_LARGE, asking for a smaller page; half the page is answered.

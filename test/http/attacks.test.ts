@@ -1,6 +1,6 @@
 /**
  * Attacks on the rules of signed answers, license and machine files, signed keys, the license
- * lifecycle, entitlements, aliases and nested components (docs/rules.md §1, §7, §10–§13,
+ * lifecycle, entitlements, aliases and nested components (docs/rules.md §2, §6.3, §8, §11, §18, §20, §21.2, §25,
  * docs/authorization.md), each made over HTTP as an attacker would make it.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,7 +34,7 @@ const entitlement = async (options: { environment?: string } = {}) => {
 };
 
 describe('attacks', () => {
-  it('§1/§10 check-out: malformed ttl, include, encrypt and bodies are 4xx, never 500', async () => {
+  it('§2.2/§20.2 check-out: malformed ttl, include, encrypt and bodies are 4xx, never 500', async () => {
     const g = await l.graph();
     const statuses: string[] = [];
     for (const query of [
@@ -83,7 +83,7 @@ describe('attacks', () => {
     expect(statuses).toEqual([]);
   });
 
-  it('§10 check-out by GET: a malformed query is 4xx, never 500', async () => {
+  it('§20.2 check-out by GET: a malformed query is 4xx, never 500', async () => {
     const g = await l.graph();
     const out: string[] = [];
     for (const query of [
@@ -103,7 +103,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§10 includes: a license or product bearer may not include owner, license.owner or environment (403)', async () => {
+  it('§20.3 includes: a license or product bearer may not include owner, license.owner or environment (403)', async () => {
     const env = await newEnvironment(account, 'ISOLATED');
     const owner = await newUser(account, {}, { environment: env.code });
     const g = await l.graph({ environment: env.code, owner: owner.id });
@@ -134,7 +134,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§12 aliases: another license is 404 by id, key or fingerprint to a license token, its key and a user, check-out included', async () => {
+  it('§11.2 aliases: another license is 404 by id, key or fingerprint to a license token, its key and a user, check-out included', async () => {
     const mine = await newUser(account);
     const a = await l.graph({ owner: mine.id });
     const b = await l.graph();
@@ -171,7 +171,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§12 aliases: a key or fingerprint of another environment answers as one that does not exist, License <key> too', async () => {
+  it('§11.2 aliases: a key or fingerprint of another environment answers as one that does not exist, License <key> too', async () => {
     const envA = await newEnvironment(account, 'ISOLATED');
     const envB = await newEnvironment(account, 'ISOLATED');
     const g = await l.graph({ environment: envB.code });
@@ -212,7 +212,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§11 standing: a suspended or REVOKE_ACCESS-expired license authenticates through no route', async () => {
+  it('§6.3 standing: a suspended or REVOKE_ACCESS-expired license authenticates through no route', async () => {
     const g = await l.graph();
     const token = await l.licenseToken(g.license.id);
     const s = await l.api('POST', `/licenses/${g.license.id}/actions/suspend`);
@@ -256,7 +256,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§13 attachments: a product token reaches no other product’s licenses, policies, files or lifecycle', async () => {
+  it('§25.2 attachments: a product token reaches no other product’s licenses, policies, files or lifecycle', async () => {
     const a = await l.graph();
     const b = await l.graph();
     const e = await entitlement();
@@ -286,7 +286,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§13 attachments: an entitlement of another environment or account is ENTITLEMENT_NOT_FOUND', async () => {
+  it('§25.2 attachments: an entitlement of another environment or account is ENTITLEMENT_NOT_FOUND', async () => {
     const envA = await newEnvironment(account, 'ISOLATED');
     const envB = await newEnvironment(account, 'ISOLATED');
     const shared = await newEnvironment(account, 'SHARED');
@@ -314,7 +314,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§13 entitlements: a user reads only those of licenses they own', async () => {
+  it('§25.1 entitlements: a user reads only those of licenses they own', async () => {
     const alice = await newUser(account);
     const bob = await newUser(account);
     const a = await l.graph({ owner: alice.id });
@@ -341,7 +341,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§11 protected: its owner renews, revokes, checks out, activates and deactivates nothing', async () => {
+  it('§18.5 protected: its owner renews, revokes, checks out, activates and deactivates nothing', async () => {
     const owner = await newUser(account);
     const g = await l.graph({ owner: owner.id, policy: { duration: 86400 * 30 }, license: { protected: true } });
     const out: string[] = [];
@@ -374,7 +374,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§7 nested components: limits, shape and component.create hold as for POST /components', async () => {
+  it('§21.2 nested components: limits, shape and component.create hold as for POST /components', async () => {
     const g = await l.graph();
     const out: string[] = [];
     const make = (components: unknown[], creds: { token?: string } = {}) =>
@@ -430,7 +430,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§7 counts: concurrent deletes of one component release its fingerprint once', async () => {
+  it('§23.2 counts: concurrent deletes of one component release its fingerprint once', async () => {
     const pol = await l.policy((await l.product()).id, { componentUniquenessStrategy: 'UNIQUE_PER_ACCOUNT' });
     const lic = await l.license(pol.id);
     const [m1, m2, m3] = await Promise.all([l.machine(lic.id), l.machine(lic.id), l.machine(lic.id)]);
@@ -448,7 +448,7 @@ describe('attacks', () => {
     expectCode(third, 422, 'FINGERPRINT_TAKEN');
   });
 
-  it('§1 signatures: malformed Keygen-Accept-Signature is 400, and answers of a known account are signed', async () => {
+  it('§8 signatures: malformed Keygen-Accept-Signature is 400, and answers of a known account are signed', async () => {
     const out: string[] = [];
     for (const header of [
       'algorithm="ed25519", algorithm="ed25519"',
@@ -489,7 +489,7 @@ describe('attacks', () => {
     expect(out).toEqual([]);
   });
 
-  it('§1 faults: odd paths and bodies on lifecycle, alias, attachment and /me routes are never 500', async () => {
+  it('§2.2 faults: odd paths and bodies on lifecycle, alias, attachment and /me routes are never 500', async () => {
     const g = await l.graph({ policy: { duration: 86400 } });
     const out: string[] = [];
     for (const [method, path, body] of [

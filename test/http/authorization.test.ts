@@ -55,7 +55,7 @@ describe('a SHARED environment cannot take over a global admin', () => {
 
     for (const token of [shared.token, sharedAdmin.token]) {
       const as = { token, environment: shared.code };
-      // Global users stay readable from SHARED (read-only, docs/rules.md §3)...
+      // Global users stay readable from SHARED (read-only, docs/rules.md §5.2)...
       const users = await call('GET', `${account.path}/users?page[size]=100`, as);
       expect(users.body.data.map((u: { id: string }) => u.id)).toContain(account.adminId);
       // ...but the global environment's credentials and webhook plumbing are not there at all.

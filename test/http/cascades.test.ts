@@ -1,5 +1,5 @@
 /**
- * Removals that cascade (docs/rules.md §7): a large one goes at once in its request, what hangs
+ * Removals that cascade (docs/rules.md §10): a large one goes at once in its request, what hangs
  * on it is gone for every read from that moment, and the cascades worker removes it from the
  * queue; a small one goes whole in its request. Either way no record is ever left pointing at a
  * parent that is gone, whatever is created meanwhile, and the counts come out as they were before

@@ -1,5 +1,5 @@
 /**
- * The largest check-outs (docs/rules.md §10): a file carries at most MAX_DATASET_BYTES of
+ * The largest check-outs (docs/rules.md §20.5): a file carries at most MAX_DATASET_BYTES of
  * records, so that its answer stays under what Lambda may send. A license holding the most
  * entitlements it may (MAX_ATTACHMENTS), each with metadata at its limit: its file with them is
  * refused with 422 CHECKOUT_FILE_TOO_LARGE, by POST and GET, for the license and its machine,

@@ -1,5 +1,5 @@
 /**
- * Check-outs (docs/rules.md §10): license and machine files over HTTP, each read back with the
+ * Check-outs (docs/rules.md §20): license and machine files over HTTP, each read back with the
  * tests' own reader (test/support/certificates.ts: tweetnacl and WebCrypto, proven on Keygen's
  * example file) under the account's published key; the parameters and their faults; the includes
  * and who may read them; who may check out; lastCheckOut and the events; the file itself by GET.

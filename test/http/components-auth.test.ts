@@ -1,5 +1,5 @@
 /**
- * Who may act on components (docs/rules.md §7, docs/authorization.md), every bearer allowed and refused:
+ * Who may act on components (docs/rules.md §23.1, docs/authorization.md), every bearer allowed and refused:
  *
  *   Add       admin; the product it belongs to; the license it belongs to; the user that owns
  *             the machine or license (unless the license is protected)

@@ -1,5 +1,5 @@
 /**
- * Fingerprint uniqueness by the policy's componentUniquenessStrategy (docs/rules.md §7): held by a
+ * Fingerprint uniqueness by the policy's componentUniquenessStrategy (docs/rules.md §23.2): held by a
  * marker on the machine and by counts of its holders in the license, policy, product and account,
  * written in the same transaction as the component, so it holds under concurrent creates, and
  * released with the component, its machine, license, policy, product or environment. Strategies

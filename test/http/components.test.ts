@@ -1,5 +1,5 @@
 /**
- * Components (docs/rules.md §7, §8): the resource, its endpoints and its list parameters.
+ * Components (docs/rules.md §23, §9): the resource, its endpoints and its list parameters.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -83,7 +83,7 @@ function effective(model: Model, holder: Holder): Set<string> {
   return new Set([...own, ...(model.own.get(holder.policyId ?? '') ?? [])]);
 }
 
-/** What a step sent alone answers, by the model (shared/resources/entitlements/holders.ts, docs/rules.md §13). */
+/** What a step sent alone answers, by the model (shared/resources/entitlements/holders.ts, docs/rules.md §25.2). */
 function expectedOf(model: Model, step: Step): Expected {
   switch (step.op) {
     case 'attach': {

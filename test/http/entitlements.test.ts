@@ -1,5 +1,5 @@
 /**
- * Entitlements (docs/rules.md §13): the resource and its rules, who sees which, attaching them to
+ * Entitlements (docs/rules.md §25): the resource and its rules, who sees which, attaching them to
  * policies and licenses (all or nothing, one winner among concurrent attaches), what a license
  * holds, what removals take with them, and the entitlements scope of a validation.
  */

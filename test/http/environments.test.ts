@@ -1,5 +1,5 @@
 /**
- * Environments (docs/rules.md §1–4):
+ * Environments (docs/rules.md §2, §4–5, §15):
  * the resource itself (create, retrieve by UUID or code, update, list, delete), its model rules,
  * environment tokens, who may manage environments, and how a request selects its environment
  * (Service-Environment header, ?environment= query parameter).

@@ -1,5 +1,5 @@
 /**
- * The cross-cutting rules of docs/rules.md §1: unknown routes, media types, JSON, the environment
+ * The cross-cutting rules of docs/rules.md §1–2: unknown routes, media types, JSON, the environment
  * header, the error document, the order in which checks are made, and that a failed request
  * changes nothing.
  */

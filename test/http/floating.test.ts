@@ -1,5 +1,5 @@
 /**
- * Floating licenses (docs/rules.md §14.1, §14.2, §14.5): a policy's limits and heartbeat settings
+ * Floating licenses (docs/rules.md §17.2, §21.3, §19.2): a policy's limits and heartbeat settings
  * with their defaults and the rules they keep together, on create and on update; the machines and
  * cores an activation may take, with the overage each strategy tolerates, under concurrent
  * activations and updates too; and what validation answers of machines, heartbeats and, under a

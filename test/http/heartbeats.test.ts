@@ -1,5 +1,5 @@
 /**
- * Machine heartbeats (docs/rules.md §14.3): ping and reset over HTTP, under both paths and by
+ * Machine heartbeats (docs/rules.md §22): ping and reset over HTTP, under both paths and by
  * fingerprint, for every kind of bearer; death, resurrection and the 422 of a machine past it.
  * A machine's heartbeat is moved back, or its due time ahead, in the table itself (the test
  * stack's DynamoDB; TABLE_NAME is set), rather than waited for.

@@ -1,5 +1,5 @@
 /**
- * Inputs that reach the table, at and past their bounds (docs/rules.md §1, §7, §9): whatever a
+ * Inputs that reach the table, at and past their bounds (docs/rules.md §2.2, §3.1, §3.2): whatever a
  * request sends is either stored and given back exactly, or refused with a 4xx that points at
  * it and changes nothing — never a 500 from DynamoDB or its marshaller.
  *
@@ -100,7 +100,7 @@ describe('metadata holds any key and any number JSON can carry', () => {
       const type = made.body.data.type as string;
       expect(metadataOf(await l.api('GET', `${path}/${id}`), `GET ${path}`)).toBe(EXPECTED);
       if (updatable) {
-        // An update without metadata keeps it; one with metadata replaces it whole (docs/rules.md §7).
+        // An update without metadata keeps it; one with metadata replaces it whole (docs/rules.md §3.2).
         expect(metadataOf(await l.api('PATCH', `${path}/${id}`, { body: doc(type, {}) }), `PATCH ${path}`)).toBe(EXPECTED);
         const replaced = await l.api('PATCH', `${path}/${id}`, { body: doc(type, { metadata: { plain: 1 } }) });
         expect(metadataOf(replaced, `PATCH ${path}`)).toBe('{"plain":1}');

@@ -1,5 +1,5 @@
 /**
- * The isolation matrix (docs/rules.md §1–3).
+ * The isolation matrix (docs/rules.md §2, §5–6).
  *
  * One account; homes: global, A (ISOLATED), B (SHARED), C (ISOLATED). Every cell
  * bearer × request environment × target home gets the status the contract predicts:
@@ -86,7 +86,7 @@ function admitted(bearer: { kind: Kind; home: Home }, env: Env): boolean {
   if (bearer.home !== 'global') return bearer.home === env;
   return bearer.kind === 'admin' || STRATEGY[env] === 'SHARED';
 }
-/** What a request in `env` reads of `home`: a SHARED environment shares global users, never global tokens (docs/rules.md §3). */
+/** What a request in `env` reads of `home`: a SHARED environment shares global users, never global tokens (docs/rules.md §5.2). */
 function readable(env: Env, home: Home, type: 'users' | 'tokens' = 'users'): boolean {
   if (env === 'none') return home === 'global';
   if (STRATEGY[env] === 'SHARED') return home === env || (home === 'global' && type === 'users');

@@ -1,5 +1,5 @@
 /**
- * A license's lifecycle (docs/rules.md §11): a policy's expiration model (duration, strategies,
+ * A license's lifecycle (docs/rules.md §6.3, §17.1, §18.4, §18.5): a policy's expiration model (duration, strategies,
  * bases), the expiry each basis gives a license, the derived status, the actions suspend,
  * reinstate, renew and revoke (who may, their errors, their events, their races), and the
  * standing that stops a license from authenticating by its key or by a license token.

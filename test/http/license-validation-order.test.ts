@@ -1,5 +1,5 @@
 /**
- * License validation in Keygen's order (docs/rules.md §11): the first failing check wins —
+ * License validation in Keygen's order (docs/rules.md §19.1): the first failing check wins —
  * BANNED, SUSPENDED, EXPIRED under REVOKE_ACCESS, then the scopes (environment, product, policy,
  * user, machine, fingerprint(s), components), then the expiry under the other strategies
  * (EXPIRED, valid or not), else VALID — for every expiration strategy and basis, with time moved

@@ -1,5 +1,5 @@
 /**
- * Environment isolation for the licensing graph (docs/rules.md §3):
+ * Environment isolation for the licensing graph (docs/rules.md §5.2):
  * global, A (ISOLATED) and B (SHARED), each holding a product, policy, license, machine and
  * component. ISOLATED sees only its own; SHARED its own and global (read-only); global only
  * global. Related records must be visible to be used; validation never reveals a license of

@@ -1,9 +1,9 @@
 /**
- * Every link an answer gives resolves as given (docs/rules.md §8): followed with the same bearer
+ * Every link an answer gives resolves as given (docs/rules.md §9): followed with the same bearer
  * and headers, it answers. A webhook event outlives its endpoint without a link to it once it is
- * gone (§5); a record of another environment than the one the request's headers select names its
+ * gone (§26.3); a record of another environment than the one the request's headers select names its
  * environment in its links (`?environment=<id>`), and a list of an environment's tokens is made
- * only where its links can be followed (§2).
+ * only where its links can be followed (§15.2).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, environmentToken, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';

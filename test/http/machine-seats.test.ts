@@ -1,6 +1,6 @@
 /**
  * maxMachines counts every machine of a license, in whatever environment it was activated
- * (docs/rules.md §9): a global license's machines activated globally and inside SHARED environments
+ * (docs/rules.md §21.3): a global license's machines activated globally and inside SHARED environments
  * share one bound, under concurrent activations too. Removing a machine anywhere gives its seat
  * back, and so does purging the SHARED environment its machines were activated in. The count's
  * items are read from the table (the test stack's DynamoDB; TABLE_NAME is set).

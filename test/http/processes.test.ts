@@ -1,5 +1,5 @@
 /**
- * Processes (docs/rules.md §14.4): started on a machine, pinged while they run, stopped, and
+ * Processes (docs/rules.md §24): started on a machine, pinged while they run, stopped, and
  * removed by the heartbeat sweeper once dead. The sweeper's look at one process
  * (`sweepProcess`) is called directly with a time in the future, never `sweep()` itself (it
  * would move the stack's shared cursor). Items are read and changed in the stack's table

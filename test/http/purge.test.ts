@@ -1,5 +1,5 @@
 /**
- * Deleting an environment (docs/rules.md §3): the environment and its credentials stop working in
+ * Deleting an environment (docs/rules.md §15.3): the environment and its credentials stop working in
  * the same request; the purge worker then removes every other item of the environment, and
  * nothing else: every item of the account that is not the environment's is byte-for-byte
  * what it was. The purge is safe to run twice.

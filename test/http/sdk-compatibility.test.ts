@@ -1,5 +1,5 @@
 /**
- * Keygen's SDKs pointed at this API (docs/rules.md §12): GET /me for every kind of bearer, machine
+ * Keygen's SDKs pointed at this API (docs/rules.md §11): GET /me for every kind of bearer, machine
  * activation with the attributes the SDKs send, machines named by fingerprint and licenses by key
  * in paths, and the headers the SDKs add.
  */

@@ -1,5 +1,5 @@
 /**
- * Signed license keys (Keygen's ED25519_SIGN scheme, docs/rules.md §9): each key checked the way
+ * Signed license keys (Keygen's ED25519_SIGN scheme, docs/rules.md §18.2): each key checked the way
  * a client checks it offline, with tweetnacl against the account's published public key.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
- * Tokens (docs/rules.md §2): logging in with HTTP Basic, reading, listing and revoking tokens, and
- * every way a bearer token can be refused (§1: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED,
+ * Tokens (docs/rules.md §14): logging in with HTTP Basic, reading, listing and revoking tokens, and
+ * every way a bearer token can be refused (§2.2: TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED,
  * TOKEN_FORMAT_INVALID).
  */
 import { randomUUID } from 'node:crypto';

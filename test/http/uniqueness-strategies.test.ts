@@ -1,5 +1,5 @@
 /**
- * Uniqueness judged over everything in scope (docs/rules.md §7): a strategy refuses a fingerprint
+ * Uniqueness judged over everything in scope (docs/rules.md §21.1, §23.2): a strategy refuses a fingerprint
  * any record in its scope holds, whichever strategy that record was created under, for components
  * (componentUniquenessStrategy) and machines (machineUniquenessStrategy); deletes free the value in
  * every scope; concurrent creates leave exactly one winner and counts equal to the holders. And the

@@ -77,7 +77,7 @@ beforeAll(async () => {
   [reader, self] = await Promise.all([newUser(account), newUser(account)]);
 });
 
-/** An update body: {data: {type, attributes}} (docs/rules.md §1). */
+/** An update body: {data: {type, attributes}} (docs/rules.md §1.2). */
 const patchBody = (attributes: Record<string, unknown>) => ({ data: { type: 'users', attributes } });
 const uniqueEmail = (label: string) => `${label}-${randomUUID().slice(0, 8)}@users.example`;
 const getUser = (id: string, token = account.adminToken) => call('GET', `${account.path}/users/${id}`, { token });
@@ -244,7 +244,7 @@ describe.concurrent('PATCH /users/{id}', () => {
       token: account.adminToken,
       body: { data: { type: 'users', id: john.id, attributes: { firstName: 'Mixed' } } },
     });
-    // An update's data.id other than the path's is 409 ID_MISMATCH (docs/rules.md §1); a 400 would refuse it too.
+    // An update's data.id other than the path's is 409 ID_MISMATCH (docs/rules.md §1.2); a 400 would refuse it too.
     expect([400, 409], JSON.stringify(reply.body)).toContain(reply.status);
     expectError(reply, reply.status, { source: { pointer: '/data/id' } });
     expect((await getUser(jane.id)).body.data.attributes.firstName).toBe('Test');

@@ -1,5 +1,5 @@
 /**
- * License validation with components (docs/rules.md §7):
+ * License validation with components (docs/rules.md §23.3, §19.4):
  * POST /licenses/actions/validate-key (no bearer) and POST /licenses/<id>/actions/validate,
  * and what binds an answer to its request: its time, the nonce and the scope echoed.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery, black-box against the local stack (docs/rules.md §5): a real
+ * Webhook delivery, black-box against the local stack (docs/rules.md §26.4): a real
  * HTTP receiver on loopback gets every kind of change signed the Standard Webhooks way
  * (verified with the `standardwebhooks` package); failing attempts are retried with the same
  * webhook-id (the local stack's WEBHOOK_RETRY_DELAYS is 1,1,1: four attempts a second apart);

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (docs/rules.md §5): create (secret shown once), retrieve, update, list,
+ * Webhook endpoints (docs/rules.md §26.1): create (secret shown once), retrieve, update, list,
  * delete; their model rules; who may manage them; environment isolation.
  */
 import { randomUUID } from 'node:crypto';

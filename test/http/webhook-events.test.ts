@@ -1,5 +1,5 @@
 /**
- * Webhook events as a resource (docs/rules.md §5): exactly the documented fields,
+ * Webhook events as a resource (docs/rules.md §26.3): exactly the documented fields,
  * list newest first with the `events[]` filter (one kind or several, merged newest first) and
  * the `endpoint` filter, retrieve, delete, who may see them, environment isolation.
  */

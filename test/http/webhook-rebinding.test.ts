@@ -1,5 +1,5 @@
 /**
- * DNS rebinding over HTTP (docs/rules.md §9): an endpoint whose host name answers 127.0.0.2 to the
+ * DNS rebinding over HTTP (docs/rules.md §7.4): an endpoint whose host name answers 127.0.0.2 to the
  * delivery's check and 127.0.0.1 to any later question. The test run's stack resolves webhook
  * hosts with its own DNS responder (local-stack-setup.ts), and a name made unique to the test
  * means the first question for it is the delivery's own. The POST must reach the checked address

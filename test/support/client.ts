@@ -145,7 +145,7 @@ const TITLES: Record<number, string> = {
 type Expected = { code?: string | undefined; source?: Record<string, string>; detail?: string | RegExp };
 
 /**
- * Asserts the whole error document (docs/rules.md §1): `{meta: {id}, errors: [...]}` with no data,
+ * Asserts the whole error document (docs/rules.md §2.1): `{meta: {id}, errors: [...]}` with no data,
  * each error with the title of its status, the X-Request-Id header equal to meta.id. Returns
  * the error matching `expected.source` (or the first one) after checking its code and detail.
  */

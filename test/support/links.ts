@@ -1,5 +1,5 @@
 /**
- * Every link an answer gives must resolve as given (docs/rules.md §8): followed with `GET` by the
+ * Every link an answer gives must resolve as given (docs/rules.md §9): followed with `GET` by the
  * same bearer with the same headers, it answers 2xx. A 403 also counts as resolved: the record is
  * there and the link is right, only this bearer may not read it (an account or an environment
  * seen by a product token). Anything else — 404 above all, and a 400 for a malformed link — is a

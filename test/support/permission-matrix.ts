@@ -1,7 +1,7 @@
 /**
  * The permission matrix: every route of shared/routes.ts × every kind of bearer × where the
  * record lives → the status the API must answer. The expectations are written out by hand from
- * docs/rules.md (§2, §3, §7, §9) and docs/authorization.md — never computed from the policies — and
+ * docs/rules.md (§5.2, §6, §7.1, §23.1) and docs/authorization.md — never computed from the policies — and
  * checked against the policies' judgement by test/unit/permission-matrix.test.ts (without a table
  * or a server), and over HTTP for records in S and global ones by the five
  * test/http/permission-matrix-<part>.test.ts files (permission-matrix-http.ts).
@@ -391,13 +391,13 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
 export type Home = 'same' | 'global' | 'otherEnvironment' | 'otherAccount';
 export const HOMES: readonly Home[] = ['same', 'global', 'otherEnvironment', 'otherAccount'];
 
-/** Records an environment keeps to itself even from a SHARED one (docs/rules.md §3, §9). */
+/** Records an environment keeps to itself even from a SHARED one (docs/rules.md §5.2, §7.1). */
 export const PRIVATE_REFS: readonly Ref[] = ['T', 'W', 'X'];
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 /**
- * The status when the record lives elsewhere, from the status it gets in S (docs/rules.md §3, §9):
+ * The status when the record lives elsewhere, from the status it gets in S (docs/rules.md §5.2, §7.1):
  * - global, seen from SHARED: licensing records and users readable, never writable (a success
  *   of a change becomes 403); tokens, endpoints and events invisible (404);
  * - another environment or another account: nothing is visible (404), and a create naming a

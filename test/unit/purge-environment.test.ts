@@ -1,5 +1,5 @@
 /**
- * The purge worker's step (docs/rules.md §3: bounded batches, safe to run twice, resumable after a
+ * The purge worker's step (docs/rules.md §15.3: bounded batches, safe to run twice, resumable after a
  * crash), against mocked DynamoDB and SQS clients: no local stack needed.
  *
  * The mock keeps a tiny model of the table: the environment's items (what the ENV index

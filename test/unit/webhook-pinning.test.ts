@@ -1,5 +1,5 @@
 /**
- * The webhook POST connects to the address that was checked (docs/rules.md §9), against real
+ * The webhook POST connects to the address that was checked (docs/rules.md §7.4), against real
  * loopback receivers and a real DNS server: the delivery worker's resolver is pointed at a tiny
  * UDP responder (WEBHOOK_DNS_SERVERS, an operator setting) whose answer changes from one question
  * to the next, as a rebinding name's does. Only the address the first answer gave is reached, and

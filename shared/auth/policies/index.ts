@@ -1,6 +1,6 @@
 /**
  * Every resource's policy (the manifest's), and the one judgement that applies them in the order the API
- * answers (docs/rules.md §1): a record out of the scope or out of the bearer's reach is not found
+ * answers (docs/rules.md §2.2): a record out of the scope or out of the bearer's reach is not found
  * (404); a record the request's environment only reads is not changed (403); an action the
  * bearer's credential does not permit, or the policy refuses, is forbidden (403), as is one that
  * would hand over more than the credential holds.

@@ -1,6 +1,6 @@
 /**
  * License and machine files in Keygen's format, which its SDKs and example verifiers read
- * (docs/rules.md §10). Pure: the dataset comes in as text, the signature from the key given.
+ * (docs/rules.md §20.4). Pure: the dataset comes in as text, the signature from the key given.
  *
  *   enc    base64(dataset); encrypted: base64(ciphertext).base64(iv).base64(tag), AES-256-GCM
  *          under SHA-256 of the secret (the license key; for a machine file the key followed by
@@ -23,7 +23,7 @@ export const CHECK_OUT_ALGORITHMS = [PLAIN_ALGORITHM, ENCRYPTED_ALGORITHM] as co
 export type CheckOutAlgorithm = (typeof CHECK_OUT_ALGORITHMS)[number];
 
 /**
- * The largest dataset a file carries, in bytes of its JSON text (docs/rules.md §10). Base64 twice
+ * The largest dataset a file carries, in bytes of its JSON text (docs/rules.md §20.5). Base64 twice
  * over, in lines of 60, makes a certificate of 16/9 of it and a line break in 61: at most
  * 5,422,521 characters here. The check-out's document answers it as a JSON string, where a line
  * break is `\n`, escaped again as `\\n` in what Lambda sends: about 5.6 MB with the rest of the

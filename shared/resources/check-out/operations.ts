@@ -1,5 +1,5 @@
 /**
- * Check-outs (docs/rules.md §10): license and machine files, answered in a `license-files` or
+ * Check-outs (docs/rules.md §20): license and machine files, answered in a `license-files` or
  * `machine-files` document (POST) or as the file itself (GET). Both read the query string; POST
  * also reads the body's `meta`, whose members win over the query's.
  */

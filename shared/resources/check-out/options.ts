@@ -1,5 +1,5 @@
 /**
- * What a check-out is asked for (docs/rules.md §10), read from the query string and the body's
+ * What a check-out is asked for (docs/rules.md §20.2), read from the query string and the body's
  * `meta` alike: whether to encrypt, the algorithm, the time to live, the records to include.
  * A value the service cannot honour is 400 with its own code and `source.parameter`.
  */

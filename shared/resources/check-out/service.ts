@@ -1,5 +1,5 @@
 /**
- * Check-outs (docs/rules.md §10): a license or machine file is a signed snapshot of the record as
+ * Check-outs (docs/rules.md §20): a license or machine file is a signed snapshot of the record as
  * its bearer sees it, with the records it asked to include, for software to verify offline until
  * the file expires. Nothing of the file is stored; the check-out sets the record's `lastCheckOut`
  * and emits `license.checked-out` / `machine.checked-out` in one transaction, conditional on the

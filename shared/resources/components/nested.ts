@@ -1,6 +1,6 @@
 /**
  * Components created with their machine (`POST /machines` with `relationships.components`, as
- * Keygen's SDKs send them): each follows the rules of `POST /components` (docs/rules.md §7) and the
+ * Keygen's SDKs send them): each follows the rules of `POST /components` (docs/rules.md §21.2) and the
  * policy's componentUniquenessStrategy, two of them may not share a fingerprint, and each emits
  * `component.created` as its own create would. Everything is checked before anything is written,
  * the fingerprints already taken included, so a refusal leaves nothing behind.

@@ -1,5 +1,5 @@
 /**
- * Components (docs/rules.md §7): hardware fingerprints of a machine. Who may add, read, change
+ * Components (docs/rules.md §23): hardware fingerprints of a machine. Who may add, read, change
  * and remove them (docs/authorization.md) is shared/resources/components/policy.ts.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The entitlements scope of a validation (docs/rules.md §11, §13): the codes licensed software asks for,
+ * The entitlements scope of a validation (docs/rules.md §19.1, §25.4): the codes licensed software asks for,
  * each of which the license must hold, through its policy or itself. What answers it, whatever
  * the sets hold, is read with the validation's other items (one BatchGetItem): the markers of
  * the codes asked for (each names its entitlement) and the license's two sets. Codes are matched

@@ -1,6 +1,6 @@
 /**
  * Entitlements attached to policies and licenses (`/policies/<id>/entitlements`,
- * `/licenses/<id>/entitlements`; docs/rules.md §13). A license's effective set is its policy's
+ * `/licenses/<id>/entitlements`; docs/rules.md §25.2). A license's effective set is its policy's
  * entitlements and its own. Attaching and detaching are all or nothing: every entitlement named is
  * checked against the sets as read, then the holder's set changes in one conditional write, which
  * a concurrent change of the same attachments makes fail; the sets are then read and checked again.
@@ -50,7 +50,7 @@ const ATTACHMENTS_OF = { policies: 'policy-entitlements', licenses: 'license-ent
 const SINGULAR = { policies: 'policy', licenses: 'license' } as const;
 
 /**
- * The holder the path names (a license by its id or its key, docs/rules.md §12), on which the
+ * The holder the path names (a license by its id or its key, docs/rules.md §11.2), on which the
  * bearer may do `action` (404 unseen, 403 refused).
  */
 async function holderItem(actor: Actor, holder: EntitlementHolder, id: string, action: 'list' | 'attach' | 'detach'): Promise<Item> {

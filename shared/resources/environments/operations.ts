@@ -101,7 +101,7 @@ export const environments = {
     auth: 'bearer',
     params: ['id'],
     body: tokenRequestBody,
-    // 200, not 201, like environment tokens (docs/rules.md §2); the value is shown only here.
+    // 200, not 201, like environment tokens (docs/rules.md §14.3); the value is shown only here.
     answers: { 200: { resource: 'tokens' } },
     faults: [403, 422],
   }),

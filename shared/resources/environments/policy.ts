@@ -1,6 +1,6 @@
 /**
  * Environments: managed by the account's own admins alone. A token for an environment is made
- * from inside it: the request names the environment (docs/rules.md §2); its tokens are listed
+ * from inside it: the request names the environment (docs/rules.md §15.2); its tokens are listed
  * from inside it or from the global environment, never from another one.
  */
 import { definePolicy, isAccountAdmin, tokenCarries } from '../../auth/policies/policy.ts';

@@ -112,7 +112,7 @@ export async function listEnvironments(actor: Actor, page: PageRequest) {
 /**
  * `namedId`: the id the update's document gives (`data.id`), if any. The path may name the
  * environment by its code, so only the environment found tells whether that id is its own
- * (docs/rules.md §1: any other is 409 ID_MISMATCH).
+ * (docs/rules.md §1.2: any other is 409 ID_MISMATCH).
  */
 export async function updateEnvironment(
   actor: Actor,
@@ -172,7 +172,7 @@ export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise
   await tx.commit();
 }
 
-/** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §2). */
+/** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §15.2). */
 export async function generateEnvironmentToken(actor: Actor, idOrCode: string, request: TokenRequest) {
   const item = itemOf(
     'environments',

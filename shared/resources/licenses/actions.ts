@@ -1,5 +1,5 @@
 /**
- * A license's lifecycle actions (docs/rules.md §11): suspend, reinstate, renew and revoke, each
+ * A license's lifecycle actions (docs/rules.md §18.5): suspend, reinstate, renew and revoke, each
  * decided by the license policy (shared/resources/licenses/policy.ts) and announced by an event of
  * its own. Each change is written on condition that the license still stands as it was read, so
  * that of two concurrent actions from the same state one succeeds and the other is judged

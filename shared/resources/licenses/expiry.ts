@@ -1,5 +1,5 @@
 /**
- * When a license's expiry is set by its policy's expiration model (docs/rules.md §11): at its
+ * When a license's expiry is set by its policy's expiration model (docs/rules.md §18.4): at its
  * creation (FROM_CREATION), at its first validation (FROM_FIRST_VALIDATION) or with its first
  * machine (FROM_FIRST_ACTIVATION), each time to the start plus the policy's duration; and how a
  * renewal moves it. A policy without a duration sets no expiry. The later two bases set an expiry

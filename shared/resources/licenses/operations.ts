@@ -28,7 +28,7 @@ const mutable = {
 /** The filters of every list of licenses. */
 const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuidFilter(), product: uuidFilter() });
 
-/** What a validation is asked to check besides the license itself (docs/rules.md §7, §11). */
+/** What a validation is asked to check besides the license itself (docs/rules.md §19.1, §23.3). */
 const validationScope = z.strictObject({
   environment: z.nullish(z.string().check(z.describe("The license's environment, by id or code; null: the global environment"))),
   user: z.optional(z.string().check(z.describe("The license's owner, by id or e-mail"))),
@@ -47,11 +47,11 @@ const validationScope = z.strictObject({
 
 /**
  * A number the client chooses afresh for each validation and finds again in the signed answer
- * (docs/rules.md §7). A JSON integer, within JavaScript's exact range so that the echo is exact.
+ * (docs/rules.md §19.4). A JSON integer, within JavaScript's exact range so that the echo is exact.
  */
 const nonce = z
   .int()
-  .check(z.describe('An integer the client chooses afresh for this validation; the answer echoes it (docs/rules.md §7)'));
+  .check(z.describe('An integer the client chooses afresh for this validation; the answer echoes it (docs/rules.md §19.4)'));
 
 /**
  * The most a request's scope may weigh as JSON: it is echoed in the answer and in the
@@ -168,7 +168,7 @@ export const licenses = {
     auth: 'bearer',
     params: ['id'],
     body: tokenRequestBody,
-    // 200, not 201, like environment tokens (docs/rules.md §2); the value is shown only here.
+    // 200, not 201, like environment tokens (docs/rules.md §14.3); the value is shown only here.
     answers: { 200: { resource: 'tokens' } },
     faults: [403, 422],
   }),
@@ -271,7 +271,7 @@ export const validationReply = ({ license, verdict, ts }: Validation, { nonce, s
   },
 });
 
-/** A license's lifecycle actions (docs/rules.md §11): what each reads of a request, and what it answers. */
+/** A license's lifecycle actions (docs/rules.md §18.5): what each reads of a request, and what it answers. */
 
 export const licenseActions = {
   suspend: declare({

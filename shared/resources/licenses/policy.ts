@@ -13,7 +13,7 @@ const reachesLicense = reachedBy({
 }) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
 
 /**
- * The lifecycle actions (docs/rules.md §11): suspending and reinstating are the administrators'
+ * The lifecycle actions (docs/rules.md §18.5): suspending and reinstating are the administrators'
  * and the product's; renewing and revoking also the owning user's, unless the license is
  * protected. A license never acts on its own standing.
  */

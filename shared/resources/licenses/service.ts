@@ -146,7 +146,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   return present(actor, 'licenses', license);
 }
 
-/** `id`: the license's id or its key (docs/rules.md §12), as for its update and delete. */
+/** `id`: the license's id or its key (docs/rules.md §11.2), as for its update and delete. */
 export async function retrieveLicense(actor: Actor, id: string): Promise<LicenseRecord> {
   return present(actor, 'licenses', toRecord('licenses', await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')));
 }

@@ -1,5 +1,5 @@
 /**
- * Signed license keys (Keygen's ED25519_SIGN scheme, docs/rules.md §9): `key/<dataset>.<signature>`,
+ * Signed license keys (Keygen's ED25519_SIGN scheme, docs/rules.md §18.2): `key/<dataset>.<signature>`,
  * both parts base64url WITH `=` padding, the signature Ed25519 (RFC 8032) over the ASCII string
  * `key/<dataset>` with the account's signing key (shared/auth/signing-key.ts). Whoever holds the
  * account's public key checks a key offline and reads its dataset; only the service makes one.
@@ -7,7 +7,7 @@
  * The dataset is the key the client gave, as a template whose `{{placeholders}}` name facts of
  * the license, or by default a compact JSON document of those facts. A template is signed as
  * given (as Keygen does): whoever may create a license under the policy may have any text signed,
- * even one shaped like another product's default dataset (docs/rules.md §9).
+ * even one shaped like another product's default dataset (docs/rules.md §18.3).
  */
 
 /** What every signed key starts with; it is part of the signed message. */

@@ -3,7 +3,7 @@
  * owner banned (BANNED), the license suspended (SUSPENDED), or expired under a policy whose
  * expirationStrategy is REVOKE_ACCESS (EXPIRED). Validation answers these as verdicts
  * (validation.ts); authentication refuses a license in such standing as a bearer, by its key or
- * by a license token (403 LICENSE_BANNED, LICENSE_SUSPENDED, LICENSE_EXPIRED: docs/rules.md §11).
+ * by a license token (403 LICENSE_BANNED, LICENSE_SUSPENDED, LICENSE_EXPIRED: docs/rules.md §6.3).
  */
 import { refused } from '../../errors.ts';
 import { type RecordType, recordKey } from '../../store/keys.ts';

@@ -1,5 +1,5 @@
 /**
- * What a license uses, as its validation reads it (docs/rules.md §14.5): its machines, their
+ * What a license uses, as its validation reads it (docs/rules.md §19.3): its machines, their
  * cores and its processes, counted in every environment together by the counts the activations
  * keep (shared/resources/machines/seats.ts), read together and only when a check asks (a strict
  * policy; a scope that found no machine), and the machine a `machine` scope names, among the

@@ -1,5 +1,5 @@
 /**
- * License validation (docs/rules.md §7, §11, §14.5): `POST /licenses/actions/validate-key` (no bearer:
+ * License validation (docs/rules.md §19, §23.3): `POST /licenses/actions/validate-key` (no bearer:
  * the key is the credential) and `POST /licenses/<id>/actions/validate` (a bearer who may see the
  * license). Both reach a verdict `{valid, detail, code}` about the license at a time `ts`,
  * answered as the reply's meta with the request's nonce and scope (`answerMeta`); the same meta
@@ -58,7 +58,7 @@ import { standingOf } from './standing.ts';
 import { Usage } from './usage.ts';
 import { fingerprintsOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
 
-/** What a validation checks besides the license itself (docs/rules.md §11). */
+/** What a validation checks besides the license itself (docs/rules.md §19.1). */
 export interface ValidationScope {
   /** The license's environment, by id or code (null: global), as Keygen's SDKs send it. */
   environment?: string | null;

@@ -1,5 +1,5 @@
 /**
- * A machine's events: its changes, its check-outs and its heartbeat (docs/rules.md §14.3): a ping,
+ * A machine's events: its changes, its check-outs and its heartbeat (docs/rules.md §22): a ping,
  * a reset, a late ping that revived it, and its death as the sweeper found it (once per life).
  */
 export const MACHINE_EVENTS = [

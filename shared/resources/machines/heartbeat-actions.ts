@@ -1,5 +1,5 @@
 /**
- * A machine's heartbeat actions (docs/rules.md §14.3, Keygen's): a ping keeps the machine alive one
+ * A machine's heartbeat actions (docs/rules.md §22.2, §22.3, Keygen's): a ping keeps the machine alive one
  * duration more, or revives it once dead within its policy's resurrection window; a reset forgets
  * its heartbeat. Each moves the machine in the due index (shared/store/due.ts) and emits its event
  * in one transaction, conditional on the machine as read (heartbeat-writes.ts): an action that

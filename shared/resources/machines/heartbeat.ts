@@ -1,5 +1,5 @@
 /**
- * A machine's heartbeat as its policy judges it now (docs/rules.md §14, Keygen's model): a
+ * A machine's heartbeat as its policy judges it now (docs/rules.md §22.1, Keygen's model): a
  * machine is monitored when its policy requires heartbeats or once it has pinged; it is
  * NOT_STARTED while it has never pinged and is either unmonitored or younger than one duration,
  * ALIVE while its next heartbeat is due, DEAD after. RESURRECTED is what the ping that revived a

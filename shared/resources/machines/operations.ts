@@ -155,7 +155,7 @@ export const machines = {
 };
 
 /**
- * A machine's heartbeat actions (docs/rules.md §14.3), each under two paths as Keygen has them:
+ * A machine's heartbeat actions (docs/rules.md §22.2, §22.3), each under two paths as Keygen has them:
  * `.../actions/ping` and `.../actions/reset`, and the older `ping-heartbeat` and `reset-heartbeat`
  * (one route-table entry each, answering alike).
  */

@@ -2,7 +2,7 @@
 import { activations, CHECK_OUT, crud } from '../../auth/policies/graph.ts';
 
 /**
- * A machine's heartbeat (docs/rules.md §14.3): pinged by whoever may act on the machine (a user not
+ * A machine's heartbeat (docs/rules.md §22.2, §22.3): pinged by whoever may act on the machine (a user not
  * on a protected license), reset by administrators and its product only (licensees lack the permission).
  */
 const HEARTBEAT_PING = 'heartbeat.ping';

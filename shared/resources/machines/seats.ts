@@ -1,6 +1,6 @@
 /**
  * A license's seats: its policy's maxMachines counts every machine of the license, and maxCores
- * the cores they report, in whatever environment each was activated (docs/rules.md §9, §14),
+ * the cores they report, in whatever environment each was activated (docs/rules.md §21.3),
  * each with the overage the policy's strategy tolerates (policies/limits.ts). A global license's
  * machines may be activated globally and inside any SHARED environment; the per-environment
  * collection counters (what lists count) cannot bound them together, so each license has counts

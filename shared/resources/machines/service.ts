@@ -1,7 +1,7 @@
 /**
  * Machines, activated on a license (who may do what: shared/resources/machines/policy.ts). The
  * policy's maxMachines and maxCores bound a license's machines and their cores (seats.ts,
- * docs/rules.md §14.2).
+ * docs/rules.md §21.3).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -191,7 +191,7 @@ async function withdrawActivation(actor: Actor, machine: MachineRecord, policy: 
   });
 }
 
-/** `id`: the machine's id or its fingerprint (docs/rules.md §12), as for its update and delete. */
+/** `id`: the machine's id or its fingerprint (docs/rules.md §11.2), as for its update and delete. */
 export async function retrieveMachine(actor: Actor, id: string): Promise<MachineRecord> {
   return toRecord('machines', await authorize(actor, 'machines', await machineNamed(actor, id), 'read'));
 }

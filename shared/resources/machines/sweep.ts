@@ -1,6 +1,6 @@
 /**
  * What the heartbeat sweeper (shared/licensing/heartbeat-sweep.ts) does with a machine found due
- * (docs/rules.md §14.3): it judges the machine by its policy as it is at the sweep's time.
+ * (docs/rules.md §22.5): it judges the machine by its policy as it is at the sweep's time.
  *
  * - Not watched any more (its policy no longer requires heartbeats and it never pinged): it
  *   leaves the due index.

@@ -35,7 +35,7 @@ export const KEY_SCHEMES = ['ED25519_SIGN'] as const;
 export type KeyScheme = (typeof KEY_SCHEMES)[number];
 
 /**
- * What an expired license may still do (docs/rules.md §11): RESTRICT_ACCESS, validate as EXPIRED
+ * What an expired license may still do (docs/rules.md §18.4): RESTRICT_ACCESS, validate as EXPIRED
  * (not valid) but authenticate; REVOKE_ACCESS, neither (EXPIRED first, and no `License <key>`);
  * MAINTAIN_ACCESS and ALLOW_ACCESS, validate as EXPIRED yet valid.
  */

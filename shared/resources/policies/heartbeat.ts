@@ -1,5 +1,5 @@
 /**
- * How a policy watches its machines' heartbeats (docs/rules.md §14): whether a machine must ping,
+ * How a policy watches its machines' heartbeats (docs/rules.md §17.2): whether a machine must ping,
  * how long a ping keeps it alive, what happens to a machine that stops, and whether a late ping
  * may bring it back. Policies made before these attributes existed lack them: read with
  * `heartbeatOf`.

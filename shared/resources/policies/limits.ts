@@ -1,5 +1,5 @@
 /**
- * What a policy allows a license to use at once (docs/rules.md §14): machines (node-locked: one;
+ * What a policy allows a license to use at once (docs/rules.md §17.2): machines (node-locked: one;
  * floating: maxMachines), their cores, and processes, each with the overage its strategy tolerates.
  * Policies made before these attributes existed lack them: read with `limitsOf`.
  */

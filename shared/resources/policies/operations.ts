@@ -18,12 +18,12 @@ const attributes = {
   requireComponentsScope: z.optional(z.boolean()),
   protected: z.optional(z.boolean()),
   maxMachines: z.nullish(z.int()),
-  duration: z.nullish(z.int().check(z.describe('Seconds a license lasts, 86400 to 2147483647; null: perpetual (docs/rules.md §11)'))),
+  duration: z.nullish(z.int().check(z.describe('Seconds a license lasts, 86400 to 2147483647; null: perpetual (docs/rules.md §17.1)'))),
   expirationStrategy: z.optional(z.string().check(z.describe('RESTRICT_ACCESS (default), REVOKE_ACCESS, MAINTAIN_ACCESS or ALLOW_ACCESS'))),
   expirationBasis: z.optional(z.string().check(z.describe('FROM_CREATION (default), FROM_FIRST_VALIDATION or FROM_FIRST_ACTIVATION'))),
   renewalBasis: z.optional(z.string().check(z.describe('FROM_EXPIRY (default), FROM_NOW or FROM_NOW_IF_EXPIRED'))),
   floating: z.optional(z.boolean().check(z.describe('Default: true unless maxMachines is 1; false (node-locked) needs maxMachines 1'))),
-  strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §14)'))),
+  strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §19.2)'))),
   maxCores: z.nullish(z.int()),
   maxProcesses: z.nullish(z.int()),
   overageStrategy: z.optional(
@@ -42,7 +42,7 @@ const attributes = {
 
 /** Set at creation only (a PATCH naming it is 400, an unpermitted parameter); read as a string, like the strategies. */
 const createOnly = {
-  scheme: z.nullish(z.string().check(z.describe('null (the default: random keys) or ED25519_SIGN (signed keys, docs/rules.md §9)'))),
+  scheme: z.nullish(z.string().check(z.describe('null (the default: random keys) or ED25519_SIGN (signed keys, docs/rules.md §18.2)'))),
 };
 
 export const policies = {

@@ -1,5 +1,5 @@
 /**
- * The rules a policy's limits and heartbeat settings keep together (docs/rules.md §14). They are
+ * The rules a policy's limits and heartbeat settings keep together (docs/rules.md §17.2, §17.3). They are
  * judged on the policy as it would be once changed (the stored attributes under the changes), so
  * an update naming one attribute cannot break a rule another attribute set.
  */

@@ -1,6 +1,6 @@
 /**
  * A policy that starts requiring heartbeats watches the machines already activated under it too
- * (docs/rules.md §14.3): its update puts the policy itself in the due index, and the sweeper
+ * (docs/rules.md §22.6): its update puts the policy itself in the due index, and the sweeper
  * (shared/licensing/heartbeat-sweep.ts) then walks its licenses' machines, putting each one that is
  * not in the index there at its deadline as the policy now judges it (its last heartbeat, else its
  * creation, plus the duration); the machines' own handler does the rest. A sweep walks at most

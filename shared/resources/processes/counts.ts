@@ -1,5 +1,5 @@
 /**
- * What maxProcesses bounds (docs/rules.md §14.4): the live processes of a machine under the
+ * What maxProcesses bounds (docs/rules.md §24.4): the live processes of a machine under the
  * policy's processLeasingStrategy PER_MACHINE, of a license across its machines under
  * PER_LICENSE, with the overage the policy's strategy tolerates (policies/limits.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Processes (docs/rules.md §14.4, Keygen's machine processes): a program running on a machine,
+ * Processes (docs/rules.md §24, Keygen's machine processes): a program running on a machine,
  * named by its `pid`, unique on its machine. A process lives one heartbeat duration of its
  * policy after its creation and after each ping; past that it is DEAD, a ping no longer revives
  * it, and the heartbeat sweeper removes it (sweep.ts).

@@ -1,5 +1,5 @@
 /**
- * Processes (docs/rules.md §14.4): created on a machine, pinged while they run, removed when
+ * Processes (docs/rules.md §24): created on a machine, pinged while they run, removed when
  * they stop or die. Who may do what (docs/authorization.md) is shared/resources/processes/policy.ts.
  */
 

@@ -42,7 +42,7 @@ export const TOKEN_PREFIX: Record<TokenKind, TokenPrefix> = {
   'activation-token': 'activ',
 };
 
-/** User tokens live at most this long (docs/rules.md §2). */
+/** User tokens live at most this long (docs/rules.md §14.1). */
 export const USER_TOKEN_LIFETIME_MS = 14 * 24 * 3600 * 1000;
 
 /** The token's place in the bearer's collection: GSI2 holds a bearer's tokens. */

@@ -1,5 +1,5 @@
 /**
- * A deleted user's owner links (docs/rules.md §2): the licenses, machines, components and
+ * A deleted user's owner links (docs/rules.md §13.1): the licenses, machines, components and
  * processes it owned stay, without an owner. Each is written without `ownerId`, leaves the user's
  * owner collection (its index attributes, and the collection's count), and a license's key marker
  * stops naming the owner. As Keygen nullifies them, this is no change of the record's own: no

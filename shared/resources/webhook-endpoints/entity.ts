@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (docs/rules.md §5): where an environment's events are delivered. An endpoint
+ * Webhook endpoints (docs/rules.md §26.1): where an environment's events are delivered. An endpoint
  * belongs to one environment (or to none = global) and receives only that environment's
  * events, of the kinds it subscribes to (`*` = all), while it is enabled.
  *

@@ -3,7 +3,7 @@ import { subscriptionsOf } from '../webhook-endpoints/subscriptions.ts';
 import type { WebhookEventRecord } from './entity.ts';
 
 /**
- * The webhook-event document (docs/rules.md §5): the same in the API and in a delivery's
+ * The webhook-event document (docs/rules.md §26.3): the same in the API and in a delivery's
  * body, but for the payload, whose secret meta values only the delivery reveals (it passes the
  * payload as delivered; the API shows the stored one, filtered). It links to its endpoint, as a
  * delivery and a retry, made to an endpoint that exists, may; the API's reads show events
@@ -37,7 +37,7 @@ export function webhookEventDocument(event: WebhookEventRecord, payload = event.
 /**
  * The documents of `events` as the API shows them: an event outlives its endpoint, and keeps
  * naming it (`relationships.endpoint.data`, which endpoint it was for), but links to it only
- * while it exists, so that no link answers 404 (docs/rules.md §5, §8). Which endpoints exist is
+ * while it exists, so that no link answers 404 (docs/rules.md §26.3, §9). Which endpoints exist is
  * read once, from the subscriptions item of the events' environment (one per environment
  * shown: an API request shows one), which every endpoint's create and delete writes with it.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook events (docs/rules.md §5): one record per delivery of one change
+ * Webhook events (docs/rules.md §26.3): one record per delivery of one change
  * to one endpoint. Its id and idempotency token are fixed at birth; a retry is a new record
  * with a new id and the same token.
  *
