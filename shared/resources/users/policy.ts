@@ -18,6 +18,8 @@ export const userPolicy = definePolicy({
     ban: 'user.ban',
     unban: 'user.ban',
   },
+  // A user reads and edits themselves (the rule below narrows what they change).
+  grants: { user: ['user.read', 'user.update'] },
   writes: new Set(['update', 'delete', 'ban', 'unban']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || isSelf(actor.bearer, record),
   // A license or machine a product creates may name any user the scope shows as its owner.
