@@ -10,30 +10,20 @@
 
 import type * as z from 'zod/mini';
 import type { Access, Method, Throttle } from '../access.ts';
+import type { manifest } from '../resources/manifest.ts';
 import type { Key } from '../store/keys.ts';
 
 /** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
 export type AuthMode = 'bearer' | 'basic' | 'none';
 
-/** The JSON:API resource types the API serves. */
-export type ResourceType =
-  | 'accounts'
-  | 'users'
-  | 'tokens'
-  | 'environments'
-  | 'products'
-  | 'policies'
-  | 'licenses'
-  | 'machines'
-  | 'components'
-  | 'processes'
-  | 'entitlements'
-  | 'policy-entitlements'
-  | 'license-entitlements'
-  | 'webhook-endpoints'
-  | 'webhook-events'
-  | 'license-files'
-  | 'machine-files';
+type Manifest = typeof manifest;
+type TypesOf<R> = (R extends { policies: infer P } ? keyof P : never) | (R extends { documents: readonly (infer D)[] } ? D : never);
+
+/**
+ * The JSON:API resource types the API serves: those the manifest's resources judge with a policy,
+ * and the documents they make without one.
+ */
+export type ResourceType = TypesOf<Manifest[keyof Manifest]> & string;
 
 /** The document of one successful answer. */
 export type Answer =

@@ -40,6 +40,8 @@ export interface ResourceDefinition {
   policies?: Readonly<Record<string, Policy>>;
   /** The kinds of webhook event its operations emit (`<singular type>.<what happened>`). */
   events?: readonly string[];
+  /** The JSON:API types its operations answer with that no policy judges (files made on request, kept nowhere). */
+  documents?: readonly string[];
 }
 
 export const manifest = {
@@ -56,7 +58,7 @@ export const manifest = {
   policies: { events: POLICY_EVENTS, policies: { policies: policyPolicy } },
   licenses: { events: LICENSE_EVENTS, policies: { licenses: licensePolicy } },
   /** License and machine files: check-outs of licenses and machines. */
-  'check-out': {},
+  'check-out': { documents: ['license-files', 'machine-files'] },
   machines: { events: MACHINE_EVENTS, policies: { machines: machinePolicy } },
   components: { events: COMPONENT_EVENTS, policies: { components: componentPolicy } },
   processes: { events: PROCESS_EVENTS, policies: { processes: processPolicy } },
