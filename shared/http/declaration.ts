@@ -19,11 +19,11 @@ export type AuthMode = 'bearer' | 'basic' | 'none';
 type Manifest = typeof manifest;
 type TypesOf<R> = (R extends { policies: infer P } ? keyof P : never) | (R extends { documents: readonly (infer D)[] } ? D : never);
 
-/**
- * The JSON:API resource types the API serves: those the manifest's resources judge with a policy,
- * and the documents they make without one.
- */
-export type ResourceType = TypesOf<Manifest[keyof Manifest]> & string;
+/** The JSON:API types resource `N` serves: those it judges with a policy, and the documents it makes without one. */
+export type ServedTypes<N extends keyof Manifest> = TypesOf<Manifest[N]> & string;
+
+/** The JSON:API resource types the API serves: those of every resource of the manifest. */
+export type ResourceType = ServedTypes<keyof Manifest>;
 
 /** The document of one successful answer. */
 export type Answer =
