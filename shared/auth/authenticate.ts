@@ -18,7 +18,9 @@ import { hangsOnRemoved, removalsIn } from '../store/removals.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
 import { admits, type Bearer, kindOf } from './bearer.ts';
-import { effectivePermissions } from './permissions.ts';
+import { effectivePermissions } from './held.ts';
+// Supplies what bearers hold to held.ts (shared/auth/held.ts says why it is supplied).
+import './permissions.ts';
 import { digest, looksLikeUuid, verifyPassword } from './secrets.ts';
 
 const invalid = () => new NotAuthenticated('TOKEN_INVALID', 'Token is invalid');

@@ -11,30 +11,20 @@
 import type * as z from 'zod/mini';
 import type { Access, Method, Throttle } from '../access.ts';
 import type { Action, PolicyType } from '../auth/policies/index.ts';
+import type { manifest } from '../resources/manifest.ts';
 import type { Key } from '../store/keys.ts';
 
 /** How a route authenticates: a token or license key, HTTP Basic (log-in), or not at all. */
 export type AuthMode = 'bearer' | 'basic' | 'none';
 
-/** The JSON:API resource types the API serves. */
-export type ResourceType =
-  | 'accounts'
-  | 'users'
-  | 'tokens'
-  | 'environments'
-  | 'products'
-  | 'policies'
-  | 'licenses'
-  | 'machines'
-  | 'components'
-  | 'processes'
-  | 'entitlements'
-  | 'policy-entitlements'
-  | 'license-entitlements'
-  | 'webhook-endpoints'
-  | 'webhook-events'
-  | 'license-files'
-  | 'machine-files';
+type Manifest = typeof manifest;
+type TypesOf<R> = (R extends { policies: infer P } ? keyof P : never) | (R extends { documents: readonly (infer D)[] } ? D : never);
+
+/** The JSON:API types resource `N` serves: those it judges with a policy, and the documents it makes without one. */
+export type ServedTypes<N extends keyof Manifest> = TypesOf<Manifest[N]> & string;
+
+/** The JSON:API resource types the API serves: those of every resource of the manifest. */
+export type ResourceType = ServedTypes<keyof Manifest>;
 
 /** The document of one successful answer. */
 export type Answer =

@@ -1,13 +1,23 @@
 /**
  * Every resource of the API, once: a folder of shared/resources/ by name, with the policies that
- * judge its records. What is derived from this list and the folders it names: the route table
- * (each folder's operations.ts, shared/routes.ts) and with it the CDK stack, the local stack and
- * the OpenAPI description; the policy registry (shared/auth/policies/index.ts); the kinds of
- * webhook event (shared/events/kinds.ts); the parent collections of the licensing graph's
- * records (shared/licensing/slots.ts).
+ * judge its records. What is derived from this list and the folders it names:
  *
- * A resource is added by writing its folder (entity, policy, operations, service, document) and
- * its handlers under functions/, and listing it here.
+ *   - the route table (each folder's operations.ts, shared/routes.ts) and with it the CDK stack,
+ *     the local stack and the OpenAPI description;
+ *   - the policy registry (shared/auth/policies/index.ts);
+ *   - the permissions, what each kind of bearer holds and what can be done inside an environment
+ *     (shared/auth/permissions.ts): the policies' permissions and grants;
+ *   - the JSON:API resource types (`ResourceType`, shared/http/declaration.ts): the policies'
+ *     types and the `documents` an entry names;
+ *   - the resource objects' schemas in the description (each folder's schema.ts,
+ *     shared/reference/resources.ts);
+ *   - the kinds of webhook event (shared/events/kinds.ts);
+ *   - the parent collections of the licensing graph's records, each a GSI (shared/licensing/slots.ts).
+ *
+ * A resource is added by writing its folder (entity, policy, operations, service, document,
+ * schema) and its handlers under functions/, and listing it here. Outside them, only a new
+ * permission's name is written once more, in the `Permission` type (shared/auth/permissions.ts):
+ * the policies' types read it, so it cannot be derived from them; a test checks the two agree.
  */
 import type { Policy } from '../auth/policies/policy.ts';
 import { ACCOUNT_EVENTS } from './accounts/events.ts';
@@ -51,6 +61,8 @@ export interface ResourceDefinition {
    * collections it is in, each a GSI in the order given (the first GSI2: shared/licensing/slots.ts).
    */
   parents?: Readonly<Record<string, string>>;
+  /** The JSON:API types its operations answer with that no policy judges (files made on request, kept nowhere). */
+  documents?: readonly string[];
 }
 
 export const manifest = {
@@ -67,7 +79,7 @@ export const manifest = {
   policies: { parents: POLICY_PARENTS, events: POLICY_EVENTS, policies: { policies: policyPolicy } },
   licenses: { parents: LICENSE_PARENTS, events: LICENSE_EVENTS, policies: { licenses: licensePolicy } },
   /** License and machine files: check-outs of licenses and machines. */
-  'check-out': {},
+  'check-out': { documents: ['license-files', 'machine-files'] },
   machines: { parents: MACHINE_PARENTS, events: MACHINE_EVENTS, policies: { machines: machinePolicy } },
   components: { parents: COMPONENT_PARENTS, events: COMPONENT_EVENTS, policies: { components: componentPolicy } },
   processes: { parents: PROCESS_PARENTS, events: PROCESS_EVENTS, policies: { processes: processPolicy } },

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Bearer } from '#shared/auth/bearer.ts';
-import { type BearerKind, effectivePermissions, PERMISSIONS } from '#shared/auth/permissions.ts';
+import { effectivePermissions } from '#shared/auth/held.ts';
+import { type BearerKind, PERMISSIONS } from '#shared/auth/permissions.ts';
 import { type Action, judge, POLICIES } from '#shared/auth/policies/index.ts';
 import type { Policy, Principal } from '#shared/auth/policies/policy.ts';
 import { routes } from '#shared/routes.ts';

@@ -20,15 +20,15 @@ import type { Bearer } from '../bearer.ts';
 import type { Permission } from '../permissions.ts';
 import { isAdministrator, type Policy, type Principal } from './policy.ts';
 
-export const crud = (
-  singular: 'product' | 'policy' | 'license' | 'machine' | 'component',
-): Record<'create' | 'list' | 'read' | 'update' | 'delete', Permission> => ({
-  create: `${singular}.create`,
-  list: `${singular}.read`,
-  read: `${singular}.read`,
-  update: `${singular}.update`,
-  delete: `${singular}.delete`,
-});
+/** The actions that make, read and change records of a type, and the permission each needs. */
+export const crud = <const S extends 'product' | 'policy' | 'license' | 'machine' | 'component'>(singular: S) =>
+  ({
+    create: `${singular}.create`,
+    list: `${singular}.read`,
+    read: `${singular}.read`,
+    update: `${singular}.update`,
+    delete: `${singular}.delete`,
+  }) as const;
 
 export const CHANGES = new Set(['update', 'delete']);
 
@@ -62,13 +62,15 @@ export const NOT_CHANGES: ReadonlySet<string> = new Set(['create', 'list', 'read
  * the permission each action needs; licensees (users) do `licenseeActions` only on a license that
  * is not protected.
  */
-export function activations<const A extends string>(
+export function activations<const A extends string, const P extends Permission>(
   plural: 'machines' | 'components' | 'processes',
-  permissions: Readonly<Record<A, Permission>>,
+  permissions: Readonly<Record<A, P>>,
   licenseeActions: readonly NoInfer<A>[],
-): Policy<A> {
+  grants: Policy<A, P>['grants'],
+): Policy<A, P> {
   return {
     permissions,
+    grants,
     writes: new Set(Object.keys(permissions).filter((action) => !NOT_CHANGES.has(action))),
     reaches: reachedBy({
       product: (bearer, record) => record.productId === bearer.id,

@@ -11,6 +11,8 @@ import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
 import type { Item } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
+// Supplies what bearers hold to the policies that read it (shared/auth/held.ts).
+import '../permissions.ts';
 import { type ActionContext, type ActionOf, grantable, type Policy, type Principal } from './policy.ts';
 
 type Manifest = typeof manifest;

@@ -15,7 +15,8 @@
 import type { Item } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { type Bearer, kindOf } from '../bearer.ts';
-import { effectivePermissions, type Permission } from '../permissions.ts';
+import { effectivePermissions } from '../held.ts';
+import type { Permission } from '../permissions.ts';
 
 /** Who acts, where, and the facts about them a decision may have to read. */
 export interface Principal {
@@ -40,9 +41,26 @@ export interface ActionContext {
   license?: Item;
 }
 
-export interface Policy<A extends string = string> {
+/**
+ * The kinds of bearer besides administrators (who hold every permission) that hold some of a
+ * policy's permissions: `licensee` stands for both a license and a user (who owns licenses).
+ */
+export type Grantee = 'licensee' | 'user' | 'license' | 'product';
+
+export interface Policy<A extends string = string, P extends Permission = Permission> {
   /** The permission each action needs; its keys are the actions there are. */
-  permissions: Readonly<Record<A, Permission>>;
+  permissions: Readonly<Record<A, P>>;
+  /**
+   * Permissions of the type that no action here needs but a token may still carry (Keygen's):
+   * listed before the actions' permissions in shared/auth/permissions.ts's order.
+   */
+  carried?: readonly P[];
+  /**
+   * Which of these permissions each kind of bearer holds (`*`: all of them); administrators hold
+   * them all, an environment's bearer all but the account-level ones. What a kind of bearer
+   * holds is the union over the policies (shared/auth/permissions.ts).
+   */
+  grants?: Readonly<Partial<Record<Grantee, readonly NoInfer<P>[] | '*'>>>;
   /** Actions that change the record: refused (403) on a record the request's environment only reads. */
   writes: ReadonlySet<string>;
   /** Account-level records (the account, its environments) belong to no environment: the scope does not judge them. */
@@ -89,11 +107,18 @@ export function tokenCarries(holder: Item, requested: unknown, home: string | nu
   return [{ what: 'The token', permissions: [...effectivePermissions(kind, home, permissions)] }];
 }
 
-/** A policy, its actions the keys of its permissions: an action it does not have does not compile where it is asked. */
-export const definePolicy = <const A extends string>(policy: Policy<A>): Policy<A> => policy;
+/**
+ * A policy, its actions the keys of its permissions: an action it does not have does not compile
+ * where it is asked. The permissions its actions need and those it carries are the ones there
+ * are (shared/auth/permissions.ts): its grants name only those.
+ */
+export const definePolicy = <const A extends string, const P extends Permission>(policy: Policy<A, P>): Policy<A, P> => policy;
 
 /** The actions of a policy. */
-export type ActionOf<P> = P extends Policy<infer A> ? A : never;
+export type ActionOf<P> = P extends Policy<infer A, Permission> ? A : never;
+
+/** The permissions a policy names. */
+export type PermissionOf<P> = P extends Policy<string, infer Q> ? Q : never;
 
 export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || bearer.kind === 'environment';
 
@@ -106,5 +131,5 @@ export const administratorsOnly = (actor: Principal, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;
 
 /** Whether the credential holds every one of `permissions` (what a thing it would get carries). */
-export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]) =>
+export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]): boolean =>
   permissions.every((permission) => bearer.permissions.has(permission));

@@ -11,6 +11,7 @@
  * the holder's own policy says: who cannot see the holder finds no attachments either (404).
  */
 
+import type { Permission } from '../../auth/permissions.ts';
 import {
   administratorsOnly,
   definePolicy,
@@ -32,6 +33,8 @@ export const entitlementPolicy = definePolicy({
     update: 'entitlement.update',
     delete: 'entitlement.delete',
   },
+  // Every kind of bearer reads entitlements; a licensee only those it holds (`reaches`).
+  grants: { licensee: ['entitlement.read'], product: ['entitlement.read'] },
   writes: new Set(['update', 'delete']),
   reaches: (actor, record) => (isLicensee(actor) ? actor.holdsEntitlement(record.id as string) : true),
   may: (actor, action): Verdict =>
@@ -41,13 +44,16 @@ export const entitlementPolicy = definePolicy({
 });
 
 /** The attachments of one kind of holder, judged on the holder with the holder's reach. */
-function attachments<A extends string>(holder: Policy<A>, singular: 'policy' | 'license'): Policy<'list' | 'attach' | 'detach'> {
+function attachments<A extends string, P extends Permission, const S extends 'policy' | 'license'>(
+  holder: Policy<A, P>,
+  singular: S,
+): Policy<'list' | 'attach' | 'detach', 'entitlement.read' | `${S}.entitlements.attach` | `${S}.entitlements.detach`> {
+  const attach = `${singular}.entitlements.attach` as const;
+  const detach = `${singular}.entitlements.detach` as const;
   return {
-    permissions: {
-      list: 'entitlement.read',
-      attach: `${singular}.entitlements.attach`,
-      detach: `${singular}.entitlements.detach`,
-    },
+    permissions: { list: 'entitlement.read', attach, detach },
+    // A product bearer attaches to and detaches from its own policies and licenses.
+    grants: { product: [attach, detach] },
     writes: new Set(['attach', 'detach']),
     reaches: holder.reaches,
     may: (actor, action): Verdict =>

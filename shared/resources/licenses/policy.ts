@@ -1,6 +1,6 @@
 /** Licenses (shared/auth/policies/graph.ts). */
 
-import { heldBy, type Permission } from '../../auth/permissions.ts';
+import { heldBy } from '../../auth/held.ts';
 import { CHANGES, CHECK_OUT, crud, reachedBy } from '../../auth/policies/graph.ts';
 import { definePolicy, holdsAll, isAdministrator, type Principal, tokenCarries, type Verdict } from '../../auth/policies/policy.ts';
 import type { Item } from '../../store/records.ts';
@@ -22,7 +22,7 @@ const LIFECYCLE = {
   reinstate: 'license.reinstate',
   renew: 'license.renew',
   revoke: 'license.revoke',
-} as const satisfies Record<string, Permission>;
+} as const;
 const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
 
 /** Who may take a lifecycle action besides holding its permission. */
@@ -37,11 +37,18 @@ function mayChangeStanding(actor: Principal, action: string, record: Item | unde
 
 export const licensePolicy = definePolicy({
   permissions: {
+    // In the order shared/auth/permissions.ts lists them (a credential lacking several is told so).
     ...crud('license'),
-    'tokens.generate': 'license.tokens.generate',
     validate: 'license.validate',
     [CHECK_OUT]: 'license.check-out',
+    'tokens.generate': 'license.tokens.generate',
     ...LIFECYCLE,
+  },
+  // A user also renews and revokes the licenses they own (unless protected: `mayChangeStanding`).
+  grants: {
+    licensee: ['license.read', 'license.validate', 'license.check-out'],
+    user: ['license.renew', 'license.revoke'],
+    product: '*',
   },
   writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE)]),
   reaches: reachesLicense,

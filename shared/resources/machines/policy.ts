@@ -17,4 +17,8 @@ export const machinePolicy = activations(
     [HEARTBEAT_RESET]: 'machine.heartbeat.reset',
   },
   ['create', 'delete', CHECK_OUT, HEARTBEAT_PING],
+  {
+    licensee: ['machine.create', 'machine.read', 'machine.delete', 'machine.check-out', 'machine.heartbeat.ping'],
+    product: '*',
+  },
 );

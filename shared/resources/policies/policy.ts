@@ -4,6 +4,7 @@ import { definePolicy } from '../../auth/policies/policy.ts';
 
 export const policyPolicy = definePolicy({
   permissions: crud('policy'),
+  grants: { licensee: ['policy.read'], product: '*' },
   writes: CHANGES,
   reaches: reachedBy({
     product: (bearer, record) => record.productId === bearer.id,

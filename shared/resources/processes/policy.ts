@@ -10,4 +10,5 @@ export const processPolicy = activations(
   'processes',
   { create: 'process.create', list: 'process.read', read: 'process.read', delete: 'process.delete', [PING]: 'process.heartbeat.ping' },
   ['create', 'delete', PING],
+  { licensee: ['process.create', 'process.read', 'process.delete', 'process.heartbeat.ping'], product: '*' },
 );

@@ -4,6 +4,8 @@ import { administratorsOnly, definePolicy, tokenCarries } from '../../auth/polic
 
 export const productPolicy = definePolicy({
   permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
+  // A product bearer reads and changes itself, but neither makes products nor removes them.
+  grants: { licensee: ['product.read'], product: ['product.read', 'product.update'] },
   writes: new Set([...CHANGES, 'tokens.generate']),
   reaches: reachedBy({
     product: (bearer, record) => record.id === bearer.id,

@@ -8,6 +8,9 @@ const ownedBy = (bearer: Bearer, token: Item) => token.bearerType === bearer.typ
 
 export const tokenPolicy = definePolicy({
   permissions: { list: 'token.read', read: 'token.read', revoke: 'token.revoke' },
+  // Keygen's permission to generate tokens: logging in needs none, but a user's token carries it.
+  carried: ['token.generate'],
+  grants: { licensee: ['token.read', 'token.revoke'], user: ['token.generate'], product: ['token.read', 'token.revoke'] },
   writes: new Set(['revoke']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || ownedBy(actor.bearer, record),
   restrict: (actor): Record<string, string> =>

@@ -4,7 +4,7 @@
  * A role, or the credentials to act in one (a password, an e-mail a reset can be sent to), grants
  * that role's permissions: only a credential holding all of them gives it (`carries`).
  */
-import { heldBy } from '../../auth/permissions.ts';
+import { heldBy } from '../../auth/held.ts';
 import { administratorsOnly, type Carried, definePolicy, isAdministrator, isSelf, type Verdict } from '../../auth/policies/policy.ts';
 import type { Account } from '../accounts/entity.ts';
 import { isManaged, ROLES, type UserRecord } from './entity.ts';
@@ -28,6 +28,8 @@ export const userPolicy = definePolicy({
     ban: 'user.ban',
     unban: 'user.ban',
   },
+  // A user reads and edits themselves (the rule below narrows what they change).
+  grants: { user: ['user.read', 'user.update'] },
   writes: new Set(['update', 'delete', 'ban', 'unban']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || isSelf(actor.bearer, record),
   // A license or machine a product creates may name any user the scope shows as its owner.

@@ -5,7 +5,7 @@
  * events is seeing all an administrator sees, so it takes a credential holding all an
  * administrator holds there (a narrowed token may still read endpoints, which hold no secret).
  */
-import { heldBy } from '../../auth/permissions.ts';
+import { heldBy } from '../../auth/held.ts';
 import { administratorsOnly, definePolicy, holdsAll, isAdministrator, type Principal, type Verdict } from '../../auth/policies/policy.ts';
 
 export function seesEverything(actor: Principal, what: string): Verdict {

@@ -1,0 +1,53 @@
+/** A license's resource object in the description, as licenseDocument (document.ts) shows it. */
+import * as z from 'zod/mini';
+import {
+  account,
+  environment,
+  every,
+  KeyScheme,
+  LastCheckOut,
+  Metadata,
+  nested,
+  nestedOne,
+  resource,
+  type SchemasOf,
+  Timestamp,
+} from '../../reference/objects.ts';
+import type { LicenseStatus } from './entity.ts';
+
+export const schemas: SchemasOf<'licenses'> = {
+  licenses: resource(
+    'License',
+    'licenses',
+    {
+      key: z.nullable(
+        z
+          .string()
+          .check(
+            z.describe(
+              'null for a reader who may not see the key (docs/rules.md §18.1); under ED25519_SIGN, `key/` + base64url(dataset) + `.` + base64url(Ed25519 signature of what precedes the dot), base64url with `=` padding',
+            ),
+          ),
+      ),
+      scheme: KeyScheme,
+      name: z.nullable(z.string()),
+      status: every<LicenseStatus>()(['ACTIVE', 'EXPIRING', 'EXPIRED', 'SUSPENDED']).check(
+        z.describe('Derived: SUSPENDED, else EXPIRED, else EXPIRING (expiry within 3 days), else ACTIVE'),
+      ),
+      suspended: z.boolean(),
+      protected: z.boolean(),
+      expiry: z.nullable(Timestamp),
+      lastCheckOut: LastCheckOut,
+      metadata: Metadata,
+    },
+    {
+      account,
+      environment,
+      product: nestedOne('products'),
+      policy: nestedOne('policies'),
+      owner: nestedOne('users'),
+      machines: nested,
+      entitlements: nested,
+    },
+  ),
+};
