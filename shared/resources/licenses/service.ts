@@ -118,7 +118,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     updated: timestamp,
     policyId: policy.id,
     productId: policy.productId,
-    ownerId: (owner?.id as string | undefined) ?? null,
+    ownerId: owner?.id ?? null,
     scheme,
     name: attributes.name ?? null,
     protected: attributes.protected ?? policy.protected,
