@@ -33,14 +33,14 @@ import {
   PARENT_INDEXES,
   type RecordType,
 } from '../store/keys.ts';
-import { backoff, getItems, type Item } from '../store/records.ts';
+import { backoff, getItems, type PlacedItem, readAgain } from '../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../store/transaction.ts';
 import { childPartition, environmentsUnder, HANGING, isRemovable } from './graph.ts';
 import { takeOut } from './teardown.ts';
 
 /** Something joined a record while it was being deleted: what hangs on it must go first. */
 export class StillHanging extends Error {
-  constructor(readonly records: readonly Item[]) {
+  constructor(readonly records: readonly PlacedItem[]) {
     super('records joined what is being removed');
     this.name = 'StillHanging';
   }
@@ -49,9 +49,8 @@ export class StillHanging extends Error {
 const ATTEMPTS = 5;
 
 const keyName = (key: Key) => `${key.PK}|${key.SK}`;
-const keyOf = (item: Item): Key => ({ PK: item.PK, SK: item.SK });
-const isHolder = (item: Item) => item.type === 'licenses' || item.type === 'products';
-const isPrepared = (records: readonly Item[] | Prepared): records is Prepared => !Array.isArray(records);
+const isHolder = (item: PlacedItem) => item.type === 'licenses' || item.type === 'products';
+const isPrepared = (records: readonly PlacedItem[] | Prepared): records is Prepared => !Array.isArray(records);
 
 /** What one removal's batches share: the environments its records may live in, and whether its root is gone. */
 export class Batches {
@@ -70,7 +69,7 @@ export class Batches {
    * Takes `records` out (or those `prepare` made ready), deepest first, with the tokens of the
    * products and licenses among them. Returns how many records went (tokens not counted).
    */
-  async remove(records: readonly Item[] | Prepared): Promise<number> {
+  async remove(records: readonly PlacedItem[] | Prepared): Promise<number> {
     const prepared = isPrepared(records) ? records : await this.prepare(records);
     let removed = 0;
     for (const chunk of this.chunks(prepared)) removed += await this.commit(chunk);
@@ -89,12 +88,10 @@ export class Batches {
    * register when it has one): their holders' tokens, put before them, and which of the counts
    * they may leave or drop exist.
    */
-  async prepare(records: readonly Item[]): Promise<Prepared> {
-    const accountOf = (item: Item) => item.accountId as string;
+  async prepare(records: readonly PlacedItem[]): Promise<Prepared> {
+    const accountOf = (item: PlacedItem) => item.accountId;
     const heads = new Map(
-      records
-        .filter(isHolder)
-        .map((holder) => [holder.PK, bearerTokensHeadKey(accountOf(holder), holder.type as RecordType, holder.id as string)]),
+      records.filter(isHolder).map((holder) => [holder.PK, bearerTokensHeadKey(accountOf(holder), holder.type, holder.id)]),
     );
     // Counts a record's delete checks (what tells that nothing hangs on it), and counts it drops.
     const checked = records.flatMap((record) => checkedCounts(record, this.environments));
@@ -102,7 +99,7 @@ export class Batches {
     // process count may not (a machine from before seats were counted holds no seat).
     const dropped = records
       .filter((record) => record.type === 'licenses')
-      .map((license) => licenseProcessCountKey(accountOf(license), license.id as string));
+      .map((license) => licenseProcessCountKey(accountOf(license), license.id));
     const found = new Set((await getItems([...heads.values(), ...checked, ...dropped])).map(keyName));
     const guarded = new Set(checked.map(keyName));
     const entries = (
@@ -171,7 +168,7 @@ export class Batches {
    * registers read again, and the tokens of holders left to a later chunk that are still there.
    */
   private async again(entries: Entry[]): Promise<Prepared> {
-    const present = new Map((await getItems(entries.map((entry) => keyOf(entry.item)))).map((item) => [item.PK, item]));
+    const present = new Map((await readAgain(entries.map((entry) => entry.item))).map((item) => [item.PK, item]));
     const still = (entry: Entry) => present.get(entry.item.PK) ?? [];
     const prepared = await this.prepare(entries.filter((entry) => entry.item.type !== 'tokens').flatMap(still));
     const listed = new Set(prepared.entries.map((entry) => entry.item.PK));
@@ -195,7 +192,7 @@ export class Batches {
 }
 
 interface Entry {
-  item: Item;
+  item: PlacedItem;
   /** A holder's token register as read (its tokens are entries before it). */
   register?: { serial: number | undefined };
 }
@@ -216,9 +213,9 @@ const changedMeanwhile = (error: unknown) =>
   error instanceof Conflict;
 
 /** The counts that tell whether anything hangs on `record` (see the top): a machine's process count and components' collections, a license's machine count, a policy's license collections, a product's policy collections. */
-function checkedCounts(record: Item, environments: readonly (string | null)[]): Key[] {
-  const accountId = record.accountId as string;
-  const id = record.id as string;
+function checkedCounts(record: PlacedItem, environments: readonly (string | null)[]): Key[] {
+  const accountId = record.accountId;
+  const id = record.id;
   switch (record.type) {
     case 'machines':
       return [machineProcessCountKey(accountId, id), ...collectionCounts(record, 'components', environments)];
@@ -234,15 +231,15 @@ function checkedCounts(record: Item, environments: readonly (string | null)[]): 
 }
 
 /** The counters of the collection of `type` under `record`, one per environment its children may live in. */
-function collectionCounts(record: Item, type: RecordType, environments: readonly (string | null)[]): Key[] {
+function collectionCounts(record: PlacedItem, type: RecordType, environments: readonly (string | null)[]): Key[] {
   const collection = isRemovable(record.type) ? HANGING[record.type].find((candidate) => candidate.type === type) : undefined;
   if (!collection) throw new Error(`No collection of ${type} under ${String(record.type)}`);
   return environmentsUnder(record, environments).map((environmentId) => counterKey(childPartition(record, collection, environmentId)));
 }
 
 /** Members of the collection or count `key` among `together`. */
-function membersIn(key: Key, record: Item, together: readonly Item[]): number {
-  const id = record.id as string;
+function membersIn(key: Key, record: PlacedItem, together: readonly PlacedItem[]): number {
+  const id = record.id;
   if (key.PK.endsWith('#PROCESS_COUNT')) return together.filter((item) => item.type === 'processes' && item.machineId === id).length;
   if (key.PK.endsWith('#MACHINE_COUNT'))
     return together.filter((item) => item.type === 'machines' && item.licenseId === id && holdsSeat(item)).length;
@@ -257,8 +254,8 @@ function membersIn(key: Key, record: Item, together: readonly Item[]): number {
  */
 export function expectNothingElse(
   tx: Transaction,
-  together: readonly Item[],
-  record: Item,
+  together: readonly PlacedItem[],
+  record: PlacedItem,
   environments: readonly (string | null)[],
   still: Error,
   exists: (key: Key) => boolean = () => true,

@@ -25,7 +25,7 @@ import { dropOwners, OWNED } from '../resources/users/owners.ts';
 import { runStep, type StepOutcome, type Stepped } from '../resumable.ts';
 import { collectionPage } from '../store/cascade.ts';
 import { cascadeMarkerKey, counterKey, type RecordType, recordKey } from '../store/keys.ts';
-import { getItem, getItems, type Item } from '../store/records.ts';
+import { getItem, getItems, type PlacedItem } from '../store/records.ts';
 import { clearRemoval } from '../store/removals.ts';
 import { deleteEmptyCounts, Transaction } from '../store/transaction.ts';
 import { Batches, type Prepared, StillHanging } from './batches.ts';
@@ -93,7 +93,7 @@ export async function runCascadeStep(message: CascadeStep, remainingMs: () => nu
 }
 
 /** The removed record (or the deleted user) as far as its key and place tell it. */
-const rootOf = ({ accountId, root }: CascadeStep): Item => ({
+const rootOf = ({ accountId, root }: CascadeStep): PlacedItem => ({
   ...recordKey(accountId, root.type, root.id),
   accountId,
   type: root.type,
@@ -102,7 +102,7 @@ const rootOf = ({ accountId, root }: CascadeStep): Item => ({
 });
 
 /** The collections a cascade goes through, each in each environment, in order. */
-function stagesOf(message: CascadeStep, root: Item): { collection: ChildCollection; environmentId: string | null }[] {
+function stagesOf(message: CascadeStep, root: PlacedItem): { collection: ChildCollection; environmentId: string | null }[] {
   const collections = message.kind === 'owner' ? OWNED : isRemovable(root.type) ? HANGING[root.type] : [];
   return collections.flatMap((collection) =>
     environmentsUnder(root, message.environments).map((environmentId) => ({ collection, environmentId })),
@@ -112,7 +112,7 @@ function stagesOf(message: CascadeStep, root: Item): { collection: ChildCollecti
 /** As much of the pass as the time allows (see the top): the message to go on with, or undefined when the pass is done. */
 async function work(
   message: CascadeStep,
-  root: Item,
+  root: PlacedItem,
   hasTime: () => boolean,
   count: (n: number) => void,
 ): Promise<CascadeStep | undefined> {
@@ -145,14 +145,14 @@ async function work(
 
 /** A page of a stage, and for a plain removal what taking its records out needs, read with it. */
 interface Page {
-  items: Item[];
+  items: PlacedItem[];
   after?: Record<string, unknown>;
   ready?: Prepared;
 }
 
 async function readPage(
   message: CascadeStep,
-  root: Item,
+  root: PlacedItem,
   batches: Batches,
   slot: number,
   partition: string,
@@ -166,14 +166,14 @@ async function readPage(
 /** Takes care of one page of a stage: its records' owner cleared, or the records taken out. False when the time ran out. */
 async function takePage(
   message: CascadeStep,
-  root: Item,
+  root: PlacedItem,
   page: Page,
   batches: Batches,
   hasTime: () => boolean,
   count: (n: number) => void,
 ): Promise<boolean> {
   if (message.kind === 'owner') {
-    count(await dropOwners(page.items, root.id as string));
+    count(await dropOwners(page.items, root.id));
     return true;
   }
   // A policy's collections hold its licenses alone: each goes with what hangs on it.
@@ -183,7 +183,7 @@ async function takePage(
 
 /** Takes `records` out; when something still hangs on some of them, that goes first. False when the time ran out. */
 async function takeOutAll(
-  records: Item[],
+  records: PlacedItem[],
   batches: Batches,
   hasTime: () => boolean,
   count: (n: number) => void,
@@ -209,7 +209,7 @@ async function takeOutAll(
  * hangs on them one by one, the others together. False when the time ran out.
  */
 async function eachWithDescendants(
-  records: Item[],
+  records: PlacedItem[],
   batches: Batches,
   hasTime: () => boolean,
   count: (n: number) => void,
@@ -227,7 +227,7 @@ async function eachWithDescendants(
 }
 
 /** The keys (PK) of those of `records` whose collections hold anything, by their counts (one BatchGetItem per 100). */
-async function ladenAmong(records: Item[], environments: readonly (string | null)[]): Promise<Set<string>> {
+async function ladenAmong(records: PlacedItem[], environments: readonly (string | null)[]): Promise<Set<string>> {
   const partitions = records.flatMap((record) =>
     isRemovable(record.type)
       ? HANGING[record.type].flatMap((collection) =>
@@ -245,7 +245,7 @@ async function ladenAmong(records: Item[], environments: readonly (string | null
 }
 
 /** Takes out what hangs on `record`, page by page, then `record`. False when the time ran out first. */
-async function withDescendants(record: Item, batches: Batches, hasTime: () => boolean, count: (n: number) => void): Promise<boolean> {
+async function withDescendants(record: PlacedItem, batches: Batches, hasTime: () => boolean, count: (n: number) => void): Promise<boolean> {
   if (!isRemovable(record.type)) {
     count(await batches.remove([record]));
     return true;
@@ -274,7 +274,7 @@ async function withDescendants(record: Item, batches: Batches, hasTime: () => bo
  * counted in go, and the removal leaves the register; a deleted user's owner collections' counts,
  * empty now, go.
  */
-async function finish(message: CascadeStep, root: Item): Promise<void> {
+async function finish(message: CascadeStep, root: PlacedItem): Promise<void> {
   if (message.kind === 'owner') {
     const counts = stagesOf(message, root).map(({ collection, environmentId }) =>
       counterKey(childPartition(root, collection, environmentId)),

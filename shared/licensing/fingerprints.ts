@@ -27,7 +27,7 @@ import { digest } from '../auth/secrets.ts';
 import { ruleBroken } from '../errors.ts';
 import { attributePointer } from '../resources/rules.ts';
 import { environmentMembership, fingerprintCountKey, type Key, uniqueKey } from '../store/keys.ts';
-import { getItems, type Item, type StoredRecord } from '../store/records.ts';
+import { getItems, type Item, type RecordOf, type StoredItem, type StoredRecord } from '../store/records.ts';
 import type { HolderCount, Parent, Transaction, UniqueClaim } from '../store/transaction.ts';
 
 export const FINGERPRINT_MAX_BYTES = 4096;
@@ -63,16 +63,16 @@ export interface Placement {
 
 /** The stored records a holder sits under; one a delete took meanwhile may be missing (the create then fails on its parent). */
 export interface Scopes {
-  license?: Item;
-  policy?: Item;
-  product?: Item;
+  license?: StoredItem<RecordOf<'licenses'>>;
+  policy?: StoredItem<RecordOf<'policies'>>;
+  product?: StoredItem<RecordOf<'products'>>;
 }
 
 /** The environments of a holder's license, policy and product. */
 export const scopeEnvironmentsOf = (scopes: Scopes): Placement['scopeEnvironments'] => ({
-  license: (scopes.license?.environmentId as string | null | undefined) ?? null,
-  policy: (scopes.policy?.environmentId as string | null | undefined) ?? null,
-  product: (scopes.product?.environmentId as string | null | undefined) ?? null,
+  license: scopes.license?.environmentId ?? null,
+  policy: scopes.policy?.environmentId ?? null,
+  product: scopes.product?.environmentId ?? null,
 });
 
 /** The SHA-256 of `<level>:<scope id>:<fingerprint>`: the value of a component's marker and of every count. */

@@ -11,7 +11,7 @@ import type { PolicyType } from '../auth/policies/index.ts';
 import { ruleBroken } from '../errors.ts';
 import { collectionName, collectionPartition, type RecordType, recordKey } from '../store/keys.ts';
 import { partitionItems } from '../store/paging.ts';
-import { getVisibleItem, type Item, isUuid } from '../store/records.ts';
+import { getVisibleItem, isUuid, itemOf, type PlacedItem, type RecordOf, type StoredItem } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { childrenOf } from './slots.ts';
 
@@ -21,7 +21,12 @@ import { childrenOf } from './slots.ts';
  * shows is exactly what a new record may hang on (its own environment, or global from a
  * SHARED one), so compatibility (docs/rules.md §5.2) holds by construction.
  */
-export async function relatedItem(actor: Actor, type: PolicyType & RecordType, id: string, relationship: string): Promise<Item> {
+export async function relatedItem<K extends PolicyType & RecordType>(
+  actor: Actor,
+  type: K,
+  id: string,
+  relationship: string,
+): Promise<StoredItem<RecordOf<K>>> {
   const item = isUuid(id) ? await getVisibleItem(actor.scope, type, id) : undefined;
   if (!item || !(await relatable(actor, type, item))) {
     throw ruleBroken(
@@ -43,7 +48,10 @@ export async function childEnvironments(accountId: string, environmentId: string
   const environments = await partitionItems('GSI1', collectionPartition(accountId, null, collectionName('environments')));
   return [
     null,
-    ...environments.filter((environment) => environment.isolationStrategy === 'SHARED').map((environment) => environment.id as string),
+    ...environments
+      .map((item) => itemOf('environments', item))
+      .filter((environment) => environment.isolationStrategy === 'SHARED')
+      .map((environment) => environment.id),
   ];
 }
 
@@ -82,18 +90,14 @@ export const HANGING: Record<Removable, readonly ChildCollection[]> = {
  * The environments whose partitions may hold children of `record`, given those of the removal it
  * is part of (`environments`, from childEnvironments): its own, or for a global record all of them.
  */
-export const environmentsUnder = (record: Item, environments: readonly (string | null)[]): readonly (string | null)[] => {
-  const environmentId = (record.environmentId as string | null | undefined) ?? null;
+export const environmentsUnder = (record: PlacedItem, environments: readonly (string | null)[]): readonly (string | null)[] => {
+  const environmentId = record.environmentId ?? null;
   return environmentId === null ? environments : [environmentId];
 };
 
 /** The partition of `collection` under `parent` in one environment. */
-export const childPartition = (parent: Item, collection: ChildCollection, environmentId: string | null): string =>
-  collectionPartition(
-    parent.accountId as string,
-    environmentId,
-    collectionName(collection.type, { type: parent.type as RecordType, id: parent.id as string }),
-  );
+export const childPartition = (parent: PlacedItem, collection: ChildCollection, environmentId: string | null): string =>
+  collectionPartition(parent.accountId, environmentId, collectionName(collection.type, { type: parent.type, id: parent.id }));
 
 /** What a record of the graph names of its ancestors. */
 interface Ancestry {

@@ -29,9 +29,7 @@ export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<
   const keys = [
     ...new Map(
       licenses
-        .flatMap((license) =>
-          effectiveSetKeys({ accountId: scope.accountId, id: license.id as string, policyId: license.policyId as string }),
-        )
+        .flatMap((license) => effectiveSetKeys({ accountId: scope.accountId, id: license.id, policyId: license.policyId }))
         .map((key) => [key.PK, key]),
     ).values(),
   ];

@@ -29,8 +29,8 @@ import { now } from '../resources/rules.ts';
 import { tokensOf } from '../resources/tokens/service.ts';
 import { membersUpTo } from '../store/cascade.ts';
 import { RecordNotFound } from '../store/errors.ts';
-import { cascadeMarkerKey, type RecordType, removalsKey } from '../store/keys.ts';
-import { getItem, type Item } from '../store/records.ts';
+import { cascadeMarkerKey, removalsKey } from '../store/keys.ts';
+import { getItem, type PlacedItem } from '../store/records.ts';
 import { MAX_REMOVALS_UNDER_WAY, registerRemoval, removedIn } from '../store/removals.ts';
 import { Transaction } from '../store/transaction.ts';
 import { Batches, expectNothingElse, StillHanging } from './batches.ts';
@@ -48,9 +48,9 @@ const ATTEMPTS = 3;
  * the transaction that deletes it. A machine whose cores changed since it was read fails with
  * SeatChanged (its delete gives back the cores it counts as read: seats.ts).
  */
-export async function removeWithDescendants(item: Item, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
+export async function removeWithDescendants(item: PlacedItem, announce: (tx: Transaction) => Promise<unknown>): Promise<void> {
   if (!isRemovable(item.type)) throw new Error(`A ${String(item.type)} record has no descendants to remove`);
-  const environments = await childEnvironments(item.accountId as string, (item.environmentId as string | null | undefined) ?? null);
+  const environments = await childEnvironments(item.accountId, item.environmentId ?? null);
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const descendants = await descendantsUpTo(item, environments, IN_REQUEST);
     if (!descendants) break;
@@ -66,11 +66,10 @@ export async function removeWithDescendants(item: Item, announce: (tx: Transacti
 }
 
 /** The error a removable record's own delete fails with when it changed or went meanwhile. */
-const missingOf = (item: Item) =>
-  item.type === 'machines' ? new SeatChanged() : new RecordNotFound(item.type as string, item.id as string);
+const missingOf = (item: PlacedItem) => (item.type === 'machines' ? new SeatChanged() : new RecordNotFound(item.type, item.id));
 
 /** The record itself, once nothing hangs on it: with its tokens, its event, and nothing joined meanwhile. */
-async function removeLast(item: Item, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
+async function removeLast(item: PlacedItem, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
   const register = await tokensRemoved(item, environments);
   const tx = new Transaction();
   takeOut(tx, item, { missing: missingOf(item), register });
@@ -86,7 +85,10 @@ async function removeLast(item: Item, environments: readonly (string | null)[], 
  * A product's or a license's tokens, removed before the record (they stop working at once); the
  * register's serial as read, which the record's delete requires unchanged.
  */
-async function tokensRemoved(item: Item, environments: readonly (string | null)[]): Promise<{ serial: number | undefined } | undefined> {
+async function tokensRemoved(
+  item: PlacedItem,
+  environments: readonly (string | null)[],
+): Promise<{ serial: number | undefined } | undefined> {
   if (item.type !== 'products' && item.type !== 'licenses') return undefined;
   const { serial, tokens } = await tokensOf(item);
   if (tokens.length > 0) await new Batches(environments).remove(tokens);
@@ -97,7 +99,11 @@ async function tokensRemoved(item: Item, environments: readonly (string | null)[
  * What hangs on `item`, deepest first, if there are at most `limit` records: a policy's licenses
  * each after their own descendants; for the other types, the collections of `item` in order.
  */
-async function descendantsUpTo(item: Item, environments: readonly (string | null)[], limit: number): Promise<Item[] | undefined> {
+async function descendantsUpTo(
+  item: PlacedItem,
+  environments: readonly (string | null)[],
+  limit: number,
+): Promise<PlacedItem[] | undefined> {
   const members = await membersOf([item], environments, limit);
   if (!members || item.type !== 'policies') return members;
   const below = await membersOf(members, environments, limit - members.length);
@@ -105,7 +111,7 @@ async function descendantsUpTo(item: Item, environments: readonly (string | null
 }
 
 /** The members of the collections of `parents` (HANGING, each parent's in order), if there are at most `limit`. */
-const membersOf = (parents: readonly Item[], environments: readonly (string | null)[], limit: number) =>
+const membersOf = (parents: readonly PlacedItem[], environments: readonly (string | null)[], limit: number) =>
   membersUpTo(
     parents.flatMap((parent) =>
       isRemovable(parent.type)
@@ -124,8 +130,8 @@ const membersOf = (parents: readonly Item[], environments: readonly (string | nu
  * The record goes at once, in one transaction with its markers, tokens and event and its entry in
  * the register of removals under way; the cascades worker removes the rest (cascade.ts).
  */
-async function removeAtOnce(item: Item, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
-  const accountId = item.accountId as string;
+async function removeAtOnce(item: PlacedItem, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
+  const accountId = item.accountId;
   if (removedIn(await getItem(removalsKey(accountId))).size >= MAX_REMOVALS_UNDER_WAY) {
     throw conflict('Too many large removals are under way in this account; retry in a moment');
   }
@@ -134,9 +140,9 @@ async function removeAtOnce(item: Item, environments: readonly (string | null)[]
     kind: 'removal',
     accountId,
     root: {
-      type: item.type as RecordType,
-      id: item.id as string,
-      environmentId: (item.environmentId as string | null | undefined) ?? null,
+      type: item.type,
+      id: item.id,
+      environmentId: item.environmentId ?? null,
     },
     environments: [...environments],
   };

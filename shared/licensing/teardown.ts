@@ -17,7 +17,7 @@ import { giveSeatBack, seatAsRead } from '../resources/machines/seats.ts';
 import { dropMachineProcessCount } from '../resources/processes/counts.ts';
 import { guardRegister, removeLookup } from '../resources/tokens/service.ts';
 import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey, machineProcessCountKey } from '../store/keys.ts';
-import type { Item } from '../store/records.ts';
+import { itemOf, type PlacedItem } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
 
 export interface TakeOut {
@@ -32,19 +32,19 @@ export interface TakeOut {
 }
 
 /** Writes into `tx` the removal of `item` (see the top). */
-export function takeOut(tx: Transaction, item: Item, options: TakeOut = {}): void {
+export function takeOut(tx: Transaction, item: PlacedItem, options: TakeOut = {}): void {
   // A machine gives back the cores it counts as read: its delete requires them unchanged.
   if (item.type === 'machines') tx.delete(item, options.missing, seatAsRead(item));
   else tx.delete(item, options.missing);
   if (options.register) guardRegister(tx, item, options.register.serial, true);
   switch (item.type) {
     case 'tokens':
-      removeLookup(tx, item);
+      removeLookup(tx, itemOf('tokens', item));
       break;
     case 'machines':
       giveSeatBack(tx, item);
       unlistByFingerprint(tx, item);
-      if (!options.keepHeldCounts && (options.exists?.(machineProcessCountKey(item.accountId as string, item.id as string)) ?? true)) {
+      if (!options.keepHeldCounts && (options.exists?.(machineProcessCountKey(item.accountId, item.id)) ?? true)) {
         dropMachineProcessCount(tx, item);
       }
       break;
@@ -59,9 +59,9 @@ export function takeOut(tx: Transaction, item: Item, options: TakeOut = {}): voi
  * (those `exists` says may exist: a count that does not exist needs no delete). Its core count
  * goes with its machine count: cores are counted only with a machine.
  */
-export function dropCountsOfLicense(tx: Transaction, license: Item, exists: (key: Key) => boolean = () => true): void {
-  const accountId = license.accountId as string;
-  const id = license.id as string;
+export function dropCountsOfLicense(tx: Transaction, license: PlacedItem, exists: (key: Key) => boolean = () => true): void {
+  const accountId = license.accountId;
+  const id = license.id;
   const machines = licenseMachineCountKey(accountId, id);
   if (exists(machines)) {
     tx.dropTally(machines);

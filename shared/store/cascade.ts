@@ -10,7 +10,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import { collectionIndex, collectionName, collectionPartition, counterKey, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
 import { partitionItems } from './paging.ts';
-import { getItems, type Item } from './records.ts';
+import type { RecordOf } from './record-types.ts';
+import { getItems, type Item, itemOf, type StoredItem } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
 
 /** The operations of children in one transaction: the rest is room for what the caller adds. */
@@ -23,8 +24,15 @@ const CHUNK_OPERATIONS = 80;
 const ALSO_DELETED = 4;
 
 /** Every item of `type` under `parent` in one environment's partition (slot = parent's GSI). */
-export const childItems = (accountId: string, environmentId: string | null, type: RecordType, parent: Parent & { slot: number }) =>
-  partitionItems(collectionIndex(parent.slot), collectionPartition(accountId, environmentId, collectionName(type, parent)));
+export const childItems = async <K extends RecordType>(
+  accountId: string,
+  environmentId: string | null,
+  type: K,
+  parent: Parent & { slot: number },
+): Promise<StoredItem<RecordOf<K>>[]> =>
+  (await partitionItems(collectionIndex(parent.slot), collectionPartition(accountId, environmentId, collectionName(type, parent)))).map(
+    (item) => itemOf(type, item),
+  );
 
 /** A page of a collection partition, oldest first, from `after`: its items and where the next page starts (undefined: none). */
 export async function collectionPage(
@@ -32,7 +40,7 @@ export async function collectionPage(
   partition: string,
   limit: number,
   after?: Record<string, unknown>,
-): Promise<{ items: Item[]; after?: Record<string, unknown> }> {
+): Promise<{ items: StoredItem[]; after?: Record<string, unknown> }> {
   const index = collectionIndex(slot);
   const response = await db().send(
     new QueryCommand({
@@ -45,7 +53,8 @@ export async function collectionPage(
       Limit: limit,
     }),
   );
-  return { items: (response.Items ?? []) as Item[], after: response.LastEvaluatedKey };
+  // A collection partition holds records only.
+  return { items: (response.Items ?? []) as StoredItem[], after: response.LastEvaluatedKey };
 }
 
 /**
@@ -53,7 +62,10 @@ export async function collectionPage(
  * `limit` together: their counters first, in one BatchGetItem, then only the partitions that hold
  * any. Undefined when they hold more.
  */
-export async function membersUpTo(partitions: readonly { slot: number; partition: string }[], limit: number): Promise<Item[] | undefined> {
+export async function membersUpTo(
+  partitions: readonly { slot: number; partition: string }[],
+  limit: number,
+): Promise<StoredItem[] | undefined> {
   const counts = new Map(
     (await getItems(partitions.map(({ partition }) => counterKey(partition)))).map((count) => [count.PK, Number(count.n ?? 0)]),
   );
@@ -84,12 +96,12 @@ function countsOf(item: Item): string[] {
  * then runs `last`, in the final transaction if it fits there, so the parent goes only once its
  * children have.
  */
-export async function deleteWithChildren(
-  items: Item[],
+export async function deleteWithChildren<T extends Item>(
+  items: T[],
   last: (tx: Transaction) => void | Promise<void>,
-  alsoDelete: (tx: Transaction, item: Item) => void = () => {},
+  alsoDelete: (tx: Transaction, item: T) => void = () => {},
 ): Promise<void> {
-  let chunk: Item[] = [];
+  let chunk: T[] = [];
   const chunks = [chunk];
   let operations = 0;
   let counts = new Set<string>();
@@ -116,10 +128,10 @@ export async function deleteWithChildren(
  * When `last` does not fit beside the children (it writes an event per webhook endpoint), it
  * runs in a transaction of its own after them.
  */
-async function commitChunk(
-  chunk: Item[],
+async function commitChunk<T extends Item>(
+  chunk: T[],
   last: (tx: Transaction) => void | Promise<void>,
-  alsoDelete: (tx: Transaction, item: Item) => void,
+  alsoDelete: (tx: Transaction, item: T) => void,
 ) {
   let children = chunk;
   for (let attempt = 1; ; attempt++) {

@@ -58,6 +58,12 @@ export type StoredItem<R extends StoredRecord = StoredRecord> = Item & {
 export type { RecordOf };
 
 /**
+ * What places a record in the table: its keys, type, id, account and environment. A stored item
+ * of a record is one; so is a removed record as its key and place tell it (a cascade's root).
+ */
+export type PlacedItem = Item & Pick<StoredRecord, 'type' | 'id' | 'accountId' | 'environmentId'>;
+
+/**
  * Attributes stored as JSON text rather than as DynamoDB maps. `metadata` is any JSON the
  * client sends, and a map would refuse some of it (numbers below 1e-130 or above 9.99e125 in
  * magnitude, more than 38 digits, nesting past 32 levels) or garble it in the SDK's
@@ -96,6 +102,25 @@ export const toRecord = <K extends RecordType>(_type: K, item: Record<string, un
 
 /** The stored item of a record of `type` (one read by its key, or handed back by a transaction on it). */
 export const itemOf = <K extends RecordType>(_type: K, item: Item): StoredItem<RecordOf<K>> => item as StoredItem<RecordOf<K>>;
+
+/** The stored item of the record of `type` with `id` in the account, read by its key (undefined: none). */
+export async function getRecordItem<K extends RecordType>(
+  accountId: string,
+  type: K,
+  id: string,
+): Promise<StoredItem<RecordOf<K>> | undefined> {
+  const item = await getItem(recordKey(accountId, type, id));
+  return item && itemOf(type, item);
+}
+
+/** The stored items of the records of `type` among `ids` in the account that exist, read by their keys. */
+export async function getRecordItems<K extends RecordType>(
+  accountId: string,
+  type: K,
+  ids: readonly string[],
+): Promise<StoredItem<RecordOf<K>>[]> {
+  return (await getItems(ids.map((id) => recordKey(accountId, type, id)))).map((item) => itemOf(type, item));
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -191,6 +216,15 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
     if (pending.length > 0) await backoff(attempt);
   }
   return found;
+}
+
+/** Those of the records `items` that still exist, as they are now: read again by their keys (getItems). */
+export async function readAgain(items: readonly PlacedItem[]): Promise<StoredItem[]> {
+  const types = new Map(items.map((item) => [item.PK, item.type]));
+  return (await getItems(items.map(({ PK, SK }) => ({ PK, SK })))).flatMap((item) => {
+    const type = types.get(item.PK);
+    return type ? [itemOf(type, item)] : [];
+  });
 }
 
 /** Items one BatchWriteItem deletes at most, and such requests kept in flight at once. */

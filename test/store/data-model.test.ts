@@ -79,7 +79,7 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { listCollection, partitionItems } from '#shared/store/paging.ts';
-import { getItem, getItems, getRecord, type Item, toRecord } from '#shared/store/records.ts';
+import { getItem, getItems, getRecord, getRecordItem, type Item, toRecord } from '#shared/store/records.ts';
 import { environmentScope, globalScope } from '#shared/store/scope.ts';
 import { giveBackShares } from '#shared/store/shares.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -170,7 +170,7 @@ describe('access patterns', () => {
     const page = await listBearerTokens(globalScope(accountId), { type: 'users', id: user!.id }, { mode: 'number', number: 1, size: 10 });
     expect(page.records.map((t) => t.id)).toEqual([token.id]);
     expect(page.count).toBe(1);
-    const register = await tokensOf((await getItem(recordKey(accountId, 'users', user!.id))) as Item);
+    const register = await tokensOf((await getRecordItem(accountId, 'users', user!.id))!);
     expect(register).toMatchObject({ serial: 1, tokens: [{ id: token.id }] });
   });
 
@@ -181,7 +181,7 @@ describe('access patterns', () => {
       addToken(tx, { holder: user!, environmentId: null, kind: 'user-token' });
       await tx.commit();
     }
-    const item = (await getItem(recordKey(accountId, 'users', user!.id)))!;
+    const item = (await getRecordItem(accountId, 'users', user!.id))!;
     expect((await tokensOf(item)).tokens).toHaveLength(120);
     await revokeTokensOf(item, (tx) => void tx.update(item, { status: 'BANNED' }, { missing: new Error('gone') }), false);
     expect(await tokensOf(item)).toEqual({ serial: 120, tokens: [] });
@@ -822,7 +822,7 @@ describe('licensing access patterns', () => {
     expect(await getItem(licenseMachineCountKey(accountId, g.license.id))).toMatchObject({ n: 2 });
     expect(await getItem(shareKey)).toMatchObject({ n: 1 });
     tx = new Transaction();
-    const license = (await getItem(recordKey(accountId, 'licenses', g.license.id)))!;
+    const license = (await getRecordItem(accountId, 'licenses', g.license.id))!;
     giveSeatBack(tx, (await getItem(recordKey(accountId, 'machines', (await addMachine(g, 'g-3')).id)))!);
     dropCountsOfLicense(tx, license);
     await tx.commit();
@@ -866,7 +866,7 @@ describe('licensing access patterns', () => {
     // The share of a license whose count went with it is deleted, and no count is made.
     await addMachine(g, 's-3', undefined, shared.id);
     const tx = new Transaction();
-    dropCountsOfLicense(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    dropCountsOfLicense(tx, (await getRecordItem(accountId, 'licenses', g.license.id))!);
     await tx.commit();
     expect(await giveBackShares([shareKey])).toEqual([]);
     expect(await getItem(shareKey)).toBeUndefined();
@@ -1274,7 +1274,7 @@ describe('process access patterns', () => {
     // A machine's count goes with the machine, a license's with the license.
     tx = new Transaction();
     dropMachineProcessCount(tx, (await getItem(recordKey(accountId, 'machines', m1.id)))!);
-    dropCountsOfLicense(tx, (await getItem(recordKey(accountId, 'licenses', g.license.id)))!);
+    dropCountsOfLicense(tx, (await getRecordItem(accountId, 'licenses', g.license.id))!);
     await tx.commit();
     expect(await getItem(machineProcessCountKey(accountId, m1.id))).toBeUndefined();
     expect(await getItem(licenseProcessCountKey(accountId, g.license.id))).toBeUndefined();

@@ -22,9 +22,9 @@ import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
+import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItems, type Item, toRecord } from '../../store/records.ts';
+import { getItems, type Item, itemOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
@@ -88,8 +88,16 @@ async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scop
     owner: machine.ownerId ? recordKey(accountId, 'users', machine.ownerId) : undefined,
   };
   const found = await getItems(Object.values(keys).filter((key) => key !== undefined));
-  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
-  return { license: of(keys.license), policy: of(keys.policy), product: of(keys.product), owner: of(keys.owner) };
+  const of = <K extends RecordType>(type: K, key: Key | undefined) => {
+    const item = key && found.find((candidate) => candidate.PK === key.PK);
+    return item && itemOf(type, item);
+  };
+  return {
+    license: of('licenses', keys.license),
+    policy: of('policies', keys.policy),
+    product: of('products', keys.product),
+    owner: of('users', keys.owner),
+  };
 }
 
 /** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */

@@ -16,7 +16,7 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItem, getVisibleItem, type Item, itemOf, recordKeyOf, toRecord } from '../../store/records.ts';
+import { getItem, getVisibleItem, type Item, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { expirationOf } from '../policies/entity.ts';
@@ -118,7 +118,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     updated: timestamp,
     policyId: policy.id,
     productId: policy.productId,
-    ownerId: (owner?.id as string | undefined) ?? null,
+    ownerId: owner?.id ?? null,
     scheme,
     name: attributes.name ?? null,
     protected: attributes.protected ?? policy.protected,
@@ -164,7 +164,11 @@ export async function deleteLicense(actor: Actor, id: string): Promise<void> {
 }
 
 /** Removes a license with its machines, components and tokens, announced as `event` (a delete, or a revocation). */
-export async function removeLicense(actor: Actor, item: Item, event: 'license.deleted' | 'license.revoked'): Promise<void> {
+export async function removeLicense(
+  actor: Actor,
+  item: StoredItem<LicenseRecord>,
+  event: 'license.deleted' | 'license.revoked',
+): Promise<void> {
   const removed = toRecord('licenses', item);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed)));
 }

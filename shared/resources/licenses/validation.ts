@@ -302,7 +302,7 @@ const componentsScope: Check = async ({ given, policy, scope, machine, reads, li
     total = reads.count(deviceTotalKey(license.accountId, license.id, fingerprint));
     matched = asked.filter((component) => reads.count(devicePresenceKey(license.accountId, license.id, fingerprint, component)) > 0).length;
   } else {
-    const known = new Set((await componentsOf(scope, machine.id)).map((component) => component.fingerprint as string));
+    const known = new Set((await componentsOf(scope, machine.id)).map((component) => component.fingerprint));
     total = known.size;
     matched = asked.filter((component) => known.has(component)).length;
   }

@@ -18,17 +18,19 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { dueAttributes } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
+import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, getItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
+import { getItem, getItems, type Item, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import type { LicenseRecord } from '../licenses/entity.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
-import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
+import { expirationOf, type MachineUniquenessStrategy, type PolicyRecord } from '../policies/entity.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
+import type { ProductRecord } from '../products/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import type { UserRecord } from '../users/entity.ts';
 import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
@@ -99,7 +101,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
     licenseEnvironmentId: license.environmentId ?? null,
     policyId: license.policyId,
     productId: license.productId,
-    ownerId: (owner?.id as string | undefined) ?? licenseOwnerId,
+    ownerId: owner?.id ?? licenseOwnerId,
     licenseOwnerId,
     fingerprint: input.fingerprint,
     name: input.name ?? null,
@@ -146,15 +148,20 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
  * The license's policy, product and owner, as they are now (the policy or the product may be gone:
  * the activation then fails on its license; the owner may be gone: the machine then has none).
  */
-async function policyProductAndOwnerOf(license: LicenseRecord): Promise<[Item | undefined, Item | undefined, Item | undefined]> {
+async function policyProductAndOwnerOf(
+  license: LicenseRecord,
+): Promise<[StoredItem<PolicyRecord> | undefined, StoredItem<ProductRecord> | undefined, StoredItem<UserRecord> | undefined]> {
   const keys = {
     policy: recordKey(license.accountId, 'policies', license.policyId),
     product: recordKey(license.accountId, 'products', license.productId),
     owner: license.ownerId ? recordKey(license.accountId, 'users', license.ownerId) : undefined,
   };
   const found = await getItems([keys.policy, keys.product, ...(keys.owner ? [keys.owner] : [])]);
-  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
-  return [of(keys.policy), of(keys.product), of(keys.owner)];
+  const of = <K extends RecordType>(type: K, key: Key | undefined) => {
+    const item = key && found.find((candidate) => candidate.PK === key.PK);
+    return item && itemOf(type, item);
+  };
+  return [of('policies', keys.policy), of('products', keys.product), of('users', keys.owner)];
 }
 
 /** How a new machine holds its fingerprint: judged in the scope the policy's machineUniquenessStrategy names now. */

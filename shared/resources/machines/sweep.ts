@@ -25,7 +25,7 @@ import { removeWithDescendants } from '../../licensing/removal.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { getItem, type Item, itemOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { machineDocument } from './document.ts';
@@ -65,9 +65,10 @@ function judge(machine: MachineRecord, rules: Heartbeat, at: number): Judgement 
 
 /** The machines' handler: judges the machine found due at `at` and writes what it makes of it. */
 export const machineDue: DueHandler = async (due: Due, at: number): Promise<void> => {
-  const item = await getItem({ PK: due.PK, SK: due.SK });
+  const found = await getItem({ PK: due.PK, SK: due.SK });
   // Gone, or moved in the index since it fell due (pinged, reset, judged by another sweep).
-  if (!item || item.DUESK !== due.due) return;
+  if (!found || found.DUESK !== due.due) return;
+  const item = itemOf('machines', found);
   const machine = toRecord('machines', item);
   const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
   if (machine.heartbeatCullStarted) return cull(item, policy);
@@ -92,7 +93,7 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
     if (error === changed) return;
     throw error;
   }
-  if (culled) await cull(written, policy);
+  if (culled) await cull(itemOf('machines', written), policy);
 };
 
 /** Readings of a machine a cull makes when its cores keep changing (seats.ts) before it leaves it to the next sweep. */
@@ -102,8 +103,8 @@ const CULL_ATTEMPTS = 3;
  * Removes a machine whose cull has started, as its deactivation would: it gives back the cores it
  * counts as read, so a change of them meanwhile has it read again. One removed meanwhile is left so.
  */
-async function cull(found: Item, policy: Item | undefined): Promise<void> {
-  let item: Item | undefined = found;
+async function cull(found: StoredItem<MachineRecord>, policy: Item | undefined): Promise<void> {
+  let item: StoredItem<MachineRecord> | undefined = found;
   for (let attempt = 1; item; attempt++) {
     const machine = toRecord('machines', item);
     try {
@@ -114,6 +115,7 @@ async function cull(found: Item, policy: Item | undefined): Promise<void> {
       if (error instanceof RecordNotFound) return;
       if (!(error instanceof SeatChanged) || attempt >= CULL_ATTEMPTS) throw error;
     }
-    item = await getItem({ PK: found.PK, SK: found.SK });
+    const again = await getItem({ PK: found.PK, SK: found.SK });
+    item = again && itemOf('machines', again);
   }
 }

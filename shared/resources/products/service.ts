@@ -99,7 +99,7 @@ async function productsOfUser(actor: Actor, userId: string): Promise<ProductReco
       ),
     )
   ).flat();
-  const ids = [...new Set(licenses.map((license) => license.productId as string))];
+  const ids = [...new Set(licenses.map((license) => license.productId))];
   const items = await Promise.all(ids.map((id) => getVisibleItem(actor.scope, 'products', id)));
   return items.flatMap((item) => (item ? [toRecord('products', item)] : []));
 }

@@ -19,7 +19,7 @@ import {
   tokenLookupKey,
 } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest, partitionItems } from '../../store/paging.ts';
-import { getItems, type Item, type StoredRecord, toRecord } from '../../store/records.ts';
+import { getRecordItems, type PlacedItem, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, now } from '../rules.ts';
@@ -89,21 +89,22 @@ export function requireStanding(tx: Transaction, holder: StoredRecord & { role?:
 }
 
 /** Deletes a token's lookup item and register entry along with the token, so its value stops working at once. */
-export function removeLookup(tx: Transaction, item: Item): void {
-  tx.remove(tokenLookupKey(item.digest as string));
-  tx.remove(bearerTokenEntryKey(item.accountId as string, item.bearerType as RecordType, item.bearerId as string, item.id as string));
+export function removeLookup(tx: Transaction, item: StoredItem<TokenRecord>): void {
+  tx.remove(tokenLookupKey(item.digest));
+  tx.remove(bearerTokenEntryKey(item.accountId, item.bearerType, item.bearerId, item.id));
 }
 
 /**
  * Every token of a holder, read strongly consistently from its register, with the register's
  * serial at the time of reading (undefined: no token was ever generated for it).
  */
-export async function tokensOf(holder: Item): Promise<{ serial: number | undefined; tokens: Item[] }> {
-  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+export async function tokensOf(holder: PlacedItem): Promise<{ serial: number | undefined; tokens: StoredItem<TokenRecord>[] }> {
+  const head = bearerTokensHeadKey(holder.accountId, holder.type, holder.id);
   const register = await partitionItems(undefined, head.PK);
   const serial = register.find((item) => item.SK === head.SK)?.serial as number | undefined;
-  const ids = register.filter((item) => item.SK !== head.SK).map((item) => item.tokenId as string);
-  const tokens = ids.length ? await getItems(ids.map((id) => recordKey(holder.accountId as string, 'tokens', id))) : [];
+  // Every entry but the head names its token.
+  const ids = register.flatMap((item) => (item.SK !== head.SK && typeof item.tokenId === 'string' ? [item.tokenId] : []));
+  const tokens = ids.length ? await getRecordItems(holder.accountId, 'tokens', ids) : [];
   return { serial, tokens };
 }
 
@@ -111,8 +112,8 @@ export async function tokensOf(holder: Item): Promise<{ serial: number | undefin
  * Fails the transaction unless no token was generated for `holder` since its register was read
  * (serial as read); with `holderGoes`, the register's head goes too.
  */
-export function guardRegister(tx: Transaction, holder: Item, serial: number | undefined, holderGoes: boolean): void {
-  const head = bearerTokensHeadKey(holder.accountId as string, holder.type as RecordType, holder.id as string);
+export function guardRegister(tx: Transaction, holder: PlacedItem, serial: number | undefined, holderGoes: boolean): void {
+  const head = bearerTokensHeadKey(holder.accountId, holder.type, holder.id);
   const changed = conflict('A token was generated for this bearer meanwhile; retry the request');
   if (holderGoes) tx.remove(head, { state: { serial }, changed });
   else tx.requireState(head, { serial }, changed);
@@ -123,7 +124,11 @@ export function guardRegister(tx: Transaction, holder: Item, serial: number | un
  * needs them gone: a ban, a new role, a delete) in a transaction of its own (its events may
  * take 40 operations), which fails if a token was generated meanwhile.
  */
-export async function revokeTokensOf(holder: Item, last: (tx: Transaction) => Promise<void> | void, holderGoes: boolean): Promise<void> {
+export async function revokeTokensOf(
+  holder: PlacedItem,
+  last: (tx: Transaction) => Promise<void> | void,
+  holderGoes: boolean,
+): Promise<void> {
   const { serial, tokens } = await tokensOf(holder);
   if (tokens.length > 0) await deleteWithChildren(tokens, () => {}, removeLookup);
   const tx = new Transaction();

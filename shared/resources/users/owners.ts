@@ -23,10 +23,11 @@ import { cascadeMarker } from '../../licensing/removal.ts';
 import { childrenOf } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
-import { backoff, getItems, type Item } from '../../store/records.ts';
+import { backoff, type Item, itemOf, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
 import { revokeTokensOf } from '../tokens/service.ts';
+import type { UserRecord } from './entity.ts';
 
 /** The owner collections of a user. */
 export const OWNED: readonly ChildCollection[] = [
@@ -72,8 +73,8 @@ class TooMany extends Error {}
  * Deletes `user`: its tokens revoked first, then one transaction with what `remove` writes (the
  * user's own delete and event), and its owner links cleared (see the top).
  */
-export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promise<void>): Promise<void> {
-  const environments = await childEnvironments(user.accountId as string, (user.environmentId as string | null | undefined) ?? null);
+export async function deleteOwner(user: StoredItem<UserRecord>, remove: (tx: Transaction) => Promise<void>): Promise<void> {
+  const environments = await childEnvironments(user.accountId, user.environmentId ?? null);
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const owned = await ownedUpTo(user, environments, IN_REQUEST);
     if (!owned) break;
@@ -83,7 +84,7 @@ export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promi
         user,
         async (tx) => {
           await remove(tx);
-          for (const record of owned) dropOwner(tx, record, user.id as string, changed);
+          for (const record of owned) dropOwner(tx, record, user.id, changed);
           expectOwnedOnly(tx, user, environments, owned, changed);
           if (tx.size > MAX_OPERATIONS) throw new TooMany();
         },
@@ -97,8 +98,8 @@ export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promi
   }
   const message: CascadeStep = {
     kind: 'owner',
-    accountId: user.accountId as string,
-    root: { type: 'users', id: user.id as string, environmentId: (user.environmentId as string | null | undefined) ?? null },
+    accountId: user.accountId,
+    root: { type: 'users', id: user.id, environmentId: user.environmentId ?? null },
     environments: [...environments],
   };
   await revokeTokensOf(
@@ -112,7 +113,7 @@ export async function deleteOwner(user: Item, remove: (tx: Transaction) => Promi
 }
 
 /** What `user` owns, if at most `limit` records. */
-const ownedUpTo = (user: Item, environments: readonly (string | null)[], limit: number) =>
+const ownedUpTo = (user: PlacedItem, environments: readonly (string | null)[], limit: number) =>
   membersUpTo(
     OWNED.flatMap((collection) =>
       environmentsUnder(user, environments).map((environmentId) => ({
@@ -124,7 +125,13 @@ const ownedUpTo = (user: Item, environments: readonly (string | null)[], limit: 
   );
 
 /** Requires the user's owner collections to hold just `together` (whose owner the transaction clears). */
-function expectOwnedOnly(tx: Transaction, user: Item, environments: readonly (string | null)[], together: readonly Item[], changed: Error) {
+function expectOwnedOnly(
+  tx: Transaction,
+  user: PlacedItem,
+  environments: readonly (string | null)[],
+  together: readonly Item[],
+  changed: Error,
+) {
   for (const collection of OWNED) {
     const index = `${collectionIndex(collection.slot)}PK`;
     for (const environmentId of environmentsUnder(user, environments)) {
@@ -135,7 +142,7 @@ function expectOwnedOnly(tx: Transaction, user: Item, environments: readonly (st
 }
 
 /** Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it changed meanwhile. */
-function dropOwner(tx: Transaction, record: Item, userId: string, changed: Error): void {
+function dropOwner(tx: Transaction, record: PlacedItem, userId: string, changed: Error): void {
   const slot = OWNED.find((collection) => collection.type === record.type)?.slot;
   if (slot === undefined) throw new Error(`A ${String(record.type)} record has no owner`);
   const index = collectionIndex(slot);
@@ -146,20 +153,21 @@ function dropOwner(tx: Transaction, record: Item, userId: string, changed: Error
     { missing: changed, unchanged: { ownerId: userId }, conflict: changed },
   );
   if (typeof partition === 'string') {
-    const environmentId = (record.environmentId as string | null | undefined) ?? null;
+    const environmentId = record.environmentId ?? null;
     tx.tally(counterKey(partition), -1, {
-      membership: environmentId ? environmentMembership(record.accountId as string, environmentId) : undefined,
+      membership: environmentId ? environmentMembership(record.accountId, environmentId) : undefined,
     });
   }
   if (record.type === 'licenses') {
-    const marker: Key = uniqueKey(record.accountId as string, LICENSE_KEY_MARKER, licenseKeyValue(record.key as string));
+    const license = itemOf('licenses', record);
+    const marker: Key = uniqueKey(license.accountId, LICENSE_KEY_MARKER, licenseKeyValue(license.key));
     // Only while the marker is the license's: a license deleted meanwhile leaves none to rewrite.
     tx.patch(marker, { ownerId: null }, {}, { state: { ref: record.PK }, changed });
   }
 }
 
 /** Clears `userId` from the owner of `records` (the cascades worker's pages), a chunk per transaction, records changed meanwhile read again. */
-export async function dropOwners(records: readonly Item[], userId: string): Promise<number> {
+export async function dropOwners(records: readonly PlacedItem[], userId: string): Promise<number> {
   let cleared = 0;
   for (let i = 0; i < records.length; i += CHUNK) {
     let chunk = records.slice(i, i + CHUNK).filter((record) => record.ownerId === userId);
@@ -174,7 +182,7 @@ export async function dropOwners(records: readonly Item[], userId: string): Prom
       } catch (error) {
         if (error !== changed || attempt >= ATTEMPTS + 2) throw error;
         await backoff(attempt);
-        chunk = (await getItems(chunk.map(({ PK, SK }) => ({ PK, SK })))).filter((record) => record.ownerId === userId);
+        chunk = (await readAgain(chunk)).filter((record) => record.ownerId === userId);
       }
     }
   }

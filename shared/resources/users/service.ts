@@ -10,7 +10,7 @@ import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { type Item, toRecord } from '../../store/records.ts';
+import { type StoredItem, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { requireUnclaimed } from '../../store/unique.ts';
@@ -180,7 +180,7 @@ export async function updateUser(actor: Actor, id: string, attributes: UserChang
 /** Writes `changes` to the user and announces user.updated; with `revoking`, once the user's tokens are revoked. */
 async function changeUser(
   actor: Actor,
-  item: Item,
+  item: StoredItem<UserRecord>,
   changes: Record<string, unknown>,
   options: Parameters<Transaction['update']>[2],
   revoking: boolean,
