@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import { lambdaContext } from '#dev/local/lambda-context.ts';
 import type { Actor } from '#shared/auth/actor.ts';
 import { authorize, authorizeAction } from '#shared/auth/authorize.ts';
@@ -39,7 +40,7 @@ const probe = declare({
   auth: 'bearer',
   params: ['id'],
   authorizes: { type: 'users', action: 'read', record: true },
-  answers: { 200: { meta: undefined as never } },
+  answers: { 200: { meta: z.object({ answered: z.boolean() }) } },
 });
 
 const ok: Reply = { status: 200, body: { meta: { answered: true } } };

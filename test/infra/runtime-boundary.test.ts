@@ -5,16 +5,12 @@
  * no file of the runtime (shared/, functions/) imports one, nor does the domain import the HTTP
  * layer (shared/http), so that a service can be called without a request.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { repositoryRoot } from '../../lib/service-function.ts';
 import { fallback, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
-
-const root = path.resolve(repositoryRoot);
-/** A path relative to the repository root, with forward slashes. */
-const relative = (file: string) => path.relative(root, file).split(path.sep).join('/');
+import { relative, root, specifiers, target } from '../support/imports.ts';
 
 /** The code of the service's functions: what the bundles are made from. */
 const RUNTIME = ['shared', 'functions'];
@@ -74,29 +70,6 @@ function sources(folder: string): string[] {
   return readdirSync(directory, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.[cm]?[jt]s$/.test(entry.name))
     .map((entry) => relative(path.join(entry.parentPath, entry.name)));
-}
-
-/** What a file imports, static and dynamic, re-exports included, as written. */
-function specifiers(file: string): string[] {
-  const code = readFileSync(path.join(root, file), 'utf8');
-  const found: string[] = [];
-  for (const pattern of [
-    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*\(\s*['"`]([^'"`$]+)['"`]\s*[,)]/g,
-  ]) {
-    for (const match of code.matchAll(pattern)) if (match[1]) found.push(match[1]);
-  }
-  return found;
-}
-
-/** The file an import names, relative to the root; undefined for a package. */
-function target(file: string, specifier: string): string | undefined {
-  if (specifier.startsWith('.')) return relative(path.resolve(root, path.dirname(file), specifier));
-  const subpath = /^#([^/]+)\/(.*)$/.exec(specifier);
-  // package.json "imports": `#shared/*`, `#functions/*`, `#dev/*`, each its folder at the root.
-  if (subpath) return `${subpath[1]}/${subpath[2]}`;
-  return undefined;
 }
 
 /** Every import of a file under one of `from` of a file under one of `to`, as `file → specifier`. */
