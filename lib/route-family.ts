@@ -49,7 +49,7 @@ export class RouteFamily extends NestedStack {
       const fn = new ServiceFunction(this, routeId, {
         ...props.context,
         operation: route.operation,
-        handlerModule: route.handler,
+        handler: route.handler,
         access: route.access,
         role: roles.roleFor(route.access),
         logGroup,

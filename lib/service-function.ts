@@ -7,8 +7,10 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import type { Access } from '../shared/access.ts';
+import type { HandlerSource } from '../shared/routes.ts';
 import { accessEnvironment, grantAccess, type ServiceResources } from './access.ts';
 import { constructIdOf, functionNameOf } from './construct-id.ts';
+import { entryFile } from './handler-entry.ts';
 
 /** The repository root: the route table's handler paths are relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -28,8 +30,8 @@ export interface ServiceContext {
 export interface ServiceFunctionProps extends ServiceContext {
   /** The route table's operation the function serves: it names the function. */
   operation: string;
-  /** Handler module as the route table writes it, e.g. `functions/users/create.ts`. */
-  handlerModule: string;
+  /** Where the handler comes from, as the route table writes it. */
+  handler: HandlerSource;
   access: readonly Access[];
   /** Defaults to 10 s: ample for one request, and well inside API Gateway's 30 s limit. */
   timeout?: Duration;
@@ -42,7 +44,7 @@ export interface ServiceFunctionProps extends ServiceContext {
 /** What a worker (a queue consumer, a schedule, a stream consumer) declares in the route table. */
 export interface WorkerEntry {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
   access: readonly Access[];
 }
 
@@ -63,7 +65,7 @@ export function workerFunction(scope: Construct, worker: WorkerEntry, kind: stri
   return new ServiceFunction(scope, id, {
     ...context,
     operation: worker.operation,
-    handlerModule: worker.handler,
+    handler: worker.handler,
     access: worker.access,
     timeout: Duration.seconds(timeoutSeconds),
     role,
@@ -80,7 +82,8 @@ export class ServiceFunction extends NodejsFunction {
     // Read from the context where the function is built, so every function, wherever it sits in the app, agrees.
     const { tracing } = props;
     super(scope, id, {
-      entry: path.resolve(props.codeRoot, props.handlerModule),
+      // Operations' entries are written beside the synthesis output, inside the project root esbuild runs in.
+      entry: entryFile(props.codeRoot, path.join(props.codeRoot, 'cdk.out', 'entries'), props.operation, props.handler),
       handler: 'handler',
       depsLockFilePath: path.join(props.codeRoot, 'package-lock.json'),
       projectRoot: props.codeRoot,

@@ -5,18 +5,32 @@
  *
  * The CDK stack builds one Lambda function per route (and per worker), granted only the access
  * the entry declares; the local server dispatches from the same table. Adding an operation means
- * declaring it in its resource's operations.ts and writing its handler module under functions/.
- * Nothing running in a Lambda reads this module: it loads every resource's declarations.
- *
- * Every handler module exports `handler`.
+ * declaring it in its resource's operations.ts and writing its handler, under the same key, in the
+ * resource's handlers.ts. Nothing running in a Lambda reads this module: it loads every
+ * resource's declarations.
  */
 import { type Access, READ, TABLE_WRITE } from './access.ts';
 import type { Declaration } from './http/declaration.ts';
 import { outboxAccess, outboxFilters } from './outbox/entries.ts';
 import { manifest } from './resources/manifest.ts';
 
+/**
+ * Where a function's handler comes from, relative to the repository root. A worker's module
+ * exports `handler`. An operation's handler is built by the factory its resource's handlers.ts
+ * exports under the declaration's key: the function's entry imports that factory alone and calls
+ * it once (lib/handler-entry.ts), so a bundle carries its own operation and not its neighbours'.
+ */
+export interface HandlerSource {
+  module: string;
+  /** The export that builds the handler; absent, the module exports the handler itself as `handler`. */
+  factory?: string;
+}
+
 /** A route-table entry: what the stacks need of an operation's declaration. */
-export type Route = Pick<Declaration, 'operation' | 'method' | 'path' | 'handler' | 'access' | 'throttle'>;
+export type Route = Pick<Declaration, 'operation' | 'method' | 'path' | 'access' | 'throttle'> & { handler: HandlerSource };
+
+/** An operation's declaration, with where its handler comes from. */
+export type DeclaredRoute = Declaration & { handler: HandlerSource };
 
 /** Whether an export of an operations module is an operation's declaration. */
 const isDeclaration = (value: unknown): value is Declaration =>
@@ -28,23 +42,27 @@ const isDeclaration = (value: unknown): value is Declaration =>
 /**
  * The declarations of every resource the manifest lists, resource by resource in its order: the
  * values of the objects its operations.ts exports (a resource may have none: its records are
- * served by another's operations).
+ * served by another's operations), each with its handler: the factory of the resource's
+ * handlers.ts named as the declaration's key.
  */
-async function declaredOperations(): Promise<Declaration[]> {
-  const found = new Set<Declaration>();
+async function declaredOperations(): Promise<DeclaredRoute[]> {
+  const found = new Map<Declaration, DeclaredRoute>();
   for (const name of Object.keys(manifest)) {
     const module: Record<string, unknown> = await import(`./resources/${name}/operations.ts`);
     // By export name, as a module namespace lists them (a test runner's module objects may not).
     for (const exportName of Object.keys(module).sort()) {
       const exported = module[exportName];
       if (exported === null || typeof exported !== 'object') continue;
-      for (const value of Object.values(exported)) if (isDeclaration(value)) found.add(value);
+      for (const [key, value] of Object.entries(exported)) {
+        if (!isDeclaration(value) || found.has(value)) continue;
+        found.set(value, { ...value, handler: { module: `shared/resources/${name}/handlers.ts`, factory: key } });
+      }
     }
   }
-  return [...found];
+  return [...found.values()];
 }
 
-export const routes: readonly Declaration[] = await declaredOperations();
+export const routes: readonly DeclaredRoute[] = await declaredOperations();
 
 /** The queues the service uses; each has a dead-letter queue. */
 export type QueueName = 'webhooks' | 'purge' | 'mail' | 'cascades';
@@ -52,7 +70,7 @@ export type QueueName = 'webhooks' | 'purge' | 'mail' | 'cascades';
 export interface Worker {
   operation: string;
   queue: QueueName;
-  handler: string;
+  handler: HandlerSource;
   access: readonly Access[];
   /** Messages per invocation, as the event source mapping delivers them. */
   batchSize: number;
@@ -75,7 +93,7 @@ export interface Worker {
  */
 export interface StreamWorker {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
   access: readonly Access[];
   /** Records per invocation at most. */
   batchSize: number;
@@ -96,7 +114,7 @@ export interface StreamWorker {
  */
 export interface Schedule {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
   access: readonly Access[];
   /** Minutes between runs on AWS (the rule's rate); the local stack's interval is its own setting. */
   everyMinutes: number;
@@ -110,7 +128,7 @@ export interface Schedule {
  */
 export const fallback = {
   operation: 'notFound',
-  handler: 'functions/not-found.ts',
+  handler: { module: 'functions/not-found.ts' } as HandlerSource,
   access: READ as readonly Access[],
 } as const;
 
@@ -118,7 +136,7 @@ export const workers: readonly Worker[] = [
   {
     operation: 'workers.purgeEnvironment',
     queue: 'purge',
-    handler: 'functions/workers/purge-environment.ts',
+    handler: { module: 'functions/workers/purge-environment.ts' },
     access: [...TABLE_WRITE, 'queue:purge'],
     batchSize: 1,
     // Each step is a burst of deletes: a few purges at once leave the table to the API.
@@ -127,7 +145,7 @@ export const workers: readonly Worker[] = [
   {
     operation: 'workers.cascade',
     queue: 'cascades',
-    handler: 'functions/workers/cascade.ts',
+    handler: { module: 'functions/workers/cascade.ts' },
     // Removes what hangs on a record removed at once, or clears a deleted user's owner links; the
     // removals announce themselves (events the outbox relay delivers) and continue in the next step's message.
     access: [...TABLE_WRITE, 'queue:cascades'],
@@ -138,7 +156,7 @@ export const workers: readonly Worker[] = [
   {
     operation: 'workers.passwordReset',
     queue: 'mail',
-    handler: 'functions/workers/password-reset.ts',
+    handler: { module: 'functions/workers/password-reset.ts' },
     // Hands the reset token over by mail, or in a user.password-reset event (which keeps it sealed).
     access: [...TABLE_WRITE, 'mail:send', 'key:seal'],
     batchSize: 10,
@@ -148,7 +166,7 @@ export const workers: readonly Worker[] = [
   {
     operation: 'workers.deliverWebhook',
     queue: 'webhooks',
-    handler: 'functions/workers/deliver-webhook.ts',
+    handler: { module: 'functions/workers/deliver-webhook.ts' },
     // Writes the event's outcome, disables an endpoint that answers 410 (an event of its own),
     // and queues the next attempt; unseals the secrets an event delivers.
     access: [...TABLE_WRITE, 'queue:webhooks', 'key:unseal'],
@@ -163,7 +181,7 @@ export const workers: readonly Worker[] = [
 export const schedules: readonly Schedule[] = [
   {
     operation: 'workers.sweepHeartbeats',
-    handler: 'functions/workers/sweep-heartbeats.ts',
+    handler: { module: 'functions/workers/sweep-heartbeats.ts' },
     // Reads the due index and the records it names; writes machines (their heartbeat judged, or
     // their removal with their components and seat), and the events of both (the outbox relay sends their deliveries).
     access: TABLE_WRITE,
@@ -177,7 +195,7 @@ export const schedules: readonly Schedule[] = [
 export const streamWorkers: readonly StreamWorker[] = [
   {
     operation: 'workers.relayOutbox',
-    handler: 'functions/workers/relay-outbox.ts',
+    handler: { module: 'functions/workers/relay-outbox.ts' },
     // Sends to the queues of the outbox entries, and nothing else: the records carry what it sends.
     access: outboxAccess(),
     // A hundred records make ten SendMessageBatch requests at most per queue, sent side by side:

@@ -16,9 +16,11 @@
  * worker's receives back until it ends. Visibility is never extended: local-aws-sqs would count
  * each ChangeMessageVisibility as one more receive.
  */
+
 import { setMaxListeners } from 'node:events';
 import { DeleteMessageBatchCommand, type Message, type MessageAttributeValue, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import type { HandlerSource } from '#shared/routes.ts';
 import { localAwsConfig } from './aws-clients.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -26,7 +28,7 @@ import { lambdaContext } from './lambda-context.ts';
 export interface PolledWorker {
   operation: string;
   queue: string;
-  handler: string;
+  handler: HandlerSource;
   batchSize: number;
   /** Batches in flight at once; DEFAULT_CONCURRENCY when not given. */
   maxConcurrency?: number;

@@ -4,16 +4,18 @@
  * (a literal segment beats a parameter at the first position where two candidates differ).
  * Anything unmatched goes to the `$default` route: the fallback handler.
  */
+import type { HandlerSource } from '#shared/routes.ts';
+
 export interface RouteLike {
   operation: string;
   method: string;
   path: string;
-  handler: string;
+  handler: HandlerSource;
 }
 
 export interface FallbackLike {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
 }
 
 export type RouteMatch =

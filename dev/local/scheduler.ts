@@ -6,15 +6,17 @@
  * time). A failed run is logged and the next tick runs as usual. Stopping clears the timers and
  * waits for the runs in progress.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { ScheduledEvent } from 'aws-lambda';
+import type { HandlerSource } from '#shared/routes.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
 import type { PollerActivity } from './poller.ts';
 
 export interface ScheduledRun {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
   /** Seconds between runs; 0 runs it never. */
   intervalSeconds: number;
   /** Seconds a run may take: what its context's getRemainingTimeInMillis counts down from. */

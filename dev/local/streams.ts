@@ -28,6 +28,7 @@
  * consumers take in their stride: each acts once per message). In memory there is nothing to go
  * on from: the table is new.
  */
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,6 +47,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
+import type { HandlerSource } from '#shared/routes.ts';
 import { localAwsConfig } from './aws-clients.ts';
 import { createHandlerLoader } from './handler-modules.ts';
 import { lambdaContext } from './lambda-context.ts';
@@ -54,7 +56,7 @@ import type { PollerActivity } from './poller.ts';
 /** What the poller needs of a stream worker (shared/routes.ts, `streamWorkers`). */
 export interface PolledStreamWorker {
   operation: string;
-  handler: string;
+  handler: HandlerSource;
   batchSize: number;
   retryAttempts: number;
   timeoutSeconds: number;

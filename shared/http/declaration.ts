@@ -62,8 +62,6 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   method: Method;
   /** Full path under the API root, in API Gateway's `{name}` syntax, e.g. `/v1/accounts/{account}/users/{id}`. */
   path: string;
-  /** The function's module (it exports `handler`), relative to the repository root. */
-  handler: string;
   access: readonly Access[];
   /** API Gateway's limit for this route, in place of the stage's default (lib/stage.ts). */
   throttle?: Throttle;

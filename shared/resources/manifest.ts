@@ -14,9 +14,8 @@
  *   - the kinds of webhook event (shared/events/kinds.ts);
  *   - the parent collections of the licensing graph's records, each a GSI (shared/licensing/slots.ts).
  *
- * A resource is added by writing its folder (entity, policy, operations, service, document,
- * schema) and its handlers under functions/, and listing it here. Outside them, only a new
- * permission's name is written once more, in the `Permission` type (shared/auth/permissions.ts):
+ * A resource is added by writing its folder (entity, policy, operations, handlers, service,
+ * document, schema) and listing it here. Outside them, only a new permission's name is written once more, in the `Permission` type (shared/auth/permissions.ts):
  * the policies' types read it, so it cannot be derived from them; a test checks the two agree.
  */
 import type { Policy } from '../auth/policies/policy.ts';

@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
 import { fallback, routes, workers } from '#shared/routes.ts';
+import { entryFile } from '../../lib/handler-entry.ts';
 import type { Measurement, Section } from './report.ts';
 import { type BenchContext, benchAccount, fmt, median } from './support.ts';
 
@@ -174,15 +175,19 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
   const daemon = await startDaemon();
   try {
-    const handlers = [...new Set([...routes.map((r) => r.handler), fallback.handler, ...workers.map((w) => w.handler)])];
-    const outFor = (handler: string) => join(dir, handler.replace(/\.ts$/, '.mjs'));
+    // Each function's entry as the stack writes it (lib/handler-entry.ts), named by its operation.
+    const functions = [...routes, fallback, ...workers];
+    const workerOperations = new Set(workers.map((worker) => worker.operation));
+    const handlers = functions.map((fn) => fn.operation);
+    const outFor = (handler: string) => join(dir, `${handler}.mjs`);
     const bundleStarted = performance.now();
     // One esbuild call, one independent bundle per entry point (no code splitting), as per function.
     await build({
       ...STACK_OPTIONS,
-      entryPoints: handlers.map((h) => resolve(REPOSITORY_ROOT, h)),
+      entryPoints: Object.fromEntries(
+        functions.map((fn) => [fn.operation, entryFile(REPOSITORY_ROOT, join(dir, 'entries'), fn.operation, fn.handler)]),
+      ),
       outdir: dir,
-      outbase: REPOSITORY_ROOT,
       outExtension: { '.js': '.mjs' },
     });
     await build({
@@ -194,7 +199,7 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
 
     const event = apiEvent(account.id);
     const sqsEvent = { Records: [] };
-    const eventFor = (handler: string) => (handler.includes('/workers/') ? sqsEvent : event);
+    const eventFor = (handler: string) => (workerOperations.has(handler) ? sqsEvent : event);
     const environments: Record<Tracing, Record<string, string>> = {
       off: tracingEnvironment('off', daemon.port),
       on: tracingEnvironment('on', daemon.port),
@@ -289,6 +294,6 @@ const NOTES = [
   "Sizes: an API bundle is about 400–450 KB: the SDK clients the minimal handler also carries are about 205 KB, the X-Ray SDK with Powertools Tracer about 118 KB, Powertools Logger about 25 KB, zod about 18 KB and the service's own code about 40 KB. The X-Ray SDK is CommonJS and does not tree-shake: bundled as it came, it took the largest bundle from 469 KB to 595 KB and 76 of 80 bundles over budget. What made the room: the SDK's default credential chain is bundled as its first link only, the environment variables Lambda sets (shared/lambda-credentials.ts, an esbuild alias in lib/service-function.ts); its other links and the STS and SSO clients they carry were about 90–130 KB of every bundle. The minimal handler is bundled the same way and, like every function, carries the Tracer (loaded only with tracing on): what any function of the service must carry, about the 362 KB it was before tracing.",
   'The schemas are built with `zod/mini`, whose functions let esbuild keep only the schemas and checks in use; read-only handlers carry zod too, because their service module declares the create and update bodies at load. The workers are the largest: the password-reset worker adds the SES client and the KMS client that seals the reset token; the delivery worker adds Powertools batch and the KMS client that unseals secret event meta.',
   "Tracing: shared/tracer.ts imports the Tracer, and with it the X-Ray SDK, only when tracing is on in a Lambda execution environment, so with tracing off a bundle carries the SDK but never runs it (no async hook, nothing sent). With tracing on, the SDK loads at init and each invocation opens, annotates and sends its subsegments: the difference between the minimal handler's two rows is what tracing costs any function, and each handler is held to the minimal handler in its own mode.",
-  'The API reference page (functions/reference/page.ts) renders the whole reference when its module loads, which is its time with tracing off or on; the plain pages carry no tracer. The routes counted per source address (functions/passwords/request.ts, functions/tokens/generate.ts, functions/licenses/validate-key.ts) write the count before their first answer: one round trip more than the minimal handler, in either mode.',
+  'The API reference page (`page` in shared/resources/reference/handlers.ts) renders the whole reference when its function is built, which is its time with tracing off or on; the plain pages carry no tracer. The routes counted per source address (functions/passwords/request.ts, functions/tokens/generate.ts, functions/licenses/validate-key.ts) write the count before their first answer: one round trip more than the minimal handler, in either mode.',
   "Time: import and first answer grow with the JavaScript a bundle parses. On a loaded machine single runs vary by ±50 ms or more (see the minimal handler's own runs), which is why a handler over budget is measured three times; the load average in the heading says how far a run can be trusted.",
 ].join('\n');

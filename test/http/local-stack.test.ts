@@ -39,16 +39,21 @@ const FIXTURES = 'test/support/fixtures';
 
 const fabricatedRoutes = [
   // Listed before the literal route on purpose: specificity, not order, decides.
-  { operation: 'things.retrieve', method: 'GET', path: '/v1/things/{id}', handler: `${FIXTURES}/echo-handler.ts` },
-  { operation: 'things.special', method: 'GET', path: '/v1/things/special', handler: `${FIXTURES}/echo-handler.ts` },
-  { operation: 'things.update', method: 'PATCH', path: '/v1/things/{id}', handler: `${FIXTURES}/echo-handler.ts` },
-  { operation: 'parts.retrieve', method: 'GET', path: '/v1/things/{thing}/parts/{part}', handler: `${FIXTURES}/echo-handler.ts` },
-  { operation: 'things.upload', method: 'POST', path: '/v1/uploads', handler: `${FIXTURES}/echo-handler.ts` },
-  { operation: 'things.download', method: 'GET', path: '/v1/download', handler: `${FIXTURES}/binary-handler.ts` },
-  { operation: 'things.crash', method: 'GET', path: '/v1/crash', handler: `${FIXTURES}/failing-handler.ts` },
-  { operation: 'things.sized', method: 'GET', path: '/v1/sized', handler: `${FIXTURES}/sized-handler.ts` },
+  { operation: 'things.retrieve', method: 'GET', path: '/v1/things/{id}', handler: { module: `${FIXTURES}/echo-handler.ts` } },
+  { operation: 'things.special', method: 'GET', path: '/v1/things/special', handler: { module: `${FIXTURES}/echo-handler.ts` } },
+  { operation: 'things.update', method: 'PATCH', path: '/v1/things/{id}', handler: { module: `${FIXTURES}/echo-handler.ts` } },
+  {
+    operation: 'parts.retrieve',
+    method: 'GET',
+    path: '/v1/things/{thing}/parts/{part}',
+    handler: { module: `${FIXTURES}/echo-handler.ts` },
+  },
+  { operation: 'things.upload', method: 'POST', path: '/v1/uploads', handler: { module: `${FIXTURES}/echo-handler.ts` } },
+  { operation: 'things.download', method: 'GET', path: '/v1/download', handler: { module: `${FIXTURES}/binary-handler.ts` } },
+  { operation: 'things.crash', method: 'GET', path: '/v1/crash', handler: { module: `${FIXTURES}/failing-handler.ts` } },
+  { operation: 'things.sized', method: 'GET', path: '/v1/sized', handler: { module: `${FIXTURES}/sized-handler.ts` } },
 ];
-const fabricatedFallback = { operation: 'notFound', handler: `${FIXTURES}/echo-handler.ts` };
+const fabricatedFallback = { operation: 'notFound', handler: { module: `${FIXTURES}/echo-handler.ts` } };
 
 interface Echo {
   event: APIGatewayProxyEventV2;
@@ -327,7 +332,7 @@ describe('queue poller', () => {
     const worker: PolledWorker = {
       operation: 'fixture.work',
       queue: 'fixture',
-      handler: `${FIXTURES}/queue-handler.ts`,
+      handler: { module: `${FIXTURES}/queue-handler.ts` },
       batchSize: options.batchSize ?? 5,
       maxConcurrency: options.maxConcurrency,
     };

@@ -59,7 +59,7 @@ async function poll(test: string, options: Partial<StreamPollerOptions> & { batc
     workers: [
       {
         operation: 'fixture.stream',
-        handler: 'test/support/fixtures/stream-handler.ts',
+        handler: { module: 'test/support/fixtures/stream-handler.ts' },
         batchSize: options.batchSize ?? 10,
         retryAttempts: options.retryAttempts ?? 3,
         timeoutSeconds: 10,

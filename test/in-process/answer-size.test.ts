@@ -34,7 +34,6 @@ const declaration: Declaration<'none', never, undefined, Record<string, never>> 
   operation: 'answers.probe',
   method: 'GET',
   path: '/v1/accounts/{account}/probe',
-  handler: 'test/in-process/answer-size.test.ts',
   access: [],
   summary: 'Answers as told',
   auth: 'none',

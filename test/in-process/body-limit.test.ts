@@ -10,10 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { lambdaContext } from '#dev/local/lambda-context.ts';
 import { MAX_BODY_BYTES } from '#shared/http/body.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
-import { handler } from '../../functions/users/create.ts';
+import { create } from '#shared/resources/users/handlers.ts';
 import { verifyAnswer } from '../support/signed.ts';
 
 const HOST = 'licensing.example.test';
+const handler = create();
 
 function invoke(body: string, isBase64Encoded: boolean, account: string = randomUUID()) {
   const path = `/v1/accounts/${account}/users`;

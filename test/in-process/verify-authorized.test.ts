@@ -34,7 +34,6 @@ const probe = declare({
   operation: 'users.probe',
   method: 'GET',
   path: '/v1/accounts/{account}/users/{id}/probe',
-  handler: 'test/in-process/verify-authorized.test.ts',
   access: [],
   summary: 'Answers as told',
   auth: 'bearer',

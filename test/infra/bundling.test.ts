@@ -18,7 +18,7 @@ describe('a function bundle', () => {
   const stack = new LicensingStack(app, 'LicensingService', {
     settings: baseSettings,
     routes: [],
-    fallback: { operation: 'sdkProbe', handler: 'test/infra/fixtures/sdk-handler.ts', access: [] },
+    fallback: { operation: 'sdkProbe', handler: { module: 'test/infra/fixtures/sdk-handler.ts' }, access: [] },
     workers: [],
   });
   const asset = functionFor(stack, 'sdkProbe').node.findChild('Code') as Asset;

@@ -64,7 +64,7 @@ const generated: Route[] = Object.entries(growth).flatMap(([resource, count]) =>
     operation: `${resource}.generated${index}`,
     method: methods[index % methods.length],
     path: `/v1/accounts/{account}/generated/${resource}/${index}`,
-    handler: `functions/generated/${resource}/${index}.ts`,
+    handler: { module: `functions/generated/${resource}/${index}.ts` },
     access: accessSets[index % accessSets.length],
   })),
 );

@@ -29,7 +29,7 @@ import {
 const deliverWebhooks: Worker = {
   operation: 'fabricated.consumer',
   queue: 'webhooks',
-  handler: 'functions/fabricated/consumer.ts',
+  handler: { module: 'functions/fabricated/consumer.ts' },
   access: ['table:read', 'table:write'],
   batchSize: 7,
   maxConcurrency: 3,
@@ -38,21 +38,21 @@ const resetPassword: Route = {
   operation: 'fabricated.mail',
   method: 'POST',
   path: '/v1/accounts/{account}/fabricated/mail',
-  handler: 'functions/fabricated/mail.ts',
+  handler: { module: 'functions/fabricated/mail.ts' },
   access: ['table:read', 'table:write', 'mail:send'],
 };
 const testWebhook: Route = {
   operation: 'fabricated.queue',
   method: 'POST',
   path: '/v1/accounts/{account}/fabricated/queue',
-  handler: 'functions/fabricated/queue.ts',
+  handler: { module: 'functions/fabricated/queue.ts' },
   access: ['table:read', 'queue:webhooks'],
 };
 const sealSecrets: Route = {
   operation: 'fabricated.seal',
   method: 'POST',
   path: '/v1/accounts/{account}/fabricated/seal',
-  handler: 'functions/fabricated/seal.ts',
+  handler: { module: 'functions/fabricated/seal.ts' },
   access: ['table:read', 'key:seal', 'key:unseal'],
 };
 

@@ -12,7 +12,7 @@ import type { IConstruct } from 'constructs';
 import { LicensingStack, type LicensingStackProps } from '../../lib/licensing-stack.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import type { OperatorSettings } from '../../lib/settings.ts';
-import { fallback, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
+import { fallback, type HandlerSource, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
 
 /** The context `cdk synth` runs with, feature flags included. */
 export const cdkContext = (
@@ -68,12 +68,19 @@ export function synthesize({ validate = false, ...options }: SynthesisOptions = 
   return { stack, template: templateOf(stack), templateOf };
 }
 
-/** A directory holding an empty module at each handler path, and the lock file NodejsFunction requires. */
-function stubCodeRoot(handlers: readonly string[]): string {
+/**
+ * A directory holding, at each handler module's path, a module exporting an empty handler (or a
+ * factory of one) under each name the table reads, and the lock file NodejsFunction requires.
+ */
+function stubCodeRoot(handlers: readonly HandlerSource[]): string {
   const root = mkdtempSync(path.join(tmpdir(), 'licensing-handlers-'));
-  for (const handler of handlers) {
-    mkdirSync(path.dirname(path.join(root, handler)), { recursive: true });
-    writeFileSync(path.join(root, handler), 'export const handler = async () => {};\n');
+  const exported = new Map<string, Set<string>>();
+  for (const { module, factory } of handlers) exported.set(module, (exported.get(module) ?? new Set()).add(factory ?? 'handler'));
+  for (const [module, names] of exported) {
+    mkdirSync(path.dirname(path.join(root, module)), { recursive: true });
+    const stub = (name: string) =>
+      name === 'handler' ? 'export const handler = async () => {};' : `export const ${name} = () => async () => {};`;
+    writeFileSync(path.join(root, module), `${[...names].map(stub).join('\n')}\n`);
   }
   writeFileSync(path.join(root, 'package-lock.json'), '{}\n');
   return root;

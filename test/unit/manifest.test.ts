@@ -25,7 +25,7 @@ describe('the manifest', () => {
   it("gives the route table every resource's operations, each handled by a module that exists", () => {
     const operations = routes.map((route) => route.operation);
     expect(new Set(operations).size).toBe(operations.length);
-    for (const route of routes) expect(existsSync(new URL(`../../${route.handler}`, import.meta.url)), route.handler).toBe(true);
+    for (const route of routes) expect(existsSync(new URL(`../../${route.handler.module}`, import.meta.url)), route.operation).toBe(true);
     expect(operations).toContain('licenses.validateKey');
     expect(operations).toContain('webhookEvents.retry');
   });

@@ -53,7 +53,7 @@ const start = (test: string) =>
     workers: [
       {
         operation: 'fixture.stream',
-        handler: 'test/support/fixtures/stream-handler.ts',
+        handler: { module: 'test/support/fixtures/stream-handler.ts' },
         batchSize: 100,
         retryAttempts: 0,
         timeoutSeconds: 10,

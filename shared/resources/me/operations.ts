@@ -8,7 +8,6 @@ export const me = {
     authorizes: { nothing: 'every credential may read the record it stands for' },
     method: 'GET',
     path: `${ACCOUNT}/me`,
-    handler: 'functions/me/retrieve.ts',
     access: READ,
     summary: "The request's bearer: the user, environment, product or license its credential stands for",
     auth: 'bearer',

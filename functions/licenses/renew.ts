@@ -1,9 +1,0 @@
-import { ok } from '#shared/http/documents.ts';
-import { operation } from '#shared/http/pipeline.ts';
-import { renewLicense } from '#shared/resources/licenses/actions.ts';
-import { licenseDocument } from '#shared/resources/licenses/document.ts';
-import { licenseActions } from '#shared/resources/licenses/operations.ts';
-
-export const handler = operation(licenseActions.renew, async ({ actor, params }) =>
-  ok(licenseDocument(await renewLicense(actor, params.id))),
-);

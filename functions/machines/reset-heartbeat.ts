@@ -1,9 +1,0 @@
-import { ok } from '#shared/http/documents.ts';
-import { operation } from '#shared/http/pipeline.ts';
-import { heartbeatDocument, resetMachineHeartbeat } from '#shared/resources/machines/heartbeat-actions.ts';
-import { machineHeartbeats } from '#shared/resources/machines/operations.ts';
-/** POST /machines/<id>/actions/reset-heartbeat: the older path of `.../actions/reset`, answering alike. */
-
-export const handler = operation(machineHeartbeats.resetHeartbeat, async ({ actor, params }) =>
-  ok(heartbeatDocument(await resetMachineHeartbeat(actor, params.id))),
-);

@@ -1,0 +1,30 @@
+/**
+ * Handlers of the password-reset operations, one per declaration of operations.ts under the same key. Each
+ * export is a factory: the operation's function calls it once to build its Lambda handler
+ * (shared/routes.ts, `HandlerSource`), so its bundle leaves the other operations out.
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { accepted } from '../../http/documents.ts';
+import { rateLimitHeaders } from '../../http/errors.ts';
+import { operation } from '../../http/pipeline.ts';
+import { resetFormPage } from './form.ts';
+import { passwords } from './operations.ts';
+import { requestPasswordReset } from './request.ts';
+
+/** POST /passwords: always 202 with no body for a well-formed request (no address enumeration). */
+export const request = () =>
+  operation(passwords.request, async ({ actor, body: { meta } }) => ({
+    ...accepted(),
+    headers: rateLimitHeaders(await requestPasswordReset(actor, meta)),
+  }));
+
+/**
+ * GET /password-reset: the hosted reset form, an HTML page rather than a JSON:API document. It
+ * reads nothing of the request, so it runs outside the pipeline; its declaration
+ * (`passwords.form` in shared/resources/passwords/operations.ts) only describes it.
+ */
+export const form = () => async (): Promise<APIGatewayProxyStructuredResultV2> => ({
+  statusCode: 200,
+  headers: resetFormPage.headers,
+  body: resetFormPage.body,
+});

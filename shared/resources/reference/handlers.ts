@@ -1,0 +1,34 @@
+/**
+ * Handlers of the API reference's operations, one per declaration of operations.ts under the same key. Each
+ * export is a factory: the operation's function calls it once to build its Lambda handler
+ * (shared/routes.ts, `HandlerSource`), so its bundle leaves the other operations out.
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import description from '../../../docs/openapi.json' with { type: 'json' };
+import { referenceHeaders, renderReference } from '../../reference/reference-page.ts';
+
+/**
+ * GET /v1/openapi.json: the OpenAPI description, for tools. Public and the same for everyone, so
+ * caches may keep it a while and pages of any origin may read it (it carries no credential).
+ */
+export const retrieve = () => {
+  // Serialised once per container: the description changes only with a deployment.
+  const body = JSON.stringify(description);
+  return async (): Promise<APIGatewayProxyStructuredResultV2> => ({
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'public, max-age=300',
+      'Access-Control-Allow-Origin': '*',
+      'X-Content-Type-Options': 'nosniff',
+    },
+    body,
+  });
+};
+
+/** GET /v1/docs: the API reference, an HTML page rather than a JSON:API document. */
+export const page = () => {
+  // Rendered once per container: the description changes only with a deployment.
+  const body = renderReference(description, { descriptionLink: 'openapi.json' });
+  return async (): Promise<APIGatewayProxyStructuredResultV2> => ({ statusCode: 200, headers: referenceHeaders, body });
+};

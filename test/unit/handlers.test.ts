@@ -1,0 +1,40 @@
+/**
+ * Each operation's handler is the factory its resource's handlers.ts exports under the
+ * declaration's key (shared/routes.ts): the factory must build the handler of that very
+ * declaration, or a function would serve another operation's route. The pipeline is replaced
+ * by a stand-in that hands back what it was built from.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { routes } from '../../shared/routes.ts';
+import { root } from '../support/imports.ts';
+
+vi.mock('../../shared/http/pipeline.ts', () => ({ operation: (declaration: unknown) => ({ declaration }) }));
+
+describe("the resources' handlers", () => {
+  it('build, under each declaration’s key, the handler of that declaration', async () => {
+    const built = await Promise.all(
+      routes.map(async (route) => {
+        const module: Record<string, unknown> = await import(pathToFileURL(path.join(root, route.handler.module)).href);
+        const factory = module[route.handler.factory ?? 'handler'];
+        expect(typeof factory, `${route.operation}: ${route.handler.module} exports ${route.handler.factory}`).toBe('function');
+        const handler = (factory as () => unknown)();
+        // A plain page (outside the pipeline) builds its function directly.
+        if (route.plain) return typeof handler === 'function' ? route.operation : `${route.operation} built no function`;
+        const { declaration } = handler as { declaration?: { operation?: string } };
+        return declaration?.operation ?? `${route.operation} built no pipeline`;
+      }),
+    );
+    expect(built).toEqual(routes.map((route) => route.operation));
+  });
+
+  it('export nothing but the factories of their resource’s operations', async () => {
+    const modules = [...new Set(routes.map((route) => route.handler.module))];
+    for (const module of modules) {
+      const exported = Object.keys(await import(pathToFileURL(path.join(root, module)).href)).sort();
+      const declared = routes.filter((route) => route.handler.module === module).map((route) => route.handler.factory);
+      expect(exported, module).toEqual([...declared].sort());
+    }
+  });
+});
