@@ -163,6 +163,6 @@ async function limitLogins(accountId: string, email: string): Promise<void> {
 async function findLoginUser(scope: Scope, email: string): Promise<UserRecord | undefined> {
   if (email.length > 255) return undefined;
   const candidates: Scope = { ...scope, readable: scope.environmentId === null ? [null] : [scope.environmentId, null] };
-  const item = await findByUnique(candidates, EMAIL_MARKER, normaliseEmail(email));
+  const item = await findByUnique(candidates, 'users', EMAIL_MARKER, normaliseEmail(email));
   return item && toRecord('users', item);
 }

@@ -9,10 +9,10 @@ import { refused } from '../errors.ts';
 import { heldEntitlementIds } from '../licensing/held-entitlements.ts';
 import { parentIn } from '../licensing/slots.ts';
 import { RecordNotFound } from '../store/errors.ts';
-import { type RecordType, recordKey } from '../store/keys.ts';
+import type { RecordType } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
 import type { RecordOf } from '../store/record-types.ts';
-import { getItem, getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
+import { getRecordItem, getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
 import type { Actor } from './actor.ts';
 import { type Action, judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
@@ -43,7 +43,8 @@ export function principalOf(actor: Actor): Principal {
         parent: parentIn('licenses', 'owner', actor.bearer.id),
         where: where as Record<string, string>,
       }),
-    licenseOf: (record) => getItem(recordKey(actor.scope.accountId, 'licenses', record.licenseId as string)),
+    licenseOf: async (record) =>
+      typeof record.licenseId === 'string' ? getRecordItem(actor.scope.accountId, 'licenses', record.licenseId) : undefined,
     holdsEntitlement: async (entitlementId) => (await heldBy(actor)).has(entitlementId),
   };
 }
@@ -85,7 +86,7 @@ export async function authorizeAction<T extends PolicyType>(
 }
 
 /** Whether a new record of the bearer's may name this one (which the scope shows) in a relationship. */
-export async function relatable(actor: Actor, type: PolicyType, item: Item): Promise<boolean> {
+export async function relatable(actor: Actor, type: PolicyType, item: StoredItem): Promise<boolean> {
   const policy: Policy = POLICIES[type];
   return (policy.relatable ?? policy.reaches)(principalOf(actor), item);
 }
@@ -100,16 +101,16 @@ export const restriction = (actor: Actor, type: PolicyType): Record<string, stri
  */
 export async function ownRecord(actor: Actor): Promise<Item> {
   const { type, id } = actor.bearer;
-  const item = await getItem(recordKey(actor.scope.accountId, type, id));
+  const item = await getRecordItem(actor.scope.accountId, type, id);
   if (!item) throw new RecordNotFound(type, id);
-  return present(actor, type as PolicyType, item);
+  return present(actor, type, item);
 }
 
 /**
  * Whether the bearer sees a record the scope shows (its policy's reach), whatever it may do to
  * it: what tells a lookup by id from one by an alias that looks like an id.
  */
-export async function sees(actor: Actor, type: PolicyType, item: Item): Promise<boolean> {
+export async function sees(actor: Actor, type: PolicyType, item: StoredItem): Promise<boolean> {
   const judgement = await judge(principalOf(actor), type, 'read', item);
   return judgement.allowed || judgement.status !== 404;
 }

@@ -5,9 +5,12 @@
 import type { RecordType } from '../store/keys.ts';
 import type { BearerKind, Permission } from './permissions.ts';
 
+/** The record types a credential may stand for. */
+export type BearerType = 'users' | 'environments' | 'products' | 'licenses';
+
 export interface Bearer {
   kind: BearerKind;
-  type: RecordType;
+  type: BearerType;
   id: string;
   /** The environment the bearer belongs to; null is global. */
   environmentId: string | null;

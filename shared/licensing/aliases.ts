@@ -14,7 +14,8 @@ import { findMachineItem } from '../resources/machines/entity.ts';
 import { machinesWithFingerprint } from '../resources/machines/fingerprints.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { RecordType } from '../store/keys.ts';
-import { getVisibleItem, type Item } from '../store/records.ts';
+import type { RecordOf } from '../store/record-types.ts';
+import { getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
 
 /** The record `id` names by id, if the bearer sees it. */
 async function seenById(actor: Actor, type: PolicyType & RecordType, id: string): Promise<Item | undefined> {
@@ -23,9 +24,13 @@ async function seenById(actor: Actor, type: PolicyType & RecordType, id: string)
 }
 
 /** Those of `items` the bearer sees. */
-async function seen(actor: Actor, type: PolicyType, items: (Item | undefined)[]): Promise<Item[]> {
+async function seen<K extends PolicyType & RecordType>(
+  actor: Actor,
+  type: K,
+  items: (StoredItem<RecordOf<K>> | undefined)[],
+): Promise<StoredItem<RecordOf<K>>[]> {
   const visible = await Promise.all(items.map(async (item) => (item && (await sees(actor, type, item)) ? item : undefined)));
-  return visible.filter((item): item is Item => item !== undefined);
+  return visible.filter((item) => item !== undefined);
 }
 
 /** The license named by its id or its key; 404 when the bearer sees none. */

@@ -103,6 +103,10 @@ export const toRecord = <K extends RecordType>(_type: K, item: Record<string, un
 /** The stored item of a record of `type` (one read by its key, or handed back by a transaction on it). */
 export const itemOf = <K extends RecordType>(_type: K, item: Item): StoredItem<RecordOf<K>> => item as StoredItem<RecordOf<K>>;
 
+/** `item` as the stored item of a record of `type` if it is one (undefined: absent, or of another type). */
+export const itemOfType = <K extends RecordType>(type: K, item: Item | undefined): StoredItem<RecordOf<K>> | undefined =>
+  item?.type === type ? itemOf(type, item) : undefined;
+
 /** The stored item of the record of `type` with `id` in the account, read by its key (undefined: none). */
 export async function getRecordItem<K extends RecordType>(
   accountId: string,

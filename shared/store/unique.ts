@@ -4,22 +4,34 @@
  * scope may read it — the same rule as a lookup by id, so a marker never opens a way around
  * account or environment isolation.
  */
-import { type RecordType, uniqueKey } from './keys.ts';
+import { type Key, type RecordType, uniqueKey } from './keys.ts';
 import { readItem } from './read-ahead.ts';
-import { getItem, getItems, type Item } from './records.ts';
+import type { RecordOf } from './record-types.ts';
+import { getItem, getItems, type Item, itemOfType, type StoredItem } from './records.ts';
 import { goneWithRemoval } from './removals.ts';
 import { canRead, type Scope } from './scope.ts';
 import type { UniqueClaim } from './transaction.ts';
 
-/** The record holding `value` for `kind` (the marker's value as stored) that the scope may read, if any. */
-export async function findByUnique(scope: Scope, kind: string, value: string): Promise<Item | undefined> {
+/**
+ * The record of `type` holding `value` for `kind` (the marker's value as stored) that the scope
+ * may read, if any.
+ */
+export async function findByUnique<K extends RecordType>(
+  scope: Scope,
+  type: K,
+  kind: string,
+  value: string,
+): Promise<StoredItem<RecordOf<K>> | undefined> {
   const marker = await readItem(scope.readAhead, uniqueKey(scope.accountId, kind, value));
-  if (!marker) return undefined;
-  const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
-  if (!item) return undefined;
-  if (!canRead(scope, item.type as RecordType, (item.environmentId as string | null) ?? null)) return undefined;
+  const ref = marker && markerRef(marker);
+  const item = ref && itemOfType(type, await getItem(ref));
+  if (!item || !canRead(scope, type, item.environmentId ?? null)) return undefined;
   return (await goneWithRemoval(scope, item)) ? undefined : item;
 }
+
+/** The key of the record a uniqueness marker names (undefined: not a marker). */
+export const markerRef = (marker: Item): Key | undefined =>
+  typeof marker.ref === 'string' ? { PK: marker.ref, SK: marker.SK } : undefined;
 
 /**
  * Raises the `taken` error of the first claim whose value some record holds already. For a

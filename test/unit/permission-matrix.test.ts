@@ -10,7 +10,7 @@ import { type BearerKind, PERMISSIONS } from '#shared/auth/permissions.ts';
 import { type Action, judge, POLICIES } from '#shared/auth/policies/index.ts';
 import type { Policy, Principal } from '#shared/auth/policies/policy.ts';
 import { routes } from '#shared/routes.ts';
-import type { Item } from '#shared/store/records.ts';
+import type { StoredItem } from '#shared/store/records.ts';
 import { environmentScope } from '#shared/store/scope.ts';
 import {
   BEARERS,
@@ -30,7 +30,7 @@ const OTHER_ACCOUNT = 'a0000000-0000-4000-8000-000000000002';
 const S = 'e0000000-0000-4000-8000-000000000001';
 const E2 = 'e0000000-0000-4000-8000-000000000002';
 
-type Graph = Record<Ref, Item>;
+type Graph = Record<Ref, StoredItem>;
 
 function graphIn(home: Home): Graph {
   const accountId = home === 'otherAccount' ? OTHER_ACCOUNT : A;
@@ -38,7 +38,7 @@ function graphIn(home: Home): Graph {
   const tag = HOMES.indexOf(home);
   const id = (n: number) => `00000000-0000-4000-8000-0000000${tag}000${n}`;
   const record = (type: string, n: number, extra: Record<string, unknown> = {}) =>
-    ({ PK: `${type}#${id(n)}`, SK: '#', type, id: id(n), accountId, environmentId, ...extra }) as Item;
+    ({ PK: `${type}#${id(n)}`, SK: '#', type, id: id(n), accountId, environmentId, ...extra }) as StoredItem;
   const [P, Q, L, M, , U, , , W] = [1, 2, 3, 4, 5, 6, 7, 8, 9].map(id) as string[];
   return {
     P: record('products', 1),
@@ -59,16 +59,18 @@ function graphIn(home: Home): Graph {
       id: S,
       accountId: A,
       environmentId: null,
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-01T00:00:00.000Z',
       isolationStrategy: 'SHARED',
-    } as Item,
+    } as StoredItem,
     ...{ V: record('users', 7, { role: 'user', status: 'ACTIVE' }) },
-  } as Graph & { V: Item };
+  } as Graph & { V: StoredItem };
 }
 
 /** The read permissions only: a token narrowed to reading. */
 const READ_ONLY = PERMISSIONS.filter((permission) => permission.endsWith('.read'));
 
-function bearerOf(name: BearerName, graph: Graph & { V?: Item }): Bearer {
+function bearerOf(name: BearerName, graph: Graph & { V?: StoredItem }): Bearer {
   const make = (
     kind: BearerKind,
     type: Bearer['type'],
@@ -129,7 +131,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
   // Bearers tied to a licensing graph are the graph's own where they could authenticate into S at all (global ones); otherwise S's.
   const theirs = home === 'same' || home === 'global' ? records : graphIn('same');
   const actor = principalOf(bearerOf(bearerName, theirs), records);
-  let license: Item | undefined;
+  let license: StoredItem | undefined;
   for (const step of steps) {
     if ('grant' in step) {
       const missing = step.grant(actor.scope.environmentId).filter((permission) => !actor.bearer.permissions.has(permission));

@@ -15,7 +15,7 @@
  * its own environment, to the license itself and to its owner — and only to a credential holding
  * every permission the key would give it: a key is a credential.
  */
-import type { Item } from '../../store/records.ts';
+import type { StoredItem } from '../../store/records.ts';
 import type { Bearer } from '../bearer.ts';
 import type { Permission } from '../permissions.ts';
 import { isAdministrator, type Policy, type Principal } from './policy.ts';
@@ -38,12 +38,12 @@ export function productOfLicense(bearer: Bearer): string {
   return bearer.productId;
 }
 
-type Reach = (bearer: Bearer, record: Item, actor: Principal) => boolean | Promise<boolean>;
+type Reach = (bearer: Bearer, record: StoredItem, actor: Principal) => boolean | Promise<boolean>;
 
 /** Reach in the graph, by kind of bearer; administrators reach everything the scope shows. */
 export const reachedBy =
   (rules: Record<'product' | 'license' | 'user', Reach>) =>
-  (actor: Principal, record: Item): boolean | Promise<boolean> => {
+  (actor: Principal, record: StoredItem): boolean | Promise<boolean> => {
     const kind = actor.bearer.kind;
     return kind === 'product' || kind === 'license' || kind === 'user' ? rules[kind](actor.bearer, record, actor) : true;
   };

@@ -9,7 +9,7 @@
 import { manifest } from '../../resources/manifest.ts';
 import { RecordReadOnly } from '../../store/errors.ts';
 import type { RecordType } from '../../store/keys.ts';
-import type { Item } from '../../store/records.ts';
+import type { StoredItem } from '../../store/records.ts';
 import { canRead, canWrite } from '../../store/scope.ts';
 // Supplies what bearers hold to the policies that read it (shared/auth/held.ts).
 import '../permissions.ts';
@@ -39,20 +39,20 @@ export async function judge<T extends PolicyType>(
   actor: Principal,
   type: T,
   action: Action<T>,
-  record?: Item,
+  record?: StoredItem,
   context: ActionContext = {},
 ): Promise<Judgement> {
   const policy: Policy = POLICIES[type];
   const permission = policy.permissions[action];
   if (!permission) throw new Error(`${type} has no action ${action}`);
   if (record) {
-    const environmentId = (record.environmentId as string | null | undefined) ?? null;
+    const environmentId = record.environmentId ?? null;
     const notFound = { allowed: false, status: 404, detail: `The requested ${type} '${record.id}' was not found` } as const;
     if (record.accountId !== actor.scope.accountId) return notFound;
     if (!policy.accountLevel && !canRead(actor.scope, type as RecordType, environmentId)) return notFound;
     if (!(await policy.reaches(actor, record))) return notFound;
     if (!policy.accountLevel && policy.writes.has(action) && !canWrite(actor.scope, environmentId)) {
-      return { allowed: false, status: 403, detail: new RecordReadOnly(type, record.id as string).message };
+      return { allowed: false, status: 403, detail: new RecordReadOnly(type, record.id).message };
     }
   }
   const verdict = (await policy.may?.(actor, action, record, context)) ?? true;

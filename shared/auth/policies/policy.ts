@@ -12,7 +12,7 @@
  * who may do what; shared/auth/authorize.ts applies them.
  */
 
-import type { Item } from '../../store/records.ts';
+import type { Item, StoredItem } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { type Bearer, kindOf } from '../bearer.ts';
 import { effectivePermissions } from '../held.ts';
@@ -65,20 +65,20 @@ export interface Policy<A extends string = string, P extends Permission = Permis
   writes: ReadonlySet<string>;
   /** Account-level records (the account, its environments) belong to no environment: the scope does not judge them. */
   accountLevel?: boolean;
-  reaches(actor: Principal, record: Item): boolean | Promise<boolean>;
+  reaches(actor: Principal, record: StoredItem): boolean | Promise<boolean>;
   /** Whether a record the bearer creates may name this one in a relationship; `reaches` when absent. */
-  relatable?(actor: Principal, record: Item): boolean | Promise<boolean>;
+  relatable?(actor: Principal, record: StoredItem): boolean | Promise<boolean>;
   /** Beyond holding the action's permission; record is absent for create and list. */
-  may?(actor: Principal, action: A, record: Item | undefined, context: ActionContext): Verdict | Promise<Verdict>;
+  may?(actor: Principal, action: A, record: StoredItem | undefined, context: ActionContext): Verdict | Promise<Verdict>;
   /**
    * What the action would hand over: a user given a role or credentials, a token given
    * permissions. No bearer grants more than it holds (docs/rules.md §7.1): each is refused (403)
    * unless the credential holds every permission it carries. Judged last, after the permission.
    */
-  carries?(actor: Principal, action: A, record: Item | undefined, context: ActionContext): readonly Carried[];
+  carries?(actor: Principal, action: A, record: StoredItem | undefined, context: ActionContext): readonly Carried[];
   /** Equality conditions the records of a list must meet for this bearer ({} = all the scope shows). */
   restrict?(actor: Principal): Record<string, string>;
-  present?(actor: Principal, record: Item): Item;
+  present?(actor: Principal, record: StoredItem): StoredItem;
 }
 
 /** Permissions an action would hand over, and what carries them (for the refusal's detail). */
@@ -100,7 +100,7 @@ export function grantable(bearer: Bearer, carried: Carried): Verdict {
  * license) living in `home`, narrowed to `requested` (`*`: all its holder holds), carries what
  * its holder holds of those.
  */
-export function tokenCarries(holder: Item, requested: unknown, home: string | null): readonly Carried[] {
+export function tokenCarries(holder: StoredItem, requested: unknown, home: string | null): readonly Carried[] {
   const kind = kindOf(holder as never);
   if (!kind) return [];
   const permissions = Array.isArray(requested) ? requested.filter((value): value is string => typeof value === 'string') : ['*'];
@@ -125,7 +125,7 @@ export const isAdministrator = (bearer: Bearer) => bearer.kind === 'admin' || be
 /** An admin of the account itself, not one living inside an environment. */
 export const isAccountAdmin = (bearer: Bearer) => bearer.kind === 'admin' && bearer.environmentId === null;
 
-export const isSelf = (bearer: Bearer, record: Item) => bearer.type === record.type && bearer.id === record.id;
+export const isSelf = (bearer: Bearer, record: StoredItem) => bearer.type === record.type && bearer.id === record.id;
 
 export const administratorsOnly = (actor: Principal, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;

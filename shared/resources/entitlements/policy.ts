@@ -36,7 +36,7 @@ export const entitlementPolicy = definePolicy({
   // Every kind of bearer reads entitlements; a licensee only those it holds (`reaches`).
   grants: { licensee: ['entitlement.read'], product: ['entitlement.read'] },
   writes: new Set(['update', 'delete']),
-  reaches: (actor, record) => (isLicensee(actor) ? actor.holdsEntitlement(record.id as string) : true),
+  reaches: (actor, record) => (isLicensee(actor) ? actor.holdsEntitlement(record.id) : true),
   may: (actor, action): Verdict =>
     ['create', 'update', 'delete'].includes(action) ? administratorsOnly(actor, `${action} entitlements`) : true,
   // Licensees list what they hold (entitlements/service.ts reads their sets for it).

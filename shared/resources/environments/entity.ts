@@ -33,7 +33,8 @@ export function environmentKeyFor(accountId: string, idOrCode: string): Key | un
  */
 export async function findEnvironmentItem(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Item | undefined> {
   const scope = globalScope(accountId, ahead);
-  if (!isUuid(idOrCode)) return idOrCode.length > 255 ? undefined : findByUnique(scope, CODE_MARKER, idOrCode.toLowerCase());
+  if (!isUuid(idOrCode))
+    return idOrCode.length > 255 ? undefined : findByUnique(scope, 'environments', CODE_MARKER, idOrCode.toLowerCase());
   return getVisibleItem(scope, 'environments', idOrCode);
 }
 

@@ -32,5 +32,5 @@ export const environmentPolicy = definePolicy({
   },
   // A token it is given carries what the holder holds of the permissions asked.
   carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.id as string) : [],
+    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.id) : [],
 });

@@ -5,7 +5,8 @@
  * as it was at its creation, so nothing that reads a license by its key reads the policy for it.
  */
 import { digest } from '../../auth/secrets.ts';
-import type { Item, StoredRecord } from '../../store/records.ts';
+import { idOfRecordKey } from '../../store/keys.ts';
+import type { Item, StoredItem, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
 import type { KeyScheme } from '../policies/entity.ts';
@@ -38,6 +39,23 @@ export const LICENSE_PARENTS = { policy: 'policies', product: 'products', owner:
 
 export const LICENSE_KEY_MARKER = 'LICENSE_KEY';
 
+/**
+ * A license key's marker as stored: the license's key (`ref`), and its policy and owner, which
+ * it carries so that a validation by key reads everything else at once (a marker made before it
+ * carried them has no `policyId`).
+ */
+export interface LicenseKeyMarker {
+  licenseId: string;
+  carried?: { policyId: string; ownerId: string | null };
+}
+
+export function licenseKeyMarkerOf(item: Item | undefined): LicenseKeyMarker | undefined {
+  if (typeof item?.ref !== 'string') return undefined;
+  const licenseId = idOfRecordKey(item.ref);
+  if (typeof item.policyId !== 'string') return { licenseId };
+  return { licenseId, carried: { policyId: item.policyId, ownerId: typeof item.ownerId === 'string' ? item.ownerId : null } };
+}
+
 export const licenseKeyValue = (key: string) => digest(key);
 
 /** Random keys and given ones: at most this many characters (code points). */
@@ -53,9 +71,9 @@ const LONGEST_KEY = Math.max(SIGNED_KEY_MAX_LENGTH, 2 * KEY_MAX);
 export const isPossibleKey = (key: string) => key.length > 0 && key.length <= LONGEST_KEY;
 
 /** The license holding `key`, if the scope may read it. */
-export async function findLicenseItemByKey(scope: Scope, key: string): Promise<Item | undefined> {
+export async function findLicenseItemByKey(scope: Scope, key: string): Promise<StoredItem<LicenseRecord> | undefined> {
   if (!isPossibleKey(key)) return undefined;
-  return findByUnique(scope, LICENSE_KEY_MARKER, licenseKeyValue(key));
+  return findByUnique(scope, 'licenses', LICENSE_KEY_MARKER, licenseKeyValue(key));
 }
 
 /** How close an expiry makes a license EXPIRING (Keygen's 3 days). */

@@ -3,14 +3,14 @@
 import { heldBy } from '../../auth/held.ts';
 import { CHANGES, CHECK_OUT, crud, reachedBy } from '../../auth/policies/graph.ts';
 import { definePolicy, holdsAll, isAdministrator, type Principal, tokenCarries, type Verdict } from '../../auth/policies/policy.ts';
-import type { Item } from '../../store/records.ts';
+import type { StoredItem } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 
 const reachesLicense = reachedBy({
   product: (bearer, record) => record.productId === bearer.id,
   license: (bearer, record) => record.id === bearer.id,
   user: (bearer, record) => record.ownerId === bearer.id,
-}) as (actor: Principal, record: Item) => boolean; // every rule above answers at once
+}) as (actor: Principal, record: StoredItem) => boolean; // every rule above answers at once
 
 /**
  * The lifecycle actions (docs/rules.md §18.5): suspending and reinstating are the administrators'
@@ -26,7 +26,7 @@ const LIFECYCLE = {
 const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
 
 /** Who may take a lifecycle action besides holding its permission. */
-function mayChangeStanding(actor: Principal, action: string, record: Item | undefined): Verdict {
+function mayChangeStanding(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
   const { kind } = actor.bearer;
   if (isAdministrator(actor.bearer) || kind === 'product') return true;
   if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
@@ -68,7 +68,7 @@ export const licensePolicy = definePolicy({
   },
   present(actor, record) {
     const { bearer } = actor;
-    const environmentId = (record.environmentId as string | null) ?? null;
+    const environmentId = record.environmentId ?? null;
     const entitled =
       (bearer.kind === 'license' && bearer.id === record.id) ||
       (bearer.kind === 'user' && bearer.id === record.ownerId) ||
@@ -78,7 +78,5 @@ export const licensePolicy = definePolicy({
   },
   // A token it is given carries what the holder holds of the permissions asked.
   carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record
-      ? tokenCarries(record, changes.permissions, (record.environmentId as string | null) ?? null)
-      : [],
+    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.environmentId ?? null) : [],
 });

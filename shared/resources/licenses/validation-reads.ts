@@ -14,7 +14,8 @@
 import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.ts';
 import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
 import { readItems } from '../../store/read-ahead.ts';
-import { type Item, isUuid } from '../../store/records.ts';
+import type { RecordOf } from '../../store/record-types.ts';
+import { type Item, isUuid, itemOfType, type StoredItem } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { entitlementKeys } from '../entitlements/check.ts';
 import { machineMarkerKey } from '../machines/entity.ts';
@@ -60,8 +61,9 @@ export class ValidationReads {
     return Number(this.get(key)?.n ?? 0);
   }
 
-  record(accountId: string, type: RecordType, id: string | null | undefined): Item | undefined {
-    return id ? this.get(recordKey(accountId, type, id)) : undefined;
+  /** The stored item of the record of `type` with `id`, if it was among those read and exists. */
+  record<K extends RecordType>(accountId: string, type: K, id: string | null | undefined): StoredItem<RecordOf<K>> | undefined {
+    return id ? itemOfType(type, this.get(recordKey(accountId, type, id))) : undefined;
   }
 
   /** Every item read: what judges the entitlements scope. */

@@ -37,11 +37,12 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.ts';
 import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
-import { idOfRecordKey, uniqueKey } from '../../store/keys.ts';
+import { uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
-import { getItem, type Item, toRecord, visibleItems } from '../../store/records.ts';
+import { getItem, getRecordItem, type Item, itemOfType, type StoredItem, toRecord, visibleItems } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { markerRef } from '../../store/unique.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
 import type { Environment } from '../environments/entity.ts';
 import { factsOfMarker, factsOfRecord, type MachineFacts, machineMarkerKey } from '../machines/entity.ts';
@@ -52,7 +53,7 @@ import { allowance, type Limits, limitsOf } from '../policies/limits.ts';
 import { now } from '../rules.ts';
 import { normaliseEmail } from '../users/entity.ts';
 import { licenseDocument } from './document.ts';
-import { isExpired, isPossibleKey, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './entity.ts';
+import { isExpired, isPossibleKey, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyMarkerOf, licenseKeyValue } from './entity.ts';
 import { startExpiryOnValidation } from './expiry.ts';
 import { standingOf } from './standing.ts';
 import { Usage } from './usage.ts';
@@ -320,7 +321,8 @@ async function machineOf({ reads, scope }: Subject, license: LicenseRecord, fing
   if (!marker) return undefined;
   let facts = factsOfMarker(marker);
   if (!facts) {
-    const item = await getItem({ PK: marker.ref as string, SK: marker.SK });
+    const ref = markerRef(marker);
+    const item = ref && itemOfType('machines', await getItem(ref));
     facts = item && factsOfRecord(item);
   }
   return facts && canRead(scope, 'machines', facts.environmentId) ? facts : undefined;
@@ -403,10 +405,15 @@ async function verdictOf(subject: Subject): Promise<Verdict> {
  * announced with the answer's meta. The event, and the request's hit of its address limit when
  * its route counts it so, are one transaction: a validation reads once and writes once.
  */
-async function validate(requester: Requester, item: Item, reads: ValidationReads, echo: ValidationEcho): Promise<Validation> {
-  const accountId = item.accountId as string;
-  const policy = reads.record(accountId, 'policies', item.policyId as string);
-  const owner = reads.record(accountId, 'users', item.ownerId as string | null);
+async function validate(
+  requester: Requester,
+  item: StoredItem<LicenseRecord>,
+  reads: ValidationReads,
+  echo: ValidationEcho,
+): Promise<Validation> {
+  const { accountId } = item;
+  const policy = reads.record(accountId, 'policies', item.policyId);
+  const owner = reads.record(accountId, 'users', item.ownerId);
   const expiration = expirationOf(policy);
   const license = toRecord('licenses', await startExpiryOnValidation(requester.scope, item, expiration));
   const limits = limitsOf(policy);
@@ -434,11 +441,14 @@ async function validate(requester: Requester, item: Item, reads: ValidationReads
 }
 
 /** What names the reads: a license's record, or its key's marker (which carries its policy and owner). */
-const planOf = (license: Record<string, unknown>, given: ValidationScope | undefined): ReadPlan => ({
-  accountId: license.accountId as string,
-  licenseId: license.id as string,
-  policyId: license.policyId as string,
-  ownerId: (license.ownerId as string | null | undefined) ?? null,
+const planOf = (
+  license: Pick<LicenseRecord, 'accountId' | 'id' | 'policyId'> & { ownerId?: string | null },
+  given: ValidationScope | undefined,
+): ReadPlan => ({
+  accountId: license.accountId,
+  licenseId: license.id,
+  policyId: license.policyId,
+  ownerId: license.ownerId ?? null,
   given: given ?? {},
 });
 
@@ -459,11 +469,14 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   const marker = isPossibleKey(key)
     ? await readItem(scope.readAhead, uniqueKey(scope.accountId, LICENSE_KEY_MARKER, licenseKeyValue(key)))
     : undefined;
-  if (!marker) return notFound();
-  const licenseId = idOfRecordKey(marker.ref as string);
+  const named = licenseKeyMarkerOf(marker);
+  if (!named) return notFound();
+  const { licenseId, carried } = named;
   // A marker made before it carried the license's policy and owner: the license is read first.
-  const earlier = typeof marker.policyId === 'string' ? undefined : await getItem({ PK: marker.ref as string, SK: marker.SK });
-  const plan = planOf(earlier ?? { ...marker, accountId: scope.accountId, id: licenseId }, echo.scope);
+  const earlier = carried ? undefined : await getRecordItem(scope.accountId, 'licenses', licenseId);
+  const known = earlier ?? (carried && { accountId: scope.accountId, id: licenseId, ...carried });
+  if (!known) return notFound();
+  const plan = planOf(known, echo.scope);
   const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
   const found = reads.record(scope.accountId, 'licenses', licenseId);
   // A license of an environment this request cannot see does not exist for it, nor does one under a

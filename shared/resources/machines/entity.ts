@@ -7,7 +7,7 @@
 import { digest } from '../../auth/secrets.ts';
 import type { HolderRules } from '../../licensing/fingerprints.ts';
 import { uniqueKey } from '../../store/keys.ts';
-import type { Item, StoredRecord } from '../../store/records.ts';
+import type { Item, StoredItem, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
 
@@ -137,5 +137,5 @@ export const machineMarkerKey = (accountId: string, licenseId: string, fingerpri
   uniqueKey(accountId, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));
 
 /** The machine of a license with this fingerprint, if the scope may read it. */
-export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<Item | undefined> =>
-  findByUnique(scope, MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));
+export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<StoredItem<MachineRecord> | undefined> =>
+  findByUnique(scope, 'machines', MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));

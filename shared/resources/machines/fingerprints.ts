@@ -10,9 +10,10 @@
 import { digest } from '../../auth/secrets.ts';
 import { environmentMembership, type Key, machineFingerprintEntryKey, machinesByFingerprintPartition } from '../../store/keys.ts';
 import { partitionItems } from '../../store/paging.ts';
-import { getVisibleItems, type Item } from '../../store/records.ts';
+import { getVisibleItems, type Item, type StoredItem } from '../../store/records.ts';
 import { canRead, type Scope } from '../../store/scope.ts';
 import type { Transaction } from '../../store/transaction.ts';
+import type { MachineRecord } from './entity.ts';
 
 /** What names a machine's entry: its account, id and fingerprint. */
 interface Listed {
@@ -44,7 +45,7 @@ export function unlistByFingerprint(tx: Transaction, machine: Item): void {
  * The machines holding `fingerprint` that the scope reads, whatever their license. Entries of
  * environments the scope does not read are passed over without reading their machines.
  */
-export async function machinesWithFingerprint(scope: Scope, fingerprint: string): Promise<Item[]> {
+export async function machinesWithFingerprint(scope: Scope, fingerprint: string): Promise<StoredItem<MachineRecord>[]> {
   const entries = await partitionItems(undefined, machinesByFingerprintPartition(scope.accountId, digest(fingerprint)));
   const readable = entries.filter((entry) => canRead(scope, 'machines', (entry.environmentId as string | null) ?? null));
   if (readable.length === 0) return [];

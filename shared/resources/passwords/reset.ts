@@ -37,7 +37,7 @@ async function scopeOf(message: ResetMessage): Promise<Scope | undefined> {
  * user's password is never reset.
  */
 async function findUser(scope: Scope, email: string): Promise<Item | undefined> {
-  const item = await findByUnique(scope, EMAIL_MARKER, email);
+  const item = await findByUnique(scope, 'users', EMAIL_MARKER, email);
   return item && canWrite(scope, (item.environmentId as string | null) ?? null) ? item : undefined;
 }
 

@@ -10,7 +10,7 @@ export const productPolicy = definePolicy({
   reaches: reachedBy({
     product: (bearer, record) => record.id === bearer.id,
     license: (bearer, record) => record.id === bearer.productId,
-    user: (_bearer, record, actor) => actor.ownsLicense({ productId: record.id as string }),
+    user: (_bearer, record, actor) => actor.ownsLicense({ productId: record.id }),
   }),
   may(actor, action) {
     if (['create', 'delete', 'tokens.generate'].includes(action)) {
@@ -28,7 +28,5 @@ export const productPolicy = definePolicy({
   },
   // A token it is given carries what the holder holds of the permissions asked.
   carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record
-      ? tokenCarries(record, changes.permissions, (record.environmentId as string | null) ?? null)
-      : [],
+    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.environmentId ?? null) : [],
 });

@@ -3,9 +3,9 @@
  * generated; the service keeps only its SHA-256 digest, in the token record and in a lookup
  * item keyed by the digest that authentication reads.
  */
+import type { BearerType } from '../../auth/bearer.ts';
 import type { BearerKind } from '../../auth/permissions.ts';
 import type { TokenPrefix } from '../../auth/secrets.ts';
-import type { RecordType } from '../../store/keys.ts';
 import { attributesOf, type Item, type StoredRecord } from '../../store/records.ts';
 
 export type TokenKind = 'admin-token' | 'user-token' | 'environment-token' | 'product-token' | 'activation-token';
@@ -16,7 +16,7 @@ export interface TokenRecord extends StoredRecord {
   name: string | null;
   expiry: string | null;
   permissions: string[];
-  bearerType: RecordType;
+  bearerType: BearerType;
   bearerId: string;
   digest: string;
 }

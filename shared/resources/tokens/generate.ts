@@ -5,12 +5,13 @@
  */
 
 import type { Actor } from '../../auth/actor.ts';
-import { kindOf } from '../../auth/bearer.ts';
+import { type BearerType, kindOf } from '../../auth/bearer.ts';
 import { normalisePermissions } from '../../auth/permissions.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
 import { RecordNotFound } from '../../store/errors.ts';
+import type { RecordOf } from '../../store/record-types.ts';
 import { type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, maxLength } from '../rules.ts';
@@ -34,14 +35,14 @@ export interface TokenRequest {
  */
 export async function generateTokenFor(
   actor: Actor,
-  holder: StoredItem,
+  holder: StoredItem<RecordOf<BearerType>>,
   kind: TokenKind,
   attributes: TokenRequest,
   home: string | null = holder.environmentId ?? null,
 ) {
   maxLength('name', attributes.name, 255);
   const requested = attributes.permissions ?? ['*'];
-  const holderKind = kindOf(holder as never);
+  const holderKind = kindOf(holder);
   // Only a record that may act as a bearer (an environment, a product, a license) is given tokens here.
   if (!holderKind) throw new Error(`A ${String(holder.type)} holds no tokens`);
   const permissions = normalisePermissions(requested);

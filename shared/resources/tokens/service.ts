@@ -1,9 +1,11 @@
 /**
  * Generating, finding and revoking tokens, for every kind of bearer.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Actor, LoggingIn } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
+import type { BearerType } from '../../auth/bearer.ts';
 import { kindOf } from '../../auth/bearer.ts';
 import { digest, newTokenValue } from '../../auth/secrets.ts';
 import { conflict, NotAuthenticated, ruleBroken } from '../../errors.ts';
@@ -28,7 +30,7 @@ import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN
 
 export interface NewToken {
   /** The record the token stands for, as stored: a user, an environment, a product or a license. */
-  holder: StoredRecord & { role?: string; productId?: string; policyId?: string; ownerId?: string | null };
+  holder: StoredRecord & { type: BearerType; role?: string; productId?: string; policyId?: string; ownerId?: string | null };
   /** Where the token lives: its holder's environment, or for an environment token the environment itself. */
   environmentId: string | null;
   kind: TokenKind;

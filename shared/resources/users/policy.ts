@@ -59,7 +59,7 @@ export const userPolicy = definePolicy({
       return roleCarries(role, actor.scope.environmentId, `A user with the role ${role}`);
     }
     if (action !== 'update' || !record) return [];
-    const home = (record.environmentId as string | null) ?? null;
+    const home = record.environmentId ?? null;
     return [
       ...(changes.role !== undefined ? roleCarries(changes.role, home, `The role ${changes.role}`) : []),
       ...(changes.password !== undefined || changes.email !== undefined
