@@ -8,12 +8,12 @@ import type { Account } from '../resources/accounts/entity.ts';
 import type { Environment } from '../resources/environments/entity.ts';
 import { findLicenseItemByKey } from '../resources/licenses/entity.ts';
 import { requireStanding } from '../resources/licenses/standing.ts';
-import { tokenOfLookup } from '../resources/tokens/entity.ts';
+import { type TokenLookup, tokenOfLookup } from '../resources/tokens/entity.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../resources/users/entity.ts';
 import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
 import { type ReadAhead, readItem } from '../store/read-ahead.ts';
-import { getItems, type Item, toRecord } from '../store/records.ts';
+import { getItems, itemOfType, toRecord } from '../store/records.ts';
 import { hangsOnRemoved, removalsIn } from '../store/removals.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
@@ -56,10 +56,10 @@ export async function authenticateToken(
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   // A token of a record under a removal under way (a license of a removed policy) went with it (removals.ts).
-  if (hangsOnRemoved(await removalsIn(account.id, ahead), { id: token.bearerId, productId: lookup.productId, policyId: lookup.policyId })) {
+  if (hangsOnRemoved(await removalsIn(account.id, ahead), { id: token.bearerId, productId: token.productId, policyId: token.policyId })) {
     throw invalid();
   }
-  if (token.bearerType === 'licenses') await requireLicenseTokenStanding(lookup);
+  if (token.bearerType === 'licenses') await requireLicenseTokenStanding(token);
   return {
     kind: token.bearerKind,
     type: token.bearerType,
@@ -67,7 +67,7 @@ export async function authenticateToken(
     environmentId: token.environmentId,
     permissions: effectivePermissions(token.bearerKind, token.environmentId, token.permissions),
     tokenId: token.id,
-    ...ancestry(token.bearerType, lookup),
+    ...ancestry(token.bearerType, token),
   };
 }
 
@@ -78,12 +78,16 @@ export async function authenticateToken(
  * standing itself: suspending, renewing or banning would then rewrite every lookup of every token
  * of the license, and a policy's change of strategy those of all its licenses.
  */
-async function requireLicenseTokenStanding(lookup: Item): Promise<void> {
-  const accountId = lookup.accountId as string;
-  const keys = [recordKey(accountId, 'licenses', lookup.bearerId as string), recordKey(accountId, 'policies', lookup.policyId as string)];
-  if (typeof lookup.ownerId === 'string') keys.push(recordKey(accountId, 'users', lookup.ownerId));
+async function requireLicenseTokenStanding(token: TokenLookup): Promise<void> {
+  const { accountId } = token;
+  const keys = [recordKey(accountId, 'licenses', token.bearerId)];
+  if (token.policyId) keys.push(recordKey(accountId, 'policies', token.policyId));
+  if (token.ownerId) keys.push(recordKey(accountId, 'users', token.ownerId));
   const read = await getItems(keys);
-  const license = read.find((item) => item.type === 'licenses');
+  const license = itemOfType(
+    'licenses',
+    read.find((item) => item.type === 'licenses'),
+  );
   // A license's delete removes its tokens' lookups first; one caught in between is gone already.
   if (!license) throw invalid();
   await requireStanding(license, read);
@@ -101,11 +105,11 @@ export async function authenticateLicenseKey(header: string, scope: Scope): Prom
   const holder = await findLicenseItemByKey(scope, key);
   if (!holder) throw new NotAuthenticated('LICENSE_INVALID', 'License key is invalid');
   await requireStanding(holder);
-  const environmentId = (holder.environmentId as string | null | undefined) ?? null;
+  const environmentId = holder.environmentId ?? null;
   return {
     kind: 'license',
     type: 'licenses',
-    id: holder.id as string,
+    id: holder.id,
     environmentId,
     permissions: effectivePermissions('license', environmentId, ['*']),
     ...ancestry('licenses', holder),
@@ -113,8 +117,8 @@ export async function authenticateLicenseKey(header: string, scope: Scope): Prom
 }
 
 /** Where a license bearer stands in the licensing graph (the license itself, or its token's lookup item). */
-const ancestry = (type: RecordType, item: Item) =>
-  type === 'licenses' ? { productId: item.productId as string, policyId: item.policyId as string } : {};
+const ancestry = (type: RecordType, of: { productId?: string; policyId?: string }) =>
+  type === 'licenses' ? { productId: of.productId, policyId: of.policyId } : {};
 
 /**
  * The user behind `Authorization: Basic <email:password>` (only POST /tokens). Every failure

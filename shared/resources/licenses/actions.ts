@@ -11,7 +11,7 @@ import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { getItem, getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, now } from '../rules.ts';
@@ -33,7 +33,13 @@ class StandingChanged extends Error {}
  * that it still holds the value read: a license suspended, reinstated or deleted meanwhile is
  * read again and judged as it now stands.
  */
-async function setSuspended(actor: Actor, item: Item, to: boolean, event: StandingEvent, refusal: () => Error): Promise<LicenseRecord> {
+async function setSuspended(
+  actor: Actor,
+  item: StoredItem<LicenseRecord>,
+  to: boolean,
+  event: StandingEvent,
+  refusal: () => Error,
+): Promise<LicenseRecord> {
   if (item.suspended === to) throw refusal();
   const tx = new Transaction();
   const updated = toRecord(
@@ -45,8 +51,8 @@ async function setSuspended(actor: Actor, item: Item, to: boolean, event: Standi
     await tx.commit();
   } catch (error) {
     if (!(error instanceof StandingChanged)) throw error;
-    const current = await getItem(recordKey(item.accountId as string, 'licenses', item.id as string));
-    if (!current) throw new RecordNotFound('licenses', item.id as string);
+    const current = await getRecordItem(item.accountId, 'licenses', item.id);
+    if (!current) throw new RecordNotFound('licenses', item.id);
     throw current.suspended === to ? refusal() : conflict('The license changed while this request was made; retry it');
   }
   return present(actor, 'licenses', updated);

@@ -9,13 +9,12 @@
  * so a global license's clock starts only from the global environment.
  */
 import { conflict } from '../../errors.ts';
-import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item } from '../../store/records.ts';
+import { getRecordItem, type Item, itemOf, type StoredItem } from '../../store/records.ts';
 import { canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { Expiration } from '../policies/entity.ts';
 import { now } from '../rules.ts';
-import { isExpired } from './entity.ts';
+import { isExpired, type LicenseRecord } from './entity.ts';
 
 /** `seconds` after `from` (epoch ms), as an ISO 8601 time. */
 const after = (from: number, seconds: number) => new Date(from + seconds * 1000).toISOString();
@@ -32,10 +31,13 @@ export function expiryAtCreation(given: string | null | undefined, expiration: E
  * duration, the license has no expiry yet and `scope` may change it. From a SHARED environment a
  * global license stays unstarted: it is judged and shown as it stands, and nothing is written.
  */
-const durationStarting = (scope: Scope, license: Item, expiration: Expiration, basis: Expiration['expirationBasis']) =>
-  expiration.expirationBasis === basis && license.expiry == null && canWrite(scope, (license.environmentId as string | null) ?? null)
-    ? expiration.duration
-    : null;
+const durationStarting = (
+  scope: Scope,
+  license: StoredItem<LicenseRecord>,
+  expiration: Expiration,
+  basis: Expiration['expirationBasis'],
+) =>
+  expiration.expirationBasis === basis && license.expiry == null && canWrite(scope, license.environmentId) ? expiration.duration : null;
 
 /** Lost the race to set an expiry: another request set it first. */
 class ExpiryAlreadySet extends Error {}
@@ -45,7 +47,11 @@ class ExpiryAlreadySet extends Error {}
  * its expiry, before the verdict, so that the verdict and the answer's license show it. Of
  * concurrent first validations one writes; the others read the expiry it wrote.
  */
-export async function startExpiryOnValidation(scope: Scope, license: Item, expiration: Expiration): Promise<Item> {
+export async function startExpiryOnValidation(
+  scope: Scope,
+  license: StoredItem<LicenseRecord>,
+  expiration: Expiration,
+): Promise<StoredItem<LicenseRecord>> {
   const duration = durationStarting(scope, license, expiration, 'FROM_FIRST_VALIDATION');
   if (duration === null) return license;
   const tx = new Transaction();
@@ -57,11 +63,11 @@ export async function startExpiryOnValidation(scope: Scope, license: Item, expir
   );
   try {
     await tx.commit();
-    return started;
+    return itemOf('licenses', started);
   } catch (error) {
     if (!(error instanceof ExpiryAlreadySet)) throw error;
     // Set by a concurrent validation (or removed meanwhile: then judged as it was read).
-    return (await getItem(recordKey(license.accountId as string, 'licenses', license.id as string))) ?? license;
+    return (await getRecordItem(license.accountId, 'licenses', license.id)) ?? license;
   }
 }
 
@@ -75,7 +81,7 @@ export async function startExpiryOnValidation(scope: Scope, license: Item, expir
 export function holdLicenseForActivation(
   tx: Transaction,
   scope: Scope,
-  license: Item,
+  license: StoredItem<LicenseRecord>,
   expiration: Expiration,
   missing: Error,
 ): string | undefined {

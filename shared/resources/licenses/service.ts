@@ -16,12 +16,13 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItem, getVisibleItem, type Item, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { getItem, getVisibleItem, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
+import type { UserRecord } from '../users/entity.ts';
 import { retrieveUser } from '../users/service.ts';
 import { licenseDocument } from './document.ts';
 import { KEY_MAX, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './entity.ts';
@@ -87,13 +88,13 @@ async function signedLicenseKey(actor: Actor, template: string | undefined, fact
 }
 
 /** The facts of a license a signed key's dataset may tell; `duration` is its policy's. */
-function factsOf(license: Omit<LicenseRecord, 'key'>, owner: Item | undefined, duration: number | null): LicenseFacts {
+function factsOf(license: Omit<LicenseRecord, 'key'>, owner: StoredItem<UserRecord> | undefined, duration: number | null): LicenseFacts {
   return {
     id: license.id,
     account: license.accountId,
     product: license.productId,
     policy: license.policyId,
-    user: owner ? { id: owner.id as string, email: owner.email as string } : null,
+    user: owner ? { id: owner.id, email: owner.email } : null,
     created: license.created,
     expiry: license.expiry,
     duration,

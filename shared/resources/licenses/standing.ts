@@ -7,8 +7,9 @@
  */
 import { refused } from '../../errors.ts';
 import { type RecordType, recordKey } from '../../store/keys.ts';
-import { getItems, type Item } from '../../store/records.ts';
-import { type Expiration, expirationOf } from '../policies/entity.ts';
+import { getItems, type Item, itemOfType, type StoredItem } from '../../store/records.ts';
+import { type Expiration, expirationOf, type PolicyRecord } from '../policies/entity.ts';
+import type { UserRecord } from '../users/entity.ts';
 import { isExpired, type LicenseRecord } from './entity.ts';
 
 export type Standing = 'BANNED' | 'SUSPENDED' | 'EXPIRED';
@@ -27,8 +28,13 @@ export function standingOf(
 }
 
 /** The item of `type` and `id` among those read. */
-export const itemAmong = (items: readonly Item[], type: RecordType, id: unknown) =>
-  typeof id === 'string' ? items.find((item) => item.type === type && item.id === id) : undefined;
+export const itemAmong = <K extends RecordType>(items: readonly Item[], type: K, id: string | null | undefined) =>
+  id
+    ? itemOfType(
+        type,
+        items.find((item) => item.type === type && item.id === id),
+      )
+    : undefined;
 
 /**
  * The owner and the policy of a license, as its standing and its validation need them, taking
@@ -36,16 +42,14 @@ export const itemAmong = (items: readonly Item[], type: RecordType, id: unknown)
  * policy unless `policyWhen` says it is not needed.
  */
 export async function ownerAndPolicy(
-  license: Item,
+  license: StoredItem<LicenseRecord>,
   read: readonly Item[] = [],
   policyWhen = true,
-): Promise<{ owner: Item | undefined; policy: Item | undefined }> {
-  const accountId = license.accountId as string;
-  const wanted: [RecordType, unknown][] = [['users', license.ownerId]];
+): Promise<{ owner: StoredItem<UserRecord> | undefined; policy: StoredItem<PolicyRecord> | undefined }> {
+  const { accountId } = license;
+  const wanted: [RecordType, string | null][] = [['users', license.ownerId]];
   if (policyWhen) wanted.push(['policies', license.policyId]);
-  const missing = wanted
-    .filter(([type, id]) => typeof id === 'string' && !itemAmong(read, type, id))
-    .map(([type, id]) => recordKey(accountId, type, id as string));
+  const missing = wanted.flatMap(([type, id]) => (id && !itemAmong(read, type, id) ? [recordKey(accountId, type, id)] : []));
   const items = missing.length > 0 ? [...read, ...(await getItems(missing))] : read;
   return { owner: itemAmong(items, 'users', license.ownerId), policy: itemAmong(items, 'policies', license.policyId) };
 }
@@ -62,7 +66,7 @@ const REFUSALS: Record<Standing, [string, string]> = {
  * policy matters, so a license key's authentication reads at most its owner and, once expired,
  * its policy: one more BatchGetItem when it has an owner or has expired, none otherwise.
  */
-export async function requireStanding(license: Item, read: readonly Item[] = []): Promise<void> {
+export async function requireStanding(license: StoredItem<LicenseRecord>, read: readonly Item[] = []): Promise<void> {
   const { owner, policy } = await ownerAndPolicy(license, read, isExpired(license.expiry));
   const standing = standingOf(license, owner, expirationOf(policy));
   if (standing === undefined) return;
