@@ -57,13 +57,13 @@ export function principalOf(actor: Actor): Principal {
 export async function authorize<T extends PolicyType>(
   actor: Actor,
   type: T,
-  id: string | Item,
+  id: string | StoredItem,
   action: Action<T>,
   context?: ActionContext,
 ): Promise<AuthorizedItem<T>> {
   actor.asked?.push(`${type}.${action}@record`);
-  const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : (id as StoredItem);
-  const name = typeof id === 'string' ? id : (id as StoredItem).id;
+  const item = typeof id === 'string' ? await getVisibleItem(actor.scope, type as RecordType, id) : id;
+  const name = typeof id === 'string' ? id : id.id;
   if (!item) throw new RecordNotFound(type, name);
   const judgement = await judge(principalOf(actor), type, action, item, context);
   if (!judgement.allowed) throw judgement.status === 404 ? new RecordNotFound(type, name) : refused(judgement.detail);

@@ -44,7 +44,7 @@ function assign(target: Record<string, QueryValue>, key: string, path: string[],
     if (rest.length > 0 || (existing !== undefined && !Array.isArray(existing))) {
       throw invalidQuery(name, `The query parameter '${name}' is malformed`);
     }
-    target[key] = [...((existing as string[] | undefined) ?? []), value];
+    target[key] = [...(existing ?? []), value];
     return;
   }
   if (existing !== undefined && (typeof existing !== 'object' || Array.isArray(existing))) {

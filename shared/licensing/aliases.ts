@@ -9,16 +9,20 @@ import type { Actor } from '../auth/actor.ts';
 import { sees } from '../auth/authorize.ts';
 import type { PolicyType } from '../auth/policies/index.ts';
 import { Conflict } from '../errors.ts';
-import { findLicenseItemByKey } from '../resources/licenses/entity.ts';
-import { findMachineItem } from '../resources/machines/entity.ts';
+import { findLicenseItemByKey, type LicenseRecord } from '../resources/licenses/entity.ts';
+import { findMachineItem, type MachineRecord } from '../resources/machines/entity.ts';
 import { machinesWithFingerprint } from '../resources/machines/fingerprints.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { RecordType } from '../store/keys.ts';
 import type { RecordOf } from '../store/record-types.ts';
-import { getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
+import { getVisibleItem, type StoredItem } from '../store/records.ts';
 
 /** The record `id` names by id, if the bearer sees it. */
-async function seenById(actor: Actor, type: PolicyType & RecordType, id: string): Promise<Item | undefined> {
+async function seenById<K extends PolicyType & RecordType>(
+  actor: Actor,
+  type: K,
+  id: string,
+): Promise<StoredItem<RecordOf<K>> | undefined> {
   const item = await getVisibleItem(actor.scope, type, id);
   return item && (await sees(actor, type, item)) ? item : undefined;
 }
@@ -34,7 +38,7 @@ async function seen<K extends PolicyType & RecordType>(
 }
 
 /** The license named by its id or its key; 404 when the bearer sees none. */
-export async function licenseNamed(actor: Actor, idOrKey: string): Promise<Item> {
+export async function licenseNamed(actor: Actor, idOrKey: string): Promise<StoredItem<LicenseRecord>> {
   const byId = await seenById(actor, 'licenses', idOrKey);
   if (byId) return byId;
   const [byKey] = await seen(actor, 'licenses', [await findLicenseItemByKey(actor.scope, idOrKey)]);
@@ -48,7 +52,7 @@ export async function licenseNamed(actor: Actor, idOrKey: string): Promise<Item>
  * names one among all the machines it sees, and a fingerprint that several of them hold (on
  * different licenses) names none of them (404): their ids tell them apart.
  */
-export async function machineNamed(actor: Actor, idOrFingerprint: string): Promise<Item> {
+export async function machineNamed(actor: Actor, idOrFingerprint: string): Promise<StoredItem<MachineRecord>> {
   const byId = await seenById(actor, 'machines', idOrFingerprint);
   if (byId) return byId;
   const { bearer, scope } = actor;
@@ -65,7 +69,7 @@ export async function machineNamed(actor: Actor, idOrFingerprint: string): Promi
  * An update whose path may name its record by an alias reads `data.id` from its body: if sent,
  * it must be the id of the record found (docs/rules.md §1.2), else 409 `ID_MISMATCH`.
  */
-export function requireNamedId(item: Item, namedId: string | undefined): void {
+export function requireNamedId(item: StoredItem, namedId: string | undefined): void {
   if (namedId === undefined || namedId.toLowerCase() === item.id) return;
   throw new Conflict(`data.id does not match the id of the ${String(item.type).replace(/s$/, '')} (${item.id})`, 'ID_MISMATCH', {
     pointer: '/data/id',

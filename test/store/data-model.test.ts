@@ -1077,7 +1077,8 @@ describe('entitlement access patterns', () => {
     return attachments;
   }
 
-  const asHolder = (record: { type: string; id: string }): Holder => holderOf({ ...record, accountId, environmentId: null });
+  const asHolder = (record: { type: string; id: string }): Holder =>
+    holderOf({ id: record.id, type: record.type as 'policies' | 'licenses', accountId, environmentId: null });
 
   it("44, 45: a license's effective set is its policy's set and its own, one item each; attaching is all or nothing, one of concurrent attaches wins", async () => {
     const g = await addGraph(null);
@@ -1273,7 +1274,7 @@ describe('process access patterns', () => {
 
     // A machine's count goes with the machine, a license's with the license.
     tx = new Transaction();
-    dropMachineProcessCount(tx, (await getItem(recordKey(accountId, 'machines', m1.id)))!);
+    dropMachineProcessCount(tx, (await getRecordItem(accountId, 'machines', m1.id))!);
     dropCountsOfLicense(tx, (await getRecordItem(accountId, 'licenses', g.license.id))!);
     await tx.commit();
     expect(await getItem(machineProcessCountKey(accountId, m1.id))).toBeUndefined();

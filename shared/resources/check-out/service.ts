@@ -17,7 +17,7 @@ import type { EventKind } from '../../events/kinds.ts';
 import type { ResourceObject } from '../../jsonapi.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, itemOf, type RecordOf, toRecord } from '../../store/records.ts';
+import { getItem, type RecordOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentDocument } from '../components/document.ts';
 import { listMachineComponents } from '../components/service.ts';
@@ -227,7 +227,7 @@ function fileTooLarge(kind: FileKind, includes: readonly string[], bytes: number
 async function issue<K extends 'licenses' | 'machines'>(
   actor: Actor,
   type: K,
-  item: Item,
+  item: StoredItem<RecordOf<K>>,
   request: Issue<RecordOf<K>>,
 ): Promise<CheckedOutFile> {
   const { kind, issuedAt, options, included } = request;
@@ -237,7 +237,7 @@ async function issue<K extends 'licenses' | 'machines'>(
   const expiry = options.ttl === null ? null : new Date(issuedAt + options.ttl * 1000).toISOString();
 
   const tx = new Transaction();
-  const missing = new RecordNotFound(type, itemOf(type, item).id);
+  const missing = new RecordNotFound(type, item.id);
   const record = toRecord(type, tx.update(item, { lastCheckOut: issued }, { missing }));
   await emitEvent(tx, originOf(record, actor.scope), request.event, request.document(record));
   // Keygen's member order: data, included, meta.

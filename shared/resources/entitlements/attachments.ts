@@ -36,7 +36,7 @@ import {
   recordKey,
 } from '../../store/keys.ts';
 import { partitionItems } from '../../store/paging.ts';
-import { getItem, getItems, type Item, toRecord } from '../../store/records.ts';
+import { getItem, getItems, type Item, itemOfType, type StoredRecord, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { EntitlementRecord } from './entity.ts';
 
@@ -71,15 +71,12 @@ const entryName = (entitlementId: string) => `${ENTRY}${entitlementId}`;
 const TOMBSTONE = 'gone#';
 const tombstoneName = (entitlementId: string) => `${TOMBSTONE}${entitlementId}`;
 
+const isEntitlementHolder = (value: unknown): value is EntitlementHolder => value === 'policies' || value === 'licenses';
+
 /** A policy or license (record or stored item) as a holder. */
-export function holderOf(record: Record<string, unknown>): Holder {
-  if (record.type !== 'policies' && record.type !== 'licenses') throw new Error(`A ${String(record.type)} holds no entitlements`);
-  return {
-    accountId: record.accountId as string,
-    holder: record.type,
-    holderId: record.id as string,
-    environmentId: (record.environmentId as string | null | undefined) ?? null,
-  };
+export function holderOf(record: Pick<StoredRecord, 'type' | 'accountId' | 'id' | 'environmentId'>): Holder {
+  if (record.type !== 'policies' && record.type !== 'licenses') throw new Error(`A ${record.type} holds no entitlements`);
+  return { accountId: record.accountId, holder: record.type, holderId: record.id, environmentId: record.environmentId ?? null };
 }
 
 export const setKeyOf = (holder: Pick<Holder, 'accountId' | 'holder' | 'holderId'>): Key =>
@@ -94,7 +91,7 @@ export const effectiveSetKeys = (license: LicenseRef): Key[] => [
 /** The attachments a set item holds (none when it does not exist). */
 export function attachmentsIn(holder: Omit<Holder, 'environmentId'>, item: Item | undefined): Attachment[] {
   if (!item) return [];
-  const environmentId = (item.environmentId as string | null | undefined) ?? null;
+  const environmentId = typeof item.environmentId === 'string' ? item.environmentId : null;
   return Object.entries(item)
     .filter(([name]) => name.startsWith(ENTRY))
     .map(([name, value]) => ({ ...holder, environmentId, entitlementId: name.slice(ENTRY.length), ...(value as Entry) }));
@@ -252,7 +249,10 @@ const BULK = 90;
  * set's pointers, then the set, in transactions of their own.
  */
 export async function removeSetsOf(records: readonly Item[]): Promise<void> {
-  const holders = records.filter((record) => record.type === 'policies' || record.type === 'licenses').map(holderOf);
+  const holders = records.flatMap((record) => {
+    const item = itemOfType('policies', record) ?? itemOfType('licenses', record);
+    return item ? [holderOf(item)] : [];
+  });
   if (holders.length === 0) return;
   const sets = await getItems(holders.map(setKeyOf));
   const keys = holders.flatMap((holder) => {
@@ -282,7 +282,11 @@ const ATTEMPTS = 3;
 export async function detachEverywhere(accountId: string, entitlementId: string): Promise<void> {
   const pointers = await partitionItems(undefined, entitlementHoldersPartition(accountId, entitlementId));
   const name = entryName(entitlementId);
-  const holderAt = (pointer: Item) => ({ accountId, holder: pointer.holder as EntitlementHolder, holderId: pointer.holderId as string });
+  const holderAt = (pointer: Item) => {
+    const { holder, holderId } = pointer;
+    if (!isEntitlementHolder(holder) || typeof holderId !== 'string') throw new Error(`${pointer.PK} is not a holder's pointer`);
+    return { accountId, holder, holderId };
+  };
   for (let i = 0; i < pointers.length; i += DETACH_CHUNK) {
     const chunk = pointers.slice(i, i + DETACH_CHUNK);
     for (let attempt = 1; ; attempt++) {

@@ -14,8 +14,10 @@ import { licenseNamed } from '../../licensing/aliases.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { type EntitlementHolder, recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItems, getVisibleItems, getVisibleRecords, type Item, isUuid, toRecord } from '../../store/records.ts';
+import { getItems, getVisibleItems, getVisibleRecords, type Item, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import type { LicenseRecord } from '../licenses/entity.ts';
+import type { PolicyRecord } from '../policies/entity.ts';
 import { now } from '../rules.ts';
 import {
   type Attachment,
@@ -53,10 +55,17 @@ const SINGULAR = { policies: 'policy', licenses: 'license' } as const;
  * The holder the path names (a license by its id or its key, docs/rules.md §11.2), on which the
  * bearer may do `action` (404 unseen, 403 refused).
  */
-async function holderItem(actor: Actor, holder: EntitlementHolder, id: string, action: 'list' | 'attach' | 'detach'): Promise<Item> {
-  const item = await authorize(actor, holder, holder === 'licenses' ? await licenseNamed(actor, id) : id, 'read');
-  return authorize(actor, ATTACHMENTS_OF[holder], item, action);
+async function holderItem(actor: Actor, holder: EntitlementHolder, id: string, action: 'list' | 'attach' | 'detach'): Promise<HolderItem> {
+  const item: HolderItem =
+    holder === 'licenses'
+      ? await authorize(actor, 'licenses', await licenseNamed(actor, id), 'read')
+      : await authorize(actor, 'policies', id, 'read');
+  await authorize(actor, ATTACHMENTS_OF[holder], item, action);
+  return item;
 }
+
+/** A policy's or a license's stored item: what holds entitlements. */
+type HolderItem = StoredItem<PolicyRecord> | StoredItem<LicenseRecord>;
 
 const pointer = (index: number) => `/data/${index}`;
 
@@ -88,12 +97,10 @@ interface Sets {
 }
 
 /** The holder's own set and, for a license, its policy's: one BatchGetItem. */
-async function setsOf(item: Item): Promise<Sets> {
+async function setsOf(item: HolderItem): Promise<Sets> {
   const holder = holderOf(item);
   const policy =
-    holder.holder === 'licenses'
-      ? { accountId: holder.accountId, holder: 'policies' as const, holderId: item.policyId as string }
-      : undefined;
+    item.type === 'licenses' ? { accountId: holder.accountId, holder: 'policies' as const, holderId: item.policyId } : undefined;
   const keys = [setKeyOf(holder), ...(policy ? [setKeyOf(policy)] : [])];
   const items = await getItems(keys);
   const setAt = (index: number) => items.find((found) => found.PK === keys[index]?.PK);
@@ -112,10 +119,10 @@ async function attachableRecords(accountId: string, ids: readonly string[]): Pro
  * The entitlements a body names, each found (one BatchGetItem: in the scope, within the bearer's
  * reach, not being removed) or undefined: an id that is no UUID names nothing.
  */
-async function named(actor: Actor, refs: readonly EntitlementRef[]): Promise<(Item | undefined)[]> {
+async function named(actor: Actor, refs: readonly EntitlementRef[]): Promise<(StoredItem<EntitlementRecord> | undefined)[]> {
   const ids = [...new Set(refs.map((ref) => ref.id.toLowerCase()).filter(isUuid))];
   const found = notRemoving(await getVisibleItems(actor.scope, 'entitlements', ids));
-  const usable = new Map<string, Item>();
+  const usable = new Map<string, StoredItem<EntitlementRecord>>();
   for (const item of found) if (await relatable(actor, 'entitlements', item)) usable.set(item.id, item);
   return refs.map((ref) => usable.get(ref.id.toLowerCase()));
 }
@@ -143,8 +150,8 @@ export async function attachEntitlements(actor: Actor, holderType: EntitlementHo
     const tx = new Transaction();
     addToSet(tx, holder, attachments, sets.set, changed);
     tx.requireExists({ PK: item.PK, SK: item.SK }, new RecordNotFound(holderType, id));
-    if (holderType === 'licenses') {
-      requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId as string }, ids, changed);
+    if (item.type === 'licenses') {
+      requireNoneHeld(tx, { accountId: holder.accountId, holder: 'policies', holderId: item.policyId }, ids, changed);
     }
     await emitEvent(
       tx,
@@ -165,14 +172,14 @@ const notFound = (ref: EntitlementRef, index: number) =>
   ruleBroken('ENTITLEMENT_NOT_FOUND', `entitlement '${ref.id}' was not found`, pointer(index));
 
 /** The ids to attach, in the body's order; 422 at the first entitlement that may not be attached. */
-function attachable(refs: readonly EntitlementRef[], entitlements: readonly (Item | undefined)[], sets: Sets) {
+function attachable(refs: readonly EntitlementRef[], entitlements: readonly (StoredItem<EntitlementRecord> | undefined)[], sets: Sets) {
   const own = new Set(sets.own.map((a) => a.entitlementId));
   const throughPolicy = new Set(sets.policy.map((a) => a.entitlementId));
   const ids: string[] = [];
   for (const [index, ref] of refs.entries()) {
     const entitlement = entitlements[index];
-    if (!entitlement || isTombstoned(sets.set, entitlement.id as string)) throw notFound(ref, index);
-    const entitlementId = entitlement.id as string;
+    if (!entitlement || isTombstoned(sets.set, entitlement.id)) throw notFound(ref, index);
+    const entitlementId = entitlement.id;
     if (own.has(entitlementId) || ids.includes(entitlementId)) {
       throw ruleBroken('ENTITLEMENT_TAKEN', `entitlement '${ref.id}' is already attached`, pointer(index));
     }

@@ -5,7 +5,7 @@
  */
 import { type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import type { ReadAhead } from '../../store/read-ahead.ts';
-import { getVisibleItem, type Item, isUuid, type StoredRecord, toRecord } from '../../store/records.ts';
+import { getVisibleItem, isUuid, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
 import { globalScope } from '../../store/scope.ts';
 import { findByUnique } from '../../store/unique.ts';
 
@@ -31,7 +31,11 @@ export function environmentKeyFor(accountId: string, idOrCode: string): Key | un
  * The stored item of an environment, by UUID or by code (case-insensitive). Environments are the
  * account's, whatever the request's environment.
  */
-export async function findEnvironmentItem(accountId: string, idOrCode: string, ahead?: ReadAhead): Promise<Item | undefined> {
+export async function findEnvironmentItem(
+  accountId: string,
+  idOrCode: string,
+  ahead?: ReadAhead,
+): Promise<StoredItem<Environment> | undefined> {
   const scope = globalScope(accountId, ahead);
   if (!isUuid(idOrCode))
     return idOrCode.length > 255 ? undefined : findByUnique(scope, 'environments', CODE_MARKER, idOrCode.toLowerCase());

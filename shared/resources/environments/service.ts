@@ -15,7 +15,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { type Item, isUuid, itemOf, toRecord } from '../../store/records.ts';
+import { isUuid, itemOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
@@ -93,7 +93,12 @@ export async function createEnvironment(actor: Actor, input: NewEnvironment): Pr
  * the account, whatever the request's environment; a bearer who may not manage environments is
  * refused before the lookup, so a refusal tells nothing of which environments exist.
  */
-async function environmentItem(actor: Actor, idOrCode: string, action: Action<'environments'>, context?: ActionContext): Promise<Item> {
+async function environmentItem(
+  actor: Actor,
+  idOrCode: string,
+  action: Action<'environments'>,
+  context?: ActionContext,
+): Promise<StoredItem<Environment>> {
   await authorizeAction(actor, 'environments', action);
   const item = await findEnvironmentItem(actor.account.id, idOrCode);
   if (!item) throw new RecordNotFound('environments', idOrCode);
@@ -164,7 +169,7 @@ export async function updateEnvironment(
  */
 export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise<void> {
   const item = await environmentItem(actor, idOrCode, 'delete');
-  const message: PurgeMessage = { accountId: actor.account.id, environmentId: item.id as string };
+  const message: PurgeMessage = { accountId: actor.account.id, environmentId: item.id };
   const tx = new Transaction();
   tx.delete(item, new RecordNotFound('environments', idOrCode));
   tx.put({ ...purgeMarkerKey(message.accountId, message.environmentId), ...message, requested: now(), completed: 0 });

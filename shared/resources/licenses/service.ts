@@ -16,7 +16,7 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItem, getVisibleItem, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { expirationOf } from '../policies/entity.ts';
@@ -217,7 +217,7 @@ export async function listUserLicenses(actor: Actor, userId: string, filters: Fi
 /** POST /licenses/<id>/tokens: a license token, for administrators and the license's product. */
 export async function generateLicenseToken(actor: Actor, id: string, request: TokenRequest) {
   const item = await authorize(actor, 'licenses', id, 'tokens.generate', { changes: { permissions: request.permissions } });
-  return generateTokenFor(actor, itemOf('licenses', item), 'activation-token', request);
+  return generateTokenFor(actor, item, 'activation-token', request);
 }
 
 /** The license a record belongs to, seen by the rules of licenses. */

@@ -47,7 +47,9 @@ export function unlistByFingerprint(tx: Transaction, machine: Item): void {
  */
 export async function machinesWithFingerprint(scope: Scope, fingerprint: string): Promise<StoredItem<MachineRecord>[]> {
   const entries = await partitionItems(undefined, machinesByFingerprintPartition(scope.accountId, digest(fingerprint)));
-  const readable = entries.filter((entry) => canRead(scope, 'machines', (entry.environmentId as string | null) ?? null));
+  const readable = entries.filter((entry) =>
+    canRead(scope, 'machines', typeof entry.environmentId === 'string' ? entry.environmentId : null),
+  );
   if (readable.length === 0) return [];
   const machines = await getVisibleItems(
     scope,

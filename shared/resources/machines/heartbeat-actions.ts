@@ -14,7 +14,7 @@ import { machineNamed } from '../../licensing/aliases.ts';
 import { dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, toRecord } from '../../store/records.ts';
+import { getItem, getRecordItem, type Item, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { attributePointer } from '../rules.ts';
@@ -94,13 +94,13 @@ export async function resetMachineHeartbeat(actor: Actor, id: string): Promise<H
  */
 async function changeHeartbeat(
   actor: Actor,
-  found: Item,
+  found: StoredItem<MachineRecord>,
   decide: (machine: MachineRecord, rules: Heartbeat, at: number) => Decision,
 ): Promise<HeartbeatAnswer> {
   const { accountId, id, policyId } = toRecord('machines', found);
   const policy = await getItem(recordKey(accountId, 'policies', policyId));
   const rules = heartbeatOf(policy);
-  let item: Item | undefined = found;
+  let item: StoredItem<MachineRecord> | undefined = found;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     if (!item) throw new RecordNotFound('machines', id);
     if (item.heartbeatCullStarted) throw dead();
@@ -119,7 +119,7 @@ async function changeHeartbeat(
     } catch (error) {
       if (error !== changed) throw error;
     }
-    item = await getItem(recordKey(accountId, 'machines', id));
+    item = await getRecordItem(accountId, 'machines', id);
   }
   throw conflict('The machine changed while this request was made; retry it');
 }

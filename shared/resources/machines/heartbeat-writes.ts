@@ -5,7 +5,7 @@
  * started, tells that nothing else judged the machine meanwhile: of two writes from one reading,
  * one lands and the other reads the machine again.
  */
-import type { Item } from '../../store/records.ts';
+import type { Item, StoredItem } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
 const READ = ['DUESK', 'lastHeartbeat'] as const;
@@ -33,8 +33,8 @@ export class HeartbeatChanged extends Error {
  * every write of it writes them too, in its transaction; each only while it is the machine's.
  * A null heartbeat is carried as none.
  */
-export function heartbeatOnMarkers(tx: Transaction, item: Item, lastHeartbeat: string | null, changed: Error): void {
-  for (const pk of (item.markers as string[] | undefined) ?? []) {
+export function heartbeatOnMarkers(tx: Transaction, item: StoredItem, lastHeartbeat: string | null, changed: Error): void {
+  for (const pk of item.markers ?? []) {
     tx.patch({ PK: pk, SK: item.SK }, { lastHeartbeat }, {}, { state: { ref: item.PK }, changed });
   }
 }

@@ -3,8 +3,8 @@
  * is now, so the policies of the machines shown are read with them (one BatchGetItem for a page).
  */
 import type { ResourceObject } from '../../jsonapi.ts';
-import { recordKey } from '../../store/keys.ts';
-import { getItems, type Item } from '../../store/records.ts';
+import { getRecordItems, type StoredItem } from '../../store/records.ts';
+import type { PolicyRecord } from '../policies/entity.ts';
 import { machineDocument } from './document.ts';
 import type { MachineRecord } from './entity.ts';
 
@@ -18,10 +18,10 @@ export async function machineDocumentsFor(machines: readonly MachineRecord[]): P
 export const shownMachine = async (machine: MachineRecord): Promise<ResourceObject> => (await machineDocumentsFor([machine]))(machine);
 
 /** The policies of `machines` that still exist, by id. */
-export async function policiesOf(machines: readonly MachineRecord[]): Promise<Map<string, Item>> {
+export async function policiesOf(machines: readonly MachineRecord[]): Promise<Map<string, StoredItem<PolicyRecord>>> {
   const first = machines[0];
   if (!first) return new Map();
   const ids = [...new Set(machines.map((machine) => machine.policyId))];
-  const items = await getItems(ids.map((id) => recordKey(first.accountId, 'policies', id)));
-  return new Map(items.map((item) => [item.id as string, item]));
+  const items = await getRecordItems(first.accountId, 'policies', ids);
+  return new Map(items.map((item) => [item.id, item]));
 }

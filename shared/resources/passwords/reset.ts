@@ -12,7 +12,7 @@ import { secret } from '../../events/sealed-meta.ts';
 import { logger } from '../../logger.ts';
 import { sendResetMail } from '../../mail/reset-mail.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { type Item, toRecord } from '../../store/records.ts';
+import { type StoredItem, toRecord } from '../../store/records.ts';
 import { canWrite, environmentScope, globalScope, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { findByUnique } from '../../store/unique.ts';
@@ -20,7 +20,7 @@ import { findAccount } from '../accounts/entity.ts';
 import { findEnvironment } from '../environments/entity.ts';
 import { now } from '../rules.ts';
 import { userDocument } from '../users/document.ts';
-import { EMAIL_MARKER } from '../users/entity.ts';
+import { EMAIL_MARKER, type UserRecord } from '../users/entity.ts';
 import type { ResetMessage } from './request.ts';
 
 export const RESET_TOKEN_LIFETIME_MS = 24 * 3600 * 1000;
@@ -36,9 +36,9 @@ async function scopeOf(message: ResetMessage): Promise<Scope | undefined> {
  * request changes only records of its own environment: from a SHARED environment a global
  * user's password is never reset.
  */
-async function findUser(scope: Scope, email: string): Promise<Item | undefined> {
+async function findUser(scope: Scope, email: string): Promise<StoredItem<UserRecord> | undefined> {
   const item = await findByUnique(scope, 'users', EMAIL_MARKER, email);
-  return item && canWrite(scope, (item.environmentId as string | null) ?? null) ? item : undefined;
+  return item && canWrite(scope, item.environmentId) ? item : undefined;
 }
 
 export async function processResetRequest(message: ResetMessage): Promise<void> {

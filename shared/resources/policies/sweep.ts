@@ -17,7 +17,7 @@ import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { listCollection } from '../../store/paging.ts';
-import { getItem, type Item } from '../../store/records.ts';
+import { getItem, type Item, itemOfType } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { MachineRecord } from '../machines/entity.ts';
@@ -43,11 +43,11 @@ export const startsWatching = (before: object, after: object) =>
 export const walkStart = () => ({ ...dueChanges(new Date()), heartbeatWalk: null });
 
 export const policyDue: DueHandler = async (due: Due, at: number): Promise<void> => {
-  const policy = await getItem({ PK: due.PK, SK: due.SK });
+  const policy = itemOfType('policies', await getItem({ PK: due.PK, SK: due.SK }));
   if (!policy || policy.DUESK !== due.due) return;
   const rules = heartbeatOf(policy);
-  const accountId = policy.accountId as string;
-  const environments = await childEnvironments(accountId, (policy.environmentId as string | null) ?? null);
+  const { accountId } = policy;
+  const environments = await childEnvironments(accountId, policy.environmentId);
   let walk = (policy.heartbeatWalk as Walk | undefined) ?? { environment: 0, cursor: null };
   let walked = 0;
   while (rules.requireHeartbeat && walked < WALK_LICENSES && walk.environment < environments.length) {
@@ -55,7 +55,7 @@ export const policyDue: DueHandler = async (due: Due, at: number): Promise<void>
     const scope: Scope = { accountId, environmentId, readable: [environmentId] };
     const page = await listCollection(
       scope,
-      { type: 'licenses', parent: parentIn('licenses', 'policy', policy.id as string) },
+      { type: 'licenses', parent: parentIn('licenses', 'policy', policy.id) },
       { mode: 'cursor', cursor: walk.cursor, size: WALK_LICENSES - walked },
     );
     for (const license of page.records) await watchMachinesOf(accountId, environments, license.id, rules);
@@ -67,7 +67,7 @@ export const policyDue: DueHandler = async (due: Due, at: number): Promise<void>
   const done = !rules.requireHeartbeat || walk.environment >= environments.length;
   const tx = new Transaction();
   tx.update(policy, done ? { ...dueChanges(null), heartbeatWalk: null } : { ...dueChanges(new Date(at + 1)), heartbeatWalk: walk }, {
-    missing: new RecordNotFound('policies', policy.id as string),
+    missing: new RecordNotFound('policies', policy.id),
     unchanged: { DUESK: due.due },
     conflict: new Skipped(),
   });

@@ -15,7 +15,7 @@
  */
 import { ruleBroken } from '../../errors.ts';
 import { environmentMembership, type Key, licenseProcessCountKey, machineProcessCountKey } from '../../store/keys.ts';
-import type { Item } from '../../store/records.ts';
+import type { StoredRecord } from '../../store/records.ts';
 import type { HolderCount, Transaction } from '../../store/transaction.ts';
 import { allowance, type Limits } from '../policies/limits.ts';
 import type { ProcessRecord } from './entity.ts';
@@ -68,5 +68,5 @@ export function boundProcesses(tx: Transaction, process: ProcessPlacement['proce
 }
 
 /** A machine removed in this transaction takes its process count with it (its processes go before it). */
-export const dropMachineProcessCount = (tx: Transaction, machine: Item): void =>
-  tx.dropTally(machineProcessCountKey(machine.accountId as string, machine.id as string));
+export const dropMachineProcessCount = (tx: Transaction, machine: Pick<StoredRecord, 'accountId' | 'id'>): void =>
+  tx.dropTally(machineProcessCountKey(machine.accountId, machine.id));

@@ -4,8 +4,7 @@
  * BatchGetItem for a page).
  */
 import { accountRelationship, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
-import { recordKey } from '../../store/keys.ts';
-import { getItems, type Item } from '../../store/records.ts';
+import { getRecordItems } from '../../store/records.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { heartbeatAt, type ProcessRecord } from './entity.ts';
 
@@ -38,8 +37,8 @@ export async function processDocumentsFor(processes: readonly ProcessRecord[]): 
   const first = processes[0];
   if (!first) return (process) => processDocument(process, undefined);
   const ids = [...new Set(processes.map((process) => process.policyId))];
-  const found = await getItems(ids.map((id) => recordKey(first.accountId, 'policies', id)));
-  const policies = new Map(found.map((item): [string, Item] => [item.id as string, item]));
+  const found = await getRecordItems(first.accountId, 'policies', ids);
+  const policies = new Map(found.map((item) => [item.id, item]));
   return (process) => processDocument(process, policies.get(process.policyId));
 }
 

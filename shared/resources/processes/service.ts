@@ -16,12 +16,15 @@ import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { backoff, getItem, getItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
+import { backoff, getItem, getItems, getVisibleItem, type Item, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import type { LicenseRecord } from '../licenses/entity.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
+import type { PolicyRecord } from '../policies/entity.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import type { UserRecord } from '../users/entity.ts';
 import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
@@ -76,7 +79,7 @@ async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedPr
     {
       process,
       machineEnvironmentId: machine.environmentId ?? null,
-      licenseEnvironmentId: (licenseItem.environmentId as string | null | undefined) ?? null,
+      licenseEnvironmentId: licenseItem.environmentId ?? null,
     },
     policy,
   );
@@ -121,15 +124,17 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
 }
 
 /** The machine's license, policy and owner, as they are now (any may be gone). */
-async function licenseAndPolicyOf(machine: MachineRecord): Promise<[Item | undefined, Item | undefined, Item | undefined]> {
+async function licenseAndPolicyOf(
+  machine: MachineRecord,
+): Promise<[StoredItem<LicenseRecord> | undefined, StoredItem<PolicyRecord> | undefined, StoredItem<UserRecord> | undefined]> {
   const keys = {
     license: recordKey(machine.accountId, 'licenses', machine.licenseId),
     policy: recordKey(machine.accountId, 'policies', machine.policyId),
     owner: machine.ownerId ? recordKey(machine.accountId, 'users', machine.ownerId) : undefined,
   };
   const found = await getItems([keys.license, keys.policy, ...(keys.owner ? [keys.owner] : [])]);
-  const of = (key: { PK: string } | undefined) => key && found.find((item) => item.PK === key.PK);
-  return [of(keys.license), of(keys.policy), of(keys.owner)];
+  const of = (key: { PK: string } | undefined) => (key ? found.find((item) => item.PK === key.PK) : undefined);
+  return [itemOfType('licenses', of(keys.license)), itemOfType('policies', of(keys.policy)), itemOfType('users', of(keys.owner))];
 }
 
 const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId, 'policies', process.policyId));
