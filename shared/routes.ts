@@ -43,7 +43,7 @@ const isDeclaration = (value: unknown): value is Declaration =>
  * The declarations of every resource the manifest lists, resource by resource in its order: the
  * values of the objects its operations.ts exports (a resource may have none: its records are
  * served by another's operations), each with its handler: the factory of the resource's
- * handlers.ts named as the declaration's key.
+ * handlers.ts (pages.ts for a plain page) named as the declaration's key.
  */
 async function declaredOperations(): Promise<DeclaredRoute[]> {
   const found = new Map<Declaration, DeclaredRoute>();
@@ -55,7 +55,9 @@ async function declaredOperations(): Promise<DeclaredRoute[]> {
       if (exported === null || typeof exported !== 'object') continue;
       for (const [key, value] of Object.entries(exported)) {
         if (!isDeclaration(value) || found.has(value)) continue;
-        found.set(value, { ...value, handler: { module: `shared/resources/${name}/handlers.ts`, factory: key } });
+        // A plain page (outside the pipeline) is built in pages.ts, apart from the pipeline's handlers.
+        const module = `shared/resources/${name}/${value.plain ? 'pages' : 'handlers'}.ts`;
+        found.set(value, { ...value, handler: { module, factory: key } });
       }
     }
   }

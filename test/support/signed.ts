@@ -11,7 +11,7 @@
  * refused included. Unsigned are the answers for an unknown account (no key to sign with), those
  * the local server gives before any function (a body too large, 413; a head too large, 431; a
  * request that is not HTTP, 400 REQUEST_MALFORMED), and the hosted password-reset form, a static
- * page that never reads the account (`form` in shared/resources/passwords/handlers.ts).
+ * page that never reads the account (`form` in shared/resources/passwords/pages.ts).
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import nacl from 'tweetnacl';

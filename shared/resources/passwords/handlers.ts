@@ -3,11 +3,9 @@
  * export is a factory: the operation's function calls it once to build its Lambda handler
  * (shared/routes.ts, `HandlerSource`), so its bundle leaves the other operations out.
  */
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { accepted } from '../../http/documents.ts';
 import { rateLimitHeaders } from '../../http/errors.ts';
 import { operation } from '../../http/pipeline.ts';
-import { resetFormPage } from './form.ts';
 import { passwords } from './operations.ts';
 import { requestPasswordReset } from './request.ts';
 
@@ -17,14 +15,3 @@ export const request = () =>
     ...accepted(),
     headers: rateLimitHeaders(await requestPasswordReset(actor, meta)),
   }));
-
-/**
- * GET /password-reset: the hosted reset form, an HTML page rather than a JSON:API document. It
- * reads nothing of the request, so it runs outside the pipeline; its declaration
- * (`passwords.form` in shared/resources/passwords/operations.ts) only describes it.
- */
-export const form = () => async (): Promise<APIGatewayProxyStructuredResultV2> => ({
-  statusCode: 200,
-  headers: resetFormPage.headers,
-  body: resetFormPage.body,
-});

@@ -1,7 +1,7 @@
 /**
- * Handlers of the API reference's operations, one per declaration of operations.ts under the same key. Each
- * export is a factory: the operation's function calls it once to build its Lambda handler
- * (shared/routes.ts, `HandlerSource`), so its bundle leaves the other operations out.
+ * The API reference's pages: plain handlers outside the JSON:API pipeline, one factory per
+ * declaration of operations.ts under the same key. Apart from handlers.ts, so that a page's
+ * bundle carries neither the pipeline nor the AWS clients.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import description from '../../../docs/openapi.json' with { type: 'json' };
