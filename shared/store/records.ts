@@ -222,6 +222,27 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
   return found;
 }
 
+/** Records to read at once, by the name the caller gives each: its type and id (none: not read). */
+type Named = Readonly<Record<string, readonly [RecordType, string | null | undefined]>>;
+
+/**
+ * The records `named` names, read in one BatchGetItem (getItems), each as the stored item of its
+ * type under its name, or undefined when it has no id or no longer exists.
+ */
+export async function getNamedRecordItems<const N extends Named>(
+  accountId: string,
+  named: N,
+): Promise<{ [P in keyof N]: StoredItem<RecordOf<N[P][0]>> | undefined }> {
+  const keys = new Map<string, Key>();
+  for (const [type, id] of Object.values(named)) if (id) keys.set(recordKey(accountId, type, id).PK, recordKey(accountId, type, id));
+  const found = new Map((await getItems([...keys.values()])).map((item) => [item.PK, item]));
+  const entries = Object.entries(named).map(([name, [type, id]]) => [
+    name,
+    id ? itemOfType(type, found.get(recordKey(accountId, type, id).PK)) : undefined,
+  ]);
+  return Object.fromEntries(entries) as { [P in keyof N]: StoredItem<RecordOf<N[P][0]>> | undefined };
+}
+
 /** Those of the records `items` that still exist, as they are now: read again by their keys (getItems). */
 export async function readAgain(items: readonly PlacedItem[]): Promise<StoredItem[]> {
   const types = new Map(items.map((item) => [item.PK, item.type]));

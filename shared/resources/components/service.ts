@@ -22,9 +22,8 @@ import { relatedItem, requireAncestry } from '../../licensing/graph.ts';
 import { type Filter, type FilterValues, filteredList } from '../../licensing/lists.ts';
 import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItems, type Item, itemOf, toRecord } from '../../store/records.ts';
+import { getNamedRecordItems, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
@@ -55,7 +54,14 @@ export async function createComponent(actor: Actor, input: NewComponent): Promis
 /** The create itself, from the machine as it is now. */
 async function addToMachine(actor: Actor, input: NewComponent): Promise<ComponentRecord> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
-  const { owner, ...scopes } = await scopesOf(actor.scope.accountId, toRecord('machines', machineItem));
+  // What the component is judged in (the machine's license, policy and product), with the
+  // machine's owner, as they are now.
+  const { owner, ...scopes } = await getNamedRecordItems(machineItem.accountId, {
+    license: ['licenses', machineItem.licenseId],
+    policy: ['policies', machineItem.policyId],
+    product: ['products', machineItem.productId],
+    owner: ['users', machineItem.ownerId],
+  });
   // An owner deleted is none, even before its deletion has cleared the machine's link (shared/resources/users/owners.ts).
   const machine = { ...toRecord('machines', machineItem), ...(owner ? {} : { ownerId: null }) };
   // Asked again now that the license is known: a user may not act on a protected one.
@@ -77,27 +83,6 @@ export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
   fingerprintRule(input.fingerprint);
   maxLength('name', input.name, 255);
   metadataRule(input.metadata);
-}
-
-/** What a machine's new component is judged in (its license, policy and product), with the machine's owner, as they are now. */
-async function scopesOf(accountId: string, machine: MachineRecord): Promise<Scopes & { owner?: Item }> {
-  const keys = {
-    license: recordKey(accountId, 'licenses', machine.licenseId),
-    policy: recordKey(accountId, 'policies', machine.policyId),
-    product: recordKey(accountId, 'products', machine.productId),
-    owner: machine.ownerId ? recordKey(accountId, 'users', machine.ownerId) : undefined,
-  };
-  const found = await getItems(Object.values(keys).filter((key) => key !== undefined));
-  const of = <K extends RecordType>(type: K, key: Key | undefined) => {
-    const item = key && found.find((candidate) => candidate.PK === key.PK);
-    return item && itemOf(type, item);
-  };
-  return {
-    license: of('licenses', keys.license),
-    policy: of('policies', keys.policy),
-    product: of('products', keys.product),
-    owner: of('users', keys.owner),
-  };
 }
 
 /** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */

@@ -18,19 +18,16 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { dueAttributes } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
+import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getItem, getItems, type Item, itemOf, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { getItem, getNamedRecordItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
-import type { LicenseRecord } from '../licenses/entity.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
-import { expirationOf, type MachineUniquenessStrategy, type PolicyRecord } from '../policies/entity.ts';
+import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
-import type { ProductRecord } from '../products/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import type { UserRecord } from '../users/entity.ts';
 import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
@@ -84,7 +81,17 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   await authorizeAction(actor, 'machines', 'create', { license: licenseItem });
   const license = toRecord('licenses', licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
-  const [policy, product, licenseOwner] = await policyProductAndOwnerOf(license);
+  // As they are now: the policy or the product may be gone (the activation then fails on its
+  // license), the owner too (the machine then has none).
+  const {
+    policy,
+    product,
+    owner: licenseOwner,
+  } = await getNamedRecordItems(license.accountId, {
+    policy: ['policies', license.policyId],
+    product: ['products', license.productId],
+    owner: ['users', license.ownerId],
+  });
   // An owner deleted is none, even before its deletion has cleared the license's link (shared/resources/users/owners.ts).
   const licenseOwnerId = licenseOwner ? (license.ownerId ?? null) : null;
   const limits = limitsOf(policy);
@@ -142,26 +149,6 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
     if (startedExpiry) await withdrawStartedExpiry(licenseItem, startedExpiry);
   });
   return { machine, policy };
-}
-
-/**
- * The license's policy, product and owner, as they are now (the policy or the product may be gone:
- * the activation then fails on its license; the owner may be gone: the machine then has none).
- */
-async function policyProductAndOwnerOf(
-  license: LicenseRecord,
-): Promise<[StoredItem<PolicyRecord> | undefined, StoredItem<ProductRecord> | undefined, StoredItem<UserRecord> | undefined]> {
-  const keys = {
-    policy: recordKey(license.accountId, 'policies', license.policyId),
-    product: recordKey(license.accountId, 'products', license.productId),
-    owner: license.ownerId ? recordKey(license.accountId, 'users', license.ownerId) : undefined,
-  };
-  const found = await getItems([keys.policy, keys.product, ...(keys.owner ? [keys.owner] : [])]);
-  const of = <K extends RecordType>(type: K, key: Key | undefined) => {
-    const item = key && found.find((candidate) => candidate.PK === key.PK);
-    return item && itemOf(type, item);
-  };
-  return [of('policies', keys.policy), of('products', keys.product), of('users', keys.owner)];
 }
 
 /** How a new machine holds its fingerprint: judged in the scope the policy's machineUniquenessStrategy names now. */

@@ -16,15 +16,12 @@ import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { backoff, getItem, getItems, getVisibleItem, type Item, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
+import { backoff, getItem, getNamedRecordItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { LicenseRecord } from '../licenses/entity.ts';
-import { type MachineRecord, underMachine } from '../machines/entity.ts';
-import type { PolicyRecord } from '../policies/entity.ts';
+import { underMachine } from '../machines/entity.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import type { UserRecord } from '../users/entity.ts';
 import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
@@ -53,7 +50,16 @@ export async function createProcess(actor: Actor, input: NewProcess): Promise<Ju
 async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedProcess> {
   const machineItem = await relatedItem(actor, 'machines', input.machineId, 'machine');
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
-  const [licenseItem, policy, owner] = await licenseAndPolicyOf(toRecord('machines', machineItem));
+  // The machine's license, policy and owner, as they are now (any may be gone).
+  const {
+    license: licenseItem,
+    policy,
+    owner,
+  } = await getNamedRecordItems(machineItem.accountId, {
+    license: ['licenses', machineItem.licenseId],
+    policy: ['policies', machineItem.policyId],
+    owner: ['users', machineItem.ownerId],
+  });
   // An owner deleted is none, even before its deletion has cleared the machine's link (shared/resources/users/owners.ts).
   const machine = { ...toRecord('machines', machineItem), ...(owner ? {} : { ownerId: null }) };
   // A license goes after its machines: without it, the machine's removal is under way.
@@ -121,20 +127,6 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
   );
   boundProcesses(tx, process, limitsOf(policy));
   return item;
-}
-
-/** The machine's license, policy and owner, as they are now (any may be gone). */
-async function licenseAndPolicyOf(
-  machine: MachineRecord,
-): Promise<[StoredItem<LicenseRecord> | undefined, StoredItem<PolicyRecord> | undefined, StoredItem<UserRecord> | undefined]> {
-  const keys = {
-    license: recordKey(machine.accountId, 'licenses', machine.licenseId),
-    policy: recordKey(machine.accountId, 'policies', machine.policyId),
-    owner: machine.ownerId ? recordKey(machine.accountId, 'users', machine.ownerId) : undefined,
-  };
-  const found = await getItems([keys.license, keys.policy, ...(keys.owner ? [keys.owner] : [])]);
-  const of = (key: { PK: string } | undefined) => (key ? found.find((item) => item.PK === key.PK) : undefined);
-  return [itemOfType('licenses', of(keys.license)), itemOfType('policies', of(keys.policy)), itemOfType('users', of(keys.owner))];
 }
 
 const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId, 'policies', process.policyId));
