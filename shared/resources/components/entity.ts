@@ -7,15 +7,10 @@
 
 import type { HolderRules } from '../../licensing/fingerprints.ts';
 import type { StoredRecord } from '../../store/records.ts';
+import type { UnderMachine } from '../machines/entity.ts';
 
-export interface ComponentRecord extends StoredRecord {
+export interface ComponentRecord extends StoredRecord, UnderMachine {
   type: 'components';
-  machineId: string;
-  licenseId: string;
-  policyId: string;
-  productId: string;
-  ownerId: string | null;
-  licenseOwnerId: string | null;
   fingerprint: string;
   name: string;
   metadata: Record<string, unknown>;

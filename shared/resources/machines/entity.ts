@@ -65,6 +65,9 @@ export const underMachine = (machine: MachineRecord) => ({
   licenseOwnerId: machine.licenseOwnerId ?? null,
 });
 
+/** The machine's place and owners, as a record hanging on it keeps them. */
+export type UnderMachine = ReturnType<typeof underMachine>;
+
 export const machineFingerprintValue = (licenseId: string, fingerprint: string) => digest(`${licenseId}:${fingerprint}`);
 
 /** The marker holds a fingerprint on its license (what finds the machine); the policy, product and account count its holders. */

@@ -6,17 +6,12 @@
  */
 import { digest } from '../../auth/secrets.ts';
 import type { StoredRecord } from '../../store/records.ts';
+import type { UnderMachine } from '../machines/entity.ts';
 import { type Heartbeat, heartbeatSeconds } from '../policies/heartbeat.ts';
 
-export interface ProcessRecord extends StoredRecord {
+/** Its machine's owner and license's owner (UnderMachine) reach the process as they reach the machine. */
+export interface ProcessRecord extends StoredRecord, UnderMachine {
   type: 'processes';
-  machineId: string;
-  licenseId: string;
-  policyId: string;
-  productId: string;
-  /** The machine's owner and its license's owner, who may reach the process as they reach the machine. */
-  ownerId: string | null;
-  licenseOwnerId: string | null;
   pid: string;
   metadata: Record<string, unknown>;
   /** The creation, then the last ping (ISO 8601). */
