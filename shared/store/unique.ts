@@ -7,9 +7,8 @@
 import { type Key, type RecordType, uniqueKey } from './keys.ts';
 import { readItem } from './read-ahead.ts';
 import type { RecordOf } from './record-types.ts';
-import { getItem, getItems, type Item, itemOfType, type StoredItem } from './records.ts';
-import { goneWithRemoval } from './removals.ts';
-import { canRead, type Scope } from './scope.ts';
+import { getItem, getItems, type Item, type StoredItem, visibleItems } from './records.ts';
+import type { Scope } from './scope.ts';
 import type { UniqueClaim } from './transaction.ts';
 
 /**
@@ -24,9 +23,11 @@ export async function findByUnique<K extends RecordType>(
 ): Promise<StoredItem<RecordOf<K>> | undefined> {
   const marker = await readItem(scope.readAhead, uniqueKey(scope.accountId, kind, value));
   const ref = marker && markerRef(marker);
-  const item = ref && itemOfType(type, await getItem(ref));
-  if (!item || !canRead(scope, type, item.environmentId ?? null)) return undefined;
-  return (await goneWithRemoval(scope, item)) ? undefined : item;
+  const found = ref && (await getItem(ref));
+  if (found?.type !== type) return undefined;
+  // Visible as by id (records.ts): the same account, an environment the scope reads, no removal under way.
+  const [item] = await visibleItems(scope, type, [found]);
+  return item;
 }
 
 /** The key of the record a uniqueness marker names (undefined: not a marker). */
