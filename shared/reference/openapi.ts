@@ -12,7 +12,7 @@ import type { Answer, Declaration, ResourceType } from '../http/declaration.ts';
 import { FILE_MEDIA_TYPE } from '../http/documents.ts';
 import { ApiError, MEDIA_TYPE } from '../http/errors.ts';
 import { MAX_DATASET_BYTES } from '../resources/check-out/certificate.ts';
-import { type Route, routes } from '../routes.ts';
+import { type DeclaredRoute, type Route, routes } from '../routes.ts';
 import { namedSchemas, resourceSchemaName } from './resources.ts';
 
 type Json = Record<string, unknown>;
@@ -37,11 +37,10 @@ export interface OpenApiDocument {
 export async function buildOpenApi(): Promise<OpenApiDocument> {
   const document = skeleton();
   for (const route of routes) {
-    const declaration = route;
     const tag = tagOf(route);
     if (!document.tags.some((t) => t.name === tag)) document.tags.push({ name: tag });
     document.paths[route.path] ??= {};
-    document.paths[route.path][route.method.toLowerCase()] = describeOperation(route, declaration, document);
+    document.paths[route.path][route.method.toLowerCase()] = describeOperation(route, document);
   }
   document.components.schemas = sortedByKey(document.components.schemas);
   document.components.responses = sortedByKey(document.components.responses);
@@ -104,35 +103,35 @@ const pascal = (operation: string) =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
-function describeOperation(route: Route, declaration: Declaration, document: OpenApiDocument): Json {
+function describeOperation(route: DeclaredRoute, document: OpenApiDocument): Json {
   const schemas = document.components.schemas;
   const operation: Json = {
     operationId: route.operation,
-    summary: declaration.summary,
+    summary: route.summary,
     tags: [tagOf(route)],
-    security: SECURITY[declaration.auth],
+    security: SECURITY[route.auth],
     parameters: [
-      ...[...(route.path.includes('{account}') ? ['account'] : []), ...declaration.params].map((name) => {
+      ...[...(route.path.includes('{account}') ? ['account'] : []), ...route.params].map((name) => {
         if (!(name in PATH_PARAMETERS)) throw new Error(`${route.operation}: no description of the path parameter '${name}'`);
         return ref('parameters', name);
       }),
-      ...queryParameters(route, declaration.query),
-      ...(declaration.paged ? PAGE_PARAMETERS.map((name) => ref('parameters', name)) : []),
-      ...(declaration.plain ? [] : ENVIRONMENT_PARAMETERS.map((name) => ref('parameters', name))),
+      ...queryParameters(route, route.query),
+      ...(route.paged ? PAGE_PARAMETERS.map((name) => ref('parameters', name)) : []),
+      ...(route.plain ? [] : ENVIRONMENT_PARAMETERS.map((name) => ref('parameters', name))),
     ],
   };
-  if (declaration.body) {
+  if (route.body) {
     const name = `${pascal(route.operation)}Request`;
-    schemas[name] = jsonSchemaOf(declaration.body, route.operation);
+    schemas[name] = jsonSchemaOf(route.body, route.operation);
     const media = { schema: schemaRef(name) };
     operation.requestBody = {
-      required: !z.safeParse(declaration.body, undefined).success,
+      required: !z.safeParse(route.body, undefined).success,
       content: { [MEDIA_TYPE]: media, 'application/json': media },
     };
   }
   const responses: Record<string, Json> = {};
-  for (const [status, answer] of Object.entries(declaration.answers)) responses[status] = describeAnswer(answer, route.operation, schemas);
-  for (const status of errorStatuses(route, declaration)) {
+  for (const [status, answer] of Object.entries(route.answers)) responses[status] = describeAnswer(answer, route.operation, schemas);
+  for (const status of errorStatuses(route)) {
     const name = `Error${status}`;
     document.components.responses[name] ??= errorResponse(status);
     responses[status] = ref('responses', name);
@@ -148,14 +147,14 @@ function describeOperation(route: Route, declaration: Declaration, document: Ope
  * 401 for a credential, 403 for a bearer, 429 per source address, 409 for a PATCH whose `data.id`
  * is not its path's, and its own faults.
  */
-function errorStatuses(route: Route, declaration: Declaration): number[] {
+function errorStatuses(route: DeclaredRoute): number[] {
   // A body or a head too large is refused before any operation runs, a plain one's too.
-  if (declaration.plain) return [...new Set([413, 431, ...(declaration.faults ?? [])])].sort((a, b) => a - b);
-  const statuses = new Set([400, 404, 413, 422, 431, 500, ...(declaration.faults ?? [])]);
-  if (declaration.auth !== 'none') statuses.add(401);
-  if (declaration.auth === 'bearer') statuses.add(403);
-  if (declaration.limitPerAddress) statuses.add(429);
-  if (route.method === 'PATCH' && declaration.body) statuses.add(409);
+  if (route.plain) return [...new Set([413, 431, ...(route.faults ?? [])])].sort((a, b) => a - b);
+  const statuses = new Set([400, 404, 413, 422, 431, 500, ...(route.faults ?? [])]);
+  if (route.auth !== 'none') statuses.add(401);
+  if (route.auth === 'bearer') statuses.add(403);
+  if (route.limitPerAddress) statuses.add(429);
+  if (route.method === 'PATCH' && route.body) statuses.add(409);
   return [...statuses].sort((a, b) => a - b);
 }
 
