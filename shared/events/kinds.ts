@@ -1,6 +1,6 @@
 /**
  * Every kind of webhook event the service emits: those its resources declare (each resource's
- * entity.ts, listed by shared/resources/manifest.ts), what an endpoint may subscribe to besides
+ * events.ts, listed by shared/resources/manifest.ts), what an endpoint may subscribe to besides
  * `*`. A change of a record is `<type>.created|updated|deleted` with the singular type; the
  * actions that are not plain changes (validations, check-outs, a license's lifecycle, attaching
  * and detaching entitlements, tokens, password resets, heartbeats) have kinds of their own.

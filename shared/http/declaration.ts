@@ -49,10 +49,12 @@ export type Answer =
 
 /**
  * What an operation asks the policies before it answers: the action of a type's policy, and
- * whether it is asked of the record the path names (`record`) or of the type (a create, a list).
- * A bearer's request is answered only if its service asked it (Keygen's `verify_authorized`):
- * a service that forgot to ask answers 500, never what it would have answered. `nothing` names
- * why an operation asks no policy (the bearer's own record: every credential may read it).
+ * whether it is asked of a record (`record`: the one the path names) or of the type (a create, a
+ * list). A bearer's request is answered only if its service asked it (Keygen's
+ * `verify_authorized`): a service that forgot to ask answers 500, never what it would have
+ * answered. Like Keygen's, the check is that the question was asked, of some record of the type
+ * when `record`; which record is the service's part, and its tests'. `nothing` names why an
+ * operation asks no policy (the bearer's own record: every credential may read it).
  */
 export type Authorization = { [T in PolicyType]: { type: T; action: Action<T>; record?: true } }[PolicyType] | { nothing: string };
 

@@ -20,6 +20,9 @@
  *   parse        by the operation's declaration (shared/http/declaration.ts): path parameters,
  *                body shape (400), query parameters (400), page
  *   handler      visibility (404), permission (403), model rules (422)
+ *   verify       a bearer's request whose service did not ask the policies what its declaration
+ *                says it authorizes (`authorizes`: the type and action, and whether of a record)
+ *                answers 500 instead, whatever the handler did (Keygen's verify_authorized)
  *
  * A handler receives the parsed values with its Actor (shared/auth/actor.ts) and returns a Reply; it never builds an error response or touches headers itself. The service it
  * calls throws the service's faults (shared/errors.ts), mapped to JSON:API errors in one place
