@@ -33,12 +33,10 @@ import {
   entitlementSetKey,
   environmentMembership,
   type Key,
-  recordKey,
 } from '../../store/keys.ts';
 import { partitionItems } from '../../store/paging.ts';
-import { getItem, getItems, type Item, itemOfType, type StoredRecord, toRecord } from '../../store/records.ts';
+import { getItem, getItems, type Item, itemOfType, type StoredRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import type { EntitlementRecord } from './entity.ts';
 
 /** A policy or a license, as a holder of entitlements. */
 export interface Holder {
@@ -119,22 +117,6 @@ export function heldIn(items: readonly Item[], setKeys: readonly Key[]): string[
 export async function effectiveEntitlementIds(license: LicenseRef): Promise<string[]> {
   const keys = effectiveSetKeys(license);
   return heldIn(await getItems(keys), keys);
-}
-
-/** The records of entitlements by id (those that exist), one BatchGetItem per 100. */
-export async function entitlementsById(accountId: string, ids: readonly string[]): Promise<EntitlementRecord[]> {
-  if (ids.length === 0) return [];
-  const items = await getItems(ids.map((id) => recordKey(accountId, 'entitlements', id)));
-  return items.map((item) => toRecord('entitlements', item));
-}
-
-/**
- * A license's effective entitlements (its policy's and its own, each once) as records: two
- * BatchGetItems, the sets' and the records'. For whatever shows what a license is entitled to
- * (`GET /licenses/<id>/entitlements`, a license file's includes).
- */
-export async function effectiveEntitlements(license: LicenseRef): Promise<EntitlementRecord[]> {
-  return entitlementsById(license.accountId, await effectiveEntitlementIds(license));
 }
 
 /** The attribute of a set item counting its entries. */

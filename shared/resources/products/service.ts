@@ -11,7 +11,7 @@ import { removeWithDescendants } from '../../licensing/removal.ts';
 import { parentIn } from '../../licensing/slots.ts';
 import { childItems } from '../../store/cascade.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getVisibleItem, toRecord } from '../../store/records.ts';
+import { getVisibleItem, getVisibleRecords, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { type Metadata, maxLength, metadataRule, now } from '../rules.ts';
@@ -100,8 +100,7 @@ async function productsOfUser(actor: Actor, userId: string): Promise<ProductReco
     )
   ).flat();
   const ids = [...new Set(licenses.map((license) => license.productId))];
-  const items = await Promise.all(ids.map((id) => getVisibleItem(actor.scope, 'products', id)));
-  return items.flatMap((item) => (item ? [toRecord('products', item)] : []));
+  return getVisibleRecords(actor.scope, 'products', ids);
 }
 
 /** GET /users/<id>/products: the products of that user's licenses, for bearers who may see the user. */
