@@ -95,17 +95,30 @@ export function grantable(bearer: Bearer, carried: Carried): Verdict {
   return `${carried.what} would carry permissions this credential does not hold: ${shown}`;
 }
 
+/** Where a token of `holder` lives: an environment's in the environment itself, any other's in its holder's environment. */
+export const tokenHome = (holder: Pick<StoredItem, 'type' | 'id' | 'environmentId'>): string | null =>
+  holder.type === 'environments' ? holder.id : (holder.environmentId ?? null);
+
 /**
- * A token made for `holder` (a record that acts as a bearer: an environment, a product, a
- * license) living in `home`, narrowed to `requested` (`*`: all its holder holds), carries what
- * its holder holds of those.
+ * What a token generated for `holder` (a record that acts as a bearer: an environment, a
+ * product, a license) carries: what its holder holds, in the token's home, of the permissions
+ * asked (`changes.permissions`; `*`, all of them, when none are). Every policy of a type that
+ * holds tokens judges `tokens.generate` with it, so no bearer mints a token carrying more than
+ * it holds (docs/rules.md §7.1).
  */
-export function tokenCarries(holder: StoredItem, requested: unknown, home: string | null): readonly Carried[] {
-  const kind = kindOf(holder as never);
+export const tokenGrant = (
+  _actor: Principal,
+  action: string,
+  record: StoredItem | undefined,
+  { changes = {} }: ActionContext,
+): readonly Carried[] => {
+  if (action !== 'tokens.generate' || !record) return [];
+  const kind = kindOf(record);
   if (!kind) return [];
+  const { permissions: requested } = changes;
   const permissions = Array.isArray(requested) ? requested.filter((value): value is string => typeof value === 'string') : ['*'];
-  return [{ what: 'The token', permissions: [...effectivePermissions(kind, home, permissions)] }];
-}
+  return [{ what: 'The token', permissions: [...effectivePermissions(kind, tokenHome(record), permissions)] }];
+};
 
 /**
  * A policy, its actions the keys of its permissions: an action it does not have does not compile

@@ -3,7 +3,7 @@
  * from inside it: the request names the environment (docs/rules.md §15.2); its tokens are listed
  * from inside it or from the global environment, never from another one.
  */
-import { definePolicy, isAccountAdmin, tokenCarries } from '../../auth/policies/policy.ts';
+import { definePolicy, isAccountAdmin, tokenGrant } from '../../auth/policies/policy.ts';
 
 export const environmentPolicy = definePolicy({
   permissions: {
@@ -30,7 +30,5 @@ export const environmentPolicy = definePolicy({
     }
     return true;
   },
-  // A token it is given carries what the holder holds of the permissions asked.
-  carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.id) : [],
+  carries: tokenGrant,
 });

@@ -15,7 +15,7 @@ import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { purgeMarkerKey } from '../../store/keys.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
-import { isUuid, itemOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
@@ -179,11 +179,8 @@ export async function deleteEnvironment(actor: Actor, idOrCode: string): Promise
 
 /** POST /environments/<id>/tokens, made from inside that environment (docs/rules.md §15.2). */
 export async function generateEnvironmentToken(actor: Actor, idOrCode: string, request: TokenRequest) {
-  const item = itemOf(
-    'environments',
-    await environmentItem(actor, idOrCode, 'tokens.generate', { changes: { permissions: request.permissions } }),
-  );
-  return generateTokenFor(actor, item, 'environment-token', request, item.id);
+  const item = await environmentItem(actor, idOrCode, 'tokens.generate', { changes: { permissions: request.permissions } });
+  return generateTokenFor(actor, item, 'environment-token', request);
 }
 
 export async function listEnvironmentTokens(actor: Actor, idOrCode: string, page: PageRequest) {

@@ -2,7 +2,7 @@
 
 import { heldBy } from '../../auth/held.ts';
 import { CHANGES, CHECK_OUT, crud, reachedBy } from '../../auth/policies/graph.ts';
-import { definePolicy, holdsAll, isAdministrator, type Principal, tokenCarries, type Verdict } from '../../auth/policies/policy.ts';
+import { definePolicy, holdsAll, isAdministrator, type Principal, tokenGrant, type Verdict } from '../../auth/policies/policy.ts';
 import type { StoredItem } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 
@@ -76,7 +76,5 @@ export const licensePolicy = definePolicy({
     // The key is a credential: shown only to a credential that already holds all it would give.
     return entitled && holdsAll(bearer, heldBy('license', environmentId)) ? record : { ...record, key: null };
   },
-  // A token it is given carries what the holder holds of the permissions asked.
-  carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.environmentId ?? null) : [],
+  carries: tokenGrant,
 });

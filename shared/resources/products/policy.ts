@@ -1,6 +1,6 @@
 /** Products: the root of the licensing graph (shared/auth/policies/graph.ts). */
 import { CHANGES, crud, productOfLicense, reachedBy } from '../../auth/policies/graph.ts';
-import { administratorsOnly, definePolicy, tokenCarries } from '../../auth/policies/policy.ts';
+import { administratorsOnly, definePolicy, tokenGrant } from '../../auth/policies/policy.ts';
 
 export const productPolicy = definePolicy({
   permissions: { ...crud('product'), 'tokens.generate': 'product.tokens.generate' },
@@ -26,7 +26,5 @@ export const productPolicy = definePolicy({
     if (bearer.kind === 'user') return { licenseOwnerId: bearer.id };
     return {};
   },
-  // A token it is given carries what the holder holds of the permissions asked.
-  carries: (_actor, action, record, { changes = {} }) =>
-    action === 'tokens.generate' && record ? tokenCarries(record, changes.permissions, record.environmentId ?? null) : [],
+  carries: tokenGrant,
 });

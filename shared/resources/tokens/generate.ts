@@ -7,6 +7,7 @@
 import type { Actor } from '../../auth/actor.ts';
 import { type BearerType, kindOf } from '../../auth/bearer.ts';
 import { normalisePermissions } from '../../auth/permissions.ts';
+import { tokenHome } from '../../auth/policies/policy.ts';
 import { ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
@@ -28,18 +29,13 @@ export interface TokenRequest {
 }
 
 /**
- * A token standing for `holder`, living in `home`: the holder's own environment (a product, a
- * license), or for an environment token the environment itself. The holder's policy has judged,
- * with the permissions asked, that the bearer generating it holds all it carries (`carries`):
- * `*` is every permission of the holder, so a narrowed credential gives narrowed tokens only.
+ * A token standing for `holder`, living in its home (`tokenHome`: the holder's own environment,
+ * or for an environment token the environment itself). The holder's policy has judged, with the
+ * permissions asked, that the bearer generating it holds all it carries (`tokenGrant`): `*` is
+ * every permission of the holder, so a narrowed credential gives narrowed tokens only.
  */
-export async function generateTokenFor(
-  actor: Actor,
-  holder: StoredItem<RecordOf<BearerType>>,
-  kind: TokenKind,
-  attributes: TokenRequest,
-  home: string | null = holder.environmentId ?? null,
-) {
+export async function generateTokenFor(actor: Actor, holder: StoredItem<RecordOf<BearerType>>, kind: TokenKind, attributes: TokenRequest) {
+  const home = tokenHome(holder);
   maxLength('name', attributes.name, 255);
   const requested = attributes.permissions ?? ['*'];
   const holderKind = kindOf(holder);
