@@ -3,8 +3,9 @@
  * `events[]=a&events[]=b` → {events: ['a', 'b']}. Parsed from the raw query string, not from
  * API Gateway's already-joined parameters, so repeated and nested names survive.
  */
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { invalidQuery } from '../errors.ts';
+import { isUuid } from '../store/records.ts';
 
 export type QueryValue = string | string[] | { [key: string]: QueryValue };
 export type Query = Record<string, QueryValue>;
@@ -87,3 +88,12 @@ export function parseQueryWith<T>(query: Query, schema: z.ZodMiniType<T>): T {
   const parameter = `${head}${rest.map((key) => `[${key}]`).join('')}`;
   throw invalidQuery(parameter, `${parameter} ${issue?.message ?? 'is not valid'}`);
 }
+
+/** A query filter naming a related record by id (`?machine=<uuid>`): lower-cased, as ids are stored. */
+export const uuidFilter = () =>
+  z.optional(
+    z.pipe(
+      z.string().check(z.refine(isUuid, { message: 'must be a UUID' })),
+      z.transform((id) => id.toLowerCase()),
+    ),
+  );

@@ -2,7 +2,7 @@
  * The licensing graph's structure (products → policies → licenses → machines → components, processes):
  * the collections each type joins, the records a create body's relationships name, and what
  * hangs on a record its removal takes with it (removal.ts). Who may reach what is the policies'
- * (shared/auth/policies/graph.ts).
+ * (each resource's policy.ts, with the reach rules they share in shared/auth/policies/graph.ts).
  */
 
 import type { Actor } from '../auth/actor.ts';

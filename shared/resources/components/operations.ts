@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { nonBlank, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
-import { uuidFilter } from '../../reference/common.ts';
+import { uuidFilter } from '../../http/query.ts';
 import { metadataSchema } from '../rules.ts';
 
 const metadata = metadataSchema();

@@ -5,7 +5,7 @@ import { ACCOUNT, EMIT, READ, VALIDATION } from '../../access.ts';
 import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import type { Reply } from '../../http/documents.ts';
-import { uuidFilter } from '../../reference/common.ts';
+import { uuidFilter } from '../../http/query.ts';
 import { uniqueKey } from '../../store/keys.ts';
 import { machineFilters } from '../machines/operations.ts';
 import { metadataSchema } from '../rules.ts';

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
-import { uuidFilter } from '../../reference/common.ts';
+import { uuidFilter } from '../../http/query.ts';
 import { NESTED_COMPONENTS_MAX } from '../components/entity.ts';
 import { componentAttributes } from '../components/operations.ts';
 import { metadataSchema } from '../rules.ts';

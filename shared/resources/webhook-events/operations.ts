@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ, WRITE } from '../../access.ts';
 import { declare } from '../../http/declaration.ts';
-import { uuidFilter } from '../../reference/common.ts';
+import { uuidFilter } from '../../http/query.ts';
 
 /** The form of an event kind (`user.created`): a filter may name kinds not emitted yet, and then matches nothing. */
 const EVENT_KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9.-]*$/;

@@ -22,7 +22,7 @@ export async function retrieveWebhookEvent(actor: Actor, id: string): Promise<We
 /**
  * What a list of webhook events may be narrowed to: the events of any of these kinds, or those
  * of one endpoint (its id, lower-cased). Each is a collection of its own, so a list takes one of
- * them (the query that sends both is refused: shared/resources/webhook-endpoints/operations.ts).
+ * them (the query that sends both is refused: shared/resources/webhook-events/operations.ts).
  */
 export interface WebhookEventFilters {
   events?: readonly string[];
