@@ -13,11 +13,12 @@ import { type Child, type ParentName, parentIn } from './slots.ts';
 export interface Filter<T extends Child> {
   /** The names that set it (query parameters, e.g. `owner` and `user`). */
   params: readonly string[];
-  /** The record attribute it compares. */
-  attribute: string;
-  /** The parent collection serving it, by the name the record gives that parent. */
+  /** The parent collection serving it, by the name the record gives that parent: it compares the record's `<parent>Id`. */
   parent: ParentName<T>;
 }
+
+/** The record attribute naming a parent (`owner` → `ownerId`). */
+const attributeOf = (filter: { parent: string }) => `${filter.parent}Id`;
 
 /** The filters' values given, by name (ids, lower-cased); the query's, parsed at the edge. */
 export type FilterValues = Readonly<Record<string, string | undefined>>;
@@ -45,7 +46,7 @@ export async function filteredList<K extends Child>(
   for (const filter of filters) {
     for (const param of filter.params) {
       const value = given[param];
-      if (value !== undefined) set(filter.attribute, value);
+      if (value !== undefined) set(attributeOf(filter), value);
     }
   }
   for (const conditions of forced) for (const [attribute, value] of Object.entries(conditions)) set(attribute, value);
@@ -53,7 +54,7 @@ export async function filteredList<K extends Child>(
 
   // The partition is the most selective filter given; the other values are conditions within it.
   for (const partition of filters) {
-    const { [partition.attribute]: id, ...where } = values;
+    const { [attributeOf(partition)]: id, ...where } = values;
     if (id === undefined) continue;
     return listCollection(scope, { type, parent: parentIn(type, partition.parent, id), where }, page);
   }

@@ -155,10 +155,10 @@ export async function deleteComponent(actor: Actor, id: string): Promise<void> {
 
 /** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */
 const FILTERS: readonly Filter<'components'>[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
-  { params: ['license'], attribute: 'licenseId', parent: 'license' },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
-  { params: ['product'], attribute: 'productId', parent: 'product' },
+  { params: ['machine'], parent: 'machine' },
+  { params: ['license'], parent: 'license' },
+  { params: ['owner', 'user'], parent: 'owner' },
+  { params: ['product'], parent: 'product' },
 ];
 
 export async function listComponents(

@@ -176,9 +176,9 @@ export async function removeLicense(
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
 const FILTERS: readonly Filter<'licenses'>[] = [
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
-  { params: ['policy'], attribute: 'policyId', parent: 'policy' },
-  { params: ['product'], attribute: 'productId', parent: 'product' },
+  { params: ['owner', 'user'], parent: 'owner' },
+  { params: ['policy'], parent: 'policy' },
+  { params: ['product'], parent: 'product' },
 ];
 
 export async function listLicenses(

@@ -247,9 +247,9 @@ export async function deleteMachine(actor: Actor, id: string): Promise<void> {
 
 /** Filters in order of selectivity: a license's machines, a user's, a product's. */
 const FILTERS: readonly Filter<'machines'>[] = [
-  { params: ['license'], attribute: 'licenseId', parent: 'license' },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
-  { params: ['product'], attribute: 'productId', parent: 'product' },
+  { params: ['license'], parent: 'license' },
+  { params: ['owner', 'user'], parent: 'owner' },
+  { params: ['product'], parent: 'product' },
 ];
 
 export async function listMachines(

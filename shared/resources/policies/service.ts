@@ -210,7 +210,7 @@ export async function deletePolicy(actor: Actor, id: string): Promise<void> {
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), 'policy.deleted', policyDocument(removed)));
 }
 
-const FILTERS: readonly Filter<'policies'>[] = [{ params: ['product'], attribute: 'productId', parent: 'product' }];
+const FILTERS: readonly Filter<'policies'>[] = [{ params: ['product'], parent: 'product' }];
 
 export async function listPolicies(
   actor: Actor,

@@ -199,10 +199,10 @@ export function recordPing(tx: Transaction, item: Item, at: string, rules: Heart
 
 /** Filters in order of selectivity: a machine's processes, a license's, a user's, a product's. */
 const FILTERS: readonly Filter<'processes'>[] = [
-  { params: ['machine'], attribute: 'machineId', parent: 'machine' },
-  { params: ['license'], attribute: 'licenseId', parent: 'license' },
-  { params: ['owner', 'user'], attribute: 'ownerId', parent: 'owner' },
-  { params: ['product'], attribute: 'productId', parent: 'product' },
+  { params: ['machine'], parent: 'machine' },
+  { params: ['license'], parent: 'license' },
+  { params: ['owner', 'user'], parent: 'owner' },
+  { params: ['product'], parent: 'product' },
 ];
 
 export async function listProcesses(actor: Actor, filters: FilterValues, page: PageRequest): Promise<Page<ProcessRecord>> {
