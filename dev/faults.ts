@@ -34,12 +34,10 @@ import type { DeserializeHandlerOutput, DeserializeMiddleware, MiddlewareStack }
 import { onServiceClient, type ServiceName } from '#shared/client-hooks.ts';
 import { logger } from '#shared/logger.ts';
 
-export type FaultService = ServiceName;
-
 export const FAULT_KINDS = ['dynamodb-throttle', 'dynamodb-500', 'dynamodb-timeout', 'sqs', 'ses', 'kms'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-const SERVICE_OF: Record<FaultKind, FaultService> = {
+const SERVICE_OF: Record<FaultKind, ServiceName> = {
   'dynamodb-throttle': 'dynamodb',
   'dynamodb-500': 'dynamodb',
   'dynamodb-timeout': 'dynamodb',
@@ -145,7 +143,7 @@ interface WireError {
 const requestId = () => crypto.randomUUID();
 
 /** AWS JSON 1.0 / 1.1 (DynamoDB, SQS, KMS): the error's type in the body and a header. */
-function jsonError(service: FaultService, { status, code, message }: WireError): WireAnswer {
+function jsonError(service: ServiceName, { status, code, message }: WireError): WireAnswer {
   const namespace = { dynamodb: 'com.amazonaws.dynamodb.v20120810', sqs: 'com.amazonaws.sqs', kms: 'com.amazonaws.kms', ses: '' }[service];
   return {
     statusCode: status,
@@ -166,7 +164,7 @@ function queryError({ status, code, message }: WireError): WireAnswer {
   return { statusCode: status, headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id }, body: Buffer.from(xml) };
 }
 
-const wire = (service: FaultService, error: WireError): WireAnswer => (service === 'ses' ? queryError(error) : jsonError(service, error));
+const wire = (service: ServiceName, error: WireError): WireAnswer => (service === 'ses' ? queryError(error) : jsonError(service, error));
 
 /** A fault chosen for one request: an error answer, or a timeout; `throttle` never strikes after the request. */
 type Fault = { answer: WireError; throttle: boolean } | { timeout: true };
@@ -231,7 +229,7 @@ interface Chosen {
 const STICKY_KEPT = 1000;
 
 function faultMiddleware<Input extends object, Output extends object>(
-  service: FaultService,
+  service: ServiceName,
   options: Settings,
 ): DeserializeMiddleware<Input, Output> {
   const kinds = options.kinds.filter((kind) => SERVICE_OF[kind] === service);
@@ -271,7 +269,7 @@ function faultMiddleware<Input extends object, Output extends object>(
 /** A client of the service's, with faults injected into its requests when FAULT_RATE is set; else the client itself. */
 export function withFaults<Input extends object, Output extends object, Client extends { middlewareStack: MiddlewareStack<Input, Output> }>(
   client: Client & { middlewareStack: MiddlewareStack<Input, Output> },
-  service: FaultService,
+  service: ServiceName,
 ): Client {
   if (process.env.FAULT_RATE === undefined || process.env.FAULT_RATE.trim() === '') return client;
   const options = settingsFromEnvironment();

@@ -23,7 +23,7 @@ import type { ActionContext, Policy, Principal } from './policies/policy.ts';
  */
 const held = new WeakMap<Actor, Promise<Set<string>>>();
 
-function heldBy(actor: Actor): Promise<Set<string>> {
+function heldEntitlements(actor: Actor): Promise<Set<string>> {
   let ids = held.get(actor);
   if (!ids) {
     ids = heldEntitlementIds(actor.scope, actor.bearer).then((found) => new Set(found));
@@ -45,7 +45,7 @@ export function principalOf(actor: Actor): Principal {
       }),
     licenseOf: async (record) =>
       typeof record.licenseId === 'string' ? getRecordItem(actor.scope.accountId, 'licenses', record.licenseId) : undefined,
-    holdsEntitlement: async (entitlementId) => (await heldBy(actor)).has(entitlementId),
+    holdsEntitlement: async (entitlementId) => (await heldEntitlements(actor)).has(entitlementId),
   };
 }
 

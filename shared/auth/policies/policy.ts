@@ -89,7 +89,7 @@ export interface Carried {
 
 /** Whether the credential may hand over `carried`: it holds every permission, or why not. */
 export function grantable(bearer: Bearer, carried: Carried): Verdict {
-  const missing = carried.permissions.filter((permission) => !bearer.permissions.has(permission));
+  const missing = missingFrom(bearer, carried.permissions);
   if (missing.length === 0) return true;
   const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
   return `${carried.what} would carry permissions this credential does not hold: ${shown}`;
@@ -144,5 +144,8 @@ export const administratorsOnly = (actor: Principal, action: string): Verdict =>
   isAdministrator(actor.bearer) || `Only administrators may ${action}`;
 
 /** Whether the credential holds every one of `permissions` (what a thing it would get carries). */
-export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]): boolean =>
-  permissions.every((permission) => bearer.permissions.has(permission));
+export const holdsAll = (bearer: Bearer, permissions: readonly Permission[]): boolean => missingFrom(bearer, permissions).length === 0;
+
+/** Those of `permissions` the credential does not hold. */
+const missingFrom = (bearer: Bearer, permissions: readonly Permission[]) =>
+  permissions.filter((permission) => !bearer.permissions.has(permission));
