@@ -23,6 +23,8 @@ export interface Section {
   load?: number;
   /** How long the section took, seeding included. */
   seconds?: number;
+  /** When and on what machine it ran: a run of some sections keeps the others' figures from earlier runs. */
+  ran?: string;
 }
 
 export function machine(): string {
@@ -30,14 +32,16 @@ export function machine(): string {
   return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}, DynamoDB Local (in memory)`;
 }
 
-export function render(sections: Section[], run: { totalSeconds?: number; ranAt?: Date } = {}): string {
-  const ranAt = run.ranAt ?? new Date();
+/** When and where a section runs, as its heading shows it. */
+export const ranNow = (at = new Date()) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine()}`;
+
+export function render(sections: Section[], run: { totalSeconds?: number; measured?: readonly string[] } = {}): string {
   const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
+  const measured = run.measured ? ` (this run: ${run.measured.join(', ')}; the other sections are kept from earlier runs)` : '';
   const lines = [
     '# Benchmarks',
     '',
-    `Written by \`npm run bench\` on ${ranAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
-    `Machine: ${machine()}.`,
+    `Written by \`npm run bench\` on ${ranNow()}${measured}. Each section's heading says when and where it ran.`,
     `Load average at the end of the run (1, 5, 15 min): ${one}, ${five}, ${fifteen}; each section's own is in its heading line.`,
     ...(run.totalSeconds === undefined ? [] : [`Last full \`npm run bench\`: ${Math.round(run.totalSeconds)} s.`]),
     'The machine is shared: each section notes the one-minute load average when it started; with 2 cores, a load above 2 means other work competed for them.',
@@ -53,6 +57,7 @@ export function render(sections: Section[], run: { totalSeconds?: number; ranAt?
 /** One section: its heading, how it was measured, its table and its notes. */
 export function sectionLines(section: Section): string[] {
   const when = [
+    section.ran ?? '',
     section.load === undefined ? '' : `load average ${section.load.toFixed(2)} at start`,
     section.seconds === undefined ? '' : `${section.seconds.toFixed(0)} s`,
   ]

@@ -15,7 +15,7 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 process.env.DYNAMODB_JAVA_OPTS ??= '-XX:+UseParallelGC';
 
 const { REPOSITORY_ROOT, startLocalStack } = await import('#dev/local/stack.ts');
-const { render, sectionLines } = await import('./report.ts');
+const { ranNow, render, sectionLines } = await import('./report.ts');
 const { purgeSection } = await import('./purge.ts');
 const { roundTripsSection } = await import('./round-trips.ts');
 const { throughputSection } = await import('./throughput.ts');
@@ -74,6 +74,7 @@ try {
     const seconds = (performance.now() - sectionStarted) / 1000;
     section.load = load;
     section.seconds = seconds;
+    section.ran = ranNow();
     results.set(name, section);
     process.stdout.write(`bench: ${name} done in ${seconds.toFixed(1)} s\n\n${sectionLines(section).join('\n')}\n`);
   }
@@ -91,6 +92,6 @@ const merged = Object.fromEntries(
 ) as Record<string, Section>;
 const totalSeconds = only.length ? previous.totalSeconds : (performance.now() - started) / 1000;
 writeFileSync(data, `${JSON.stringify({ sections: merged, totalSeconds }, null, 2)}\n`);
-writeFileSync(file, render(Object.values(merged), { totalSeconds }));
+writeFileSync(file, render(Object.values(merged), { totalSeconds, measured: only.length ? [...results.keys()] : undefined }));
 process.stdout.write(`bench: wrote ${file} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 process.exit(0);
