@@ -1,0 +1,65 @@
+/**
+ * What each function's entry bundles (lib/handler-entry.ts), built as `cdk synth` builds it: an
+ * operation's entry carries its own operation and not its resource's other ones; a plain page
+ * carries neither the pipeline nor the AWS clients; the reference's two functions carry the whole
+ * OpenAPI description (docs/openapi.json, bundled as JSON) and still stay well inside what a quick
+ * cold start can load.
+ */
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { entrySource } from '../../lib/handler-entry.ts';
+import { repositoryRoot } from '../../lib/service-function.ts';
+import { routes } from '../../shared/routes.ts';
+
+/** The bundle of `operation`'s entry: its size, and the bytes each source file put in it. */
+async function bundleOf(operation: string): Promise<{ size: number; bytesFrom: (file: string) => number }> {
+  const route = routes.find((candidate) => candidate.operation === operation);
+  if (!route) throw new Error(`no route ${operation}`);
+  const result = await build({
+    stdin: {
+      contents: entrySource(path.join(repositoryRoot, route.handler.module), route.handler.factory ?? 'handler'),
+      resolveDir: repositoryRoot,
+      loader: 'ts',
+    },
+    absWorkingDir: repositoryRoot,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    minify: true,
+    logLevel: 'silent',
+  });
+  const [bundle] = result.outputFiles;
+  const [output] = Object.values((result.metafile as Metafile).outputs);
+  return { size: bundle?.contents.byteLength ?? 0, bytesFrom: (file) => output?.inputs[file]?.bytesInOutput ?? 0 };
+}
+
+describe("an operation's entry", () => {
+  it("carries its own operation, not its resource's other ones", async () => {
+    // Generating a product token is products.tokens.generate's alone (shared/resources/tokens/generate.ts).
+    const generation = 'shared/resources/tokens/generate.ts';
+    expect((await bundleOf('products.tokens.generate')).bytesFrom(generation)).toBeGreaterThan(0);
+    expect((await bundleOf('products.list')).bytesFrom(generation)).toBe(0);
+  });
+
+  it('of a plain page carries neither the pipeline nor the AWS clients', async () => {
+    const form = await bundleOf('passwords.form');
+    expect(form.bytesFrom('shared/http/pipeline.ts')).toBe(0);
+    expect(form.size).toBeGreaterThan(0);
+    expect(form.size).toBeLessThan(16 * 1024);
+  });
+});
+
+const LIMIT_BYTES = 500 * 1024;
+
+describe.each(['openapi.retrieve', 'reference.page'])('%s', (operation) => {
+  it(`bundles to less than ${LIMIT_BYTES / 1024} KB`, async () => {
+    const { size } = await bundleOf(operation);
+    expect(size).toBeGreaterThan(0);
+    expect(size).toBeLessThan(LIMIT_BYTES);
+  });
+});
