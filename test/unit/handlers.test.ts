@@ -7,10 +7,19 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { routes } from '../../shared/routes.ts';
+import { type DeclaredRoute, routes } from '../../shared/routes.ts';
 import { root } from '../support/imports.ts';
 
 vi.mock('../../shared/http/pipeline.ts', () => ({ operation: (declaration: unknown) => ({ declaration }) }));
+
+/** Whether a plain page's handler answers its declaration's one answer, of its media type. */
+async function servesAsDeclared(route: DeclaredRoute, handler: unknown): Promise<boolean> {
+  if (typeof handler !== 'function') return false;
+  const reply = (await handler({}, {})) as { statusCode?: number; headers?: Record<string, string> };
+  const [[status, answer] = []] = Object.entries(route.answers);
+  const type = answer && 'html' in answer ? 'text/html' : answer && 'json' in answer ? 'application/json' : undefined;
+  return String(reply.statusCode) === status && type !== undefined && (reply.headers?.['Content-Type'] ?? '').startsWith(type);
+}
 
 describe("the resources' handlers", () => {
   it('build, under each declaration’s key, the handler of that declaration', async () => {
@@ -20,8 +29,8 @@ describe("the resources' handlers", () => {
         const factory = module[route.handler.factory ?? 'handler'];
         expect(typeof factory, `${route.operation}: ${route.handler.module} exports ${route.handler.factory}`).toBe('function');
         const handler = (factory as () => unknown)();
-        // A plain page (outside the pipeline) builds its function directly.
-        if (route.plain) return typeof handler === 'function' ? route.operation : `${route.operation} built no function`;
+        // A plain page (outside the pipeline) builds its function directly: it answers what its declaration does.
+        if (route.plain) return (await servesAsDeclared(route, handler)) ? route.operation : `${route.operation} answers otherwise`;
         const { declaration } = handler as { declaration?: { operation?: string } };
         return declaration?.operation ?? `${route.operation} built no pipeline`;
       }),

@@ -44,11 +44,16 @@ describe('the manifest', () => {
     expect(Object.keys(POLICIES).sort()).toEqual([...declared].sort());
   });
 
-  it('gives each kind of webhook event once, named for its resource', () => {
+  it('gives each kind of webhook event once, named `<singular type>.<what happened>` for a type the policies judge', () => {
     const kinds = eventKinds();
     expect(new Set(kinds).size).toBe(kinds.length);
     expect(kinds).toContain('license.validation.succeeded');
-    for (const kind of kinds) expect(kind).toMatch(/^[a-z][a-z-]*\.[a-z][a-z.-]*$/);
+    const plural = (singular: string) =>
+      singular.endsWith('y') ? `${singular.slice(0, -1)}ies` : singular.endsWith('s') ? `${singular}es` : `${singular}s`;
+    for (const kind of kinds) {
+      expect(kind).toMatch(/^[a-z][a-z-]*\.[a-z][a-z.-]*$/);
+      expect(Object.keys(POLICIES), kind).toContain(plural(kind.split('.')[0] ?? ''));
+    }
   });
 
   it("keeps each resource's events.ts free of imports: the manifest is read while the modules that import it load", () => {
@@ -63,6 +68,8 @@ describe('the manifest', () => {
     // registries derived from the manifest read it on first use, so nothing it imports may need it.
     const reached = loadedBy('shared/resources/manifest.ts');
     expect(reached.size).toBeGreaterThan(20);
+    // The reader follows imports: the policy registry reaches the manifest it is derived from.
+    expect(loadedBy('shared/auth/policies/index.ts').has('shared/resources/manifest.ts')).toBe(true);
     expect(reached.has('shared/resources/manifest.ts')).toBe(false);
   });
 });

@@ -42,6 +42,16 @@ describe('the read-ahead of webhook subscriptions', () => {
     }
   });
 
+  it('comes with the changes and actions that announce themselves, not with reads or changes that emit nothing', () => {
+    // Pinned by name, apart from the declarations the rule above reads.
+    for (const operation of ['users.create', 'licenses.validateKey', 'machines.ping', 'licenses.suspend', 'webhookEvents.retry']) {
+      expect(readsSubscriptions(operation), operation).toBe(true);
+    }
+    for (const operation of ['users.list', 'me.retrieve', 'passwords.request', 'webhookEvents.delete', 'machines.processes']) {
+      expect(readsSubscriptions(operation), operation).toBe(false);
+    }
+  });
+
   it('comes with a GET that emits (a license file checked out), not with a GET that reads', () => {
     expect(readsSubscriptions('licenses.checkOutFile')).toBe(true);
     expect(readsSubscriptions('licenses.retrieve')).toBe(false);
