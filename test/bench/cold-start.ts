@@ -12,13 +12,14 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type BuildOptions, build } from 'esbuild';
+import { build } from 'esbuild';
 import { REPOSITORY_ROOT } from '#dev/local/stack.ts';
 import { fallback, routes, workers } from '#shared/routes.ts';
 import { entryFile } from '../../lib/handler-entry.ts';
+import { STACK_BUILD_OPTIONS } from '../support/bundling.ts';
 import type { Measurement, Section } from './report.ts';
 import { type BenchContext, benchAccount, fmt, median } from './support.ts';
 
@@ -27,26 +28,6 @@ const SIZE_BUDGET = 500 * 1024;
 const TIME_FACTOR = 1.5;
 /** Every handler's budget is a multiple of the reference's median: measured often enough that one slow run moves it little. */
 const BASELINE_RUNS = 9;
-
-/** The esbuild options NodejsFunction derives from ServiceFunction's bundling props. */
-const STACK_OPTIONS: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'esm',
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-  external: [],
-  logLevel: 'error',
-  // ServiceFunction's esbuildArgs: the SDK's credential chain cut to the link Lambda uses, semver left out.
-  alias: {
-    '@aws-sdk/credential-provider-node': resolve(REPOSITORY_ROOT, 'shared/lambda-credentials.ts'),
-    semver: resolve(REPOSITORY_ROOT, 'shared/lambda-semver.ts'),
-  },
-};
 
 /** What Lambda sets in every execution environment, as far as the bundles read it. */
 const LAMBDA_ENVIRONMENT = {
@@ -183,7 +164,7 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
     const bundleStarted = performance.now();
     // One esbuild call, one independent bundle per entry point (no code splitting), as per function.
     await build({
-      ...STACK_OPTIONS,
+      ...STACK_BUILD_OPTIONS,
       entryPoints: Object.fromEntries(
         functions.map((fn) => [fn.operation, entryFile(REPOSITORY_ROOT, join(dir, 'entries'), fn.operation, fn.handler)]),
       ),
@@ -191,7 +172,7 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       outExtension: { '.js': '.mjs' },
     });
     await build({
-      ...STACK_OPTIONS,
+      ...STACK_BUILD_OPTIONS,
       stdin: { contents: MINIMAL, resolveDir: REPOSITORY_ROOT, sourcefile: 'minimal.ts', loader: 'ts' },
       outfile: join(dir, 'minimal.mjs'),
     });

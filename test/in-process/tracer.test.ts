@@ -83,7 +83,6 @@ describe('tracing on, in Lambda', () => {
     operation: 'tracing.probe',
     method: 'GET',
     path: '/v1/accounts/{account}/probe',
-    handler: 'test/in-process/tracer.test.ts',
     access: [],
     summary: 'Answers as told',
     auth: 'none',

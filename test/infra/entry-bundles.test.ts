@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { entrySource } from '../../lib/handler-entry.ts';
 import { repositoryRoot } from '../../lib/service-function.ts';
 import { routes } from '../../shared/routes.ts';
+import { STACK_BUILD_OPTIONS } from '../support/bundling.ts';
 
 /** The bundle of `operation`'s entry: its size, and the bytes each source file put in it. */
 async function bundleOf(operation: string): Promise<{ size: number; bytesFrom: (file: string) => number }> {
@@ -22,15 +23,10 @@ async function bundleOf(operation: string): Promise<{ size: number; bytesFrom: (
       resolveDir: repositoryRoot,
       loader: 'ts',
     },
-    absWorkingDir: repositoryRoot,
-    bundle: true,
+    ...STACK_BUILD_OPTIONS,
+    sourcemap: false,
     write: false,
     metafile: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    minify: true,
     logLevel: 'silent',
   });
   const [bundle] = result.outputFiles;

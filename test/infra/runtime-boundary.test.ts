@@ -1,16 +1,9 @@
-/**
- * What the functions carry, and who may import whom. The development platform (dev/: the local
- * stack, fault injection) and the tests stay out of every function: each handler the route table
- * names is bundled as `cdk synth` bundles it and no file of dev/ or test/ is among its inputs; and
- * no file of the runtime (shared/, functions/) imports one, nor does the domain import the HTTP
- * layer (shared/http), so that a service can be called without a request.
- */
-import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { fallback, routes, schedules, streamWorkers, workers } from '../../shared/routes.ts';
-import { relative, root, specifiers, target } from '../support/imports.ts';
+import { STACK_BUILD_OPTIONS } from '../support/bundling.ts';
+import { filesUnder, relative, root, specifiers, target } from '../support/imports.ts';
 
 /** The code of the service's functions: what the bundles are made from. */
 const RUNTIME = ['shared', 'functions'];
@@ -35,21 +28,12 @@ describe('the functions’ bundles', () => {
     // One build of every handler with the stack's options (lib/service-function.ts), kept in memory:
     // minifying and source maps change what is written, not what is read, and are left out.
     const { metafile } = await build({
-      absWorkingDir: root,
+      ...STACK_BUILD_OPTIONS,
+      minify: false,
+      sourcemap: false,
       entryPoints: handlers.map((handler) => path.join(root, handler)),
       outdir: path.join(root, 'cdk.out', 'runtime-boundary'),
       write: false,
-      bundle: true,
-      splitting: false,
-      platform: 'node',
-      target: 'node22',
-      format: 'esm',
-      mainFields: ['module', 'main'],
-      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-      alias: {
-        '@aws-sdk/credential-provider-node': './shared/lambda-credentials.ts',
-        semver: './shared/lambda-semver.ts',
-      },
       metafile: true,
       logLevel: 'silent',
     });
@@ -64,13 +48,7 @@ describe('the functions’ bundles', () => {
 });
 
 /** Every source file under `folder`, relative to the root. */
-function sources(folder: string): string[] {
-  const directory = path.join(root, folder);
-  if (!existsSync(directory)) return [];
-  return readdirSync(directory, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && /\.[cm]?[jt]s$/.test(entry.name))
-    .map((entry) => relative(path.join(entry.parentPath, entry.name)));
-}
+const sources = (folder: string): string[] => filesUnder(folder, /\.[cm]?[jt]s$/);
 
 /** Every import of a file under one of `from` of a file under one of `to`, as `file → specifier`. */
 function crossings(from: readonly string[], to: readonly string[]): string[] {

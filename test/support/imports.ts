@@ -1,9 +1,11 @@
 /**
- * What a source file imports, read from its text: for the tests that hold the codebase's import
- * boundaries (test/infra/runtime-boundary.test.ts) and keep the manifest free of cycles
- * (test/unit/manifest.test.ts). Paths are relative to the repository root, with forward slashes.
+ * The repository's files and what a source file imports, read from their text: for the tests
+ * that hold the codebase's import boundaries (test/infra/runtime-boundary.test.ts), keep the
+ * manifest free of cycles (test/unit/manifest.test.ts) and read the code for what it cites or
+ * raises (test/unit/rules-citations.test.ts, test/unit/error-codes.test.ts). Paths are relative to
+ * the repository root, with forward slashes.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,6 +13,17 @@ export const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A path relative to the repository root, with forward slashes. */
 export const relative = (file: string) => path.relative(root, file).split(path.sep).join('/');
+
+/** Every file under `folder` whose name matches `name`; hidden folders and node_modules are passed over. */
+export function filesUnder(folder: string, name: RegExp): string[] {
+  const directory = path.join(root, folder);
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const file = relative(path.join(directory, entry.name));
+    if (entry.isDirectory()) return entry.name.startsWith('.') || entry.name === 'node_modules' ? [] : filesUnder(file, name);
+    return name.test(entry.name) ? [file] : [];
+  });
+}
 
 /**
  * What a file imports, as written: static and dynamic imports and re-exports, or, with

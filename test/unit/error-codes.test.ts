@@ -9,27 +9,21 @@
  * from the loop that names the attributes. A code the test cannot tell fails it, so that a new
  * way of making codes is taught here rather than missed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, root } from '../support/imports.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SKIPPED = new Set(['node_modules', 'test', 'docs', 'cdk.out']);
+/** The code that raises errors: everything but the tests, the documents and what is built. */
+const CODE_FOLDERS = ['bin', 'dev', 'functions', 'lib', 'shared'];
 
 interface Source {
   path: string;
   text: string;
 }
 
-function sourcesUnder(dir: string): Source[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name.startsWith('.') || SKIPPED.has(entry.name) ? [] : sourcesUnder(path);
-    if (!entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) return [];
-    return [{ path: relative(ROOT, path), text: withoutComments(readFileSync(path, 'utf8')) }];
-  });
-}
+const sourcesIn = (folder: string): Source[] =>
+  filesUnder(folder, /(?<!\.d)\.ts$/).map((file) => ({ path: file, text: withoutComments(readFileSync(join(root, file), 'utf8')) }));
 
 /** Block comments and whole-line comments, blanked out so that positions stay where they were. */
 const withoutComments = (text: string) =>
@@ -277,9 +271,9 @@ function indexed(rules: string, title: string): string[] {
   return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)`/gm)].map((m) => m[1]!);
 }
 
-const sources = sourcesUnder(ROOT);
+const sources = CODE_FOLDERS.flatMap(sourcesIn);
 const found = codesIn(sources);
-const rules = readFileSync(join(ROOT, 'docs/rules.md'), 'utf8');
+const rules = readFileSync(join(root, 'docs/rules.md'), 'utf8');
 const errorIndex = indexed(rules, 'Error codes');
 const validationIndex = indexed(rules, 'Validation codes');
 

@@ -6,12 +6,11 @@
  * A renumbering of docs/rules.md that leaves a citation behind fails here, naming the file and
  * the line.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, root } from '../support/imports.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where citations live: the code, the tests, the stack, the tools, and every other document. */
 const TREES = ['shared', 'functions', 'lib', 'bin', 'dev', 'test'];
 const TEXT = /\.(ts|tsx|js|mjs|cjs|md)$/;
@@ -35,23 +34,13 @@ function citationsIn(path: string, text: string): Citation[] {
   });
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name.startsWith('.') || entry.name === 'node_modules' ? [] : filesUnder(path);
-    return TEXT.test(entry.name) ? [path] : [];
-  });
-}
-
-const documents = readdirSync(join(ROOT, 'docs'))
-  .filter((name) => name.endsWith('.md') && name !== 'rules.md')
-  .map((name) => join(ROOT, 'docs', name));
-const files = [...TREES.flatMap((tree) => filesUnder(join(ROOT, tree))), ...documents, join(ROOT, 'README.md')];
-const citations = files.flatMap((path) => citationsIn(relative(ROOT, path), readFileSync(path, 'utf8')));
+const documents = filesUnder('docs', /\.md$/).filter((file) => file !== 'docs/rules.md');
+const files = [...TREES.flatMap((tree) => filesUnder(tree, TEXT)), ...documents, 'README.md'];
+const citations = files.flatMap((file) => citationsIn(file, readFileSync(join(root, file), 'utf8')));
 
 /** The numbers of docs/rules.md's headings: `## 18. Licenses` is 18, `### 18.5 Lifecycle actions` 18.5. */
 const sections = new Set(
-  [...readFileSync(join(ROOT, 'docs/rules.md'), 'utf8').matchAll(/^#{2,6} (\d+(?:\.\d+)*)\.? /gm)].map(([, number]) => number),
+  [...readFileSync(join(root, 'docs/rules.md'), 'utf8').matchAll(/^#{2,6} (\d+(?:\.\d+)*)\.? /gm)].map(([, number]) => number),
 );
 
 describe('citations of docs/rules.md', () => {
