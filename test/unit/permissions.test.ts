@@ -52,6 +52,9 @@ const sorted = (permissions: Iterable<string>) => [...permissions].sort();
 
 describe('the permissions', () => {
   it('are written out as exactly those the policies name', () => {
+    // The type is the check that can fail (tsc, in npm test): the hand-written union against what
+    // the policies name. PERMISSIONS is derived from the policies, so the runtime half below only
+    // keeps the derivation honest (every permission named, none made up).
     expectTypeOf<Permission>().toEqualTypeOf<PermissionOf<(typeof POLICIES)[PolicyType]>>();
     const policies: Policy[] = Object.values(POLICIES);
     const named = policies.flatMap((policy) => [...(policy.carried ?? []), ...Object.values(policy.permissions)]);
