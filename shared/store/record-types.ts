@@ -1,37 +1,20 @@
 /**
- * The record each type stores, in one place: what a typed read of a type returns
- * (`RecordOf<'licenses'>` is a LicenseRecord). Each record interface is declared by its
- * resource's entity.ts; this map only names them.
+ * The record each type stores: what a typed read of a type returns (`RecordOf<'licenses'>` is a
+ * LicenseRecord). Each record interface is declared by its resource's entity.ts and named by the
+ * manifest's `stores` (shared/resources/manifest.ts); this derives the map, for the type system
+ * alone (nothing here runs, so the store does not load the manifest).
  */
-import type { ComponentRecord } from '../resources/components/entity.ts';
-import type { EntitlementRecord } from '../resources/entitlements/entity.ts';
-import type { Environment } from '../resources/environments/entity.ts';
-import type { LicenseRecord } from '../resources/licenses/entity.ts';
-import type { MachineRecord } from '../resources/machines/entity.ts';
-import type { PolicyRecord } from '../resources/policies/entity.ts';
-import type { ProcessRecord } from '../resources/processes/entity.ts';
-import type { ProductRecord } from '../resources/products/entity.ts';
-import type { TokenRecord } from '../resources/tokens/entity.ts';
-import type { UserRecord } from '../resources/users/entity.ts';
-import type { WebhookEndpointRecord } from '../resources/webhook-endpoints/entity.ts';
-import type { WebhookEventRecord } from '../resources/webhook-events/entity.ts';
+import type { manifest, Stored } from '../resources/manifest.ts';
 import type { RecordType } from './keys.ts';
 import type { StoredRecord } from './records.ts';
 
-interface RecordTypes {
-  users: UserRecord;
-  tokens: TokenRecord;
-  environments: Environment;
-  'webhook-endpoints': WebhookEndpointRecord;
-  'webhook-events': WebhookEventRecord;
-  products: ProductRecord;
-  policies: PolicyRecord;
-  licenses: LicenseRecord;
-  machines: MachineRecord;
-  components: ComponentRecord;
-  processes: ProcessRecord;
-  entitlements: EntitlementRecord;
-}
+type Entry = (typeof manifest)[keyof typeof manifest];
+type StoresOf<E> = E extends { stores: infer S } ? S : never;
+type Merged<U> = (U extends unknown ? (each: U) => void : never) extends (each: infer I) => void ? I : never;
+type Declared = Merged<StoresOf<Entry>>;
+
+/** The record of each type a resource stores, by type. */
+export type RecordTypes = { [T in keyof Declared]: Declared[T] extends Stored<infer R> ? R : never };
 
 /** The record of `type` (`webhook-kinds` names no record of its own: any record). */
 export type RecordOf<K extends RecordType> = K extends keyof RecordTypes ? RecordTypes[K] : StoredRecord;

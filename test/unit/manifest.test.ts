@@ -3,12 +3,16 @@
  * the policy registry and the event kinds are derived from.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { POLICIES } from '#shared/auth/policies/index.ts';
 import { eventKinds } from '#shared/events/kinds.ts';
+import type { Environment } from '#shared/resources/environments/entity.ts';
+import type { LicenseRecord } from '#shared/resources/licenses/entity.ts';
 import { manifest } from '#shared/resources/manifest.ts';
+import type { WebhookEventRecord } from '#shared/resources/webhook-events/entity.ts';
 import { routes } from '#shared/routes.ts';
-import { PREFIXES } from '#shared/store/keys.ts';
+import { PREFIXES, type RecordType } from '#shared/store/keys.ts';
+import type { RecordOf, RecordTypes } from '#shared/store/record-types.ts';
 import { loadedBy } from '../support/imports.ts';
 
 const RESOURCES = new URL('../../shared/resources/', import.meta.url);
@@ -36,6 +40,20 @@ describe('the manifest', () => {
       'policies' in resource && name in resource.policies && name !== 'accounts' ? [name] : [],
     );
     for (const type of judged) expect(Object.keys(PREFIXES), `a prefix for ${type}`).toContain(type);
+  });
+
+  it("names the record of every type the store keeps, each its entity's", () => {
+    // Types alone (tsc, in npm test): a type left out, or a record that came out as any, fails.
+    expectTypeOf<keyof RecordTypes>().toEqualTypeOf<Exclude<RecordType, 'webhook-kinds'>>();
+    expectTypeOf<RecordOf<'licenses'>>().toEqualTypeOf<LicenseRecord>();
+    expectTypeOf<RecordOf<'environments'>>().toEqualTypeOf<Environment>();
+    expectTypeOf<RecordOf<'webhook-events'>>().toEqualTypeOf<WebhookEventRecord>();
+    const stored = Object.values(manifest).flatMap((resource) => ('stores' in resource ? Object.keys(resource.stores) : []));
+    expect(stored.sort()).toEqual(
+      Object.keys(PREFIXES)
+        .filter((type) => type !== 'webhook-kinds')
+        .sort(),
+    );
   });
 
   it('gives the policy registry each policy once', () => {
