@@ -13,7 +13,7 @@ import { collectionName, collectionPartition, type RecordType, recordKey } from 
 import { partitionItems } from '../store/paging.ts';
 import { getVisibleItem, isUuid, itemOf, type PlacedItem, type RecordOf, type StoredItem } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
-import { childrenOf } from './slots.ts';
+import { collectionsUnder } from './slots.ts';
 
 /**
  * A record named by a relationship of a create body. Missing, out of the scope or out of the
@@ -68,22 +68,18 @@ export interface ChildCollection {
 }
 
 /**
- * What hangs on a removable record, by its collections, deepest first: a product's collections
- * hold everything under it; a policy's its licenses, each with what hangs on it (the license's
- * own collections); a license's its machines, their components and processes; a machine's its
- * components and processes.
+ * What hangs on a removable record, by its collections, deepest first, as the entities declare
+ * their parents: a product's collections hold everything under it; a policy's its licenses,
+ * each with what hangs on it (the license's own collections); a license's its machines, their
+ * components and processes; a machine's its components and processes.
  */
+const deepestFirst = (type: Removable): readonly ChildCollection[] => [...collectionsUnder(type)].reverse();
+
 export const HANGING: Record<Removable, readonly ChildCollection[]> = {
-  products: [
-    childrenOf('processes', 'product'),
-    childrenOf('components', 'product'),
-    childrenOf('machines', 'product'),
-    childrenOf('licenses', 'product'),
-    childrenOf('policies', 'product'),
-  ],
-  policies: [childrenOf('licenses', 'policy')],
-  licenses: [childrenOf('processes', 'license'), childrenOf('components', 'license'), childrenOf('machines', 'license')],
-  machines: [childrenOf('processes', 'machine'), childrenOf('components', 'machine')],
+  products: deepestFirst('products'),
+  policies: deepestFirst('policies'),
+  licenses: deepestFirst('licenses'),
+  machines: deepestFirst('machines'),
 };
 
 /**

@@ -40,6 +40,18 @@ export const parentIn = <T extends Child>(type: T, parent: ParentName<T>, id: st
 /** A child's collections under the parent it calls `parent`, whichever record that is (a removal's descendants). */
 export const childrenOf = <T extends Child>(type: T, parent: ParentName<T>) => ({ type, slot: slotOf(type, parent) });
 
+/**
+ * The collections of the records that name a record of `type` as a parent, in the manifest's
+ * order, which lists a parent before its children (a test holds it): a removal walks them
+ * reversed, deepest first.
+ */
+export const collectionsUnder = (type: RecordType): readonly { type: Child; slot: number }[] =>
+  (Object.keys(PARENTS) as Child[]).flatMap((child) =>
+    (Object.keys(PARENTS[child]) as ParentName<Child>[])
+      .filter((name) => typeOf(child, name) === type)
+      .map((name) => childrenOf(child, name)),
+  );
+
 /** The ids of a new record's parents by name, as the positional list its create takes (undefined: none of that name). */
 export const parentsOf = <T extends Child>(type: T, ids: Record<ParentName<T>, string | null | undefined>) =>
   (Object.keys(PARENTS[type]) as ParentName<T>[]).map((name) => {

@@ -1,10 +1,14 @@
 /**
  * The parent collections each entity declares (shared/licensing/slots.ts) place a record in the
  * same GSIs as the data already stored: a declaration's order is its index order, so reordering
- * one would move records to other indexes. docs/data-model.md documents the same layout.
+ * one would move records to other indexes. docs/data-model.md documents the same layout. What a
+ * removal walks and what a user owns are read from the same declarations.
  */
 import { describe, expect, it } from 'vitest';
+import { HANGING } from '../../shared/licensing/graph.ts';
 import { PARENTS, parentIn, parentsOf, slotOf } from '../../shared/licensing/slots.ts';
+import { manifest } from '../../shared/resources/manifest.ts';
+import { OWNED } from '../../shared/resources/users/owners.ts';
 
 describe('parent slots', () => {
   it('keep the stored layout: slot i is GSI(i+2)', () => {
@@ -30,5 +34,25 @@ describe('parent slots', () => {
       { type: 'products', id: 'q' },
       undefined,
     ]);
+  });
+
+  it('give each removable record what hangs on it, deepest first, and each user what it owns', () => {
+    const at = (type: string, slot: number) => ({ type, slot });
+    expect(HANGING).toEqual({
+      products: [at('processes', 2), at('components', 2), at('machines', 1), at('licenses', 1), at('policies', 0)],
+      policies: [at('licenses', 0)],
+      licenses: [at('processes', 1), at('components', 1), at('machines', 0)],
+      machines: [at('processes', 0), at('components', 0)],
+    });
+    expect(OWNED).toEqual([at('licenses', 2), at('machines', 2), at('components', 3), at('processes', 3)]);
+  });
+
+  it('come from a manifest that lists every parent before its children', () => {
+    const order = Object.keys(manifest);
+    for (const [child, parents] of Object.entries(PARENTS)) {
+      for (const parent of Object.values(parents) as string[]) {
+        expect(order.indexOf(parent), `${parent} before ${child}`).toBeLessThan(order.indexOf(child));
+      }
+    }
   });
 });

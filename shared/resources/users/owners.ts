@@ -20,7 +20,7 @@ import { conflict } from '../../errors.ts';
 import type { CascadeStep } from '../../licensing/cascade.ts';
 import { type ChildCollection, childEnvironments, childPartition, environmentsUnder } from '../../licensing/graph.ts';
 import { cascadeMarker } from '../../licensing/removal.ts';
-import { childrenOf } from '../../licensing/slots.ts';
+import { collectionsUnder } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, type Item, itemOf, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
@@ -29,13 +29,8 @@ import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
 import { revokeTokensOf } from '../tokens/service.ts';
 import type { UserRecord } from './entity.ts';
 
-/** The owner collections of a user. */
-export const OWNED: readonly ChildCollection[] = [
-  childrenOf('licenses', 'owner'),
-  childrenOf('machines', 'owner'),
-  childrenOf('components', 'owner'),
-  childrenOf('processes', 'owner'),
-];
+/** The owner collections of a user: those of every record that names a user as a parent. */
+export const OWNED: readonly ChildCollection[] = collectionsUnder('users');
 
 /** Records a user's delete clears the owner of in its own transaction at most. */
 const IN_REQUEST = 25;
