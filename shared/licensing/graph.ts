@@ -11,7 +11,7 @@ import type { PolicyType } from '../auth/policies/index.ts';
 import { ruleBroken } from '../errors.ts';
 import { collectionName, collectionPartition, type RecordType, recordKey } from '../store/keys.ts';
 import { partitionItems } from '../store/paging.ts';
-import { getVisibleItem, isUuid, itemOf, type PlacedItem, type RecordOf, type StoredItem } from '../store/records.ts';
+import { getVisibleItem, isUuid, itemOfType, type PlacedItem, type RecordOf, type StoredItem } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
 import { collectionsUnder } from './slots.ts';
 
@@ -49,7 +49,7 @@ export async function childEnvironments(accountId: string, environmentId: string
   return [
     null,
     ...environments
-      .map((item) => itemOf('environments', item))
+      .flatMap((item) => itemOfType('environments', item) ?? [])
       .filter((environment) => environment.isolationStrategy === 'SHARED')
       .map((environment) => environment.id),
   ];

@@ -17,7 +17,7 @@ import { giveSeatBack, seatAsRead } from '../resources/machines/seats.ts';
 import { dropMachineProcessCount } from '../resources/processes/counts.ts';
 import { guardRegister, removeLookup } from '../resources/tokens/service.ts';
 import { type Key, licenseCoreCountKey, licenseMachineCountKey, licenseProcessCountKey, machineProcessCountKey } from '../store/keys.ts';
-import { itemOf, type PlacedItem } from '../store/records.ts';
+import { itemOfType, type PlacedItem } from '../store/records.ts';
 import type { Transaction } from '../store/transaction.ts';
 
 export interface TakeOut {
@@ -38,9 +38,11 @@ export function takeOut(tx: Transaction, item: PlacedItem, options: TakeOut = {}
   else tx.delete(item, options.missing);
   if (options.register) guardRegister(tx, item, options.register.serial, true);
   switch (item.type) {
-    case 'tokens':
-      removeLookup(tx, itemOf('tokens', item));
+    case 'tokens': {
+      const token = itemOfType('tokens', item);
+      if (token) removeLookup(tx, token);
       break;
+    }
     case 'machines':
       giveSeatBack(tx, item);
       unlistByFingerprint(tx, item);

@@ -119,8 +119,8 @@ export class Transaction {
    * Changes attributes of a stored record (null removes one), swapping uniqueness markers when
    * a unique value changes. Fails with `missing` when the record was deleted meanwhile.
    */
-  update(
-    item: Item,
+  update<I extends Item>(
+    item: I,
     changes: Record<string, unknown>,
     options: {
       missing: Error;
@@ -136,7 +136,7 @@ export class Transaction {
        */
       conflict?: Error;
     },
-  ): Item {
+  ): I {
     const accountId = item.accountId as string;
     const environmentId = (item.environmentId as string | null) ?? null;
     const key = { PK: item.PK, SK: item.SK };
@@ -193,7 +193,8 @@ export class Transaction {
     );
     for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
     for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);
-    return next;
+    // The item as written: the changes are the record's own attributes, so it is still an I.
+    return next as I;
   }
 
   /**

@@ -9,7 +9,7 @@
  * so a global license's clock starts only from the global environment.
  */
 import { conflict } from '../../errors.ts';
-import { getRecordItem, type Item, itemOf, type StoredItem } from '../../store/records.ts';
+import { getRecordItem, type Item, type StoredItem } from '../../store/records.ts';
 import { canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import type { Expiration } from '../policies/entity.ts';
@@ -63,7 +63,7 @@ export async function startExpiryOnValidation(
   );
   try {
     await tx.commit();
-    return itemOf('licenses', started);
+    return started;
   } catch (error) {
     if (!(error instanceof ExpiryAlreadySet)) throw error;
     // Set by a concurrent validation (or removed meanwhile: then judged as it was read).

@@ -25,7 +25,7 @@ import { removeWithDescendants } from '../../licensing/removal.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, type Item, itemOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { getItem, type Item, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { machineDocument } from './document.ts';
@@ -65,10 +65,9 @@ function judge(machine: MachineRecord, rules: Heartbeat, at: number): Judgement 
 
 /** The machines' handler: judges the machine found due at `at` and writes what it makes of it. */
 export const machineDue: DueHandler = async (due: Due, at: number): Promise<void> => {
-  const found = await getItem({ PK: due.PK, SK: due.SK });
+  const item = itemOfType('machines', await getItem({ PK: due.PK, SK: due.SK }));
   // Gone, or moved in the index since it fell due (pinged, reset, judged by another sweep).
-  if (!found || found.DUESK !== due.due) return;
-  const item = itemOf('machines', found);
+  if (!item || item.DUESK !== due.due) return;
   const machine = toRecord('machines', item);
   const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
   if (machine.heartbeatCullStarted) return cull(item, policy);
@@ -93,7 +92,7 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
     if (error === changed) return;
     throw error;
   }
-  if (culled) await cull(itemOf('machines', written), policy);
+  if (culled) await cull(written, policy);
 };
 
 /** Readings of a machine a cull makes when its cores keep changing (seats.ts) before it leaves it to the next sweep. */
@@ -115,7 +114,6 @@ async function cull(found: StoredItem<MachineRecord>, policy: Item | undefined):
       if (error instanceof RecordNotFound) return;
       if (!(error instanceof SeatChanged) || attempt >= CULL_ATTEMPTS) throw error;
     }
-    const again = await getItem({ PK: found.PK, SK: found.SK });
-    item = again && itemOf('machines', again);
+    item = itemOfType('machines', await getItem({ PK: found.PK, SK: found.SK }));
   }
 }

@@ -23,7 +23,7 @@ import { cascadeMarker } from '../../licensing/removal.ts';
 import { collectionsUnder } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
-import { backoff, type Item, itemOf, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
+import { backoff, type Item, itemOfType, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
 import { revokeTokensOf } from '../tokens/service.ts';
@@ -153,8 +153,8 @@ function dropOwner(tx: Transaction, record: PlacedItem, userId: string, changed:
       membership: environmentId ? environmentMembership(record.accountId, environmentId) : undefined,
     });
   }
-  if (record.type === 'licenses') {
-    const license = itemOf('licenses', record);
+  const license = itemOfType('licenses', record);
+  if (license) {
     const marker: Key = uniqueKey(license.accountId, LICENSE_KEY_MARKER, licenseKeyValue(license.key));
     // Only while the marker is the license's: a license deleted meanwhile leaves none to rewrite.
     tx.patch(marker, { ownerId: null }, {}, { state: { ref: record.PK }, changed });
