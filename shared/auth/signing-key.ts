@@ -13,6 +13,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.ts';
 import { db, getTable } from '../store/client.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { accountKey } from '../store/keys.ts';
 import { signingKeySealer } from './seal.ts';
 
@@ -135,3 +136,17 @@ export async function provisionSigningKey(accountId: string): Promise<StoredSign
     return winner;
   }
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 38,
+    name: 'Give an account its signing key',
+    operation:
+      "UpdateItem `SET signingKey` if `attribute_exists(PK) AND attribute_not_exists(signingKey)`; on a failed condition, GetItem (consistent) of the winner's key",
+    index: 'table',
+    key: '`PK = ACCOUNT#<id>`',
+    usedBy: 'the first answer signed for an account made before signing keys (`provisionSigningKey`, shared/auth/signing-key.ts)',
+    tests: ['store/data-model'],
+  },
+];

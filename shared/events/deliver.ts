@@ -49,6 +49,7 @@ import { recordSubscription } from '../resources/webhook-endpoints/subscriptions
 import { webhookEventDocument } from '../resources/webhook-events/document.ts';
 import { FINAL_STATUSES, type WebhookEventRecord, type WebhookEventStatus } from '../resources/webhook-events/entity.ts';
 import { db, getTable } from '../store/client.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { recordKey } from '../store/keys.ts';
 import { getItem, getItems, type Item, toRecord } from '../store/records.ts';
 import { Transaction } from '../store/transaction.ts';
@@ -443,3 +444,27 @@ function describeFailure(error: unknown, signal: AbortSignal): string {
   const { code, message } = error as NodeJS.ErrnoException;
   return `The request failed: ${code ?? message}`;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 18,
+    name: 'Claim a delivery attempt (and read the event), write its outcome, give it back',
+    operation:
+      "UpdateItem, conditional on `status`, `deliveryAttempt` and `deliveryLease` (or its own `deliveryClaim`), `ReturnValues: ALL_NEW` for the claim; conditional UpdateItem (a transaction with the endpoint's disabling on 410) for the outcome",
+    index: 'table',
+    key: 'pattern 3 (the event)',
+    usedBy: 'webhook worker',
+    tests: ['store/data-model', 'unit/deliver-webhook', 'http/webhook-delivery'],
+  },
+  {
+    n: 19,
+    name: 'Webhook event and its endpoint by id',
+    operation:
+      'BatchGetItem of the endpoints a batch of delivery messages names (GetItem alongside the claim of 18 for a message that names none); the retry action: GetItem ×2',
+    index: 'table',
+    key: 'pattern 3',
+    usedBy: 'webhook worker, retry action',
+    tests: ['unit/deliver-webhook'],
+  },
+];

@@ -24,6 +24,7 @@ import { dropMachineProcessCount } from '../resources/processes/counts.ts';
 import { dropOwners, OWNED } from '../resources/users/owners.ts';
 import { runStep, type StepOutcome, type Stepped } from '../resumable.ts';
 import { collectionPage } from '../store/cascade.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { cascadeMarkerKey, counterKey, type RecordType, recordKey } from '../store/keys.ts';
 import { getItem, getItems, type PlacedItem } from '../store/records.ts';
 import { clearRemoval } from '../store/removals.ts';
@@ -288,3 +289,17 @@ async function finish(message: CascadeStep, root: PlacedItem): Promise<void> {
   await tx.commit();
   await clearRemoval(message.accountId, message.root.id);
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 57,
+    name: 'A cascade in numbered steps',
+    operation:
+      "The removal's TransactWriteItems puts the marker (completed 0) with the record's delete, its markers and tokens, its event and its register entry (56); SendMessage of step 1 after the commit. Each step: UpdateItem claiming it (`SET lease, leaseUntil` if `completed = :previous` and no live lease; a step done already is skipped, one running elsewhere retried later); Query (500 a page, from the message's cursor) of the removed record's collections in order (products: processes, components, machines, licenses, policies; licenses: processes, components, machines; machines: processes, components; policies: licenses, each taken out after its own collections), per environment; each page made ready (BatchGetItem of its holders' token heads and of the counts its records drop or check) while the previous one is taken out (58); SendMessage of the next step where it stopped (or of the second pass, 10 s later), then UpdateItem `SET completed` (a crash in between runs the step again). After the second pass: DeleteItem of the counts the record's descendants were counted in (a license's machine, core and process counts, a machine's process count), UpdateItem of the register (56), DeleteItem of the marker",
+    index: 'table; GSI2–GSI5',
+    key: '`PK = A#<acct>#CASCADE#<recordId>`; the collections as 27–32 and 53',
+    usedBy: 'workers.cascade (`shared/licensing/cascade.ts`; the step protocol, shared with the purge: `shared/resumable.ts`)',
+    tests: ['unit/resumable', 'unit/purge-environment', 'http/cascades', 'bench/cascade'],
+  },
+];

@@ -26,6 +26,7 @@
 import { digest } from '../auth/secrets.ts';
 import { ruleBroken } from '../errors.ts';
 import { attributePointer } from '../resources/rules.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { environmentMembership, fingerprintCountKey, type Key, uniqueKey } from '../store/keys.ts';
 import { getItems, type Item, type RecordOf, type StoredItem, type StoredRecord } from '../store/records.ts';
 import type { HolderCount, Parent, Transaction, UniqueClaim } from '../store/transaction.ts';
@@ -208,3 +209,17 @@ export async function firstTaken(accountId: string, holds: readonly FingerprintH
 }
 
 const keyId = (key: Key) => `${key.PK}|${key.SK}`;
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 43,
+    name: "Judge a fingerprint in its strategy's scope, over every holder there",
+    operation:
+      "TransactWriteItems with the record: Update `ADD n :1` of the fingerprint's count in every scope wider than the marker's (26, 24), with `attribute_not_exists(n) OR n <= :0` on the scope the policy's strategy names, and `ADD n :1` of the share when the record's environment is not the scope's; for a component, a ConditionCheck that no marker of a component made before the counts holds the fingerprint in that scope. A delete: `ADD n :-1` of every count the item lists in `counted`, then DeleteItem of each if `n <= 0`; a create made of several transactions (a machine with many components) reads the counts and markers first (BatchGetItem)",
+    index: 'table',
+    key: '`PK = A#<acct>#FINGERPRINT_COUNT#<MACHINE or COMPONENT>#<sha256(scope:id:fp)>`, `SK = #` (share: `SK = E#<env>`)',
+    usedBy: 'machines.create, components.create, machine and component delete, cascades (34)',
+    tests: ['store/data-model', 'http/uniqueness-strategies', 'http/components-uniqueness'],
+  },
+];

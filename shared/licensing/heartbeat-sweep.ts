@@ -18,6 +18,7 @@ import { machineDue } from '../resources/machines/sweep.ts';
 import { policyDue } from '../resources/policies/sweep.ts';
 import { sweepProcess } from '../resources/processes/sweep.ts';
 import { db, getTable } from '../store/client.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { type Due, dueBetween } from '../store/due.ts';
 import type { Key } from '../store/keys.ts';
 import { getItem } from '../store/records.ts';
@@ -92,3 +93,27 @@ async function moveCursor(from: number | undefined, until: number): Promise<void
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 50,
+    name: 'A sweep: what fell due since the last',
+    operation:
+      "GetItem of the cursor; per minute from the cursor's to now, Query (paged) of that minute's partition with `DUESK` after the cursor and up to now; each record found handed to its type's handler (a machine: GetItem of it and of its policy, then pattern 49 with its events; a cull, pattern 34); PutItem of the cursor, conditional on `until` as read (left just before a record whose handler failed)",
+    index: 'DUE; table',
+    key: '`DUEPK = DUE#<minute> AND DUESK BETWEEN :after AND :now`; cursor `PK = SWEEP#heartbeats`',
+    usedBy: 'workers.sweepHeartbeats (every minute)',
+    tests: ['store/data-model', 'http/heartbeats', 'bench/sweeper'],
+  },
+  {
+    n: 55,
+    name: 'A policy that starts requiring heartbeats walks its machines into the due index',
+    operation:
+      "The policy's update puts the policy in the due index (pattern 49) with `heartbeatWalk` removed; its due handler: Query (paged, cursor) of the policy's licenses in each environment its licenses may be in (its own; for a global policy also every SHARED one), 25 licenses a sweep, and for each the Query of its machines in those environments; per machine not in the index, UpdateItem `SET DUEPK, DUESK` if `attribute_not_exists(DUESK)`; then UpdateItem of the policy, conditional on its `DUESK` as read: out of the index, or due again at once with `heartbeatWalk` = {environment, cursor}",
+    index: 'table, GSI2 (licenses by policy, machines by license)',
+    key: "the policy's record; machines' records",
+    usedBy: 'the sweeper',
+    tests: ['http/heartbeats'],
+  },
+];

@@ -5,6 +5,8 @@
  * and a bearer's own restriction (a user's owner partition, a product's or a license's) is one
  * more such filter. Nothing ever reads the whole account to answer a filtered list.
  */
+
+import type { AccessPattern } from '../store/data-model.ts';
 import { emptyPage, listCollection, type Page, type PageRequest } from '../store/paging.ts';
 import type { RecordOf } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
@@ -60,3 +62,26 @@ export async function filteredList<K extends Child>(
   }
   return listCollection(scope, { type }, page);
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 31,
+    name: 'Filters combined (AND)',
+    operation: 'Query (backwards) + FilterExpression; count by Query `Select: COUNT` with the same filter',
+    index: "the most selective given filter's index (machine > license > owner > product)",
+    key: 'that one partition; the other filters as conditions',
+    usedBy: 'every filtered list with two or more conditions',
+    tests: ['store/data-model', 'http/components'],
+  },
+  {
+    n: 32,
+    name: 'Licenses by policy / product / owner; policies by product; machines by license / product / owner',
+    operation: 'Query (backwards)',
+    index: 'GSI2/3/4 per the slot table',
+    key: '`…#<PARENT>#<id>#<TYPE>`',
+    usedBy:
+      '`?policy=`, `?product=`, `?owner=`, `?license=`, `/licenses/<id>/machines`, `/users/<id>/licenses`, `/users/<id>/machines`, cascades',
+    tests: ['store/data-model'],
+  },
+];

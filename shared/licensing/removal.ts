@@ -28,6 +28,7 @@ import { SeatChanged } from '../resources/machines/seats.ts';
 import { now } from '../resources/rules.ts';
 import { tokensOf } from '../resources/tokens/service.ts';
 import { membersUpTo } from '../store/cascade.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import { cascadeMarkerKey, removalsKey } from '../store/keys.ts';
 import { getItem, type PlacedItem } from '../store/records.ts';
@@ -168,3 +169,29 @@ export const cascadeMarker = (message: CascadeStep) => ({
   requested: now(),
   completed: 0,
 });
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 34,
+    name: 'Everything under a removed record',
+    operation:
+      "BatchGetItem of the counters of its collections, then Query of those holding any (deepest first), in the record's environment and, for a global record, every SHARED environment: 100 records or fewer go in its request (58); more, the record goes at once and the cascades worker takes the rest (56, 57)",
+    index: 'GSI2–GSI4',
+    key: 'as 27–32, and tokens as 35',
+    usedBy:
+      "product, policy, license, machine delete, licenses.revoke, the heartbeat sweeper's culls; workers.cascade (`shared/licensing/removal.ts`, `cascade.ts`)",
+    tests: ['http/products', 'http/policies', 'http/machines', 'http/components-uniqueness', 'http/licensing-isolation', 'http/cascades'],
+  },
+  {
+    n: 58,
+    name: 'Take records out with nothing left hanging',
+    operation:
+      "TransactWriteItems of up to 100 operations (measured as the chunk grows), deepest first: Delete of each record (`attribute_exists(PK)`; a machine also `countedCores = :read`) with its markers, its collection counts and holder counts, and what its type holds (a token's lookup and register entry; a machine's seat, cores and fingerprint entry; a product's or license's token register, Delete if `serial = :read`); and, for each parent deleted, that nothing hangs on it but what the transaction deletes: `n = :members` (`attribute_not_exists(n) OR n = :0` when none) on a machine's process count and its components' collection counters, a license's machine count, a policy's license counters, a product's policy counters (by induction, nothing below). A record changed or gone meanwhile: read again and retried. In the request, when 100 records or fewer hang on the record: BatchGetItem of its collections' counters, Query of those holding any, the transactions, then the record's own; a child created meanwhile fails one and the removal lists again. Every create of a policy, license, machine, component, process or license token: ConditionCheck that each ancestor still exists (and the owner it names or inherits), so nothing is created under a record once it is deleted",
+    index: 'table; GSI2–GSI5',
+    key: '`PK = COUNT#<collection partition>`, `A#<acct>#LICENSE#<id>#MACHINE_COUNT`, `A#<acct>#MACHINE#<id>#PROCESS_COUNT`; records as 3',
+    usedBy:
+      "product, policy, license, machine delete, licenses.revoke, the heartbeat sweeper's culls, workers.cascade (`shared/licensing/batches.ts`, `removal.ts`); every create under a parent (`requireAncestry`)",
+    tests: ['http/cascades', 'http/products', 'http/policies', 'http/machines', 'http/processes'],
+  },
+];

@@ -12,6 +12,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
 import { enqueueEach } from '../queue.ts';
 import type { QueueName } from '../routes.ts';
+import type { AccessPattern } from '../store/data-model.ts';
 import { entryOf } from './entries.ts';
 
 interface Outgoing {
@@ -69,3 +70,17 @@ const describe = (record: DynamoDBRecord) => ({
   sequenceNumber: record.dynamodb?.SequenceNumber,
   keys: record.dynamodb?.Keys,
 });
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 61,
+    name: 'Relay what committed changes ask to be sent',
+    operation:
+      "The table's stream (old and new images), read by the relay's event source: on AWS, Lambda's DynamoDB event source with its filters (`INSERT` with the new image's `type` one of `webhook-events`, `password-reset-requests`; `REMOVE` with the old image's `type` `environments`: shared/outbox/entries.ts); locally, DescribeStream, GetShardIterator and GetRecords over every shard (dev/local/streams.ts). Each record let through is one message, built from its image alone: no read of the table",
+    index: 'stream',
+    key: "the stream's records (keys and images)",
+    usedBy: 'workers.relayOutbox',
+    tests: ['unit/outbox', 'http/outbox', 'http/stream-poller'],
+  },
+];

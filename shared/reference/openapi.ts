@@ -2,7 +2,7 @@
  * The API's OpenAPI 3.1 description, generated: each route of the table (shared/routes.ts) with
  * the declaration of its operation (shared/resources/<resource>/operations.ts), the resource objects
  * (each resource's schema.ts, gathered by shared/reference/resources.ts), the errors the pipeline answers (shared/http/pipeline.ts) and the
- * webhook deliveries (shared/events/kinds.ts). `npm run openapi` writes it to docs/openapi.json.
+ * webhook deliveries (shared/events/kinds.ts). `npm run docs` writes it to docs/openapi.json.
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';

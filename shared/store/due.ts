@@ -10,6 +10,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable as table } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import type { Key } from './keys.ts';
 
 export const DUE_INDEX = 'DUE';
@@ -59,3 +60,17 @@ export async function dueBetween(from: number, to: number): Promise<Due[]> {
   }
   return found;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 49,
+    name: 'A record put in, moved in or taken out of the due index',
+    operation:
+      "In the transaction of the record's own write: its `DUEPK`/`DUESK` set on its Put (a machine activated under a policy requiring heartbeats: due at creation + duration), `SET` on its Update to move it (a ping: to its new deadline; the sweeper: to a later look) or `REMOVE`d to take it out (a reset of an unwatched machine; the sweeper, of one kept dead); each Update conditional on `DUESK` and `lastHeartbeat` as read and no `heartbeatCullStarted`; a ping or reset also sets the `lastHeartbeat` its fingerprint markers carry (Update if `ref` is the machine's). A deleted record leaves the index with its item",
+    index: 'DUE',
+    key: "`PK = A#<acct>#MACHINE#<id>` (the record's own key)",
+    usedBy: "machines.create, machines.ping, .reset (and their older paths), the sweeper's machine handler",
+    tests: ['store/data-model', 'http/heartbeats'],
+  },
+];

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import { onceKey } from './keys.ts';
 
 export class ClaimInProgress extends Error {
@@ -87,3 +88,17 @@ export async function once(consumer: string, id: string, work: () => Promise<voi
     });
   return true;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 22,
+    name: 'Act once per reset request',
+    operation:
+      'Put conditional on no claim or a claim whose lease is over; then Update to `DONE`, or Delete when the work fails, both conditional on the lease; a refused claim comes back with the refusal (`ReturnValuesOnConditionCheckFailure`)',
+    index: 'table',
+    key: '`PK = ONCE#password-reset, SK = <resetId>`',
+    usedBy: 'password-reset worker (`once`)',
+    tests: ['store/data-model', 'http/password-reset'],
+  },
+];

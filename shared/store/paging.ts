@@ -16,6 +16,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import {
   collectionIndex,
   collectionName,
@@ -319,3 +320,44 @@ export const isCursor = (cursor: string) =>
   cursor.length <= 100 &&
   /^[A-Za-z0-9_-]*$/.test(cursor) &&
   /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f-]{36}$/.test(decodeCursor(cursor));
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 7,
+    name: 'List a type, newest first',
+    operation: 'Query (backwards)',
+    index: 'GSI1',
+    key: "`GSI1PK = A#<acct>#E#<env>#<TYPE>` (two partitions merged inside a SHARED environment, except for tokens, webhook endpoints and webhook events: the environment's own only)",
+    usedBy: 'users, tokens, environments lists',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 9,
+    name: 'Count a collection',
+    operation: 'BatchGetItem (read ahead for `GET /<type>`)',
+    index: 'table',
+    key: '`PK = COUNT#<collection partition>`',
+    usedBy: "every list's `links.meta`",
+    tests: ['store/data-model'],
+  },
+  {
+    n: 10,
+    name: 'Keyset page',
+    operation: 'Query (backwards)',
+    index: 'GSI1–GSI5',
+    key: 'partition as 7/8 and 27–32, and `SK < <cursor>`',
+    usedBy: '`page[cursor]`; the page after a `page[number]` skip',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 11,
+    name: 'Skip to `page[number]`',
+    operation: 'Query (backwards), keys only, then pattern 10 below the last key skipped',
+    index:
+      "the collection index's twin, GSI1_KEYS–GSI5_KEYS; the index itself when the list has a FilterExpression (pattern 31: the twin does not hold the filtered attributes)",
+    key: 'as 7/8 and 27–32, projection of the sort key',
+    usedBy: '`page[number]` > 1',
+    tests: ['store/data-model'],
+  },
+];

@@ -6,6 +6,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReached } from '../errors.ts';
 import { db, getTable } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import { rateLimitKey } from './keys.ts';
 import type { Transaction } from './transaction.ts';
 
@@ -84,3 +85,17 @@ export class LimitHit {
     if (!result.allowed) throw new LimitReached(this.detail, result);
   }
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 20,
+    name: 'Count a rate-limit hit',
+    operation: 'UpdateItem `ADD n :1` if `n < limit`',
+    index: 'table',
+    key: '`PK = RATE#<subject>, SK = W#<window>`',
+    usedBy:
+      '`POST /passwords`, `POST /tokens` (HTTP Basic); per source address: `POST /licenses/actions/validate-key`, `POST /tokens`, `POST /passwords`',
+    tests: ['store/data-model', 'http/address-limits'],
+  },
+];

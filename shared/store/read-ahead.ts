@@ -6,6 +6,7 @@
  * goes to the table.
  */
 
+import type { AccessPattern } from './data-model.ts';
 import type { Key } from './keys.ts';
 import { getItem, getItems, type Item } from './records.ts';
 
@@ -46,3 +47,16 @@ export async function readItems(ahead: ReadAhead | undefined, keys: Key[]): Prom
   const fetched = missing.length ? await getItems(missing) : [];
   return [...known.filter((item): item is Item => item !== undefined), ...fetched];
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 36,
+    name: 'What a request reads first',
+    operation: 'BatchGetItem',
+    index: 'table',
+    key: "account (1/2), token lookup (6), environment (5), the path's record (3), a list's counters (9), the subscriptions (15), the register of removals under way (56)",
+    usedBy: "the pipeline's read-ahead step (`shared/http/request-keys.ts`)",
+    tests: ['bench/round-trips'],
+  },
+];

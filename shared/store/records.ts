@@ -7,6 +7,7 @@ import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import { type Key, type RecordType, recordKey } from './keys.ts';
 import { readItems } from './read-ahead.ts';
 import type { RecordOf } from './record-types.ts';
@@ -282,3 +283,16 @@ async function deleteBatch(keys: Key[]): Promise<void> {
 
 export const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.min(1000, 2 ** attempt * 10) * (0.5 + Math.random())));
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 3,
+    name: 'Record by id',
+    operation: 'BatchGetItem (read ahead when the path names it), else GetItem (consistent)',
+    index: 'table',
+    key: '`PK = A#<acct>#<TYPE>#<id>`',
+    usedBy: 'every retrieve/update/delete (`getVisibleItem`)',
+    tests: ['store/data-model'],
+  },
+];

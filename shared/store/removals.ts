@@ -12,6 +12,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
+import type { AccessPattern } from './data-model.ts';
 import { removalsKey } from './keys.ts';
 import { type ReadAhead, readItem } from './read-ahead.ts';
 import type { Item } from './records.ts';
@@ -100,3 +101,18 @@ export async function withoutRemoved<T extends object>(scope: Scope, items: T[])
   const removed = await removalsOf(scope);
   return removed.size === 0 ? items : items.filter((item) => !hangsOnRemoved(removed, item as Record<string, unknown>));
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 56,
+    name: 'Hide what hangs on a removal under way',
+    operation:
+      "BatchGetItem (read ahead with the account, pattern 36) of the account's register. A record whose own id or any of `productId`, `policyId`, `licenseId`, `machineId` the register names is not found: by id, by a unique value or a fingerprint, as a credential (a license token, whose lookup names its license, policy and product; a license key), by validation, and in lists (left out of its page; the count counts it until the worker has deleted it). The removal's own TransactWriteItems writes the entry (UpdateItem `SET removed#<id>`); the cascades worker removes it (UpdateItem `REMOVE removed#<id>`) once its second pass is done. A removal finding 1,000 entries already is refused (409) until some finish",
+    index: 'table',
+    key: '`PK = A#<acct>#REMOVALS`',
+    usedBy:
+      'every request (`shared/store/removals.ts`); products, policies, licenses, machines delete and licenses.revoke when what hangs on the record is large',
+    tests: ['http/cascades'],
+  },
+];

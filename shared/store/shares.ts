@@ -13,6 +13,8 @@
  * the delete) makes a new share, which the purge's second pass gives back. A fingerprint's count
  * that counts nobody once its share is given back is deleted.
  */
+
+import type { AccessPattern } from './data-model.ts';
 import { countOfShare, isFingerprintCount, type Key } from './keys.ts';
 import { backoff, getItems } from './records.ts';
 import { deleteEmptyCounts, Transaction } from './transaction.ts';
@@ -67,3 +69,17 @@ async function giveBackShare({ shareKey, countKey }: Share): Promise<void> {
     }
   }
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 37,
+    name: "Give a purged environment's shares back",
+    operation:
+      'BatchGetItem (share and count), then TransactWriteItems: Delete of the share if `n = :read`, Update `ADD n :-read` of the count if it exists; a fingerprint count left at 0 is then deleted if `n <= 0`',
+    index: 'table',
+    key: 'the shares among the keys of 13 (`SK` beginning `E#` under a `…#MACHINE_COUNT`, `…#PROCESS_COUNT` or `…#FINGERPRINT_COUNT#…` PK; `countOfShare`), their count at `SK = #`',
+    usedBy: 'purge worker, before deleting each page',
+    tests: ['store/data-model', 'http/machine-seats', 'http/components-uniqueness'],
+  },
+];

@@ -4,6 +4,8 @@
  * scope may read it — the same rule as a lookup by id, so a marker never opens a way around
  * account or environment isolation.
  */
+
+import type { AccessPattern } from './data-model.ts';
 import { type Key, type RecordType, uniqueKey } from './keys.ts';
 import { readItem } from './read-ahead.ts';
 import type { RecordOf } from './record-types.ts';
@@ -45,3 +47,16 @@ export async function requireUnclaimed(accountId: string, claims: readonly Uniqu
   const taken = claims.find((claim) => held.has(uniqueKey(accountId, claim.kind, claim.value).PK));
   if (taken) throw taken.taken;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 12,
+    name: 'Claim a unique value',
+    operation: 'TransactWriteItems, Put with `attribute_not_exists(PK)`',
+    index: 'table',
+    key: 'marker PK',
+    usedBy: 'every create or change of a value a marker kind holds (marker kinds above), and the account slug',
+    tests: ['store/data-model'],
+  },
+];

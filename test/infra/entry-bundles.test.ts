@@ -14,7 +14,7 @@ import { routes } from '../../shared/routes.ts';
 import { STACK_BUILD_OPTIONS } from '../support/bundling.ts';
 
 /** The bundle of `operation`'s entry: its size, and the bytes each source file put in it. */
-async function bundleOf(operation: string): Promise<{ size: number; bytesFrom: (file: string) => number }> {
+async function bundleOf(operation: string): Promise<{ size: number; text: string; bytesFrom: (file: string) => number }> {
   const route = routes.find((candidate) => candidate.operation === operation);
   if (!route) throw new Error(`no route ${operation}`);
   const result = await build({
@@ -31,7 +31,11 @@ async function bundleOf(operation: string): Promise<{ size: number; bytesFrom: (
   });
   const [bundle] = result.outputFiles;
   const [output] = Object.values((result.metafile as Metafile).outputs);
-  return { size: bundle?.contents.byteLength ?? 0, bytesFrom: (file) => output?.inputs[file]?.bytesInOutput ?? 0 };
+  return {
+    size: bundle?.contents.byteLength ?? 0,
+    text: bundle?.text ?? '',
+    bytesFrom: (file) => output?.inputs[file]?.bytesInOutput ?? 0,
+  };
 }
 
 describe("an operation's entry", () => {
@@ -40,6 +44,16 @@ describe("an operation's entry", () => {
     const generation = 'shared/resources/tokens/generate.ts';
     expect((await bundleOf('products.tokens.generate')).bytesFrom(generation)).toBeGreaterThan(0);
     expect((await bundleOf('products.list')).bytesFrom(generation)).toBe(0);
+  });
+
+  it("carries none of the data model's declarations (they are docs/data-model.md's alone)", async () => {
+    // Validation and activation load the entities that declare the most (licenses, machines, components).
+    for (const operation of ['licenses.validate', 'machines.create', 'components.create']) {
+      const { text } = await bundleOf(operation);
+      expect(text, operation).toContain('LICENSE_KEY');
+      expect(text, operation).not.toContain('usedBy');
+      expect(text, operation).not.toContain('SHA-256 of a license');
+    }
   });
 
   it('of a plain page carries neither the pipeline nor the AWS clients', async () => {

@@ -128,6 +128,13 @@ describe('the consistency checker', () => {
     );
   });
 
+  it('finds a marker of a kind no entity declares, even one its record lists', async () => {
+    const { accountId, record, found } = handMade();
+    const undeclared = uniqueKey(accountId, 'NICKNAME', randomUUID());
+    const user = record('users', { markers: [undeclared.PK] });
+    expect(await found([user, { ...undeclared, ref: user.PK }])).toEqual(exactly(at('marker-kind', undeclared)));
+  });
+
   it('finds a marker whose record is gone, and one carrying facts its record no longer holds', async () => {
     const { accountId, record, graph, found } = handMade();
     const orphan = uniqueKey(accountId, 'EMAIL', `${randomUUID()}@orphan.example`);

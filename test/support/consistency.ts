@@ -4,7 +4,7 @@
  * would break.
  *
  * - markers: every uniqueness marker a record lists exists and names it (`ref`), every marker
- *   names a record that lists it, and the facts a marker carries (a machine's heartbeat, a
+ *   is of a kind an entity declares (`MARKER_KINDS`) and names a record that lists it, and the facts a marker carries (a machine's heartbeat, a
  *   license's policy and owner) are the record's;
  * - counts: every collection counter equals the records in its collection; every holder count
  *   (fingerprints, processes: what records list in `counted`) and every seat count (a license's
@@ -29,6 +29,7 @@
  */
 import { DynamoDBClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { markerKinds } from '#dev/data-model.ts';
 import { digest } from '#shared/auth/secrets.ts';
 import {
   bearerTokenEntryKey,
@@ -97,7 +98,9 @@ export async function scanItems(options: ConsistencyOptions = {}): Promise<Item[
 
 const TYPE_OF_PREFIX = new Map<string, RecordType>(Object.entries(PREFIXES).map(([type, prefix]) => [prefix, type as RecordType]));
 const RECORD = /^A#([^#]+)#([A-Z_]+)#([^#]+)$/;
-const MARKER = /^A#([^#]+)#UNIQUE#/;
+const MARKER = /^A#([^#]+)#UNIQUE#([^#]+)#/;
+/** The kinds of marker the entities declare (docs/data-model.md). */
+const DECLARED_KINDS = new Set((await markerKinds()).map(({ value }) => value.kind));
 const COUNTER = /^COUNT#A#([^#]+)#E#([^#]+)#/;
 const HOLDER_COUNT = /^A#[^#]+#(FINGERPRINT_COUNT#|(LICENSE|MACHINE)#[^#]+#PROCESS_COUNT$)/;
 const SEAT_COUNT = /^A#[^#]+#LICENSE#[^#]+#(MACHINE|CORE)_COUNT$/;
@@ -185,6 +188,8 @@ function checkMarkers(
     }
   }
   for (const marker of items.filter((item) => MARKER.test(item.PK) && !purging(item))) {
+    const kind = MARKER.exec(marker.PK)?.[2] ?? '';
+    if (!DECLARED_KINDS.has(kind)) report('marker-kind', marker, `no entity declares its kind ${kind} (MARKER_KINDS)`);
     const record = get({ PK: String(marker.ref), SK: '#' });
     if (!record) {
       report('marker-orphan', marker, `it names ${String(marker.ref)}, which does not exist`);

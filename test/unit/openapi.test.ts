@@ -17,7 +17,7 @@ const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map(
 describe('the OpenAPI description', () => {
   it('docs/openapi.json is the one the route table and the declarations generate', async () => {
     const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
-    expect(committed, 'docs/openapi.json is out of date: run `npm run openapi`').toBe(serializeOpenApi(await buildOpenApi()));
+    expect(committed, 'docs/openapi.json is out of date: run `npm run docs`').toBe(serializeOpenApi(await buildOpenApi()));
   });
 
   it('names every operation once, and declares the path parameters of its path', () => {

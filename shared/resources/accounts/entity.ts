@@ -3,6 +3,7 @@
  * slug; the slug is held by a marker item so two accounts can never share one.
  */
 import type { StoredSigningKey } from '../../auth/signing-key.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
 import { attributesOf, getItem, isUuid } from '../../store/records.ts';
@@ -40,3 +41,25 @@ export function putNewAccount(tx: Transaction, account: Account, taken: Error): 
   tx.put({ ...accountKey(account.id), type: 'accounts', ...account }, { ifAbsent: taken });
   tx.put({ ...accountSlugKey(account.slug), accountId: account.id }, { ifAbsent: taken });
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 1,
+    name: 'Account by id',
+    operation: 'BatchGetItem (read ahead)',
+    index: 'table',
+    key: '`PK = ACCOUNT#<id>`',
+    usedBy: 'pipeline (`findAccount`)',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 2,
+    name: 'Account by slug',
+    operation: 'BatchGetItem (read ahead), then GetItem',
+    index: 'table',
+    key: '`PK = ACCOUNT_SLUG#<slug>`, then pattern 1',
+    usedBy: 'pipeline (`findAccount`)',
+    tests: ['store/data-model'],
+  },
+];

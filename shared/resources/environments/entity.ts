@@ -3,6 +3,8 @@
  * account. A code is held by a uniqueness marker (compared case-insensitively) that points at
  * the environment's record.
  */
+
+import type { AccessPattern, MarkerKind } from '../../store/data-model.ts';
 import { type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import type { ReadAhead } from '../../store/read-ahead.ts';
 import { getVisibleItem, isUuid, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
@@ -19,6 +21,9 @@ export interface Environment extends StoredRecord {
 }
 
 export const CODE_MARKER = 'ENVIRONMENT_CODE';
+
+/** The uniqueness markers its records hold (docs/data-model.md). */
+export const MARKER_KINDS: readonly MarkerKind[] = [{ kind: CODE_MARKER, value: "an environment's code, lower-cased" }];
 
 /** The key an environment is found by: its record (UUID) or its code's marker; undefined if it cannot name one. */
 export function environmentKeyFor(accountId: string, idOrCode: string): Key | undefined {
@@ -46,3 +51,16 @@ export async function findEnvironment(accountId: string, idOrCode: string, ahead
   const item = await findEnvironmentItem(accountId, idOrCode, ahead);
   return item && toRecord('environments', item);
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 5,
+    name: 'Environment by code',
+    operation: 'BatchGetItem (read ahead), then GetItem (`findByUnique`)',
+    index: 'table',
+    key: '`PK = A#<acct>#UNIQUE#ENVIRONMENT_CODE#<code>`, then its `ref`',
+    usedBy: 'pipeline (`findEnvironment`)',
+    tests: ['store/data-model'],
+  },
+];

@@ -19,6 +19,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../../logger.ts';
 import { runStep, type Stepped } from '../../resumable.ts';
 import { db, getTable } from '../../store/client.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { environmentMembership, type Key, purgeMarkerKey, recordKey } from '../../store/keys.ts';
 import { deleteItems, getItem } from '../../store/records.ts';
 import { giveBackShares } from '../../store/shares.ts';
@@ -102,3 +103,26 @@ async function purgePage(
     page = next;
   }
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 13,
+    name: 'Every item of an environment',
+    operation:
+      'Query, keys only, then BatchWriteItem deletes (of all but the shares of license machine counts, of process counts and of fingerprint counts, which pattern 37 gives back and deletes)',
+    index: 'ENV',
+    key: '`ENVPK = A#<acct>#E#<env>`',
+    usedBy: 'purge worker',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 14,
+    name: 'Purge progress',
+    operation: 'UpdateItem (conditional)',
+    index: 'table',
+    key: '`PK = A#<acct>#PURGE#<env>`',
+    usedBy: 'purge worker',
+    tests: ['unit/purge-environment'],
+  },
+];

@@ -5,6 +5,7 @@
  * as it was at its creation, so nothing that reads a license by its key reads the policy for it.
  */
 import { digest } from '../../auth/secrets.ts';
+import type { AccessPattern, MarkerKind } from '../../store/data-model.ts';
 import { idOfRecordKey } from '../../store/keys.ts';
 import type { Item, StoredItem, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
@@ -38,6 +39,9 @@ export interface LicenseRecord extends StoredRecord {
 export const LICENSE_PARENTS = { policy: 'policies', product: 'products', owner: 'users' } as const;
 
 export const LICENSE_KEY_MARKER = 'LICENSE_KEY';
+
+/** The uniqueness markers its records hold (docs/data-model.md). */
+export const MARKER_KINDS: readonly MarkerKind[] = [{ kind: LICENSE_KEY_MARKER, value: "SHA-256 of a license's key" }];
 
 /**
  * A license key's marker as stored: the license's key (`ref`), and its policy and owner, which
@@ -89,3 +93,56 @@ export function licenseStatus(license: Pick<LicenseRecord, 'suspended' | 'expiry
   if (license.expiry != null && Date.parse(license.expiry) <= at + EXPIRING_WITHIN_MS) return 'EXPIRING';
   return 'ACTIVE';
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 23,
+    name: 'License by key (`Authorization: License`; validate-key: 54)',
+    operation: "GetItem ×2 (`findByUnique`: only a license the request's environment reads, which is exactly one it admits as a bearer)",
+    index: 'table',
+    key: '`PK = A#<acct>#UNIQUE#LICENSE_KEY#<sha256(key)>`, then its `ref`',
+    usedBy: '`authenticateLicenseKey`, `validateKey`, `/licenses/<key>` (rules §6.2, §11.2, §19.1)',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 40,
+    name: "A license's standing (`License <key>`, license tokens, validations)",
+    operation:
+      "BatchGetItem: a license token's license, policy and owner (its lookup names all three); after pattern 23, a key's owner (if any) and, once expired, its policy; a validation's policy and owner",
+    index: 'table',
+    key: '`PK = A#<acct>#LICENSE#<id>`, `…#POLICY#<id>`, `…#USER#<id>`',
+    usedBy: 'authentication (`requireStanding`), both validations',
+    tests: ['http/license-lifecycle'],
+  },
+  {
+    n: 41,
+    name: "Start a license's expiry once (FROM_FIRST_VALIDATION, FROM_FIRST_ACTIVATION)",
+    operation:
+      "TransactWriteItems (the machine's own for an activation): Update `SET expiry` if `attribute_exists(PK) AND (attribute_not_exists(expiry) OR attribute_type(expiry, NULL))`; a validation that loses reads the winner's (GetItem); none from a SHARED environment on a global license (rules.md §18.4)",
+    index: 'table',
+    key: '`PK = A#<acct>#LICENSE#<id>`',
+    usedBy: 'both validations, machines.create',
+    tests: ['http/license-lifecycle'],
+  },
+  {
+    n: 42,
+    name: "Change a license's standing from the state read",
+    operation:
+      'TransactWriteItems with its event: Update `SET suspended` if `suspended = :read` (a failure read again: 422 or 409), `SET expiry` if `expiry = :read` or unset (renew)',
+    index: 'table',
+    key: '`PK = A#<acct>#LICENSE#<id>`',
+    usedBy: 'licenses.suspend, .reinstate, .renew',
+    tests: ['http/license-lifecycle'],
+  },
+  {
+    n: 54,
+    name: 'Validate in one read and one write',
+    operation:
+      "validate-key: the key's marker in the pipeline's first BatchGetItem (with the account and the subscriptions); then one BatchGetItem of the license, its policy and its owner (the marker carries `policyId` and `ownerId`), the machine a `machine` scope names, each fingerprint's machine marker (carrying `id`, `environmentId`, `licenseId`, `created`, `lastHeartbeat`, `componentsCounted`), the device counts of the components given (each component's presence on the machine, `n`, and the machine's component total, keyed by the machine's fingerprint on its license: counted by every component create and delete like pattern 43's counts), and pattern 47's keys; then TransactWriteItems of the event with the address limit's `ADD n :1` (`n <= :room`, TTL). validate by id: the license comes with the bearer (pattern 36), the rest as above. The license's machine, core and process counts: one BatchGetItem more, only when a strict policy or a scope that found no machine asks. A marker made before it carried these costs a read of its license (or machine, and its components: a Query per readable partition); a license's first FROM_FIRST_VALIDATION validation writes its expiry first (41); PER_MACHINE processes of a machine matched by fingerprint, one GetItem",
+    index: 'table',
+    key: '`PK = A#<acct>#UNIQUE#LICENSE_KEY#<sha256(key)>`; `A#<acct>#UNIQUE#MACHINE_FINGERPRINT#<sha256(license:fp)>`; `A#<acct>#FINGERPRINT_COUNT#COMPONENT#<sha256(device:license:sha256(machine fp):fp)>` and `…#<sha256(device-total:license:sha256(machine fp))>`; the counts of 25, 48, 51',
+    usedBy: 'both validations',
+    tests: ['unit/request-keys', 'http/validation', 'http/floating', 'http/license-validation-order', 'bench/round-trips'],
+  },
+];

@@ -6,6 +6,7 @@
  */
 import { digest } from '../../auth/secrets.ts';
 import type { HolderRules } from '../../licensing/fingerprints.ts';
+import type { AccessPattern, MarkerKind } from '../../store/data-model.ts';
 import { uniqueKey } from '../../store/keys.ts';
 import type { Item, StoredItem, StoredRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
@@ -54,6 +55,11 @@ export interface MachineRecord extends StoredRecord {
 export const MACHINE_PARENTS = { license: 'licenses', product: 'products', owner: 'users' } as const;
 
 export const MACHINE_FINGERPRINT_MARKER = 'MACHINE_FINGERPRINT';
+
+/** The uniqueness markers its records hold (docs/data-model.md). */
+export const MARKER_KINDS: readonly MarkerKind[] = [
+  { kind: MACHINE_FINGERPRINT_MARKER, value: "SHA-256 of `<licenseId>:<fingerprint>`: a machine's fingerprint on its license" },
+];
 
 /** What a record that hangs on a machine (a component, a process) takes from it: its place in the licensing graph and its owners. */
 export const underMachine = (machine: MachineRecord) => ({
@@ -142,3 +148,47 @@ export const machineMarkerKey = (accountId: string, licenseId: string, fingerpri
 /** The machine of a license with this fingerprint, if the scope may read it. */
 export const findMachineItem = (scope: Scope, licenseId: string, fingerprint: string): Promise<StoredItem<MachineRecord> | undefined> =>
   findByUnique(scope, 'machines', MACHINE_FINGERPRINT_MARKER, machineFingerprintValue(licenseId, fingerprint));
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 24,
+    name: 'Machine by fingerprint within a license',
+    operation: 'GetItem ×2 (`findByUnique`)',
+    index: 'table',
+    key: '`PK = A#<acct>#UNIQUE#MACHINE_FINGERPRINT#<sha256(license:fp)>`, then its `ref`',
+    usedBy:
+      'validation (fingerprint scope); held by every machine, whatever its strategy (43); `/machines/<fingerprint>` for a license bearer',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 25,
+    name: 'At most maxMachines per license, in every environment together',
+    operation:
+      "TransactWriteItems with the machine: Update `ADD n :1` of the license's machine count with `n <= :room`, and `ADD n :1` of the environment's share when the license is of another environment; `ADD n :-1` of both when a machine goes (deactivation, cascades, pattern 34); Delete of the count with its license",
+    index: 'table',
+    key: '`PK = A#<acct>#LICENSE#<id>#MACHINE_COUNT`, `SK = #` (share: `SK = E#<env>`)',
+    usedBy: 'machines.create, machines.delete, license/policy/product delete',
+    tests: ['store/data-model', 'http/machines', 'http/machine-seats'],
+  },
+  {
+    n: 39,
+    name: 'Machines by fingerprint across licenses',
+    operation:
+      "Query (consistent) of the fingerprint's partition, then BatchGetItem of the machines whose entries name an environment the scope reads",
+    index: 'table',
+    key: '`PK = A#<acct>#MACHINES_BY_FINGERPRINT#<sha256(fp)>`',
+    usedBy: '`/machines/<fingerprint>` and its relationship routes, for bearers other than licenses (rules §11.2)',
+    tests: ['http/sdk-compatibility'],
+  },
+  {
+    n: 48,
+    name: 'At most maxCores per license, in every environment together',
+    operation:
+      "TransactWriteItems with the machine: Update `ADD n :cores` of the license's core count with `n <= :room` (the allowance less the cores), and `ADD n :cores` of the environment's share when the license is of another environment; a PATCH of `cores` adds the difference (bounded when it grows), its machine's Update conditional on `countedCores = :read`; a deactivation adds `-countedCores`, its machine's Delete conditional on `countedCores = :read` (read again and retried when it changed); Delete of the count with its license; a strict validation reads it with pattern 25's count (BatchGetItem)",
+    index: 'table',
+    key: '`PK = A#<acct>#LICENSE#<id>#CORE_COUNT`, `SK = #` (share: `SK = E#<env>`)',
+    usedBy: 'machines.create, machines.update, machines.delete, license/policy/product delete, validate, validate-key',
+    tests: ['http/floating', 'http/machine-seats'],
+  },
+];

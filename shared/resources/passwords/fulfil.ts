@@ -7,6 +7,7 @@ import type { Requester } from '../../auth/actor.ts';
 import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
 import { NotAuthenticated, refused } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
@@ -58,3 +59,16 @@ export async function resetPassword(requester: Requester, id: string, input: Pas
   );
   return updated;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 21,
+    name: 'Reset token check and single use',
+    operation: 'GetItem, then conditional Update (`passwordResetDigest = :seen`)',
+    index: 'table',
+    key: 'pattern 3',
+    usedBy: '`POST /users/<id>/actions/reset-password`',
+    tests: ['http/password-reset'],
+  },
+];

@@ -11,6 +11,7 @@ import type { Requester } from '../../auth/actor.ts';
 import { digest } from '../../auth/secrets.ts';
 import { LimitReached, type LimitState } from '../../errors.ts';
 import { RESET_REQUEST_TYPE } from '../../outbox/entries.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { passwordResetRequestKey } from '../../store/keys.ts';
 import { hit } from '../../store/rate-limit.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -68,3 +69,17 @@ export async function requestPasswordReset(requester: Requester, input: ResetReq
   await tx.commit();
   return limit;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 62,
+    name: 'Write a password-reset request',
+    operation:
+      "PutItem of the request's item (`type` `password-reset-requests`, `expiresAt` a day on), after the address's limit (pattern 20): its `INSERT` in the stream sends it to the mail queue (61)",
+    index: 'table',
+    key: '`PK = A#<acct>#PASSWORD_RESET_REQUEST#<resetId>`, `SK = #`',
+    usedBy: 'passwords.request',
+    tests: ['http/outbox', 'http/password-reset'],
+  },
+];

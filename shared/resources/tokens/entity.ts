@@ -6,6 +6,7 @@
 import type { BearerType } from '../../auth/bearer.ts';
 import type { BearerKind } from '../../auth/permissions.ts';
 import type { TokenPrefix } from '../../auth/secrets.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { attributesOf, type Item, type StoredRecord } from '../../store/records.ts';
 
 export type TokenKind = 'admin-token' | 'user-token' | 'environment-token' | 'product-token' | 'activation-token';
@@ -47,3 +48,34 @@ export const USER_TOKEN_LIFETIME_MS = 14 * 24 * 3600 * 1000;
 
 /** The token's place in the bearer's collection: GSI2 holds a bearer's tokens. */
 export const BEARER_SLOT = 0;
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 6,
+    name: 'Token by value',
+    operation: 'BatchGetItem (read ahead)',
+    index: 'table',
+    key: '`PK = TOKEN_DIGEST#<sha256>`',
+    usedBy: '`authenticateToken`',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 8,
+    name: "List a bearer's tokens",
+    operation: 'Query (backwards)',
+    index: 'GSI2',
+    key: '`GSI2PK = A#<acct>#E#<env>#<BEARER TYPE>#<id>#TOKEN`',
+    usedBy: '`GET /tokens` (non-admin), `/users/<id>/tokens`, `/environments/<id>/tokens`',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 35,
+    name: "A bearer's tokens, strongly consistent",
+    operation: 'Query (consistent), then BatchGetItem of the token records',
+    index: 'table',
+    key: '`PK = A#<acct>#<BEARER TYPE>#<id>#TOKENS`',
+    usedBy: 'ban, role change, any password change (reset or PATCH), user/product/license delete (`revokeTokensOf`)',
+    tests: ['store/data-model', 'http/users'],
+  },
+];

@@ -22,6 +22,7 @@ import { type ChildCollection, childEnvironments, childPartition, environmentsUn
 import { cascadeMarker } from '../../licensing/removal.ts';
 import { collectionsUnder } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, type Item, itemOfType, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
@@ -183,3 +184,17 @@ export async function dropOwners(records: readonly PlacedItem[], userId: string)
   }
   return cleared;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 59,
+    name: "Clear a deleted user's owner links",
+    operation:
+      "BatchGetItem of the counters of the user's owner collections (in its environment, or for a global user also every SHARED one), then Query of those holding any. 25 records or fewer: in the user's delete TransactWriteItems, UpdateItem of each `REMOVE ownerId, GSI<n>PK, GSI<n>SK` if `ownerId = :user`, `ADD n :-1` of its owner counter, and of a license's key marker `REMOVE ownerId` if `ref = :license`, with `n = :cleared` on every owner counter (a record created with that owner meanwhile fails it, and the delete lists again). More: the delete puts a cascade marker (57) and the worker pages through the owner collections, 30 records a transaction; then the empty owner counters go (DeleteItem if `n <= 0`). No event; `updated` kept",
+    index: 'table; GSI4, GSI5',
+    key: '`GSI4PK = A#<acct>#E#<env>#USER#<id>#LICENSE` (and `…#MACHINE`), `GSI5PK = …#USER#<id>#COMPONENT` (and `…#PROCESS`)',
+    usedBy: 'users.delete, workers.cascade (`shared/resources/users/owners.ts`)',
+    tests: ['http/cascades'],
+  },
+];

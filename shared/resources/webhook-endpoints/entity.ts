@@ -12,6 +12,7 @@ import { config } from '../../config.ts';
 import { ruleBroken } from '../../errors.ts';
 import { eventKinds, isEventKind } from '../../events/kinds.ts';
 import { hostOf, isPlainlyPrivate } from '../../events/targets.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import type { StoredRecord } from '../../store/records.ts';
 import { attributePointer } from '../rules.ts';
 
@@ -88,3 +89,16 @@ export function subscriptionRules(subscriptions: string[]): string[] {
 /** Whether the endpoint takes events of this kind now. */
 export const subscribes = (endpoint: Pick<WebhookEndpointRecord, 'enabled' | 'subscriptions'>, event: string) =>
   endpoint.enabled && (endpoint.subscriptions.includes('*') || endpoint.subscriptions.includes(event));
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 15,
+    name: "An environment's webhook subscriptions",
+    operation: 'BatchGetItem (read ahead for every method but GET), else GetItem',
+    index: 'table',
+    key: '`PK = A#<acct>#E#<env>#WEBHOOK_SUBSCRIPTIONS`',
+    usedBy: '`emitEvent`, on every change; `GET /webhook-events` and `/webhook-events/<id>`: which endpoints still exist (their link)',
+    tests: ['store/data-model'],
+  },
+];

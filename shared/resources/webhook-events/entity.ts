@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { randomSecret } from '../../auth/secrets.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import type { StoredRecord } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
@@ -80,3 +81,35 @@ export function addWebhookEvent(tx: Transaction, input: NewWebhookEvent): Webhoo
   });
   return record;
 }
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 16,
+    name: 'Webhook events of an endpoint',
+    operation: 'Query (backwards)',
+    index: 'GSI2',
+    key: '`GSI2PK = A#<acct>#E#<env>#WEBHOOK_ENDPOINT#<id>#WEBHOOK_EVENT`',
+    usedBy: '`GET /webhook-events?endpoint=<id>`',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 17,
+    name: 'Webhook events of any of several kinds',
+    operation: 'Query (backwards) per kind, merged',
+    index: 'GSI3',
+    key: '`GSI3PK = A#<acct>#E#<env>#WEBHOOK_KIND#<kind>#WEBHOOK_EVENT`, one partition per `events[]` value (and per readable environment)',
+    usedBy: '`GET /webhook-events?events[]=...`',
+    tests: ['store/data-model'],
+  },
+  {
+    n: 60,
+    name: 'Webhook events that never left: `DELIVERING`, no attempt claimed, older than a cutoff',
+    operation:
+      'Per account and environment: Query (backwards) of the events collection below the cutoff, FilterExpression `#status = :delivering AND attribute_not_exists(deliveryAttempt)`; across the table, for an operator recovering after a relay failure: Scan with `type = webhook-events` and the same filter and cutoff on `created` (docs/operations.md, "The outbox relay")',
+    index: 'GSI1; table (operator scan)',
+    key: '`GSI1PK = A#<acct>#E#<env or ->#WEBHOOK_EVENT AND GSI1SK < <cutoff>` (the sort key begins with `created`)',
+    usedBy: 'operators',
+    tests: ['http/outbox'],
+  },
+];
