@@ -51,13 +51,13 @@ export const accessPatterns = async () => (await declarations<AccessPattern>('AC
 export const markerKinds = async () =>
   (await declarations<MarkerKind>('MARKER_KINDS')).sort((a, b) => a.value.kind.localeCompare(b.value.kind));
 
+/** A Markdown table, its columns padded to their widest cell as the formatter (Biome) lays them out. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => {
-    const bad = cells.find((cell) => cell.includes('|') || cell.includes('\n'));
-    if (bad !== undefined) throw new Error(`a table cell may not hold "|" or a line break: ${bad}`);
-    return `| ${cells.join(' | ')} |`;
-  };
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+  const bad = [header, ...rows].flat().find((cell) => cell.includes('|') || cell.includes('\n'));
+  if (bad !== undefined) throw new Error(`a table cell may not hold "|" or a line break: ${bad}`);
+  const widths = header.map((_, i) => Math.max(3, ...[header, ...rows].map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
 /** The resource folder a module belongs to (`licenses`), or its path when it belongs to none. */
