@@ -6,7 +6,6 @@
 import type { Account } from '../resources/accounts/entity.ts';
 import type { Environment } from '../resources/environments/entity.ts';
 import type { UserRecord } from '../resources/users/entity.ts';
-import type { LimitHit } from '../store/rate-limit.ts';
 import type { Scope } from '../store/scope.ts';
 import type { Bearer } from './bearer.ts';
 
@@ -16,8 +15,6 @@ export interface Requester {
   environment: Environment | null;
   /** What the request may read and where it writes: see shared/store/scope.ts. */
   scope: Scope;
-  /** The request's hit of its address's limit, when its route counts it with its change (`limitPerAddress: 'with-change'`). */
-  limit?: LimitHit;
 }
 
 /** A request made with a credential: a token or a license key. */

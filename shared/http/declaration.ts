@@ -91,11 +91,10 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   /** A list: reads page[number], page[size], page[cursor] and limit, and answers with links. */
   paged?: boolean;
   /**
-   * Counted per source address (routes anyone may call: log-in, validate-key, password requests):
-   * `true`, before anything else; `'with-change'`, by the service inside the transaction of the
-   * change it makes (`Requester.limit`), or after the handler when it made none.
+   * Counted per source address (routes anyone may call: log-in, validate-key, password requests),
+   * before anything else, by each container in batches (shared/store/rate-limit.ts, `tallyHit`).
    */
-  limitPerAddress?: boolean | 'with-change';
+  limitPerAddress?: boolean;
   /**
    * Served by a plain handler outside the JSON:API pipeline (a page, the description itself): it
    * reads no environment or credential and answers only what it declares.

@@ -38,14 +38,14 @@ import { authenticateBasic, authenticateLicenseKey, authenticateToken, bearerTok
 import type { Bearer } from '../auth/bearer.ts';
 import { digest } from '../auth/secrets.ts';
 import { config } from '../config.ts';
-import { AnswerTooLarge, LimitReached } from '../errors.ts';
+import { AnswerTooLarge } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { type Account, findAccount } from '../resources/accounts/entity.ts';
 import { type Environment, findEnvironment } from '../resources/environments/entity.ts';
 import type { UserRecord } from '../resources/users/entity.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { PageRequest } from '../store/paging.ts';
-import { LimitHit } from '../store/rate-limit.ts';
+import { tallyHit } from '../store/rate-limit.ts';
 import { ReadAhead } from '../store/read-ahead.ts';
 import { environmentScope, globalScope, type Scope } from '../store/scope.ts';
 import { traceInvocation, tracer } from '../tracer.ts';
@@ -76,8 +76,6 @@ export interface RequestContext {
   readAhead: ReadAhead;
   bearer?: Bearer;
   user?: UserRecord;
-  /** The address limit's hit a route counts with its change (limitAddress). */
-  limit?: LimitHit;
   /** Set when the account step looks the account up: an answer it found none for is not looked up again to be signed. */
   accountSought?: true;
 }
@@ -111,7 +109,7 @@ export function operation<A extends AuthMode, P extends string, B, Q>(
     .use(negotiate(answersFile(declaration)))
     .use(readAhead(declaration))
     .use(resolveAccount());
-  if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation, declaration.limitPerAddress === 'with-change'));
+  if (declaration.limitPerAddress) pipeline.use(limitAddress(declaration.operation));
   return pipeline
     .use(selectEnvironment())
     .use(authenticate(declaration.auth))
@@ -158,7 +156,6 @@ function parse<A extends AuthMode, P extends string, B, Q>(
     account: request.account,
     environment: request.environment,
     scope: request.scope,
-    ...(request.limit ? { limit: request.limit } : {}),
   };
   const actor = request.bearer
     ? { ...requester, bearer: request.bearer, asked: [] }
@@ -390,28 +387,16 @@ const ADDRESS_WINDOW_SECONDS = 60;
  * such as X-Forwarded-For are the client's to write and never name the address. The address is
  * kept as a digest.
  */
-function limitAddress(operation: string, withChange: boolean): Middleware {
+function limitAddress(operation: string): Middleware {
   return {
-    before: async ({ event, context }) => {
+    before: async ({ event }) => {
       const client = clientOf(event.requestContext.http.sourceIp);
-      const limit = new LimitHit(
+      await tallyHit(
         `ADDRESS#${operation}#${digest(client)}`,
         config.rateLimitPerAddress,
         ADDRESS_WINDOW_SECONDS,
         'Too many requests from this address; try again later',
       );
-      if (withChange) context.request.limit = limit;
-      else await limit.count();
-    },
-    // Counted after the handler when its service made no change to count it with (or failed before it).
-    after: async ({ context }) => context.request.limit?.count(),
-    onError: async (request) => {
-      try {
-        await request.context.request.limit?.count();
-      } catch (error) {
-        if (error instanceof LimitReached) request.error = error;
-        else throw error;
-      }
     },
   };
 }

@@ -2,7 +2,7 @@
  * What a request will read first, named before anything is read, so the pipeline fetches it
  * all in one BatchGetItem (shared/store/read-ahead.ts):
  *
- *   the account            by UUID, or its slug's marker
+ *   the account            by UUID, or its slug's marker (with the account last found under it)
  *   the token lookup       keyed by the token's digest alone
  *   the environment        by UUID, or its code's marker
  *   the record of the path /<type>/{id}/... names one
@@ -15,14 +15,16 @@
  *   the removals under way the account's register of records removed whose descendants are still
  *                          being removed: what hangs on them is gone for every read
  *
- * Behind a slug nothing account-scoped can be named yet, and behind an environment code no
- * environment-scoped key; those requests read the rest as they go. A key read ahead in vain
+ * Behind a slug, account-scoped keys are named for the account this container last found under
+ * it, with that account's record (a slug it has not met yet reads the rest as it goes); behind an
+ * environment code, no environment-scoped key. A key read ahead in vain
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { accountKeyFor } from '../resources/accounts/entity.ts';
+import { accountIdGuess, accountKeyFor } from '../resources/accounts/entity.ts';
 import { environmentKeyFor } from '../resources/environments/entity.ts';
 import {
+  accountKey,
   collectionName,
   collectionPartition,
   counterKey,
@@ -71,8 +73,11 @@ export function requestKeys(
 ): Key[] {
   const given = event.pathParameters?.account ?? '';
   const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
-  if (!isUuid(given)) return keys;
-  const accountId = given.toLowerCase();
+  // Behind a slug, the account this container last found under it: checked by the slug's marker,
+  // read in the same batch (findAccount).
+  const accountId = accountIdGuess(given);
+  if (accountId === undefined) return keys;
+  if (!isUuid(given)) keys.push(accountKey(accountId));
 
   const environment = requestedEnvironment(event)?.trim();
   /** The request's environment id (null: global), or undefined while only its code is known. */

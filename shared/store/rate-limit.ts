@@ -1,6 +1,7 @@
 /**
  * Fixed-window rate limits counted in the table, so a limit holds across every Lambda
- * instance. A window's counter expires through the table's TTL.
+ * instance: exactly, one request a hit (`hit`), or in batches each container adds (`tallyHit`).
+ * A window's counter expires through the table's TTL.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,7 +9,6 @@ import { LimitReached } from '../errors.ts';
 import { db, getTable } from './client.ts';
 import type { AccessPattern } from './data-model.ts';
 import { rateLimitKey } from './keys.ts';
-import type { Transaction } from './transaction.ts';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -41,61 +41,96 @@ export async function hit(subject: string, limit: number, windowSeconds: number,
 }
 
 /**
- * A request's hit of a fixed-window limit, spent exactly once: on its own (`count`, one
- * UpdateItem), or inside the transaction of the change the request makes anyway (`within`: the
- * window's counter is one more operation of it, bounded by the limit in its own condition), so
- * such a request pays no request of its own for its limit. Past the limit, LimitReached — raised
- * by `count`, or by the transaction's commit, which then writes nothing.
+ * Hits a container counted of one subject in one window: `shared` is the window's shared total
+ * as the container last read it (its own hits added so far among them), `adding` the hits it is
+ * adding to it now, `unshared` the hits it counted since.
  */
-export class LimitHit {
-  private spent = false;
-  private readonly window: number;
+interface Tally {
+  window: number;
+  shared: number;
+  adding: number;
+  unshared: number;
+}
 
-  constructor(
-    readonly subject: string,
-    readonly limit: number,
-    readonly windowSeconds: number,
-    private readonly detail: string,
-    now = Date.now(),
-  ) {
-    this.window = Math.floor(now / 1000 / windowSeconds);
-  }
+/** The subjects a container keeps tallies of, oldest dropped first beyond this (their unshared hits with them). */
+const TALLIES = 10_000;
 
-  get counted(): boolean {
-    return this.spent;
-  }
+/** How many hits a container counts before it adds them to the shared total: a tenth of the limit, at least 1. */
+export const tallyBatch = (limit: number) => Math.max(1, Math.floor(limit / 10));
 
-  private get resetAt() {
-    return (this.window + 1) * this.windowSeconds;
-  }
+/**
+ * A container's counts of fixed-window limits, shared through the table in batches (pattern 20),
+ * so that a hit costs no request of its own: a container adds its hits to the window's shared
+ * counter once it has counted `tallyBatch(limit)` of them, reading back the total every container
+ * has added. A hit is refused (LimitReached, and not counted) when that total as last read and the
+ * hits counted here since reach the limit.
+ *
+ * One container counts exactly, even serving many requests at once. C containers serving one
+ * request at a time each (as Lambda's do) hold fewer than a batch B unshared each, so a client
+ * spread over them is admitted at most limit − 1 + (C + 1) × B times in a window: once the
+ * shared total reaches the limit, every container that adds its batch reads it and refuses, and
+ * each admits at most B hits before it adds them (docs/rules.md §7.3). A client under the limit
+ * is never refused: what a container knows of is never more than what was admitted.
+ */
+export class Tallies {
+  private readonly tallies = new Map<string, Tally>();
 
-  /** Counts the hit in `tx`. */
-  within(tx: Transaction): void {
-    if (this.spent) return;
-    this.spent = true;
-    const exceeded = new LimitReached(this.detail, { limit: this.limit, resetAt: this.resetAt });
-    tx.tally(rateLimitKey(this.subject, this.window), 1, { max: this.limit, exceeded, expiresAt: this.resetAt + this.windowSeconds });
-  }
-
-  /** Counts the hit now, on its own. */
-  async count(): Promise<void> {
-    if (this.spent) return;
-    this.spent = true;
-    const result = await hit(this.subject, this.limit, this.windowSeconds, this.window * this.windowSeconds * 1000);
-    if (!result.allowed) throw new LimitReached(this.detail, result);
+  async hit(subject: string, limit: number, windowSeconds: number, detail: string, now = Date.now()): Promise<void> {
+    const window = Math.floor(now / 1000 / windowSeconds);
+    let tally = this.tallies.get(subject);
+    if (tally?.window !== window) {
+      tally = { window, shared: 0, adding: 0, unshared: 0 };
+      this.tallies.delete(subject);
+      this.tallies.set(subject, tally);
+      if (this.tallies.size > TALLIES) this.tallies.delete(this.tallies.keys().next().value as string);
+    }
+    const resetAt = (window + 1) * windowSeconds;
+    // Hits being added count already: the total read back may or may not hold them yet (counted twice, never missed).
+    if (tally.shared + tally.adding + tally.unshared >= limit) throw new LimitReached(detail, { limit, resetAt });
+    tally.unshared += 1;
+    if (tally.unshared < tallyBatch(limit)) return;
+    const adding = tally.unshared;
+    tally.unshared = 0;
+    tally.adding += adding;
+    try {
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          TableName: getTable(),
+          Key: rateLimitKey(subject, window),
+          UpdateExpression: 'ADD n :adding SET expiresAt = :expires',
+          ExpressionAttributeValues: { ':adding': adding, ':expires': resetAt + windowSeconds },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      // Totals read by additions made at once come back in any order: the largest is the latest.
+      tally.shared = Math.max(tally.shared, Number(Attributes?.n ?? 0));
+    } catch (error) {
+      tally.unshared += adding;
+      throw error;
+    } finally {
+      tally.adding -= adding;
+    }
   }
 }
+
+/** This container's tallies. */
+const containerTallies = new Tallies();
+
+/** Counts a hit of `subject` in this container's tallies (Tallies). */
+export const tallyHit = (subject: string, limit: number, windowSeconds: number, detail: string) =>
+  containerTallies.hit(subject, limit, windowSeconds, detail);
 
 /** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
 export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   {
     n: 20,
     name: 'Count a rate-limit hit',
-    operation: 'UpdateItem `ADD n :1` if `n < limit`',
+    operation:
+      'UpdateItem `ADD n :1` if `n < limit` (`hit`); per source address, `ADD n :batch` with `ReturnValues: UPDATED_NEW` once a container has counted a batch of hits (`tallyHit`: a tenth of the limit, so an address under it costs no request)',
     index: 'table',
     key: '`PK = RATE#<subject>, SK = W#<window>`',
     usedBy:
-      '`POST /passwords`, `POST /tokens` (HTTP Basic); per source address: `POST /licenses/actions/validate-key`, `POST /tokens`, `POST /passwords`',
+      '`POST /passwords`, `POST /tokens` (HTTP Basic), each per e-mail address; per source address: `POST /licenses/actions/validate-key`, `POST /tokens`, `POST /passwords`',
     tests: ['store/data-model', 'http/address-limits'],
   },
 ];

@@ -112,7 +112,7 @@ describe('limits per source address', () => {
     expect((await validateKey(freshAddress())).status).toBe(200);
   });
 
-  it("counts a key that exists in its validation's own transaction: past the limit 429, and no event for it", async () => {
+  it('counts the validations of a key that exists: past the limit 429, and no event for it', async () => {
     const { license } = await l.graph();
     await startOfWindow();
     const from = freshAddress();

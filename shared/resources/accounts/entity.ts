@@ -6,7 +6,7 @@ import type { StoredSigningKey } from '../../auth/signing-key.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
-import { attributesOf, getItem, isUuid } from '../../store/records.ts';
+import { attributesOf, isUuid } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
 export interface Account {
@@ -29,10 +29,38 @@ export function accountKeyFor(idOrSlug: string): Key | undefined {
   return SLUG.test(idOrSlug.toLowerCase()) ? accountSlugKey(idOrSlug) : undefined;
 }
 
+/**
+ * The account each slug named when this container last read the slug's marker: a guess that lets
+ * a request naming its account by slug read ahead everything it would read by id (requestKeys),
+ * in one BatchGetItem with the marker. The guess decides nothing: findAccount uses the account the
+ * marker read in that same batch names, so a slug that has come to name another account costs
+ * that request one more round trip and never shows it the other account's items (every key read
+ * ahead names the account it was read for). Oldest guesses go first beyond SLUG_GUESSES.
+ */
+const slugGuesses = new Map<string, string>();
+const SLUG_GUESSES = 1000;
+
+function rememberSlug(slug: string, accountId: string | undefined): void {
+  slugGuesses.delete(slug);
+  if (accountId === undefined) return;
+  slugGuesses.set(slug, accountId);
+  if (slugGuesses.size > SLUG_GUESSES) slugGuesses.delete(slugGuesses.keys().next().value as string);
+}
+
+/** The id of the account `idOrSlug` names: itself (a UUID), this container's guess for a slug, or undefined. */
+export function accountIdGuess(idOrSlug: string): string | undefined {
+  return isUuid(idOrSlug) ? idOrSlug.toLowerCase() : slugGuesses.get(idOrSlug.toLowerCase());
+}
+
 export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<Account | undefined> {
   const key = accountKeyFor(idOrSlug);
-  let item = key && (await readItem(ahead, key));
-  if (item && item.type !== 'accounts') item = await getItem(accountKey(item.accountId as string));
+  if (!key) return undefined;
+  let item = await readItem(ahead, key);
+  if (!isUuid(idOrSlug)) {
+    const accountId = typeof item?.accountId === 'string' ? item.accountId : undefined;
+    rememberSlug(idOrSlug.toLowerCase(), accountId);
+    item = accountId === undefined ? undefined : await readItem(ahead, accountKey(accountId));
+  }
   return item && attributesOf<Account>(item);
 }
 
@@ -56,10 +84,11 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   {
     n: 2,
     name: 'Account by slug',
-    operation: 'BatchGetItem (read ahead), then GetItem',
+    operation:
+      "BatchGetItem (read ahead): the slug's marker, and with it the account the container last found under the slug and the rest of the request's read-ahead named for that account (`accountIdGuess`); the account is the one the marker names, read by GetItem (pattern 1) only when that is not the one guessed (a slug the container has not met)",
     index: 'table',
     key: '`PK = ACCOUNT_SLUG#<slug>`, then pattern 1',
-    usedBy: 'pipeline (`findAccount`)',
-    tests: ['store/data-model'],
+    usedBy: 'pipeline (`findAccount`, `requestKeys`)',
+    tests: ['store/data-model', 'in-process/account-by-slug'],
   },
 ];

@@ -188,8 +188,7 @@ export const licenses = {
     throttle: VALIDATION,
     summary: 'Validate a license key (no bearer: the key is the credential)',
     auth: 'none',
-    // Counted in the validation's own transaction (its event's), so the limit costs no request of its own.
-    limitPerAddress: 'with-change',
+    limitPerAddress: true,
     body: metaDocument({ key: nonBlank(), ...validationRequest }),
     // The key's marker names the license and carries its policy and owner (data model, pattern 54).
     readAhead: (accountId, json) => {

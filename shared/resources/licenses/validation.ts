@@ -433,7 +433,6 @@ async function validate(
   };
   const validation: Validation = { license, verdict: await verdictOf(subject), ts: now() };
   const tx = new Transaction();
-  requester.limit?.within(tx);
   const kind = validation.verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
   await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license), answerMeta(validation, echo));
   await tx.commit();

@@ -1,0 +1,146 @@
+/**
+ * A request naming its account by slug costs what one naming it by id costs once the container
+ * has met the slug (shared/resources/accounts/entity.ts, `accountIdGuess`): the same DynamoDB
+ * requests, the slug's marker riding in the first batch. The guess never decides: a slug moved to
+ * another account (by an operator, in the table) resolves to its new holder on the next request,
+ * and the old holder's records and credentials stay its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '#dev/local/lambda-context.ts';
+import { onServiceClient } from '#shared/client-hooks.ts';
+import type { RequestContext } from '#shared/http/pipeline.ts';
+import * as accounts from '#shared/resources/accounts/handlers.ts';
+import { createAccount } from '#shared/resources/accounts/service.ts';
+import * as products from '#shared/resources/products/handlers.ts';
+import { accountKey, accountSlugKey } from '#shared/store/keys.ts';
+
+/** The DynamoDB commands the service's clients have sent, by name, in order. */
+const sent: string[] = [];
+onServiceClient((client, service) => {
+  if (service !== 'dynamodb') return;
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+});
+
+const handlers = {
+  'accounts.retrieve': accounts.retrieve(),
+  'products.create': products.create(),
+  'products.retrieve': products.retrieve(),
+};
+
+type Made = Awaited<ReturnType<typeof createAccount>>;
+
+async function call(
+  operation: keyof typeof handlers,
+  { account, token, path, id, body }: { account: string; token: string; path: string; id?: string; body?: unknown },
+): Promise<{ status: number; body: { data?: { id: string }; errors?: { code?: string }[] } }> {
+  const method = body === undefined ? 'GET' : 'POST';
+  const event = {
+    version: '2.0',
+    routeKey: `${method} /v1/accounts/{account}${path}`,
+    rawPath: `/v1/accounts/${account}${path.replace('{id}', id ?? '')}`,
+    rawQueryString: '',
+    headers: {
+      host: 'api.example',
+      authorization: `Bearer ${token}`,
+      accept: 'application/vnd.api+json',
+      ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
+    },
+    pathParameters: { account, ...(id ? { id } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    requestContext: { requestId: randomUUID(), http: { method, path: '/', sourceIp: '127.0.0.1' } },
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2;
+  const context = lambdaContext(operation, 10, 'us-east-1') as Context & { request: Partial<RequestContext> };
+  const result = (await handlers[operation](event, context)) as APIGatewayProxyStructuredResultV2;
+  return { status: result.statusCode ?? 0, body: JSON.parse(result.body ?? '{}') };
+}
+
+/** The DynamoDB commands `request` sends. */
+async function commandsOf(request: () => Promise<unknown>): Promise<string[]> {
+  const from = sent.length;
+  await request();
+  return sent.slice(from);
+}
+
+const newAccount = (name: string) => {
+  const slug = `${name}-${randomUUID().slice(0, 8)}`;
+  return createAccount({ slug, name, email: `admin@${slug}.example`, password: 'a long password' });
+};
+
+let a: Made;
+let productId: string;
+
+beforeAll(async () => {
+  a = await newAccount('slug-a');
+  const made = await call('products.create', {
+    account: a.account.id,
+    token: a.token,
+    path: '/products',
+    body: { data: { type: 'products', attributes: { name: 'By slug' } } },
+  });
+  expect(made.status).toBe(201);
+  productId = made.body.data?.id ?? '';
+});
+
+describe('an account named by slug', () => {
+  it('is read with the same DynamoDB requests as by id once the slug has been met', async () => {
+    const get = (account: string) => () => call('products.retrieve', { account, token: a.token, path: '/products/{id}', id: productId });
+    const byId = await commandsOf(get(a.account.id));
+    // A slug this container has not met: its marker first, then the account and the rest one by one.
+    const fresh = await newAccount('slug-fresh');
+    const firstBySlug = await commandsOf(() =>
+      call('accounts.retrieve', { account: fresh.account.slug, token: fresh.token, path: '', id: undefined }),
+    );
+    expect(firstBySlug.length).toBeGreaterThan(1);
+    await get(a.account.slug)();
+    const bySlug = await commandsOf(get(a.account.slug));
+    expect(byId).toEqual(['BatchGetItemCommand']);
+    expect(bySlug).toEqual(byId);
+    expect((await get(a.account.slug)()).body.data?.id).toBe(productId);
+  });
+
+  it('resolves to the account its marker names now, not to the one the container met under it', async () => {
+    const b = await newAccount('slug-b');
+    const slug = a.account.slug;
+    expect((await call('accounts.retrieve', { account: slug, token: a.token, path: '' })).body.data?.id).toBe(a.account.id);
+
+    // An operator gives A's slug to B: A takes another, the marker names B.
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+    const moved = `moved-${randomUUID().slice(0, 8)}`;
+    await table.send(new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...accountSlugKey(moved), accountId: a.account.id } }));
+    await table.send(new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...accountSlugKey(slug), accountId: b.account.id } }));
+    for (const [account, value] of [
+      [a.account.id, moved],
+      [b.account.id, slug],
+    ] as const) {
+      await table.send(
+        new UpdateCommand({
+          TableName: process.env.TABLE_NAME,
+          Key: accountKey(account),
+          UpdateExpression: 'SET slug = :slug',
+          ExpressionAttributeValues: { ':slug': value },
+        }),
+      );
+    }
+
+    const asB = await call('accounts.retrieve', { account: slug, token: b.token, path: '' });
+    expect(asB.status).toBe(200);
+    expect(asB.body.data?.id).toBe(b.account.id);
+    // A's credential and A's records are not reached through the slug B now holds.
+    expect((await call('accounts.retrieve', { account: slug, token: a.token, path: '' })).status).toBe(401);
+    const product = await call('products.retrieve', { account: slug, token: b.token, path: '/products/{id}', id: productId });
+    expect(product.status).toBe(404);
+    // A answers under its new slug.
+    expect((await call('accounts.retrieve', { account: moved, token: a.token, path: '' })).body.data?.id).toBe(a.account.id);
+  });
+});
