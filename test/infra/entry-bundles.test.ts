@@ -1,8 +1,9 @@
 /**
  * What each function's entry bundles (lib/handler-entry.ts), built as `cdk synth` builds it: an
  * operation's entry carries its own operation and not its resource's other ones; a plain page
- * carries neither the pipeline nor the AWS clients; the reference's two functions carry the whole
- * OpenAPI description (docs/openapi.json, bundled as JSON) and still stay well inside what a quick
+ * carries neither the pipeline nor the AWS clients; the description's function carries the whole
+ * OpenAPI description (docs/openapi.json, bundled as JSON), the reference page's the page rendered
+ * ahead (not the renderer), and both stay well inside what a quick
  * cold start can load.
  */
 import path from 'node:path';
@@ -71,5 +72,15 @@ describe.each(['openapi.retrieve', 'reference.page'])('%s', (operation) => {
     const { size } = await bundleOf(operation);
     expect(size).toBeGreaterThan(0);
     expect(size).toBeLessThan(LIMIT_BYTES);
+  });
+});
+
+describe('reference.page', () => {
+  it('carries the page rendered ahead, neither the renderer nor the description', async () => {
+    const page = await bundleOf('reference.page');
+    expect(page.bytesFrom('shared/reference/rendered-page.json')).toBeGreaterThan(0);
+    for (const file of ['docs/openapi.json', 'shared/reference/reference-schema.ts', 'shared/reference/reference-document.ts']) {
+      expect(page.bytesFrom(file), file).toBe(0);
+    }
   });
 });

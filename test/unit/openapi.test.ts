@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { referencePage } from '#dev/rendered-page.ts';
 import { buildOpenApi, serializeOpenApi } from '#shared/reference/openapi.ts';
+import { servedPage } from '#shared/reference/rendered-page.ts';
 import { routes } from '#shared/routes.ts';
 import { schemaValidators } from '../support/openapi-ajv.ts';
 
@@ -18,6 +20,11 @@ describe('the OpenAPI description', () => {
   it('docs/openapi.json is the one the route table and the declarations generate', async () => {
     const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
     expect(committed, 'docs/openapi.json is out of date: run `npm run docs`').toBe(serializeOpenApi(await buildOpenApi()));
+  });
+
+  it('the reference page GET /v1/docs serves is the one rendered from docs/openapi.json', () => {
+    const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(servedPage() === referencePage(committed), 'the rendered page is out of date: run `npm run docs`').toBe(true);
   });
 
   it('names every operation once, and declares the path parameters of its path', () => {

@@ -5,7 +5,8 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import description from '../../../docs/openapi.json' with { type: 'json' };
-import { referenceHeaders, renderReference } from '../../reference/reference-page.ts';
+import { referenceHeaders } from '../../reference/reference-page.ts';
+import { servedPage } from '../../reference/rendered-page.ts';
 
 /**
  * GET /v1/openapi.json: the OpenAPI description, for tools. Public and the same for everyone, so
@@ -26,9 +27,12 @@ export const retrieve = () => {
   });
 };
 
-/** GET /v1/docs: the API reference, an HTML page rather than a JSON:API document. */
+/**
+ * GET /v1/docs: the API reference, an HTML page rather than a JSON:API document. Rendered from the
+ * description when the description is written (`npm run docs`, dev/rendered-page.ts), not when a
+ * container starts: rendering took most of the page's cold start.
+ */
 export const page = () => {
-  // Rendered once per container: the description changes only with a deployment.
-  const body = renderReference(description, { descriptionLink: 'openapi.json' });
+  const body = servedPage();
   return async (): Promise<APIGatewayProxyStructuredResultV2> => ({ statusCode: 200, headers: referenceHeaders, body });
 };
