@@ -1,9 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/** The files of the stack's tests that must run each in a fresh process (the project `stack-isolated`). */
+const STACK_ISOLATED = ['test/http/faults.test.ts', 'test/http/address-limits.test.ts', 'test/http/local-stack.test.ts'];
+
 /**
- * Two projects: `fast` needs nothing running (unit tests and the CDK stack's), `stack` talks to
- * one local stack started for the run (test/support/local-stack-setup.ts) over HTTP or through
- * the SDK. `npm run test:fast` runs the first alone; `npm test` runs both side by side.
+ * Three projects: `fast` needs nothing running (unit tests and the CDK stack's); `stack` and
+ * `stack-isolated` talk to one local stack started for the run, which they share
+ * (test/support/local-stack-setup.ts), over HTTP or through the SDK, the second with each file in
+ * a process of its own. `npm run test:fast` runs the first alone; `npm test` runs all side by side.
  */
 export default defineConfig({
   test: {
@@ -34,7 +38,23 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'stack',
-          include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts', 'test/in-process/**/*.test.ts'],
+          include: ['test/http/**/*.test.ts', 'test/store/**/*.test.ts'],
+          exclude: STACK_ISOLATED,
+          globalSetup: ['test/support/local-stack-setup.ts'],
+          setupFiles: ['test/support/aws-environment.ts'],
+          // These files talk to the stack over HTTP or the SDK and leave nothing behind in their
+          // process, so a worker runs them one after another in one module graph rather than
+          // importing the same modules again for each (about a second and a half each).
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'stack-isolated',
+          // Files that change their process: handlers called in it (hooks on its SDK clients, its
+          // environment read by its modules), a stack or a server of their own, spies on its logger.
+          include: ['test/in-process/**/*.test.ts', ...STACK_ISOLATED],
           globalSetup: ['test/support/local-stack-setup.ts'],
           setupFiles: ['test/support/aws-environment.ts'],
         },

@@ -75,7 +75,29 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The stack every project of the run shares: started by the first to set up, stopped by the last to tear down. */
+interface Shared {
+  started: Promise<{ endpoints: LocalStackEndpoints; stop: () => Promise<void> }>;
+  users: number;
+}
+const SHARED = Symbol.for('licensing.test.localStack');
+const holder = globalThis as typeof globalThis & { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The projects that need the stack (isolated or not) set up in one process: they share one stack.
+  const shared = (holder[SHARED] ??= { started: startStack(), users: 0 });
+  shared.users += 1;
+  const { endpoints, stop: stopStack } = await shared.started;
+  project.provide('localStack', endpoints);
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete holder[SHARED];
+    await stopStack();
+  };
+}
+
+async function startStack(): Promise<{ endpoints: LocalStackEndpoints; stop: () => Promise<void> }> {
   const logPath = resolve(ROOT, process.env.LOCAL_STACK_LOG || '.data/test-stack.log');
   mkdirSync(dirname(logPath), { recursive: true });
   const log = createWriteStream(logPath);
@@ -101,11 +123,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 
   try {
-    const endpoints = await waitForReady(child, () => recent);
-    project.provide('localStack', endpoints);
+    return { endpoints: await waitForReady(child, () => recent), stop: stopChild };
   } catch (error) {
     await stopChild();
     throw error;
   }
-  return stopChild;
 }
