@@ -6,7 +6,7 @@
  * written by hand. `npm run docs` writes them; a test holds the document to them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AccessPattern, MarkerKind } from '../shared/store/data-model.ts';
 import { PREFIXES } from '../shared/store/keys.ts';
@@ -39,7 +39,7 @@ async function declarations<T>(name: string): Promise<Declared<T>[]> {
   const found: Declared<T>[] = [];
   for (const module of modules) {
     const values = (await import(join(ROOT, module)))[name] as readonly T[];
-    found.push(...values.map((value) => ({ module: relative(ROOT, join(ROOT, module)), value })));
+    found.push(...values.map((value) => ({ module, value })));
   }
   return found;
 }

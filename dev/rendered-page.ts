@@ -13,13 +13,13 @@ import { renderReference } from '../shared/reference/reference-page.ts';
 export const RENDERED_PAGE = new URL('../shared/reference/rendered-page.json', import.meta.url);
 
 /** The page for `description`, rendered from the description as docs/openapi.json holds it. */
-export function referencePage(description: unknown): string {
-  const written = JSON.parse(serializeOpenApi(description as never)) as OpenApiDescription;
+export function referencePage(description: Parameters<typeof serializeOpenApi>[0]): string {
+  const written = JSON.parse(serializeOpenApi(description)) as OpenApiDescription;
   return renderReference(written, { descriptionLink: 'openapi.json' });
 }
 
 /** The file's content for `description`: `{"brotli": <the page, compressed, in base64>}`. */
-export function renderedPage(description: unknown): string {
+export function renderedPage(description: Parameters<typeof serializeOpenApi>[0]): string {
   const compressed = brotliCompressSync(referencePage(description), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
   return `${JSON.stringify({ brotli: compressed.toString('base64') }, null, 2)}\n`;
 }
