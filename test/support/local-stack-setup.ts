@@ -85,7 +85,8 @@ const holder = globalThis as typeof globalThis & { [SHARED]?: Shared };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The projects that need the stack (isolated or not) set up in one process: they share one stack.
-  const shared = (holder[SHARED] ??= { started: startStack(), users: 0 });
+  holder[SHARED] ??= { started: startStack(), users: 0 };
+  const shared = holder[SHARED];
   shared.users += 1;
   const { endpoints, stop: stopStack } = await shared.started;
   project.provide('localStack', endpoints);
