@@ -12,8 +12,6 @@
  *                          a GET check-out too): whom to tell
  *   what the body names    the declaration's `readAhead` (validate-key: its `meta.key`'s marker, which
  *                          names the license, its policy and its owner)
- *   the removals under way the account's register of records removed whose descendants are still
- *                          being removed: what hangs on them is gone for every read
  *
  * Behind a slug, account-scoped keys are named for the account this container last found under
  * it, with that account's record (a slug it has not met yet reads the rest as it goes); behind an
@@ -32,7 +30,6 @@ import {
   PREFIXES,
   type RecordType,
   recordKey,
-  removalsKey,
   subscriptionsKey,
 } from '../store/keys.ts';
 import { isUuid } from '../store/records.ts';
@@ -88,8 +85,6 @@ export function requestKeys(
     environmentId = isUuid(environment) ? environment.toLowerCase() : undefined;
   }
 
-  // The removals under way (shared/store/removals.ts): what hangs on them is gone for every read.
-  keys.push(removalsKey(accountId));
   keys.push(...related(accountId, body), ...('json' in body && declaration.readAhead ? declaration.readAhead(accountId, body.json) : []));
   // A route whose changes emit webhook events reads the subscriptions.
   if (environmentId !== undefined && declaration.access.includes('events:emit')) keys.push(subscriptionsKey(accountId, environmentId));

@@ -30,7 +30,7 @@ import { tokensOf } from '../resources/tokens/service.ts';
 import { membersUpTo } from '../store/cascade.ts';
 import type { AccessPattern } from '../store/data-model.ts';
 import { RecordNotFound } from '../store/errors.ts';
-import { cascadeMarkerKey, removalsKey } from '../store/keys.ts';
+import { accountKey, cascadeMarkerKey } from '../store/keys.ts';
 import { getItem, type PlacedItem } from '../store/records.ts';
 import { MAX_REMOVALS_UNDER_WAY, registerRemoval, removedIn } from '../store/removals.ts';
 import { Transaction } from '../store/transaction.ts';
@@ -133,7 +133,7 @@ const membersOf = (parents: readonly PlacedItem[], environments: readonly (strin
  */
 async function removeAtOnce(item: PlacedItem, environments: readonly (string | null)[], announce: (tx: Transaction) => Promise<unknown>) {
   const accountId = item.accountId;
-  if (removedIn(await getItem(removalsKey(accountId))).size >= MAX_REMOVALS_UNDER_WAY) {
+  if (removedIn(await getItem(accountKey(accountId))).size >= MAX_REMOVALS_UNDER_WAY) {
     throw conflict('Too many large removals are under way in this account; retry in a moment');
   }
   const register = await tokensRemoved(item, environments);

@@ -241,12 +241,6 @@ export const cascadeMarkerKey = (accountId: string, id: string): Key => ({
   SK: ITEM,
 });
 
-/**
- * The records of an account removed at once whose descendants the cascades worker is still
- * removing: one attribute each (shared/store/removals.ts), read ahead with every request.
- */
-export const removalsKey = (accountId: string): Key => ({ PK: `A#${accountId}#REMOVALS`, SK: ITEM });
-
 /** One fixed window of a rate limit; `subject` names what is limited (already hashed if personal). */
 export const rateLimitKey = (subject: string, window: number): Key => ({ PK: `RATE#${subject}`, SK: `W#${window}` });
 

@@ -55,7 +55,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     name: 'What a request reads first',
     operation: 'BatchGetItem',
     index: 'table',
-    key: "account (1/2), token lookup (6), environment (5), the path's record (3), a list's counters (9), the subscriptions (15), the register of removals under way (56)",
+    key: "account (1/2), token lookup (6), environment (5), the path's record (3), a list's counters (9), the subscriptions (15); the account's item carries the register of removals under way (56)",
     usedBy: "the pipeline's read-ahead step (`shared/http/request-keys.ts`)",
     tests: ['bench/round-trips'],
   },

@@ -1,19 +1,20 @@
 /**
  * The register of removals under way: the records of an account removed at once whose
- * descendants the cascades worker is still removing (shared/licensing/cascade.ts). One
- * item per account, one attribute per removed record, written in the transaction that removes
- * the record and cleared when the worker has finished.
+ * descendants the cascades worker is still removing (shared/licensing/cascade.ts). One attribute
+ * per removed record on the account's own item, written in the transaction that removes the
+ * record and cleared when the worker has finished.
  *
- * Every request reads it ahead with its account (shared/http/request-keys.ts), so a record that
- * hangs on a removed one (a license of a removed policy, a machine of a removed license...) is gone
- * for every read at once, at no request of its own: found by id, by a unique value or by a
- * fingerprint, listed, or presented as a credential. A record's ancestry is what it carries
- * (`productId`, `policyId`, `licenseId`, `machineId`).
+ * Every request reads its account first (findAccount), so it knows the register, empty or not,
+ * from that read, at no item of its own: a record that hangs on a removed one (a license of a
+ * removed policy, a machine of a removed license...) is gone for every read at once, found by id,
+ * by a unique value or by a fingerprint, listed, or presented as a credential. A record's
+ * ancestry is what it carries (`productId`, `policyId`, `licenseId`, `machineId`).
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import type { AccessPattern } from './data-model.ts';
-import { removalsKey } from './keys.ts';
+import { accountKey } from './keys.ts';
 import { type ReadAhead, readItem } from './read-ahead.ts';
 import type { Item } from './records.ts';
 import type { Scope } from './scope.ts';
@@ -44,22 +45,28 @@ export function registerRemoval(tx: Transaction, item: Item): void {
     environmentId: (item.environmentId as string | null | undefined) ?? null,
     since: new Date().toISOString(),
   };
-  tx.patch(removalsKey(item.accountId as string), { [`${ENTRY}${item.id}`]: entry });
+  tx.patch(accountKey(item.accountId as string), { [`${ENTRY}${item.id}`]: entry });
 }
 
 /** Clears a removal from the register once its descendants are gone (idempotent). */
 export async function clearRemoval(accountId: string, id: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: getTable(),
-      Key: removalsKey(accountId),
-      UpdateExpression: 'REMOVE #entry',
-      ExpressionAttributeNames: { '#entry': `${ENTRY}${id}` },
-    }),
-  );
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: getTable(),
+        Key: accountKey(accountId),
+        UpdateExpression: 'REMOVE #entry',
+        // An update makes the item it does not find: never an account of one attribute.
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#entry': `${ENTRY}${id}` },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
-/** The ids of the removals under way in the register as read. */
+/** The ids of the removals under way in the register as read (the account's item). */
 export function removedIn(register: Item | undefined): Set<string> {
   return new Set(
     Object.keys(register ?? {})
@@ -68,14 +75,19 @@ export function removedIn(register: Item | undefined): Set<string> {
   );
 }
 
-/** The register as a request reads it: once (read ahead, or from the table), then the same for the whole request. */
+/** The register as a request reads it: once (with its account, or from the table), then the same for the whole request. */
 const read = new WeakMap<object, Promise<Set<string>>>();
+
+/** Keeps the register of the account item a request has read (findAccount), so nothing reads it again. */
+export function knowRemovals(ahead: ReadAhead, account: Item): void {
+  read.set(ahead, Promise.resolve(removedIn(account)));
+}
 
 /** The removals under way in the account, as read once per request (`ahead`: what it read ahead). */
 export function removalsIn(accountId: string, ahead: ReadAhead | undefined, holder: object = ahead ?? {}): Promise<Set<string>> {
   let removals = read.get(holder);
   if (!removals) {
-    removals = readItem(ahead, removalsKey(accountId)).then(removedIn);
+    removals = readItem(ahead, accountKey(accountId)).then(removedIn);
     read.set(holder, removals);
   }
   return removals;
@@ -108,9 +120,9 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 56,
     name: 'Hide what hangs on a removal under way',
     operation:
-      "BatchGetItem (read ahead with the account, pattern 36) of the account's register. A record whose own id or any of `productId`, `policyId`, `licenseId`, `machineId` the register names is not found: by id, by a unique value or a fingerprint, as a credential (a license token, whose lookup names its license, policy and product; a license key), by validation, and in lists (left out of its page; the count counts it until the worker has deleted it). The removal's own TransactWriteItems writes the entry (UpdateItem `SET removed#<id>`); the cascades worker removes it (UpdateItem `REMOVE removed#<id>`) once its second pass is done. A removal finding 1,000 entries already is refused (409) until some finish",
+      "None of its own: the register is the account item's `removed#<id>` attributes, read with the account (pattern 1 or 2, in the request's first BatchGetItem). A record whose own id or any of `productId`, `policyId`, `licenseId`, `machineId` the register names is not found: by id, by a unique value or a fingerprint, as a credential (a license token, whose lookup names its license, policy and product; a license key), by validation, and in lists (left out of its page; the count counts it until the worker has deleted it). The removal's own TransactWriteItems writes the entry on the account item (UpdateItem `SET removed#<id>`); the cascades worker removes it (UpdateItem `REMOVE removed#<id>` if the account exists) once its second pass is done. A removal finding 1,000 entries already (GetItem of the account) is refused (409) until some finish",
     index: 'table',
-    key: '`PK = A#<acct>#REMOVALS`',
+    key: '`PK = ACCOUNT#<acct>`',
     usedBy:
       'every request (`shared/store/removals.ts`); products, policies, licenses, machines delete and licenses.revoke when what hangs on the record is large',
     tests: ['http/cascades'],

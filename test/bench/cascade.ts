@@ -9,7 +9,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from '#shared/store/client.ts';
-import { cascadeMarkerKey, collectionName, collectionPartition, counterKey, recordKey, removalsKey } from '#shared/store/keys.ts';
+import { accountKey, cascadeMarkerKey, collectionName, collectionPartition, counterKey, recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
 import { removedIn } from '#shared/store/removals.ts';
 import type { Measurement, Section } from './report.ts';
@@ -70,7 +70,7 @@ async function measure(context: BenchContext, licenses: number) {
   const requests = [...timed].filter(([name]) => name !== 'GetItem').sort(([, a], [, b]) => b.ms - a.ms);
   // The second pass and the end of the removal: the marker and the register's entry go.
   for (;;) {
-    const [marker, register] = await Promise.all([getItem(cascadeMarkerKey(account.id, product.id)), getItem(removalsKey(account.id))]);
+    const [marker, register] = await Promise.all([getItem(cascadeMarkerKey(account.id, product.id)), getItem(accountKey(account.id))]);
     if (!marker && !removedIn(register).has(product.id)) break;
     await sleep(500);
   }

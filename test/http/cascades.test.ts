@@ -16,6 +16,7 @@ import { IN_REQUEST, removeWithDescendants } from '#shared/licensing/removal.ts'
 import { slotOf } from '#shared/licensing/slots.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '#shared/resources/licenses/entity.ts';
 import {
+  accountKey,
   cascadeMarkerKey,
   collectionName,
   collectionPartition,
@@ -26,7 +27,6 @@ import {
   PREFIXES,
   type RecordType,
   recordKey,
-  removalsKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { call, newAccount, newUser, type TestAccount } from '../support/client.ts';
@@ -127,7 +127,7 @@ async function orphansOf(account: TestAccount): Promise<string[]> {
 
 /** The removals under way in the account's register (shared/store/removals.ts). */
 async function removalsUnderWay(accountId: string): Promise<string[]> {
-  const register = await tableItem(removalsKey(accountId));
+  const register = await tableItem(accountKey(accountId));
   return Object.keys(register ?? {})
     .filter((name) => name.startsWith('removed#'))
     .map((name) => name.slice('removed#'.length));

@@ -7,6 +7,7 @@ import type { AccessPattern } from '../../store/data-model.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
 import { attributesOf, isUuid } from '../../store/records.ts';
+import { knowRemovals } from '../../store/removals.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
 export interface Account {
@@ -61,6 +62,8 @@ export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<
     rememberSlug(idOrSlug.toLowerCase(), accountId);
     item = accountId === undefined ? undefined : await readItem(ahead, accountKey(accountId));
   }
+  // The account's item holds its register of removals under way: the request knows it from here.
+  if (item && ahead) knowRemovals(ahead, item);
   return item && attributesOf<Account>(item);
 }
 
