@@ -65,12 +65,14 @@ export const tallyBatch = (limit: number) => Math.max(1, Math.floor(limit / 10))
  * has added. A hit is refused (LimitReached, and not counted) when that total as last read and the
  * hits counted here since reach the limit.
  *
- * One container counts exactly, even serving many requests at once. C containers serving one
- * request at a time each (as Lambda's do) hold fewer than a batch B unshared each, so a client
- * spread over them is admitted at most limit − 1 + (C + 1) × B times in a window: once the
- * shared total reaches the limit, every container that adds its batch reads it and refuses, and
- * each admits at most B hits before it adds them (docs/rules.md §7.3). A client under the limit
- * is never refused: what a container knows of is never more than what was admitted.
+ * One container serving one request at a time (as Lambda's do) counts exactly; one serving many at
+ * once (the local stack) never admits more than the limit either, and may refuse a little early
+ * while an addition is in flight (its hits then count twice, never not at all). C containers
+ * serving one request at a time hold fewer than a batch B unshared each, so a client spread over
+ * them is admitted at most limit − 1 + (C + 1) × B times in a window: once the shared total reaches
+ * the limit, every container that adds its batch reads it and refuses, and each admits at most B
+ * hits before it adds them (docs/rules.md §7.3). Such containers never refuse a client under the
+ * limit: what a container knows of is never more than what was admitted.
  */
 export class Tallies {
   private readonly tallies = new Map<string, Tally>();
