@@ -2,7 +2,7 @@
  * What a request will read first, named before anything is read, so the pipeline fetches it
  * all in one BatchGetItem (shared/store/read-ahead.ts):
  *
- *   the account            by UUID, or its slug's marker (with the account last found under it)
+ *   the account            by UUID, by the account last found under its slug, or by its slug's marker
  *   the token lookup       keyed by the token's digest alone
  *   the environment        by UUID, or its code's marker
  *   the record of the path /<type>/{id}/... names one
@@ -14,15 +14,14 @@
  *                          names the license, its policy and its owner)
  *
  * Behind a slug, account-scoped keys are named for the account this container last found under
- * it, with that account's record (a slug it has not met yet reads the rest as it goes); behind an
- * environment code, no environment-scoped key. A key read ahead in vain
+ * it (a slug it has not met yet reads the rest as it goes); behind an environment code, no
+ * environment-scoped key. A key read ahead in vain
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { accountIdGuess, accountKeyFor } from '../resources/accounts/entity.ts';
+import { accountIdGuess, firstAccountKey } from '../resources/accounts/entity.ts';
 import { environmentKeyFor } from '../resources/environments/entity.ts';
 import {
-  accountKey,
   collectionName,
   collectionPartition,
   counterKey,
@@ -69,12 +68,11 @@ export function requestKeys(
   declaration: Pick<Declaration, 'access' | 'readAhead'>,
 ): Key[] {
   const given = event.pathParameters?.account ?? '';
-  const keys = [accountKeyFor(given), token].filter((key): key is Key => key !== undefined);
-  // Behind a slug, the account this container last found under it: checked by the slug's marker,
-  // read in the same batch (findAccount).
+  // Behind a slug, the account this container last found under it, whose item says whether it
+  // still holds the slug (findAccount); else the slug's marker, and nothing account-scoped yet.
+  const keys = [firstAccountKey(given), token].filter((key): key is Key => key !== undefined);
   const accountId = accountIdGuess(given);
   if (accountId === undefined) return keys;
-  if (!isUuid(given)) keys.push(accountKey(accountId));
 
   const environment = requestedEnvironment(event)?.trim();
   /** The request's environment id (null: global), or undefined while only its code is known. */

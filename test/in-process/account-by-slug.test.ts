@@ -1,9 +1,10 @@
 /**
  * A request naming its account by slug costs what one naming it by id costs once the container
  * has met the slug (shared/resources/accounts/entity.ts, `accountIdGuess`): the same DynamoDB
- * requests, the slug's marker riding in the first batch. The guess never decides: a slug moved to
- * another account (by an operator, in the table) resolves to its new holder on the next request,
- * and the old holder's records and credentials stay its own.
+ * requests, the guessed account's item read in place of the slug's marker. The guess never
+ * decides: a slug moved to another account (by an operator, in the table: the marker and both
+ * accounts' items) resolves to its new holder on the next request, and the old holder's records
+ * and credentials stay its own.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

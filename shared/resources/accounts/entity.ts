@@ -6,7 +6,7 @@ import type { StoredSigningKey } from '../../auth/signing-key.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { accountKey, accountSlugKey, type Key } from '../../store/keys.ts';
 import { type ReadAhead, readItem } from '../../store/read-ahead.ts';
-import { attributesOf, isUuid } from '../../store/records.ts';
+import { attributesOf, type Item, isUuid } from '../../store/records.ts';
 import { knowRemovals } from '../../store/removals.ts';
 import type { Transaction } from '../../store/transaction.ts';
 
@@ -32,11 +32,12 @@ export function accountKeyFor(idOrSlug: string): Key | undefined {
 
 /**
  * The account each slug named when this container last read the slug's marker: a guess that lets
- * a request naming its account by slug read ahead everything it would read by id (requestKeys),
- * in one BatchGetItem with the marker. The guess decides nothing: findAccount uses the account the
- * marker read in that same batch names, so a slug that has come to name another account costs
- * that request one more round trip and never shows it the other account's items (every key read
- * ahead names the account it was read for). Oldest guesses go first beyond SLUG_GUESSES.
+ * a request naming its account by slug read ahead what it would read by id (requestKeys), the
+ * guessed account's item instead of the slug's marker. The guess decides nothing: the account's
+ * item holds its slug, written with the marker in every transaction that sets either, so an item
+ * whose slug is another (the slug has moved) or no item at all sends findAccount to the marker, at
+ * one round trip more for that request, and it never shows another account's items (every key
+ * read ahead names the account it was read for). Oldest guesses go first beyond SLUG_GUESSES.
  */
 const slugGuesses = new Map<string, string>();
 const SLUG_GUESSES = 1000;
@@ -53,14 +54,27 @@ export function accountIdGuess(idOrSlug: string): string | undefined {
   return isUuid(idOrSlug) ? idOrSlug.toLowerCase() : slugGuesses.get(idOrSlug.toLowerCase());
 }
 
+/** The key the request reads the account by first: its item (by id, or the guess for its slug), else the slug's marker. */
+export function firstAccountKey(idOrSlug: string): Key | undefined {
+  const guess = accountIdGuess(idOrSlug);
+  return guess === undefined ? accountKeyFor(idOrSlug) : accountKey(guess);
+}
+
 export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<Account | undefined> {
   const key = accountKeyFor(idOrSlug);
   if (!key) return undefined;
-  let item = await readItem(ahead, key);
-  if (!isUuid(idOrSlug)) {
-    const accountId = typeof item?.accountId === 'string' ? item.accountId : undefined;
-    rememberSlug(idOrSlug.toLowerCase(), accountId);
-    item = accountId === undefined ? undefined : await readItem(ahead, accountKey(accountId));
+  let item: Item | undefined;
+  if (isUuid(idOrSlug)) item = await readItem(ahead, key);
+  else {
+    const slug = idOrSlug.toLowerCase();
+    const guess = slugGuesses.get(slug);
+    item = guess === undefined ? undefined : await readItem(ahead, accountKey(guess));
+    if (item?.slug !== slug) {
+      const marker = await readItem(ahead, key);
+      const accountId = typeof marker?.accountId === 'string' ? marker.accountId : undefined;
+      rememberSlug(slug, accountId);
+      item = accountId === undefined ? undefined : await readItem(ahead, accountKey(accountId));
+    }
   }
   // The account's item holds its register of removals under way: the request knows it from here.
   if (item && ahead) knowRemovals(ahead, item);
@@ -88,9 +102,9 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 2,
     name: 'Account by slug',
     operation:
-      "BatchGetItem (read ahead): the slug's marker, and with it the account the container last found under the slug and the rest of the request's read-ahead named for that account (`accountIdGuess`); the account is the one the marker names, read by GetItem (pattern 1) only when that is not the one guessed (a slug the container has not met)",
+      "BatchGetItem (read ahead): once the container has met the slug, the item of the account it last found under it (`accountIdGuess`) with the rest of the request's read-ahead named for that account, used when the item still holds the slug; else (a slug not met yet, or moved) GetItem of the slug's marker, then pattern 1",
     index: 'table',
-    key: '`PK = ACCOUNT_SLUG#<slug>`, then pattern 1',
+    key: '`PK = ACCOUNT#<guessed id>` (its `slug` checked), else `PK = ACCOUNT_SLUG#<slug>` and pattern 1',
     usedBy: 'pipeline (`findAccount`, `requestKeys`)',
     tests: ['store/data-model', 'in-process/account-by-slug'],
   },
