@@ -16,6 +16,19 @@ import { entryFile } from './handler-entry.ts';
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** What every function of the service shares. */
+/** Some bundled CommonJS dependencies call require(), which an ES module lacks. */
+export const BUNDLE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Modules every bundle takes in place of a package's, from the project root: the SDK's credential
+ * chain cut to the link Lambda uses (see the module), about 90 KB less in every bundle; and semver,
+ * which only the X-Ray SDK's patcher of the AWS SDK v2 needs, about 28 KB.
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': './shared/lambda-credentials.ts',
+  semver: './shared/lambda-semver.ts',
+};
+
 export interface ServiceContext {
   /** Directory the handler paths are relative to, holding package-lock.json. */
   codeRoot: string;
@@ -113,17 +126,11 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: true,
         // Stack traces need file and line only; leaving the sources out keeps the zip small.
         sourcesContent: false,
-        // Some bundled CommonJS dependencies call require(), which an ES module lacks.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        banner: BUNDLE_BANNER,
         // The SDK in the runtime changes under us; bundling the locked versions keeps what was tested.
         bundleAwsSDK: true,
-        // The SDK's credential chain cut to the link Lambda uses (see the module): about 90 KB less in
-        // every bundle; and semver, which only the X-Ray SDK's patcher of the AWS SDK v2 needs, about
-        // 28 KB. esbuild resolves the paths from the project root, where NodejsFunction runs it.
-        esbuildArgs: {
-          '--alias:@aws-sdk/credential-provider-node': './shared/lambda-credentials.ts',
-          '--alias:semver': './shared/lambda-semver.ts',
-        },
+        // esbuild resolves the paths from the project root, where NodejsFunction runs it.
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([module, path]) => [`--alias:${module}`, path])),
       },
     });
 

@@ -56,8 +56,8 @@ async function declaredOperations(): Promise<DeclaredRoute[]> {
       for (const [key, value] of Object.entries(exported)) {
         if (!isDeclaration(value) || found.has(value)) continue;
         // A plain page (outside the pipeline) is built in pages.ts, apart from the pipeline's handlers.
-        const module = `shared/resources/${name}/${value.plain ? 'pages' : 'handlers'}.ts`;
-        found.set(value, { ...value, handler: { module, factory: key } });
+        const handlerModule = `shared/resources/${name}/${value.plain ? 'pages' : 'handlers'}.ts`;
+        found.set(value, { ...value, handler: { module: handlerModule, factory: key } });
       }
     }
   }

@@ -92,7 +92,8 @@ export interface Declaration<A extends AuthMode = AuthMode, P extends string = s
   paged?: boolean;
   /**
    * Counted per source address (routes anyone may call: log-in, validate-key, password requests),
-   * before anything else, by each container in batches (shared/store/rate-limit.ts, `tallyHit`).
+   * once the account is found and before the credential is checked, by each container in batches
+   * (shared/store/rate-limit.ts, `tallyHit`).
    */
   limitPerAddress?: boolean;
   /**

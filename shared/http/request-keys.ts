@@ -19,9 +19,10 @@
  * (a list filtered by a parent counts another collection) costs half a read unit, no request.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { accountIdGuess, firstAccountKey } from '../resources/accounts/entity.ts';
+import { accountIdGuess, accountKeyFor } from '../resources/accounts/entity.ts';
 import { environmentKeyFor } from '../resources/environments/entity.ts';
 import {
+  accountKey,
   collectionName,
   collectionPartition,
   counterKey,
@@ -70,8 +71,10 @@ export function requestKeys(
   const given = event.pathParameters?.account ?? '';
   // Behind a slug, the account this container last found under it, whose item says whether it
   // still holds the slug (findAccount); else the slug's marker, and nothing account-scoped yet.
-  const keys = [firstAccountKey(given), token].filter((key): key is Key => key !== undefined);
   const accountId = accountIdGuess(given);
+  const keys = [accountId === undefined ? accountKeyFor(given) : accountKey(accountId), token].filter(
+    (key): key is Key => key !== undefined,
+  );
   if (accountId === undefined) return keys;
 
   const environment = requestedEnvironment(event)?.trim();

@@ -38,7 +38,7 @@ export const parentIn = <T extends Child>(type: T, parent: ParentName<T>, id: st
 });
 
 /** A child's collections under the parent it calls `parent`, whichever record that is (a removal's descendants). */
-export const childrenOf = <T extends Child>(type: T, parent: ParentName<T>) => ({ type, slot: slotOf(type, parent) });
+const childrenOf = <T extends Child>(type: T, parent: ParentName<T>) => ({ type, slot: slotOf(type, parent) });
 
 /**
  * The collections of the records that name a record of `type` as a parent, in the manifest's

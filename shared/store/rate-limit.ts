@@ -52,7 +52,12 @@ interface Tally {
   unshared: number;
 }
 
-/** The subjects a container keeps tallies of, oldest dropped first beyond this (their unshared hits with them). */
+/**
+ * The subjects a container keeps tallies of, oldest dropped first beyond this (their unshared hits
+ * with them): a subject dropped and met again in the same window starts from a shared total of 0,
+ * and may be admitted up to a batch more before it reads the total again, as one more container
+ * would (docs/rules.md §7.3).
+ */
 const TALLIES = 10_000;
 
 /** How many hits a container counts before it adds them to the shared total: a tenth of the limit, at least 1. */

@@ -28,6 +28,8 @@ const SIZE_BUDGET = 500 * 1024;
 const TIME_FACTOR = 1.5;
 /** The minimal handler's own figure, shown for reference: the median of this many runs alone. Handlers are judged against the run beside theirs. */
 const BASELINE_RUNS = 9;
+/** Pairs (a run of the minimal handler, then one of the handler) each handler is judged by. */
+const PAIRS = 3;
 
 /** What Lambda sets in every execution environment, as far as the bundles read it. */
 const LAMBDA_ENVIRONMENT = {
@@ -203,9 +205,9 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
     const baseline: Record<Tracing, number> = { off: median(baselineRuns.off), on: median(baselineRuns.on) };
     const baselineSize = statSync(join(dir, 'minimal.mjs')).size;
 
-    // Each handler's run follows a run of the minimal handler in the same mode and is judged by the
-    // ratio of the pair, so a drift of the machine's load touches both alike; a pair over budget is
-    // measured twice more and the median ratio kept.
+    // Each handler's run follows a run of the minimal handler in the same mode, and the handler is
+    // judged by the median ratio of PAIRS such pairs, so neither a drift of the machine's load nor
+    // one slow reference run decides its figure.
     // The datagrams a run sent leave before its process ends; a moment for this process to read them.
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     const pair = async (handler: string, tracing: Tracing): Promise<PairedResult> => {
@@ -221,9 +223,9 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
       };
     };
     const measure = async (handler: string, tracing: Tracing): Promise<PairedResult> => {
-      const first = await pair(handler, tracing);
-      if (first.ratio <= TIME_FACTOR) return first;
-      const pairs = [first, await pair(handler, tracing), await pair(handler, tracing)];
+      const pairs: PairedResult[] = [];
+      for (let i = 0; i < PAIRS; i++) pairs.push(await pair(handler, tracing));
+      const first = pairs[0] as PairedResult;
       return { ...first, ms: median(pairs.map((p) => p.ms)), ratio: median(pairs.map((p) => p.ratio)) };
     };
     const results: { handler: string; size: number; off: PairedResult; on: PairedResult; tracer: boolean; traced: boolean }[] = [];
@@ -280,7 +282,7 @@ export async function coldStartSection(_context: BenchContext): Promise<Section>
     }
     return {
       title: 'Cold start',
-      method: `Every handler of the route table and the queue workers, bundled with esbuild with the options the stack's NodejsFunction uses (ESM, minified, source maps without sources, the createRequire banner, the SDK bundled with the credential chain Lambda uses, target node22; ${bundleSeconds.toFixed(1)} s for all). Each bundle is imported in a fresh \`node --enable-source-maps\` process with the variables Lambda sets, which then calls its handler once: API handlers with a GET event for an existing account and no credentials (the account read, then 401), workers with an empty batch. Each handler runs with tracing off (\`POWERTOOLS_TRACE_ENABLED=false\`), then on (\`true\`, a sampled trace id, and a UDP socket on the loopback standing in for the X-Ray daemon). The figure is import plus first answer, measured inside the process (Node's own start-up excluded; it is the same for all). Each handler's run follows a run of the minimal handler in the same mode, and is judged by the ratio of the pair, so that a drift of the machine's load touches both alike; a handler over budget is measured in two more pairs and the median ratio kept. The minimal handler's own figure is the median of its runs alone.`,
+      method: `Every handler of the route table and the queue workers, bundled with esbuild with the options the stack's NodejsFunction uses (ESM, minified, source maps without sources, the createRequire banner, the SDK bundled with the credential chain Lambda uses, target node22; ${bundleSeconds.toFixed(1)} s for all). Each bundle is imported in a fresh \`node --enable-source-maps\` process with the variables Lambda sets, which then calls its handler once: API handlers with a GET event for an existing account and no credentials (the account read, then 401), workers with an empty batch. Each handler runs with tracing off (\`POWERTOOLS_TRACE_ENABLED=false\`), then on (\`true\`, a sampled trace id, and a UDP socket on the loopback standing in for the X-Ray daemon). The figure is import plus first answer, measured inside the process (Node's own start-up excluded; it is the same for all). Each handler is measured in ${PAIRS} pairs, each a run of the minimal handler in the same mode then one of the handler, and judged by the median ratio of its pairs, so that neither a drift of the machine's load nor one slow reference run decides its figure. The minimal handler's own figure is the median of its runs alone.`,
       rows,
       notes: NOTES,
     };
@@ -295,5 +297,5 @@ const NOTES = [
   'The schemas are built with `zod/mini`, whose functions let esbuild keep only the schemas and checks in use; read-only handlers carry zod too, because their service module declares the create and update bodies at load. The largest validate and change licenses (the licensing graph, the check of a standing, signing); among the workers, the password-reset worker adds the SES client and the KMS client that seals the reset token, the delivery worker Powertools batch and the KMS client that unseals secret event meta.',
   "Tracing: shared/tracer.ts imports the Tracer, and with it the X-Ray SDK, only when tracing is on in a Lambda execution environment, so with tracing off a bundle carries the SDK but never runs it (no async hook, nothing sent). With tracing on, the SDK loads at init and each invocation opens, annotates and sends its subsegments: the difference between the minimal handler's two rows is what tracing costs any function, and each handler is held to the minimal handler in its own mode.",
   'The API reference page (`page` in shared/resources/reference/pages.ts) serves the page `npm run docs` rendered, compressed beside its module (about 2 ms to decompress), rather than rendering the 2 MB page when its function starts; the plain pages carry no tracer. The routes counted per source address (passwords.request, tokens.generate, licenses.validateKey) count in the container (shared/store/rate-limit.ts): no round trip more than the minimal handler before their first answer.',
-  "Time: import and first answer grow with the JavaScript a bundle parses. On a loaded machine single runs vary by ±50 ms or more (see the minimal handler's own runs), which is why each handler is judged against a run of the minimal handler just before its own, and a handler over budget in three such pairs; the load average in the heading says how far a run can be trusted.",
+  "Time: import and first answer grow with the JavaScript a bundle parses. On a loaded machine single runs vary by ±50 ms or more (see the minimal handler's own runs), which is why each handler is judged by the median of three pairs, each against a run of the minimal handler just before its own; the load average in the heading says how far a run can be trusted.",
 ].join('\n');

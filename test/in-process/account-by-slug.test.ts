@@ -7,8 +7,7 @@
  * and credentials stay its own.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaContext } from '#dev/local/lambda-context.ts';
@@ -18,6 +17,7 @@ import * as accounts from '#shared/resources/accounts/handlers.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import * as products from '#shared/resources/products/handlers.ts';
 import { accountKey, accountSlugKey } from '#shared/store/keys.ts';
+import { table, tableName } from '../support/table.ts';
 
 /** The DynamoDB commands the service's clients have sent, by name, in order. */
 const sent: string[] = [];
@@ -116,17 +116,16 @@ describe('an account named by slug', () => {
     expect((await call('accounts.retrieve', { account: slug, token: a.token, path: '' })).body.data?.id).toBe(a.account.id);
 
     // An operator gives A's slug to B: A takes another, the marker names B.
-    const table = DynamoDBDocumentClient.from(new DynamoDBClient({}));
     const moved = `moved-${randomUUID().slice(0, 8)}`;
-    await table.send(new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...accountSlugKey(moved), accountId: a.account.id } }));
-    await table.send(new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...accountSlugKey(slug), accountId: b.account.id } }));
+    await table().send(new PutCommand({ TableName: tableName(), Item: { ...accountSlugKey(moved), accountId: a.account.id } }));
+    await table().send(new PutCommand({ TableName: tableName(), Item: { ...accountSlugKey(slug), accountId: b.account.id } }));
     for (const [account, value] of [
       [a.account.id, moved],
       [b.account.id, slug],
     ] as const) {
-      await table.send(
+      await table().send(
         new UpdateCommand({
-          TableName: process.env.TABLE_NAME,
+          TableName: tableName(),
           Key: accountKey(account),
           UpdateExpression: 'SET slug = :slug',
           ExpressionAttributeValues: { ':slug': value },
@@ -143,5 +142,30 @@ describe('an account named by slug', () => {
     expect(product.status).toBe(404);
     // A answers under its new slug.
     expect((await call('accounts.retrieve', { account: moved, token: a.token, path: '' })).body.data?.id).toBe(a.account.id);
+  });
+
+  it('answers 404 under a slug freed since, not the account the container met under it; a slug in capitals is the same slug', async () => {
+    const c = await newAccount('slug-c');
+    const slug = c.account.slug;
+    expect((await call('accounts.retrieve', { account: slug.toUpperCase(), token: c.token, path: '' })).body.data?.id).toBe(c.account.id);
+
+    // An operator renames C: its old slug's marker goes, nobody takes the slug.
+    const renamed = `renamed-${randomUUID().slice(0, 8)}`;
+    await table().send(new DeleteCommand({ TableName: tableName(), Key: accountSlugKey(slug) }));
+    await table().send(new PutCommand({ TableName: tableName(), Item: { ...accountSlugKey(renamed), accountId: c.account.id } }));
+    await table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKey(c.account.id),
+        UpdateExpression: 'SET slug = :slug',
+        ExpressionAttributeValues: { ':slug': renamed },
+      }),
+    );
+
+    const freed = await call('accounts.retrieve', { account: slug, token: c.token, path: '' });
+    expect(freed.status).toBe(404);
+    expect(freed.body.errors?.[0]?.code).toBe('NOT_FOUND');
+    expect((await call('products.retrieve', { account: slug, token: c.token, path: '/products/{id}', id: productId })).status).toBe(404);
+    expect((await call('accounts.retrieve', { account: renamed, token: c.token, path: '' })).body.data?.id).toBe(c.account.id);
   });
 });

@@ -88,6 +88,33 @@ describe('the limit per source address, counted by containers', () => {
     }
   });
 
+  it('admits no more than the bound in the order that comes closest to it', async () => {
+    for (const [limit, count] of [
+      [60, 5],
+      [250, 4],
+    ] as const) {
+      const subject = `TEST#${randomUUID()}`;
+      const batch = tallyBatch(limit);
+      const [first, ...others] = containers(count) as [Tallies, ...Tallies[]];
+      const admits = async (container: Tallies) => {
+        try {
+          await container.hit(subject, limit, WINDOW_SECONDS, 'too many', NOW);
+          return true;
+        } catch (error) {
+          if (error instanceof LimitReached) return false;
+          throw error;
+        }
+      };
+      let got = 0;
+      // Every container but the first holds a batch less one, unshared, unseen by the others.
+      for (const container of others) for (let i = 0; i < batch - 1; i++) if (await admits(container)) got += 1;
+      // The first takes the shared total to the limit knowing nothing of theirs; then each of the others until it refuses.
+      for (const container of [first, ...others]) while (await admits(container)) got += 1;
+      expect(got, `limit ${limit}, ${count} containers`).toBeLessThanOrEqual(bound(limit, count));
+      expect(got, `limit ${limit}, ${count} containers`).toBeGreaterThanOrEqual(limit + (count - 1) * (batch - 1));
+    }
+  });
+
   it('never refuses a client under the limit, however its hits are spread', async () => {
     for (const [limit, count] of [
       [60, 1],

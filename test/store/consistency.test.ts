@@ -4,6 +4,8 @@
  * made by hand under an account of its own, is found, on the item concerned and nothing else.
  */
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
 import {
@@ -27,6 +29,7 @@ import {
 import { newEnvironment } from '../support/client.ts';
 import { checkConsistency, type Item, violationsIn } from '../support/consistency.ts';
 import { doc, listeningAccount, ref } from '../support/licensing.ts';
+import { tableName } from '../support/table.ts';
 
 type Found = { rule: string; key: Key };
 const sorted = (violations: Found[]) => [...violations].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
@@ -100,6 +103,30 @@ describe('the consistency checker', () => {
     expect((await l.api('DELETE', `/products/${gone.product.id}`)).status).toBe(204);
 
     expect(await checkConsistency({ accountId: account.id })).toEqual([]);
+  });
+
+  it("finds through a scan of the account's items what it finds in them: records, markers, counters, the slug marker", async () => {
+    const { accountId, record, graph } = handMade();
+    const lost = uniqueKey(accountId, 'EMAIL', `${randomUUID()}@lost.example`);
+    const user = record('users', { markers: [lost.PK] });
+    const { items } = graph();
+    const slug = `t-${randomUUID().slice(0, 12)}`;
+    const made = [
+      user,
+      ...items,
+      { ...counterKey(collectionPartition(accountId, null, 'PRODUCT')), n: 5 },
+      { PK: `ACCOUNT#${accountId}`, SK: '#', id: accountId, slug },
+      { PK: `ACCOUNT_SLUG#${slug}`, SK: '#', accountId },
+    ];
+    const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+    for (let i = 0; i < made.length; i += 25) {
+      await documents.send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: made.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+      );
+    }
+    const scanned = sorted((await checkConsistency({ accountId })).map(({ rule, key }) => ({ rule, key })));
+    expect(scanned).toEqual(sorted(violationsIn(made).map(({ rule, key }) => ({ rule, key }))));
+    expect(scanned.map((found) => found.rule).sort()).toEqual(['counter', 'marker-missing']);
   });
 
   it('finds a marker a record lists that is missing, and one naming another record', async () => {

@@ -1,10 +1,11 @@
 /**
  * The esbuild options NodejsFunction derives from ServiceFunction's bundling props
- * (lib/service-function.ts): what the tests and the cold-start benchmark bundle a function with,
- * as `cdk synth` does.
+ * (lib/service-function.ts, whose banner and aliases this takes): what the tests and the
+ * cold-start benchmark bundle a function with, as `cdk synth` does.
  */
 import path from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { BUNDLE_ALIASES, BUNDLE_BANNER } from '../../lib/service-function.ts';
 import { root } from './imports.ts';
 
 export const STACK_BUILD_OPTIONS: BuildOptions = {
@@ -17,12 +18,8 @@ export const STACK_BUILD_OPTIONS: BuildOptions = {
   minify: true,
   sourcemap: true,
   sourcesContent: false,
-  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+  banner: { js: BUNDLE_BANNER },
   external: [],
   logLevel: 'error',
-  // ServiceFunction's esbuildArgs: the SDK's credential chain cut to the link Lambda uses, semver left out.
-  alias: {
-    '@aws-sdk/credential-provider-node': path.join(root, 'shared/lambda-credentials.ts'),
-    semver: path.join(root, 'shared/lambda-semver.ts'),
-  },
+  alias: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([module, file]) => [module, path.join(root, file)])),
 };

@@ -54,12 +54,6 @@ export function accountIdGuess(idOrSlug: string): string | undefined {
   return isUuid(idOrSlug) ? idOrSlug.toLowerCase() : slugGuesses.get(idOrSlug.toLowerCase());
 }
 
-/** The key the request reads the account by first: its item (by id, or the guess for its slug), else the slug's marker. */
-export function firstAccountKey(idOrSlug: string): Key | undefined {
-  const guess = accountIdGuess(idOrSlug);
-  return guess === undefined ? accountKeyFor(idOrSlug) : accountKey(guess);
-}
-
 export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<Account | undefined> {
   const key = accountKeyFor(idOrSlug);
   if (!key) return undefined;
@@ -67,7 +61,7 @@ export async function findAccount(idOrSlug: string, ahead?: ReadAhead): Promise<
   if (isUuid(idOrSlug)) item = await readItem(ahead, key);
   else {
     const slug = idOrSlug.toLowerCase();
-    const guess = slugGuesses.get(slug);
+    const guess = accountIdGuess(slug);
     item = guess === undefined ? undefined : await readItem(ahead, accountKey(guess));
     if (item?.slug !== slug) {
       const marker = await readItem(ahead, key);

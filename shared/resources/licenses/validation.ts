@@ -7,11 +7,11 @@
  * key, or a key of a license the request's environment cannot see, is `NOT_FOUND` without a
  * license (and without an event).
  *
- * A validation reads once and writes once (docs/data-model.md, pattern 54): everything its checks
- * look at is named as soon as the license is known and read in one BatchGetItem
- * (validation-reads.ts); the checks judge what was read; the event, with validate-key's hit of its
- * address limit, is one transaction. Only records made before their markers carried what
- * validation needs cost further reads.
+ * A validation reads once after its first read, and writes only its event when an endpoint
+ * listens (docs/data-model.md, pattern 54): everything its checks look at is named as soon as the
+ * license is known and read in one BatchGetItem (validation-reads.ts); the checks judge what was
+ * read; the address limit of validate-key is counted by the container (shared/store/rate-limit.ts).
+ * Only records made before their markers carried what validation needs cost further reads.
  *
  * Before the verdict, a license of a FROM_FIRST_VALIDATION policy that has no expiry yet gets one
  * (expiry.ts), whatever the verdict, so that the verdict and the answer show it; not a global
@@ -402,8 +402,7 @@ async function verdictOf(subject: Subject): Promise<Verdict> {
 /**
  * Validates a license, seen from `requester`'s environment, with everything its checks read
  * read at once (`reads`): its expiry started first when its policy says so, then the verdict,
- * announced with the answer's meta. The event, and the request's hit of its address limit when
- * its route counts it so, are one transaction: a validation reads once and writes once.
+ * announced with the answer's meta: its event is its only write, and none when no endpoint listens.
  */
 async function validate(
   requester: Requester,

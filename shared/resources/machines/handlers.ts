@@ -20,7 +20,6 @@ export const ping = () =>
   operation(machineHeartbeats.ping, async ({ actor, params }) => ok(heartbeatDocument(await pingMachine(actor, params.id))));
 
 /** POST /machines/<id>/actions/ping-heartbeat: the older path of `.../actions/ping`, answering alike. */
-
 export const pingHeartbeat = () =>
   operation(machineHeartbeats.pingHeartbeat, async ({ actor, params }) => ok(heartbeatDocument(await pingMachine(actor, params.id))));
 
@@ -28,7 +27,6 @@ export const reset = () =>
   operation(machineHeartbeats.reset, async ({ actor, params }) => ok(heartbeatDocument(await resetMachineHeartbeat(actor, params.id))));
 
 /** POST /machines/<id>/actions/reset-heartbeat: the older path of `.../actions/reset`, answering alike. */
-
 export const resetHeartbeat = () =>
   operation(machineHeartbeats.resetHeartbeat, async ({ actor, params }) =>
     ok(heartbeatDocument(await resetMachineHeartbeat(actor, params.id))),
