@@ -45,6 +45,7 @@ export class Data extends Construct {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType[index.projection],
+        ...(index.include && { nonKeyAttributes: [...index.include] }),
       })),
     });
 

@@ -39,7 +39,7 @@ function globalIndex(index: IndexDefinition): GlobalSecondaryIndex {
       { AttributeName: index.partitionKey, KeyType: 'HASH' },
       { AttributeName: index.sortKey, KeyType: 'RANGE' },
     ],
-    Projection: { ProjectionType: index.projection },
+    Projection: { ProjectionType: index.projection, ...(index.include && { NonKeyAttributes: [...index.include] }) },
   };
 }
 

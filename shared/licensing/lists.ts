@@ -7,7 +7,7 @@
  */
 
 import type { AccessPattern } from '../store/data-model.ts';
-import { emptyPage, listCollection, type Page, type PageRequest } from '../store/paging.ts';
+import { emptyPage, type ListOptions, listCollection, type Page, type PageRequest } from '../store/paging.ts';
 import type { RecordOf } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
 import { type Child, type ParentName, parentIn } from './slots.ts';
@@ -38,6 +38,7 @@ export async function filteredList<K extends Child>(
   given: FilterValues,
   forced: readonly Record<string, string>[],
   page: PageRequest,
+  options: ListOptions = {},
 ): Promise<Page<RecordOf<K>>> {
   const values: Record<string, string> = {};
   let contradiction = false;
@@ -58,9 +59,9 @@ export async function filteredList<K extends Child>(
   for (const partition of filters) {
     const { [attributeOf(partition)]: id, ...where } = values;
     if (id === undefined) continue;
-    return listCollection(scope, { type, parent: parentIn(type, partition.parent, id), where }, page);
+    return listCollection(scope, { type, parent: parentIn(type, partition.parent, id), where }, page, options);
   }
-  return listCollection(scope, { type }, page);
+  return listCollection(scope, { type }, page, options);
 }
 
 /** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */

@@ -8,10 +8,19 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
-import { collectionIndex, collectionName, collectionPartition, counterKey, type Key, PARENT_INDEXES, type RecordType } from './keys.ts';
+import {
+  collectionKeys,
+  collectionName,
+  collectionPartition,
+  counterKey,
+  indexOver,
+  type Key,
+  PARENT_INDEXES,
+  type RecordType,
+} from './keys.ts';
 import { partitionItems } from './paging.ts';
 import type { RecordOf } from './record-types.ts';
-import { getItems, type Item, itemOf, type StoredItem } from './records.ts';
+import { getItems, type Item, itemOf, itemsAt, type StoredItem } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
 
 /** The operations of children in one transaction: the rest is room for what the caller adds. */
@@ -30,7 +39,7 @@ export const childItems = async <K extends RecordType>(
   type: K,
   parent: Parent & { slot: number },
 ): Promise<StoredItem<RecordOf<K>>[]> =>
-  (await partitionItems(collectionIndex(parent.slot), collectionPartition(accountId, environmentId, collectionName(type, parent)))).map(
+  (await partitionItems(collectionKeys(parent.slot), collectionPartition(accountId, environmentId, collectionName(type, parent)))).map(
     (item) => itemOf(type, item),
   );
 
@@ -41,11 +50,11 @@ export async function collectionPage(
   limit: number,
   after?: Record<string, unknown>,
 ): Promise<{ items: StoredItem[]; after?: Record<string, unknown> }> {
-  const index = collectionIndex(slot);
+  const index = collectionKeys(slot);
   const response = await db().send(
     new QueryCommand({
       TableName: getTable(),
-      IndexName: index,
+      IndexName: indexOver(index),
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': `${index}PK` },
       ExpressionAttributeValues: { ':pk': partition },
@@ -53,8 +62,10 @@ export async function collectionPage(
       Limit: limit,
     }),
   );
-  // A collection partition holds records only.
-  return { items: (response.Items ?? []) as StoredItem[], after: response.LastEvaluatedKey };
+  // A collection partition holds records only; the index holds their keys, the table the records.
+  const entries = (response.Items ?? []) as Item[];
+  const items = (await itemsAt(entries.map((entry) => ({ PK: entry.PK, SK: entry.SK })))) as StoredItem[];
+  return { items, after: response.LastEvaluatedKey };
 }
 
 /**

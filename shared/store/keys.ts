@@ -208,20 +208,22 @@ export const collectionName = (type: RecordType, parent?: { type: RecordType; id
 /** GSI2..GSI5 hold a record's parent collections, in the order the domain names its parents (slot 0 = GSI2). */
 export const PARENT_INDEXES = ['GSI2', 'GSI3', 'GSI4', 'GSI5'] as const;
 
-/** The index of a collection: GSI1 for every record of a type, else its parent slot's. */
-export function collectionIndex(slot?: number): string {
+/**
+ * The key attributes of a collection (`<keys>PK`, `<keys>SK`): GSI1 for every record of a type,
+ * else its parent slot's.
+ */
+export function collectionKeys(slot?: number): string {
   if (slot === undefined) return 'GSI1';
-  const index = PARENT_INDEXES[slot];
-  if (index === undefined) throw new Error(`No parent collection index for slot ${slot}`);
-  return index;
+  const keys = PARENT_INDEXES[slot];
+  if (keys === undefined) throw new Error(`No parent collection index for slot ${slot}`);
+  return keys;
 }
 
 /**
- * The keys-only twin of a collection index: the same partition and sort key attributes
- * (`<index>PK`, `<index>SK`), projecting keys only, so skipping to a `page[number]` pays for the
- * keys it passes rather than the records.
+ * The index over the collection keys `keys` (shared/store/table.ts): it holds the keys and the
+ * attributes lists filter on, not the records, which are read from the table by their keys.
  */
-export const keysOnlyIndex = (index: string): string => `${index}_KEYS`;
+export const indexOver = (keys: string): string => `${keys}_SLIM`;
 
 /** Sort key within a collection: newest first when read backwards, ties broken by id. */
 export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;

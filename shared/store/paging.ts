@@ -3,11 +3,12 @@
  * environment: its own and the global one), merged newest first. Counts come from the
  * collection counters, never from reading the collection.
  *
- * - page[number]: skips the earlier pages on the collection index's keys-only twin (a Query is
- *   charged by the size of the index items it reads, whatever it returns, so only an index
- *   holding keys makes skipping cost keys), then reads the page from the full index just below
- *   the last key skipped. A filtered skip reads the full index: the twin does not hold the
- *   attributes a filter compares.
+ * - A collection index holds each record's keys and the ids lists filter on, not the record
+ *   (shared/store/table.ts): a page is located on the index, then its records are read from the
+ *   table by their keys, in one BatchGetItem with whatever the caller reads beside them.
+ * - page[number]: skips the earlier pages on the index (a Query is charged by the size of the
+ *   index entries it reads, whatever it returns: here small ones), then locates the page just
+ *   below the last key skipped.
  * - page[cursor]: the cursor is the sort key of the last record shown; every partition is read
  *   from just below it, so a page costs the same at any depth.
  *
@@ -18,24 +19,28 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getTable } from './client.ts';
 import type { AccessPattern } from './data-model.ts';
 import {
-  collectionIndex,
+  collectionKeys,
   collectionName,
   collectionPartition,
   collectionSortKey,
   counterKey,
-  keysOnlyIndex,
+  indexOver,
+  type Key,
   type RecordType,
 } from './keys.ts';
 import { readItems } from './read-ahead.ts';
-import { type Item, type RecordOf, type StoredRecord, toRecord } from './records.ts';
+import { type Item, itemsAt, type RecordOf, type StoredRecord, toRecord } from './records.ts';
 import { withoutRemoved } from './removals.ts';
 import { readableOf, type Scope } from './scope.ts';
+import { FILTERED_ATTRIBUTES } from './table.ts';
 import type { Parent } from './transaction.ts';
 
 export type PageRequest = { mode: 'number'; number: number; size: number } | { mode: 'cursor'; cursor: string | null; size: number };
 
 export interface Page<T> {
   records: T[];
+  /** The items read beside the page's records (`ListOptions.beside`), those that exist. */
+  beside?: Item[];
   /** Records in the whole collection the scope can see. */
   count: number;
   /** Cursor mode only: where the next page starts, or null after the last page. */
@@ -61,9 +66,15 @@ export interface CollectionRef<K extends RecordType = RecordType> {
   where?: Record<string, string>;
 }
 
-/** The index and the partitions (one per readable environment and parent) a collection is read from. */
+/** What a list reads beside its page's records, in the same BatchGetItem. */
+export interface ListOptions {
+  /** The keys to read for a record, from its index entry (which holds the ids lists filter on). */
+  beside?: (entry: Item) => Key[];
+}
+
+/** The collection keys and the partitions (one per readable environment and parent) a collection is read from. */
 function partitionsOf(scope: Scope, ref: CollectionRef): { index: string; partitions: string[] } {
-  const index = collectionIndex(ref.anyParent?.slot ?? ref.parent?.slot);
+  const index = collectionKeys(ref.anyParent?.slot ?? ref.parent?.slot);
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
@@ -84,6 +95,7 @@ export async function listCollection<K extends RecordType>(
   scope: Scope,
   ref: CollectionRef<K>,
   page: PageRequest,
+  options: ListOptions = {},
 ): Promise<Page<RecordOf<K>>> {
   const { index, partitions } = partitionsOf(scope, ref);
   const filter = conditions(ref.where);
@@ -105,12 +117,18 @@ export async function listCollection<K extends RecordType>(
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
   const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
   const shown = rows.slice(0, page.size);
+  const keys = shown.map((row) => keyOf(row.item));
+  const besideKeys = options.beside ? shown.flatMap((row) => options.beside!(row.item)) : [];
+  const fetched = await itemsAt([...keys, ...besideKeys]);
+  const mine = new Set(keys.map((key) => `${key.PK}\u0000${key.SK}`));
+  const isRecord = (item: Item) => mine.has(`${item.PK}\u0000${item.SK}`);
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
   const records = await withoutRemoved(
     scope,
-    shown.map((row) => toRecord(ref.type, row.item)),
+    fetched.filter(isRecord).map((item) => toRecord(ref.type, item)),
   );
   const result: Page<RecordOf<K>> = { records, count: await counting };
+  if (options.beside) result.beside = fetched.filter((item) => !isRecord(item));
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }
@@ -129,6 +147,9 @@ interface Filter {
 function conditions(where: Record<string, string> | undefined): Filter | undefined {
   const entries = Object.entries(where ?? {});
   if (entries.length === 0) return undefined;
+  // The index holds only these: a condition on another attribute would match nothing, silently.
+  const unheld = entries.map(([name]) => name).filter((name) => !(FILTERED_ATTRIBUTES as readonly string[]).includes(name));
+  if (unheld.length) throw new Error(`A list cannot filter on ${unheld.join(', ')}: the collection indexes do not hold it`);
   return {
     expression: entries.map((_, i) => `#w${i} = :w${i}`).join(' AND '),
     names: Object.fromEntries(entries.map(([name], i) => [`#w${i}`, name])),
@@ -145,7 +166,7 @@ async function countMatching(index: string, partitions: string[], filter: Filter
       const response = await db().send(
         new QueryCommand({
           TableName: getTable(),
-          IndexName: index,
+          IndexName: indexOver(index),
           KeyConditionExpression: '#pk = :pk',
           FilterExpression: filter.expression,
           ExpressionAttributeNames: { '#pk': `${index}PK`, ...filter.names },
@@ -194,13 +215,17 @@ interface Row {
   sortKey: string;
 }
 
+/** A record's entry in a collection index: its keys and the ids lists filter on. */
 interface ItemRow extends Row {
-  item: Record<string, unknown>;
+  item: Item;
 }
 
+/** The table key of an index entry's record. */
+const keyOf = (entry: Item): Key => ({ PK: entry.PK, SK: entry.SK });
+
 /**
- * One partition of `index`, newest first, below `before`. keysOnly reads only what skipping
- * needs, from the index's keys-only twin when no filter needs the attributes it lacks.
+ * One partition of the index over `index` (collection keys), newest first, below `before`.
+ * keysOnly returns only what skipping needs.
  */
 function read(
   index: string,
@@ -228,13 +253,11 @@ async function* read(
 ): AsyncGenerator<Row | ItemRow> {
   let remaining = wanted;
   let start: Record<string, unknown> | undefined;
-  // The twin has the same key attributes (`<index>PK`, `<index>SK`), so only the name changes.
-  const source = keysOnly && !filter ? keysOnlyIndex(index) : index;
   do {
     const response = await db().send(
       new QueryCommand({
         TableName: getTable(),
-        IndexName: source,
+        IndexName: indexOver(index),
         KeyConditionExpression: before ? '#pk = :pk AND #sk < :before' : '#pk = :pk',
         ExpressionAttributeNames: { '#pk': `${index}PK`, ...(before || keysOnly ? { '#sk': `${index}SK` } : {}), ...filter?.names },
         ExpressionAttributeValues: { ...(before ? { ':pk': partition, ':before': before } : { ':pk': partition }), ...filter?.values },
@@ -247,7 +270,7 @@ async function* read(
         Limit: filter ? 101 : Math.min(remaining, keysOnly ? 5000 : 101),
       }),
     );
-    for (const item of response.Items ?? []) {
+    for (const item of (response.Items ?? []) as Item[]) {
       const sortKey = item[`${index}SK`] as string;
       yield keysOnly ? { sortKey } : { sortKey, item };
     }
@@ -258,9 +281,9 @@ async function* read(
 
 /**
  * Every item of one collection partition (not a page: for small collections such as an
- * environment's webhook endpoints, or the children a cascade removes). `index` is the GSI
- * holding the partition; without one, the partition is the table's own, read strongly
- * consistently (e.g. a bearer's token register).
+ * environment's webhook endpoints, or the children a cascade removes). `index` names the
+ * collection keys of the partition (`GSI2`), whose records are then read from the table; without
+ * one, the partition is the table's own, read strongly consistently (e.g. a bearer's token register).
  */
 export async function partitionItems(index: string | undefined, partition: string): Promise<Item[]> {
   const keyName = index ? `${index}PK` : 'PK';
@@ -270,7 +293,7 @@ export async function partitionItems(index: string | undefined, partition: strin
     const response = await db().send(
       new QueryCommand({
         TableName: getTable(),
-        ...(index ? { IndexName: index } : { ConsistentRead: true }),
+        ...(index ? { IndexName: indexOver(index) } : { ConsistentRead: true }),
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': keyName },
         ExpressionAttributeValues: { ':pk': partition },
@@ -280,7 +303,7 @@ export async function partitionItems(index: string | undefined, partition: strin
     items.push(...((response.Items ?? []) as Item[]));
     start = response.LastEvaluatedKey;
   } while (start);
-  return items;
+  return index ? itemsAt(items.map(keyOf)) : items;
 }
 
 /** Merges partitions that are each newest first into one stream, newest first. */
@@ -344,7 +367,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   {
     n: 10,
     name: 'Keyset page',
-    operation: 'Query (backwards)',
+    operation: "Query (backwards) of the index entries, then BatchGetItem of the page's records (and what the list reads beside them: a machine's policy)",
     index: 'GSI1–GSI5',
     key: 'partition as 7/8 and 27–32, and `SK < <cursor>`',
     usedBy: '`page[cursor]`; the page after a `page[number]` skip',
@@ -353,10 +376,9 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   {
     n: 11,
     name: 'Skip to `page[number]`',
-    operation: 'Query (backwards), keys only, then pattern 10 below the last key skipped',
-    index:
-      "the collection index's twin, GSI1_KEYS–GSI5_KEYS; the index itself when the list has a FilterExpression (pattern 31: the twin does not hold the filtered attributes)",
-    key: 'as 7/8 and 27–32, projection of the sort key',
+    operation: 'Query (backwards) of the index entries, projection of the sort key, then pattern 10 below the last key skipped',
+    index: 'GSI1–GSI5 (their `_SLIM` indexes: keys and the filtered ids, about 300–450 bytes an entry)',
+    key: 'as 7/8 and 27–32',
     usedBy: '`page[number]` > 1',
     tests: ['store/data-model'],
   },

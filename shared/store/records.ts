@@ -223,6 +223,17 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
   return found;
 }
 
+/**
+ * The items at `keys`, in their order, those that exist (an index entry may outlive its record
+ * for a moment): what follows a Query of an index that holds keys rather than records.
+ */
+export async function itemsAt(keys: readonly Key[]): Promise<Item[]> {
+  const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
+  const unique = [...new Map(keys.map((key) => [name(key), key])).values()];
+  const found = new Map((unique.length ? await getItems(unique) : []).map((item) => [name(item), item]));
+  return keys.flatMap((key) => found.get(name(key)) ?? []);
+}
+
 /** Records to read at once, by the name the caller gives each: its type and id (none: not read). */
 type Named = Readonly<Record<string, readonly [RecordType, string | null | undefined]>>;
 

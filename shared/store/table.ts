@@ -6,8 +6,27 @@ export interface IndexDefinition {
   name: string;
   partitionKey: string;
   sortKey: string;
-  projection: 'ALL' | 'KEYS_ONLY';
+  projection: 'INCLUDE' | 'KEYS_ONLY';
+  /** INCLUDE: the attributes projected besides the keys. */
+  include?: readonly string[];
 }
+
+/**
+ * What a collection index holds besides the keys: the ids a list filters on within one of its
+ * partitions (the parents a record names, as `<parent>Id`: shared/licensing/lists.ts). A list
+ * reads the page's records themselves from the table by their keys, so a record's write costs
+ * each index one small entry rather than the whole record again, and a change to an attribute no
+ * index holds writes no index at all.
+ */
+export const FILTERED_ATTRIBUTES = ['machineId', 'licenseId', 'policyId', 'productId', 'ownerId'] as const;
+
+const slimIndex = (n: number, include: readonly string[] = FILTERED_ATTRIBUTES): IndexDefinition => ({
+  name: `GSI${n}_SLIM`,
+  partitionKey: `GSI${n}PK`,
+  sortKey: `GSI${n}SK`,
+  projection: 'INCLUDE',
+  include,
+});
 
 export const tableDefinition = {
   partitionKey: 'PK',
@@ -15,20 +34,14 @@ export const tableDefinition = {
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
   indexes: [
-    // Every record's collection within its account and environment, newest first.
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    // Every record's collection within its account and environment, newest first; for webhook
+    // events also what finds those the outbox relay never sent (data-model pattern 60).
+    slimIndex(1, [...FILTERED_ATTRIBUTES, 'status', 'deliveryAttempt']),
     // Up to four parent collections (e.g. a user's tokens, a machine's components).
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
-    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'ALL' },
-    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'ALL' },
-    // The keys-only twin of each collection index (same keys, `keysOnlyIndex` in keys.ts): what
-    // skipping to a page[number] reads, paying for keys rather than whole records.
-    { name: 'GSI1_KEYS', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
-    { name: 'GSI2_KEYS', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY' },
-    { name: 'GSI3_KEYS', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' },
-    { name: 'GSI4_KEYS', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
-    { name: 'GSI5_KEYS', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
+    slimIndex(2),
+    slimIndex(3),
+    slimIndex(4),
+    slimIndex(5),
     // Every item that belongs to an environment (records, markers, counters): what a purge removes.
     { name: 'ENV', partitionKey: 'ENVPK', sortKey: 'PK', projection: 'KEYS_ONLY' },
     // Records due to be looked at again, by minute (shared/store/due.ts): what the heartbeat sweeper reads.

@@ -61,9 +61,11 @@ export async function costSection(context: BenchContext): Promise<Section> {
     // Deliveries run in this process too: each request is measured once the last one's are done.
     const settle = () => context.stack.waitUntilIdle(30_000);
     await probe(call, graph, settle);
+    // Units once, billed by AWS's rules; times from runs without the meter's own reads.
+    const billed = await probe(call, graph, settle, true);
     const runs: Probe[][] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await probe(call, graph, settle));
-    const rows: Measurement[] = (runs[0] ?? []).map((first, i) => {
+    const rows: Measurement[] = billed.map((first, i) => {
       const ms = median(runs.map((run) => run[i]?.ms ?? Number.NaN));
       const { tally } = first;
       const price = pricePerMillion(tally, ms);

@@ -4,7 +4,8 @@
  * that counts the DynamoDB requests the handlers make.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
 import type { LocalStack } from '#dev/local/stack.ts';
 import { fingerprintValue } from '#shared/licensing/fingerprints.ts';
@@ -21,6 +22,7 @@ import {
   recordKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
+import { billedAction } from './capacity.ts';
 
 export interface BenchContext {
   stack: LocalStack;
@@ -323,10 +325,14 @@ const CAPACITY_COMMANDS = new Set([
 
 let tally: Tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0, events: 0 };
 let metering = false;
+/** Whether writes are billed by AWS's rules (capacity.ts) rather than as DynamoDB Local reports them. */
+let billing = false;
 
 /**
  * Counts every request the store's client sends (by command name) and sums the capacity
  * DynamoDB reports for it: the meter asks each request for ReturnConsumedCapacity TOTAL.
+ * While `billing`, a write's units are those AWS bills by its rules (capacity.ts), computed from
+ * the items' images before and after it, read beside it by a client of the meter's own.
  * Installed once per process; counts only while `metering` is on.
  */
 export function installMeter(): void {
@@ -342,17 +348,30 @@ export function installMeter(): void {
     for (const item of (input.TransactItems ?? []) as { Put?: { Item?: { type?: unknown } } }[]) {
       if (item.Put?.Item?.type === 'webhook-events') tally.events++;
     }
+    const reads = /^(Get|Query|Scan|BatchGet|TransactGet)/.test(name);
+    const actions = billing && !reads ? writeActions(name, input) : [];
+    const before = actions.length ? await imagesOf(actions) : undefined;
     const result = await next(args);
     const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+    let reported = 0;
     for (const entry of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
       CapacityUnits?: number;
       ReadCapacityUnits?: number;
       WriteCapacityUnits?: number;
     }[]) {
       // DynamoDB Local reports CapacityUnits only; reads and writes are told apart by command.
-      const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
-      if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) tally.rcu += units;
-      else tally.wcu += units;
+      reported += entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
+    }
+    if (reads) tally.rcu += reported;
+    else if (!before) tally.wcu += reported;
+    else {
+      const after = await imagesOf(actions);
+      const transactional = name === 'TransactWriteItemsCommand';
+      for (const [i, action] of actions.entries()) {
+        const billed = billedAction(action.kind, before[i], action.kind === 'check' ? before[i] : after[i], transactional);
+        tally.wcu += billed.wcu;
+        tally.rcu += billed.rcu;
+      }
     }
     return result;
   };
@@ -363,6 +382,53 @@ export function installMeter(): void {
   const timerOptions = { step: 'initialize', name: 'benchTimer' } as const;
   db().middlewareStack.add(timer as never, timerOptions);
   plainDb().middlewareStack.add(timer as never, timerOptions);
+}
+
+interface WriteAction {
+  kind: 'write' | 'check';
+  key: { PK: string; SK: string };
+}
+
+/** The items a write request touches (the store's writes go through the document client: plain values). */
+function writeActions(name: string, input: Record<string, unknown>): WriteAction[] {
+  const keyOf = (item: Record<string, unknown>) => ({ PK: item.PK as string, SK: item.SK as string });
+  type Op = { Item?: Record<string, unknown>; Key?: Record<string, unknown> };
+  if (name === 'TransactWriteItemsCommand') {
+    return (input.TransactItems as { Put?: Op; Update?: Op; Delete?: Op; ConditionCheck?: Op }[]).map((entry) =>
+      entry.ConditionCheck
+        ? { kind: 'check', key: keyOf(entry.ConditionCheck.Key!) }
+        : { kind: 'write', key: keyOf((entry.Put?.Item ?? entry.Update?.Key ?? entry.Delete?.Key)!) },
+    );
+  }
+  if (name === 'BatchWriteItemCommand') {
+    return Object.values(input.RequestItems as Record<string, { PutRequest?: Op; DeleteRequest?: Op }[]>)
+      .flat()
+      .map((request) => ({ kind: 'write', key: keyOf((request.PutRequest?.Item ?? request.DeleteRequest?.Key)!) }));
+  }
+  const op = input as Op;
+  return [{ kind: 'write', key: keyOf((op.Item ?? op.Key)!) }];
+}
+
+/** The meter's own client: its reads are not counted. */
+let sideClient: DynamoDBDocumentClient | undefined;
+
+/** The items at the actions' keys as they stand now, read strongly consistently, in order (undefined: absent). */
+async function imagesOf(actions: WriteAction[]): Promise<(Record<string, unknown> | undefined)[]> {
+  sideClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const found = new Map<string, Record<string, unknown>>();
+  const id = (key: { PK: unknown; SK: unknown }) => `${key.PK}|${key.SK}`;
+  const unique = [...new Map(actions.map((action) => [id(action.key), action.key])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
+      [getTable()]: { Keys: unique.slice(i, i + 100), ConsistentRead: true },
+    };
+    while (request && Object.keys(request).length) {
+      const response = await sideClient.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of response.Responses?.[getTable()] ?? []) found.set(id(item as { PK: unknown; SK: unknown }), item);
+      request = response.UnprocessedKeys as typeof request;
+    }
+  }
+  return actions.map((action) => found.get(id(action.key)));
 }
 
 /** Requests sent while `timedRequests` runs, and the time they took, by command; installed with the meter. */
@@ -397,14 +463,16 @@ export async function timedRequests<T>(
 }
 
 /** Runs `action` with the meter on, from zero. */
-export async function metered<T>(action: () => Promise<T>): Promise<{ result: T; tally: Tally }> {
+export async function metered<T>(action: () => Promise<T>, options: { billed?: boolean } = {}): Promise<{ result: T; tally: Tally }> {
   tally = { requests: 0, byCommand: {}, rcu: 0, wcu: 0, events: 0 };
   metering = true;
+  billing = options.billed ?? false;
   try {
     const result = await action();
     return { result, tally };
   } finally {
     metering = false;
+    billing = false;
   }
 }
 

@@ -33,16 +33,10 @@ import { call, newAccount, newUser, type TestAccount } from '../support/client.t
 import { localStackIdle } from '../support/idle.ts';
 import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 import { until } from '../support/patience.ts';
-import { type Item, queryAll, table, tableItem, tableName } from '../support/table.ts';
+import { collectionRecords, type Item, table, tableItem, tableName } from '../support/table.ts';
 
 /** Every item of a collection partition (a GSI), page after page. */
-const members = (index: string, partition: string): Promise<Item[]> =>
-  queryAll({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': `${index}PK` },
-    ExpressionAttributeValues: { ':pk': partition },
-  });
+const members = (keys: string, partition: string): Promise<Item[]> => collectionRecords(keys, partition);
 
 /** Which of `keys` exist, 100 at a time. */
 async function existing(keys: Key[]): Promise<Set<string>> {

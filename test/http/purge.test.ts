@@ -34,7 +34,7 @@ import {
   uniqueKey,
 } from '#shared/store/keys.ts';
 import { basic, call, newAccount, newUser, onlyError, type TestAccount, userBody } from '../support/client.ts';
-import { type Item, membersOf, purgeFinished, queryAll, tableItem } from '../support/table.ts';
+import { collectionRecords, type Item, membersOf, purgeFinished, queryAll, tableItem } from '../support/table.ts';
 
 const keyOf = (item: Key) => `${item.PK}|${item.SK}`;
 const ITEM = '#';
@@ -77,13 +77,7 @@ async function accountItems(account: TestAccount, environmentIds: string[], know
     for (const type of RECORD_TYPES) {
       const collection = collectionPartition(account.id, environmentId, PREFIXES[type]);
       add(counterKey(collection));
-      records.push(
-        ...(await queryAll({
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': collection },
-        })),
-      );
+      records.push(...(await collectionRecords('GSI1', collection)));
     }
   }
   for (const environmentId of environmentIds) {

@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { environmentMembership, type Key, purgeMarkerKey } from '#shared/store/keys.ts';
+import { environmentMembership, indexOver, type Key, purgeMarkerKey } from '#shared/store/keys.ts';
 import { until } from './patience.ts';
 
 export type Item = Record<string, any>;
@@ -28,6 +28,21 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
     start = page.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/**
+ * The records of one collection partition (`keys`: its key attributes' prefix, `GSI2`), read as
+ * the store reads them: located on the collection index, then read from the table.
+ */
+export async function collectionRecords(keys: string, partition: string): Promise<Item[]> {
+  const entries = await queryAll({
+    IndexName: indexOver(keys),
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': `${keys}PK` },
+    ExpressionAttributeValues: { ':pk': partition },
+  });
+  const records = await Promise.all(entries.map((entry) => tableItem({ PK: entry.PK, SK: entry.SK })));
+  return records.filter((record): record is Item => record !== undefined);
 }
 
 /** Items still carrying an environment's ENVPK (the ENV index, keys only). */

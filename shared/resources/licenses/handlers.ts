@@ -84,7 +84,7 @@ export const validateKey = () =>
 export const machines = () =>
   operation(licenses.machines, async (call) => {
     const page = await listLicenseMachines(call.actor, call.params.id, call.query, call.page);
-    return listReply(call, page, await machineDocumentsFor(page.records));
+    return listReply(call, page, await machineDocumentsFor(page.records, page.beside));
   });
 
 /** GET /licenses/<id>/owner: the owner, or data null for a license without one. */

@@ -48,7 +48,7 @@ export const create = () =>
 export const list = () =>
   operation(machines.list, async (call) => {
     const page = await listMachines(call.actor, call.query, call.page);
-    return listReply(call, page, await machineDocumentsFor(page.records));
+    return listReply(call, page, await machineDocumentsFor(page.records, page.beside));
   });
 
 export const retrieve = () =>
@@ -82,5 +82,5 @@ export const license = () =>
 export const ofUser = () =>
   operation(machines.ofUser, async (call) => {
     const page = await listUserMachines(call.actor, call.params.id, call.query, call.page);
-    return listReply(call, page, await machineDocumentsFor(page.records));
+    return listReply(call, page, await machineDocumentsFor(page.records, page.beside));
   });

@@ -36,6 +36,7 @@ import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
 import { firstDueOf } from './heartbeat.ts';
 import { changeCores, giveSeatBack, holdsSeat, SeatChanged, seatAsRead, takeSeat } from './seats.ts';
+import { policiesBeside } from './shown.ts';
 
 /** What an update may change (null clears it). */
 export interface MachineChanges extends Hardware {
@@ -259,14 +260,18 @@ export async function listMachines(
   forced: Record<string, string> = {},
 ): Promise<Page<MachineRecord>> {
   await authorizeAction(actor, 'machines', 'list');
-  return filteredList(actor.scope, 'machines', FILTERS, filters, [restriction(actor, 'machines'), forced], page);
+  return filteredList(actor.scope, 'machines', FILTERS, filters, [restriction(actor, 'machines'), forced], page, {
+    beside: policiesBeside(actor.scope.accountId),
+  });
 }
 
 /** GET /licenses/<id>/machines: whoever sees a license sees all its machines, whoever owns each one. */
 export async function listLicenseMachines(actor: Actor, licenseId: string, filters: FilterValues, page: PageRequest) {
   const license = await authorize(actor, 'licenses', await licenseNamed(actor, licenseId), 'read');
   await authorizeAction(actor, 'machines', 'list');
-  return filteredList(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id }], page);
+  return filteredList(actor.scope, 'machines', FILTERS, filters, [{ licenseId: license.id }], page, {
+    beside: policiesBeside(actor.scope.accountId),
+  });
 }
 
 /** GET /users/<id>/machines: the machines a user owns, under the same filters as every list of machines. */

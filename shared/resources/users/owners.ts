@@ -23,7 +23,7 @@ import { cascadeMarker } from '../../licensing/removal.ts';
 import { collectionsUnder } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
-import { collectionIndex, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
+import { collectionKeys, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
 import { backoff, type Item, itemOfType, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
@@ -129,7 +129,7 @@ function expectOwnedOnly(
   changed: Error,
 ) {
   for (const collection of OWNED) {
-    const index = `${collectionIndex(collection.slot)}PK`;
+    const index = `${collectionKeys(collection.slot)}PK`;
     for (const environmentId of environmentsUnder(user, environments)) {
       const partition = childPartition(user, collection, environmentId);
       tx.expectCount(counterKey(partition), together.filter((item) => item[index] === partition).length, changed);
@@ -141,7 +141,7 @@ function expectOwnedOnly(
 function dropOwner(tx: Transaction, record: PlacedItem, userId: string, changed: Error): void {
   const slot = OWNED.find((collection) => collection.type === record.type)?.slot;
   if (slot === undefined) throw new Error(`A ${String(record.type)} record has no owner`);
-  const index = collectionIndex(slot);
+  const index = collectionKeys(slot);
   const partition = record[`${index}PK`];
   tx.update(
     record,
