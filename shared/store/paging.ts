@@ -118,8 +118,9 @@ export async function listCollection<K extends RecordType>(
   const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
   const shown = rows.slice(0, page.size);
   const keys = shown.map((row) => keyOf(row.item));
-  const besideKeys = options.beside ? shown.flatMap((row) => options.beside!(row.item)) : [];
-  const fetched = await itemsAt([...keys, ...besideKeys]);
+  const { beside } = options;
+  const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
+  const fetched = await itemsAt([...keys, ...besideKeys], false);
   const mine = new Set(keys.map((key) => `${key.PK}\u0000${key.SK}`));
   const isRecord = (item: Item) => mine.has(`${item.PK}\u0000${item.SK}`);
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
@@ -128,7 +129,7 @@ export async function listCollection<K extends RecordType>(
     fetched.filter(isRecord).map((item) => toRecord(ref.type, item)),
   );
   const result: Page<RecordOf<K>> = { records, count: await counting };
-  if (options.beside) result.beside = fetched.filter((item) => !isRecord(item));
+  if (beside) result.beside = fetched.filter((item) => !isRecord(item));
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }
@@ -367,7 +368,8 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   {
     n: 10,
     name: 'Keyset page',
-    operation: "Query (backwards) of the index entries, then BatchGetItem of the page's records (and what the list reads beside them: a machine's policy)",
+    operation:
+      "Query (backwards) of the index entries, then BatchGetItem of the page's records (and what the list reads beside them: a machine's policy)",
     index: 'GSI1–GSI5',
     key: 'partition as 7/8 and 27–32, and `SK < <cursor>`',
     usedBy: '`page[cursor]`; the page after a `page[number]` skip',

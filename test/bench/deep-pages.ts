@@ -6,6 +6,7 @@
 
 import { recordKey } from '#shared/store/keys.ts';
 import { getItem } from '#shared/store/records.ts';
+import { FILTERED_ATTRIBUTES } from '#shared/store/table.ts';
 import type { Measurement, Section } from './report.ts';
 import {
   type BenchContext,
@@ -27,14 +28,14 @@ const DEPTHS = [1, 10, 100];
 /**
  * What the deepest page by number costs beyond the budget line, and why: the budget rounds the
  * keys up to 4 KB once, DynamoDB rounds every Query, and DynamoDB Local ends a Query page at
- * 1 MB of the table items it passes, even on a keys-only index.
+ * 1 MB of the table items it passes, even on an index of small entries.
  */
 function overshoot(deepest: PageCost, first: PageCost, skipped: number, keyBytes: number): string {
   const skipQueries = (deepest.tally.byCommand.QueryCommand ?? 0) - (first.tally.byCommand.QueryCommand ?? 0);
   const exact = (skipped * keyBytes) / 8192;
   const skipRcu = deepest.tally.rcu - first.tally.rcu;
   const onDynamoDb = Math.ceil((skipped * keyBytes) / (1024 * 1024));
-  return `**Rounding**: the ${fmt(skipped)} keys page ${fmt(skipped / SIZE + 1)} skips are ${fmt(exact, 1)} RCU of data; the skip cost ${fmt(skipRcu, 1)} RCU in ${skipQueries} Queries, each rounded up to 4 KB. DynamoDB Local ends a Query page at 1 MB of the table items it passes (about 700 components) even on a keys-only index, where DynamoDB ends it at 1 MB of index items (about ${fmt(Math.floor((1024 * 1024) / keyBytes))} keys): there the skip would take ${onDynamoDb} Queries and at most ${fmt(onDynamoDb * 0.5, 1)} RCU of rounding. The budget line allows each Query of the skip its rounding, since that is what reading the keys costs.`;
+  return `**Rounding**: the ${fmt(skipped)} keys page ${fmt(skipped / SIZE + 1)} skips are ${fmt(exact, 1)} RCU of data; the skip cost ${fmt(skipRcu, 1)} RCU in ${skipQueries} Queries, each rounded up to 4 KB. DynamoDB Local ends a Query page at 1 MB of the table items it passes (about 700 components) even on an index of small entries, where DynamoDB ends it at 1 MB of index items (about ${fmt(Math.floor((1024 * 1024) / keyBytes))} entries): there the skip would take ${onDynamoDb} Queries and at most ${fmt(onDynamoDb * 0.5, 1)} RCU of rounding. The budget line allows each Query of the skip its rounding, since that is what reading the keys costs.`;
 }
 
 interface PageCost {
@@ -54,9 +55,10 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
   await seed(items);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   const records1 = items.filter((item) => item.type === 'components');
-  // What a key costs to read: the index keys and the table keys of one component, as stored.
+  // What a skipped record costs to read: its index entry (the index keys, the table keys and the ids lists filter on), as stored.
   const sample = records1[0]!;
-  const keyBytes = ['PK', 'SK', 'GSI2PK', 'GSI2SK'].reduce((sum, name) => sum + name.length + String(sample[name]).length, 0);
+  const entryAttributes = ['PK', 'SK', 'GSI2PK', 'GSI2SK', ...FILTERED_ATTRIBUTES].filter((name) => typeof sample[name] === 'string');
+  const keyBytes = entryAttributes.reduce((sum, name) => sum + name.length + String(sample[name]).length, 0);
   const itemBytes = Buffer.byteLength(JSON.stringify(sample));
 
   const list = `/components?machine=${graph.machine.id}&page[size]=${SIZE}`;
@@ -124,13 +126,13 @@ export async function deepPagesSection(context: BenchContext, records = 20_000):
   }
   return {
     title: 'Deep pages',
-    method: `One machine with ${fmt(records)} components (seeded in ${seedSeconds.toFixed(1)} s with BatchWriteItem, as components.create lays them out), listed by \`GET /components?machine=<id>&page[size]=${SIZE}\` as the admin, by page[number] and by page[cursor] (the cursor pages reached by following links.next). Requests and RCU are counted on the store's client (authentication and the counter read included); the time is the median of three requests. A component item is about ${fmt(itemBytes)} bytes; its keys (PK, SK, GSI2PK, GSI2SK) about ${keyBytes} bytes, so reading only the keys of the skipped records would cost 0.5 RCU per ${Math.floor(4096 / keyBytes)} records.`,
+    method: `One machine with ${fmt(records)} components (seeded in ${seedSeconds.toFixed(1)} s with BatchWriteItem, as components.create lays them out), listed by \`GET /components?machine=<id>&page[size]=${SIZE}\` as the admin, by page[number] and by page[cursor] (the cursor pages reached by following links.next). Requests and RCU are counted on the store's client (authentication and the counter read included); the time is the median of three requests. A component item is about ${fmt(itemBytes)} bytes; its entry in the index (PK, SK, GSI2PK, GSI2SK and the ids lists filter on) about ${keyBytes} bytes, so reading only the entries of the skipped records costs 0.5 RCU per ${Math.floor(4096 / keyBytes)} records.`,
     rows,
     notes: [
       "**Cursor pages** cost the same at every depth: the Query starts just below the cursor's sort key.",
-      `**page[number] pages** skip the earlier pages on GSI2_KEYS, the keys-only twin of GSI2 (the same keys, projecting nothing else), then read the page from GSI2 just below the last key skipped. DynamoDB charges a Query by the size of the index items it reads, whatever it returns, so the skip costs the keys (about ${keyBytes} bytes a record) and the page costs what page 1 costs. Before the twins the skip read GSI2 itself, which projects ALL, and paid each component's full ~1.5 KB: 166.5 RCU for page 10 and 1,628.5 RCU for page 100.`,
+      `**page[number] pages** skip the earlier pages on GSI2_SLIM, the index of the machine's components, which holds each component's keys and the ids lists filter on (about ${keyBytes} bytes a record), never the record; then they locate the page there just below the last key skipped and read its records from the table (one BatchGetItem, eventually consistent like the index). DynamoDB charges a Query by the size of the index items it reads, whatever it returns, so the skip costs the entries and the page costs what page 1 costs. When the index held whole components (ALL) the skip paid each component's ~1.5 KB: 166.5 RCU for page 10 and 1,628.5 RCU for page 100.`,
       overshoot(byNumber.get(Math.max(...DEPTHS))!, one, (Math.max(...DEPTHS) - 1) * SIZE, keyBytes),
-      "**What the twins cost**: writes. A record is written to the twin of every collection it belongs to when it is created and when it is deleted (a component: up to five, GSI1–GSI5), one index write each (of a key entry, well under 1 KB); an update changes no key and writes nothing to them. A list with two or more conditions (two filters, or a filter and a non-admin bearer's restriction) still skips on the full index: the twin does not hold the attributes its FilterExpression compares.",
+      '**What the small entries save**: writes. A record is written to the index of every collection it belongs to when it is created and when it is deleted (a component: four), one small entry each (well under 1 KB); an update writes an entry only when it changes an id the entry holds. The record itself is read by key for the page shown: 0.5 RCU per record up to 4 KB.',
       "Every page's requests include the read-ahead BatchGetItem (account, token lookup) and the counter of the machine's components (a second BatchGetItem: a filtered list counts its own collection): see the round-trip section.",
     ].join('\n'),
   };

@@ -113,7 +113,7 @@ describe('the table', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: index.projection },
+        Projection: { ProjectionType: index.projection, ...(index.include && { NonKeyAttributes: [...index.include] }) },
       })),
     );
     expect(new Set(table.AttributeDefinitions.map((attribute: { AttributeType: string }) => attribute.AttributeType))).toEqual(
