@@ -68,6 +68,28 @@ export async function probe(
     return result.body?.data;
   };
 
+  const product = await measure('products.create', 'create', () => call('POST', '/products', doc('products', { name: 'Probe' })));
+  await measure('products.update', 'update', () =>
+    call('PATCH', `/products/${product.id}`, { data: { type: 'products', id: product.id, attributes: { name: 'Renamed' } } }),
+  );
+  const policy = await measure('policies.create', 'create', () =>
+    call('POST', '/policies', doc('policies', { name: 'Probe' }, { product: ref('products', graph.product.id) })),
+  );
+  await measure('policies.update', 'update', () =>
+    call('PATCH', `/policies/${policy.id}`, { data: { type: 'policies', id: policy.id, attributes: { name: 'Renamed' } } }),
+  );
+  await measure('policies.delete', 'delete', () => call('DELETE', `/policies/${policy.id}`));
+  await measure('products.delete', 'delete', () => call('DELETE', `/products/${product.id}`));
+  const entitlement = await measure('entitlements.create', 'create', () =>
+    call('POST', '/entitlements', doc('entitlements', { name: 'Probe', code: `probe-${randomUUID()}` })),
+  );
+  await measure('entitlements.update', 'update', () =>
+    call('PATCH', `/entitlements/${entitlement.id}`, {
+      data: { type: 'entitlements', id: entitlement.id, attributes: { name: 'Renamed' } },
+    }),
+  );
+  await measure('entitlements.delete', 'delete', () => call('DELETE', `/entitlements/${entitlement.id}`));
+
   const user = await measure('users.create', 'create', () =>
     call('POST', '/users', doc('users', { email: `${randomUUID()}@bench.example` })),
   );
@@ -95,6 +117,7 @@ export async function probe(
     call('PATCH', `/machines/${machine.id}`, { data: { type: 'machines', id: machine.id, attributes: { name: 'Renamed' } } }),
   );
   await measure('machines.list', 'list', () => call('GET', '/machines?page[size]=10&page[number]=1'));
+  await measure('machines.ping', 'action', () => call('POST', `/machines/${machine.id}/actions/ping`));
 
   const parts = [`a-${randomUUID()}`, `b-${randomUUID()}`, `c-${randomUUID()}`];
   const component = await measure('components.create', 'create', () => call('POST', '/components', componentBody(machine.id, parts[0])));
@@ -121,6 +144,8 @@ export async function probe(
     }),
   );
   await measure('components.delete', 'delete', () => call('DELETE', `/components/${component.id}`));
+  await measure('machines.delete', 'delete', () => call('DELETE', `/machines/${machine.id}`));
+  await measure('licenses.delete', 'delete', () => call('DELETE', `/licenses/${license.id}`));
   return probes;
 }
 

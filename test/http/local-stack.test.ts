@@ -232,6 +232,7 @@ describe('the running stack', () => {
       partitionKey: index.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName,
       sortKey: index.KeySchema?.find((key) => key.KeyType === 'RANGE')?.AttributeName,
       projection: index.Projection?.ProjectionType,
+      ...(index.Projection?.NonKeyAttributes && { include: index.Projection.NonKeyAttributes }),
     }));
     expect(indexes.sort((a, b) => a.name!.localeCompare(b.name!))).toEqual(
       [...tableDefinition.indexes].sort((a, b) => a.name.localeCompare(b.name)),
