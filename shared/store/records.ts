@@ -3,6 +3,7 @@
  * keys, collection memberships, the uniqueness markers it holds and the holder counts it is in;
  * the item describes itself, so deletes, cascades and purges need nothing but the item.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
@@ -73,14 +74,41 @@ export type PlacedItem = Item & Pick<StoredRecord, 'type' | 'id' | 'accountId' |
 const JSON_TEXT: ReadonlySet<string> = new Set<JsonText>(['metadata']);
 type JsonText = 'metadata';
 
-/** Attributes as the table stores them: JSON_TEXT ones as text. Everything else as is. */
+/**
+ * Text stored deflated (a binary attribute): a webhook event's `payload`, the JSON document of the
+ * change, a kilobyte or two that deflates to about a third. It is written once per endpoint and
+ * rewritten with every delivery attempt's claim and outcome, so its size is paid in write units
+ * (one per KB, twice in a transaction) again and again; deflated, an event fits in 2 KB.
+ */
+const DEFLATED_TEXT: ReadonlySet<string> = new Set(['payload']);
+
+/** The last text deflated, and its bytes: a change's payload is written once for each endpoint. */
+let lastDeflated: { text: string; bytes: Uint8Array } | undefined;
+
+function deflated(text: string): Uint8Array {
+  if (lastDeflated?.text !== text) lastDeflated = { text, bytes: new Uint8Array(deflateRawSync(text)) };
+  return lastDeflated.bytes;
+}
+
+/** Attributes as the table stores them: JSON_TEXT ones as text, DEFLATED_TEXT ones deflated. Everything else as is. */
 export function toStored<T extends object>(attributes: T): T {
   const stored = { ...attributes } as Record<string, unknown>;
   for (const name of JSON_TEXT) {
     const value = stored[name];
     if (value !== null && value !== undefined && typeof value !== 'string') stored[name] = JSON.stringify(value);
   }
+  for (const name of DEFLATED_TEXT) {
+    const value = stored[name];
+    if (typeof value === 'string') stored[name] = deflated(value);
+  }
   return stored as T;
+}
+
+/** A stored attribute's value as the record holds it (text kept as text by items written before stays so). */
+function fromStored(name: string, value: unknown): unknown {
+  if (JSON_TEXT.has(name) && typeof value === 'string') return JSON.parse(value);
+  if (DEFLATED_TEXT.has(name) && value instanceof Uint8Array) return inflateRawSync(value).toString('utf8');
+  return value;
 }
 
 /**
@@ -92,8 +120,8 @@ export function attributesOf<T>(item: Record<string, unknown>): T {
   const record: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(item)) {
     if (LAYOUT.has(name)) continue;
-    // Items written before metadata was text hold a map: given back as is.
-    record[name] = JSON_TEXT.has(name) && typeof value === 'string' ? JSON.parse(value) : value;
+    // Items written before metadata was text hold a map, before payloads were deflated text: given back as is.
+    record[name] = fromStored(name, value);
   }
   return record as T;
 }

@@ -4,6 +4,7 @@
  * everything, and its duration through the in-process API, priced with AWS's public on-demand
  * prices (written next to the table).
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Measurement, Section } from './report.ts';
@@ -11,6 +12,26 @@ import { type Probe, probe } from './round-trips.ts';
 import { type BenchContext, benchAccount, client, doc, fmt, installMeter, licensingGraph, median, must } from './support.ts';
 
 const RUNS = 5;
+
+/** One operation's figures, as a run saves them (`BENCH_COST_SAVE=<file>`) to be compared with later. */
+interface OperationCost {
+  requests: number;
+  rcu: number;
+  wcu: number;
+  events: number;
+  ms: number;
+  total: number;
+}
+
+/**
+ * The figures this section gave before the collection indexes held small entries (commit
+ * 0e1352e, measured with this very section and meter, `BENCH_COST_SAVE`), shown beside today's.
+ */
+const BASELINE = new URL('./cost-before.json', import.meta.url);
+
+function baseline(): { ran: string; operations: Record<string, OperationCost> } | undefined {
+  return existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : undefined;
+}
 
 /** US East (N. Virginia) on-demand prices, USD. */
 export const PRICES = {
@@ -65,19 +86,29 @@ export async function costSection(context: BenchContext): Promise<Section> {
     const billed = await probe(call, graph, settle, true);
     const runs: Probe[][] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await probe(call, graph, settle));
+    const figures: Record<string, OperationCost> = {};
+    const before = baseline();
     const rows: Measurement[] = billed.map((first, i) => {
       const ms = median(runs.map((run) => run[i]?.ms ?? Number.NaN));
       const { tally } = first;
       const price = pricePerMillion(tally, ms);
+      figures[first.operation] = { requests: tally.requests, rcu: tally.rcu, wcu: tally.wcu, events: tally.events, ms, total: price.total };
+      const was = before?.operations[first.operation];
+      // The target: a create or an update writes at most a third of the units it wrote before.
+      const bounded = was && (first.kind === 'create' || first.kind === 'update');
       return {
         what: first.operation,
-        figure: `${tally.requests} requests, ${fmt(tally.rcu, 1)} RCU, ${fmt(tally.wcu, 1)} WCU, ${tally.events} events, ${fmt(ms, 1)} ms → **$${fmt(price.total, 2)}** per million (Lambda ${fmt(price.lambda, 2)}, HTTP API ${fmt(price.api, 2)}, DynamoDB ${fmt(price.dynamodb, 2)}, SQS ${fmt(price.sqs, 2)})`,
-        budget: '',
+        figure: `${tally.requests} requests, ${fmt(tally.rcu, 1)} RCU, ${fmt(tally.wcu, 1)} WCU, ${tally.events} events, ${fmt(ms, 1)} ms → **$${fmt(price.total, 2)}** per million (Lambda ${fmt(price.lambda, 2)}, HTTP API ${fmt(price.api, 2)}, DynamoDB ${fmt(price.dynamodb, 2)}, SQS ${fmt(price.sqs, 2)})${was ? `; before: ${fmt(was.wcu, 1)} WCU, ${fmt(was.rcu, 1)} RCU, $${fmt(was.total, 2)} (WCU × ${fmt(tally.wcu / was.wcu, 2)}, $ × ${fmt(price.total / was.total, 2)})` : ''}`,
+        budget: bounded ? `≤ ${fmt(was.wcu / 3, 1)} WCU (a third of before)` : '',
+        ...(bounded ? { met: tally.wcu <= was.wcu / 3 } : {}),
       };
     });
+    if (process.env.BENCH_COST_SAVE) {
+      writeFileSync(process.env.BENCH_COST_SAVE, `${JSON.stringify({ ran: new Date().toISOString(), operations: figures }, null, 2)}\n`);
+    }
     return {
       title: 'What each operation costs on AWS',
-      method: `Each operation of the round-trip section, ${RUNS} times through the in-process API as the account's admin, with one webhook endpoint subscribed to every event (so each change writes its event and one SQS message): DynamoDB requests and capacity units as DynamoDB Local reports them, events written, and the median wall time of the request, taken as the Lambda's billed duration (rounded up to the millisecond). Prices, US East (N. Virginia), on demand: Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s at ${PRICES.lambdaMemoryGb * 1024} MB and $0.20 per million requests; API Gateway HTTP API $1.00 per million requests; DynamoDB $0.125 per million read and $0.625 per million write request units; SQS $0.40 per million requests, ${PRICES.sqsRequestsPerEvent} per event (send, receive, delete).`,
+      method: `Each operation of the round-trip section, ${RUNS} times through the in-process API as the account's admin, with one webhook endpoint subscribed to every event (so each change writes its event and one SQS message): DynamoDB requests, read units as DynamoDB Local reports them and write units as AWS bills them (computed from each written item's size before and after, by the rules in test/bench/capacity.ts, since DynamoDB Local's report is wrong for transactions; checked against DynamoDB Local's report for single writes by test/store/capacity-model.test.ts), events written, and the median wall time of the request, taken as the Lambda's billed duration (rounded up to the millisecond). Prices, US East (N. Virginia), on demand: Lambda arm64 $${PRICES.lambdaGbSecond} per GB-s at ${PRICES.lambdaMemoryGb * 1024} MB and $0.20 per million requests; API Gateway HTTP API $1.00 per million requests; DynamoDB $0.125 per million read and $0.625 per million write request units; SQS $0.40 per million requests, ${PRICES.sqsRequestsPerEvent} per event (send, receive, delete).`,
       rows,
       notes: [
         'Not counted: the webhook worker\u2019s own Lambda time and its DynamoDB writes per delivery (one invocation per batch of up to 10 events), CloudWatch Logs ingestion ($0.50 per GB) and data transfer. The duration measured here is local (DynamoDB Local on loopback, two cores shared with the load), usually longer than a warm Lambda\u2019s against DynamoDB in its region, so the Lambda figure errs high.',

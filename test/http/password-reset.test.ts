@@ -5,6 +5,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordKey } from '#shared/store/keys.ts';
+import { attributesOf } from '#shared/store/records.ts';
 import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';
 import { inbox, resetLinkOf, waitForMail } from '../support/mail.ts';
@@ -318,7 +319,7 @@ describe('deliver: false', () => {
     const stored = items.filter((item) => item.type === 'webhook-events' && item.accountId === target.id);
     expect(stored).toHaveLength(2);
     for (const item of stored) {
-      expect(JSON.parse(item.payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
+      expect(JSON.parse(attributesOf<{ payload: string }>(item).payload).meta).toEqual({ passwordResetToken: '[FILTERED]' });
       expect(item.sealedMeta).toMatch(/^v1\./);
       // Sealed, and shown by no document.
       for (const reply of [shown, listed, retry]) expect(JSON.stringify(reply.body)).not.toContain(item.sealedMeta);
