@@ -173,10 +173,11 @@ export const workers: readonly Worker[] = [
     // and queues the next attempt; unseals the secrets an event delivers.
     access: [...TABLE_WRITE, 'queue:webhooks', 'key:unseal'],
     batchSize: 10,
-    // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 did
-    // not, locally), each invocation a batch of up to 10 POSTs in parallel; bounded, so a
-    // backlog opens at most 200 connections to receivers at once.
-    maxConcurrency: 20,
+    // Enough to keep up with a burst of changes (docs/benchmarks.md, "Webhook delivery": 10 and
+    // then 20 did not, locally: deliveries fell behind the API's events and waited 2.5 s), each
+    // invocation a batch of up to 10 POSTs in parallel; bounded, so a backlog opens at most 400
+    // connections to receivers at once.
+    maxConcurrency: 40,
   },
 ];
 
