@@ -11,10 +11,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
+import { workers } from '#shared/routes.ts';
 import type { Measurement, Section } from './report.ts';
 import { type BenchContext, benchAccount, client, doc, fmt, must } from './support.ts';
 
 const ENDPOINTS = 10;
+const webhooks = workers.find((worker) => worker.queue === 'webhooks');
 const CONCURRENCY = 10;
 const DEADLINE_MS = 240_000;
 
@@ -149,6 +151,9 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     const ms = (value: number) => `${fmt(value, 0)} ms`;
     const last = Math.max(...arrivals.values());
     const rate = arrivals.size / ((last - started) / 1000);
+    // The pace of each side: the API's events while the changes ran, the worker's from its first delivery to its last.
+    const written = (changes * ENDPOINTS) / ((changesDone - started) / 1000);
+    const pace = arrivals.size / ((last - Math.min(...arrivals.values())) / 1000);
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
     const total = changes * ENDPOINTS;
     const rows: Measurement[] = [
@@ -159,6 +164,12 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
         budget: 'context',
       },
       { what: 'Events delivered per second (first change → last delivery)', figure: `${fmt(rate, 1)}`, budget: 'context' },
+      {
+        what: "Events per second: the worker's deliveries (first → last) against the API's writes (while the changes ran)",
+        figure: `${fmt(pace, 1)} against ${fmt(written, 1)} (× ${fmt(pace / written, 2)})`,
+        budget: '≥ the API’s',
+        met: pace >= written,
+      },
       {
         what: 'Delay change → delivery, idle (median of 5 lone changes × endpoints)',
         figure: s(q(idle, 0.5)),
@@ -196,7 +207,7 @@ export async function deliverySection(context: BenchContext, events = 5_000): Pr
     }
     return {
       title: 'Webhook delivery',
-      method: `${ENDPOINTS} enabled endpoints subscribed to \`user.created\`, all on a loopback receiver that answers 204; ${fmt(changes)} users created through the API, ${CONCURRENCY} requests at a time, so ${fmt(total)} events are written (one per endpoint, in each change's transaction); the outbox relay, called by the local stream poller as Lambda's DynamoDB event source would call it (each shard read four times a second, again at once only after a page that came back full), sends each event's first attempt to the webhooks queue. The local poller calls the delivery worker with SQS batches of 10, up to 20 at once (the event source's maximum concurrency), as the event source mapping would. The delay runs from the API's answer to the change to the receiver's arrival of each event; the relay's part, from that answer to the local SQS server taking the event's first attempt (the answer follows the commit by its signing and sending, so this is a little less than the relay's own delay).`,
+      method: `${ENDPOINTS} enabled endpoints subscribed to \`user.created\`, all on a loopback receiver that answers 204; ${fmt(changes)} users created through the API, ${CONCURRENCY} requests at a time, so ${fmt(total)} events are written (one per endpoint, in each change's transaction); the outbox relay, called by the local stream poller as Lambda's DynamoDB event source would call it (each shard read four times a second, again at once only after a page that came back full), sends each event's first attempt to the webhooks queue. The local poller calls the delivery worker with SQS batches of ${webhooks?.batchSize}, up to ${webhooks?.maxConcurrency} at once (the event source's maximum concurrency), as the event source mapping would. The delay runs from the API's answer to the change to the receiver's arrival of each event; the relay's part, from that answer to the local SQS server taking the event's first attempt (the answer follows the commit by its signing and sending, so this is a little less than the relay's own delay).`,
       rows,
       notes: [
         'The budget holds in the burst only when the worker delivers events as fast as the API writes them: the delay is then that of one delivery. When it falls behind, even by a tenth, the webhooks queue grows through the whole burst and the delay with it, so the median is about the backlog at mid-burst; the load average and the CPU row say how much of the two cores other processes took.',
