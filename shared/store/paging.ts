@@ -99,9 +99,18 @@ export async function listCollection<K extends RecordType>(
 ): Promise<Page<RecordOf<K>>> {
   const { index, partitions } = partitionsOf(scope, ref);
   const filter = conditions(ref.where);
-  const counting = filter ? countMatching(index, partitions, filter) : countOf(scope, partitions);
-  // Read alongside the page; if the page read fails first, this must not become an unhandled rejection.
-  counting.catch(() => {});
+  // The count: a filtered list counts its partition (COUNT queries, alongside the page); else its
+  // counters, read ahead with the request or read with the page's records.
+  const counting = filter ? countMatching(index, partitions, filter) : undefined;
+  // If the page read fails first, this must not become an unhandled rejection.
+  counting?.catch(() => {});
+  const counters = filter ? [] : partitions.map(counterKey);
+  const unread = counters.filter((key) => !scope.readAhead?.has(key));
+  const readAhead = await readItems(
+    scope.readAhead,
+    counters.filter((key) => scope.readAhead?.has(key)),
+  );
+  const countOf = (items: Item[]) => items.filter(isCounter).reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
 
   let before: string | undefined;
   if (page.mode === 'cursor') {
@@ -112,7 +121,9 @@ export async function listCollection<K extends RecordType>(
       (page.number - 1) * page.size,
     );
     before = skipped.at(-1)?.sortKey;
-    if (skipped.length < (page.number - 1) * page.size) return { records: [], count: await counting };
+    if (skipped.length < (page.number - 1) * page.size) {
+      return { records: [], count: counting ? await counting : countOf([...readAhead, ...(await itemsAt(unread))]) };
+    }
   }
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
   const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
@@ -120,7 +131,8 @@ export async function listCollection<K extends RecordType>(
   const keys = shown.map((row) => keyOf(row.item));
   const { beside } = options;
   const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
-  const fetched = await itemsAt([...keys, ...besideKeys], false);
+  // One BatchGetItem: the page's records, what is shown beside them and the counters not read ahead.
+  const fetched = await itemsAt([...keys, ...besideKeys, ...unread]);
   const mine = new Set(keys.map((key) => `${key.PK}\u0000${key.SK}`));
   const isRecord = (item: Item) => mine.has(`${item.PK}\u0000${item.SK}`);
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
@@ -128,16 +140,14 @@ export async function listCollection<K extends RecordType>(
     scope,
     fetched.filter(isRecord).map((item) => toRecord(ref.type, item)),
   );
-  const result: Page<RecordOf<K>> = { records, count: await counting };
-  if (beside) result.beside = fetched.filter((item) => !isRecord(item));
+  const result: Page<RecordOf<K>> = { records, count: counting ? await counting : countOf([...readAhead, ...fetched]) };
+  if (beside) result.beside = fetched.filter((item) => !isRecord(item) && !isCounter(item));
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }
 
-async function countOf(scope: Scope, partitions: string[]): Promise<number> {
-  const counters = await readItems(scope.readAhead, partitions.map(counterKey));
-  return counters.reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
-}
+/** A collection counter's item (its key begins `COUNT#`). */
+const isCounter = (item: Item) => item.PK.startsWith('COUNT#');
 
 interface Filter {
   expression: string;
