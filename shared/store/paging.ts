@@ -110,6 +110,8 @@ export async function listCollection<K extends RecordType>(
     scope.readAhead,
     counters.filter((key) => scope.readAhead?.has(key)),
   );
+  const counterNames = new Set(counters.map(nameOf));
+  const isCounter = (item: Item) => counterNames.has(nameOf(item));
   const countOf = (items: Item[]) => items.filter(isCounter).reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
 
   let before: string | undefined;
@@ -133,8 +135,8 @@ export async function listCollection<K extends RecordType>(
   const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
   // One BatchGetItem: the page's records, what is shown beside them and the counters not read ahead.
   const fetched = await itemsAt([...keys, ...besideKeys, ...unread]);
-  const mine = new Set(keys.map((key) => `${key.PK}\u0000${key.SK}`));
-  const isRecord = (item: Item) => mine.has(`${item.PK}\u0000${item.SK}`);
+  const mine = new Set(keys.map(nameOf));
+  const isRecord = (item: Item) => mine.has(nameOf(item));
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
   const records = await withoutRemoved(
     scope,
@@ -146,8 +148,7 @@ export async function listCollection<K extends RecordType>(
   return result;
 }
 
-/** A collection counter's item (its key begins `COUNT#`). */
-const isCounter = (item: Item) => item.PK.startsWith('COUNT#');
+const nameOf = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 interface Filter {
   expression: string;
