@@ -32,7 +32,7 @@ import { readItems } from './read-ahead.ts';
 import { type Item, itemsAt, type RecordOf, type StoredRecord, toRecord } from './records.ts';
 import { withoutRemoved } from './removals.ts';
 import { readableOf, type Scope } from './scope.ts';
-import { FILTERED_ATTRIBUTES } from './table.ts';
+import { tableDefinition } from './table.ts';
 import type { Parent } from './transaction.ts';
 
 export type PageRequest = { mode: 'number'; number: number; size: number } | { mode: 'cursor'; cursor: string | null; size: number };
@@ -87,7 +87,7 @@ function partitionsOf(scope: Scope, ref: CollectionRef): { index: string; partit
 /** Whether the collection holds any record meeting `where`: reads until it finds one, counts nothing. */
 export async function anyInCollection(scope: Scope, ref: CollectionRef): Promise<boolean> {
   const { index, partitions } = partitionsOf(scope, ref);
-  const filter = conditions(ref.where);
+  const filter = conditions(index, ref.where);
   return (await take(merge(partitions.map((p) => read(index, p, undefined, 1, false, filter))), 1)).length > 0;
 }
 
@@ -98,7 +98,7 @@ export async function listCollection<K extends RecordType>(
   options: ListOptions = {},
 ): Promise<Page<RecordOf<K>>> {
   const { index, partitions } = partitionsOf(scope, ref);
-  const filter = conditions(ref.where);
+  const filter = conditions(index, ref.where);
   // The count: a filtered list counts its partition (COUNT queries, alongside the page); else its
   // counters, read ahead with the request or read with the page's records.
   const counting = filter ? countMatching(index, partitions, filter) : undefined;
@@ -124,7 +124,7 @@ export async function listCollection<K extends RecordType>(
     );
     before = skipped.at(-1)?.sortKey;
     if (skipped.length < (page.number - 1) * page.size) {
-      return { records: [], count: counting ? await counting : countOf([...readAhead, ...(await itemsAt(unread))]) };
+      return { records: [], count: counting ? await counting : countOf([...readAhead, ...(await itemsAt(unread, false))]) };
     }
   }
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
@@ -133,8 +133,9 @@ export async function listCollection<K extends RecordType>(
   const keys = shown.map((row) => keyOf(row.item));
   const { beside } = options;
   const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
-  // One BatchGetItem: the page's records, what is shown beside them and the counters not read ahead.
-  const fetched = await itemsAt([...keys, ...besideKeys, ...unread]);
+  // One BatchGetItem: the page's records, what is shown beside them and the counters not read
+  // ahead; eventually consistent, as the index that located the page is.
+  const fetched = await itemsAt([...keys, ...besideKeys, ...unread], false);
   const mine = new Set(keys.map(nameOf));
   const isRecord = (item: Item) => mine.has(nameOf(item));
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
@@ -156,12 +157,13 @@ interface Filter {
   values: Record<string, unknown>;
 }
 
-function conditions(where: Record<string, string> | undefined): Filter | undefined {
+function conditions(index: string, where: Record<string, string> | undefined): Filter | undefined {
   const entries = Object.entries(where ?? {});
   if (entries.length === 0) return undefined;
   // The index holds only these: a condition on another attribute would match nothing, silently.
-  const unheld = entries.map(([name]) => name).filter((name) => !(FILTERED_ATTRIBUTES as readonly string[]).includes(name));
-  if (unheld.length) throw new Error(`A list cannot filter on ${unheld.join(', ')}: the collection indexes do not hold it`);
+  const held: readonly string[] = tableDefinition.indexes.find((candidate) => candidate.name === indexOver(index))?.include ?? [];
+  const unheld = entries.map(([name]) => name).filter((name) => !held.includes(name));
+  if (unheld.length) throw new Error(`A list cannot filter on ${unheld.join(', ')}: ${indexOver(index)} does not hold it`);
   return {
     expression: entries.map((_, i) => `#w${i} = :w${i}`).join(' AND '),
     names: Object.fromEntries(entries.map(([name], i) => [`#w${i}`, name])),

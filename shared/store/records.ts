@@ -231,18 +231,18 @@ export async function getRecord<K extends RecordType>(scope: Scope, type: K, id:
 /** BatchGetItem takes at most this many keys. */
 const BATCH_GET_MAX = 100;
 
-/** Reads items by key, 100 per request, retrying the keys DynamoDB leaves unprocessed. */
-export async function getItems(keys: Key[]): Promise<Item[]> {
+/** Reads items by key, 100 per request, retrying the keys DynamoDB leaves unprocessed; strongly consistent unless `consistent` is false. */
+export async function getItems(keys: Key[], consistent = true): Promise<Item[]> {
   if (keys.length > BATCH_GET_MAX) {
     const batches: Key[][] = [];
     for (let i = 0; i < keys.length; i += BATCH_GET_MAX) batches.push(keys.slice(i, i + BATCH_GET_MAX));
-    return (await Promise.all(batches.map((batch) => getItems(batch)))).flat();
+    return (await Promise.all(batches.map((batch) => getItems(batch, consistent)))).flat();
   }
   const found: Item[] = [];
   let pending: Key[] = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
     const { Responses, UnprocessedKeys } = await plainDb().send(
-      new BatchGetItemCommand({ RequestItems: { [table()]: { Keys: pending.map((key) => marshall(key)), ConsistentRead: true } } }),
+      new BatchGetItemCommand({ RequestItems: { [table()]: { Keys: pending.map((key) => marshall(key)), ConsistentRead: consistent } } }),
     );
     found.push(...(Responses?.[table()] ?? []).map((item) => unmarshall(item) as Item));
     pending = (UnprocessedKeys?.[table()]?.Keys ?? []).map((key) => unmarshall(key) as Key);
@@ -253,12 +253,14 @@ export async function getItems(keys: Key[]): Promise<Item[]> {
 
 /**
  * The items at `keys`, in their order, those that exist (an index entry may outlive its record
- * for a moment): what follows a Query of an index that holds keys rather than records.
+ * for a moment): what follows a Query of an index that holds keys rather than records. A list's
+ * page is read eventually consistently (`consistent` false: half the read units), as the index
+ * that located it is; what acts on what it reads (a cascade) reads strongly consistently.
  */
-export async function itemsAt(keys: readonly Key[]): Promise<Item[]> {
+export async function itemsAt(keys: readonly Key[], consistent = true): Promise<Item[]> {
   const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
   const unique = [...new Map(keys.map((key) => [name(key), key])).values()];
-  const found = new Map((unique.length ? await getItems(unique) : []).map((item) => [name(item), item]));
+  const found = new Map((unique.length ? await getItems(unique, consistent) : []).map((item) => [name(item), item]));
   return keys.flatMap((key) => found.get(name(key)) ?? []);
 }
 

@@ -12,8 +12,8 @@ export interface IndexDefinition {
 }
 
 /**
- * What a collection index holds besides the keys: the ids a list filters on within one of its
- * partitions (the parents a record names, as `<parent>Id`: shared/licensing/lists.ts). A list
+ * What a parent collection's index holds besides the keys: the ids a list filters on within one
+ * of its partitions (the parents a record names, as `<parent>Id`: shared/licensing/lists.ts). A list
  * reads the page's records themselves from the table by their keys, so a record's write costs
  * each index one small entry rather than the whole record again, and a change to an attribute no
  * index holds writes no index at all.
@@ -34,9 +34,10 @@ export const tableDefinition = {
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
   indexes: [
-    // Every record's collection within its account and environment, newest first; for webhook
-    // events also what finds those the outbox relay never sent (data-model pattern 60).
-    slimIndex(1, [...FILTERED_ATTRIBUTES, 'status', 'deliveryAttempt']),
+    // Every record's collection within its account and environment, newest first: a list of a
+    // whole type has no condition to compare (shared/licensing/lists.ts); for webhook events, what
+    // finds those the outbox relay never sent (data-model pattern 60).
+    slimIndex(1, ['status', 'deliveryAttempt']),
     // Up to four parent collections (e.g. a user's tokens, a machine's components).
     slimIndex(2),
     slimIndex(3),
