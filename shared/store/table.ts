@@ -34,10 +34,11 @@ export const tableDefinition = {
   /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
   ttlAttribute: 'expiresAt',
   indexes: [
-    // Every record's collection within its account and environment, newest first: a list of a
-    // whole type has no condition to compare (shared/licensing/lists.ts); for webhook events, what
-    // finds those the outbox relay never sent (data-model pattern 60).
-    slimIndex(1, ['status', 'deliveryAttempt']),
+    // Every record's collection within its account and environment, newest first. A list of a
+    // whole type compares nothing (shared/licensing/lists.ts); it holds a record's policy, which
+    // a page of machines reads beside them (their heartbeat is judged by it), and for webhook
+    // events what finds those the outbox relay never sent (data-model pattern 60).
+    slimIndex(1, ['policyId', 'status', 'deliveryAttempt']),
     // Up to four parent collections (e.g. a user's tokens, a machine's components).
     slimIndex(2),
     slimIndex(3),

@@ -240,8 +240,8 @@ describe('access patterns', () => {
     for (const collection of keys) {
       const index = tableDefinition.indexes.find((candidate) => candidate.name === indexOver(collection));
       expect(index).toMatchObject({ partitionKey: `${collection}PK`, sortKey: `${collection}SK`, projection: 'INCLUDE' });
-      // A whole type's list compares nothing; a parent's may compare the other parents' ids.
-      expect(index?.include).toEqual(collection === 'GSI1' ? ['status', 'deliveryAttempt'] : [...FILTERED_ATTRIBUTES]);
+      // A whole type's list compares nothing (it reads a machine's policy beside it); a parent's may compare the other parents' ids.
+      expect(index?.include).toEqual(collection === 'GSI1' ? ['policyId', 'status', 'deliveryAttempt'] : [...FILTERED_ATTRIBUTES]);
     }
     const [owner] = await addUsers(1);
     const g = await addGraph(owner!.id);
@@ -297,8 +297,8 @@ describe('access patterns', () => {
       /email/,
     );
     // The ids a parent's collection holds are no condition on a whole type's.
-    await expect(listCollection(globalScope(accountId), { type: 'licenses', where: { policyId: randomUUID() } }, page)).rejects.toThrow(
-      /policyId: GSI1_SLIM/,
+    await expect(listCollection(globalScope(accountId), { type: 'licenses', where: { productId: randomUUID() } }, page)).rejects.toThrow(
+      /productId: GSI1_SLIM/,
     );
   });
 
@@ -1032,6 +1032,23 @@ describe('licensing access patterns', () => {
     );
     expect(listed.records.map((c) => c.id)).toEqual([c1!.id]);
     expect(listed.count).toBe(1);
+  });
+
+  it("10: a page's records and what is read beside them (a machine's policy, named by its index entry) come in one BatchGetItem", async () => {
+    const g = await addGraph(null);
+    const m = await addMachine(g, `beside-${randomUUID()}`);
+    const beside = (entry: Item) => (typeof entry.policyId === 'string' ? [recordKey(accountId, 'policies', entry.policyId)] : []);
+    const byLicense = await listCollection(
+      globalScope(accountId),
+      { type: 'machines', parent: parentIn('machines', 'license', g.license.id) },
+      { mode: 'number', number: 1, size: 10 },
+      { beside },
+    );
+    expect(byLicense.records.map((machine) => machine.id)).toEqual([m.id]);
+    expect(byLicense.beside?.map((item) => item.id)).toEqual([g.policy.id]);
+    // The whole type's index holds the policy too.
+    const all = await listCollection(globalScope(accountId), { type: 'machines' }, { mode: 'cursor', cursor: null, size: 1 }, { beside });
+    expect(all.beside?.map((item) => item.type)).toEqual(['policies']);
   });
 
   it('32: licenses by policy, product and owner; policies by product; machines by license, product and owner', async () => {
