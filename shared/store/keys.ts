@@ -225,6 +225,9 @@ export function collectionKeys(slot?: number): string {
  */
 export const indexOver = (keys: string): string => `${keys}_SLIM`;
 
+/** A key as one string, for sets and maps of keys. */
+export const keyName = (key: Key): string => `${key.PK}\u0000${key.SK}`;
+
 /** Sort key within a collection: newest first when read backwards, ties broken by id. */
 export const collectionSortKey = (created: string, id: string) => `${created}#${id}`;
 

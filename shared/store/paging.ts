@@ -26,6 +26,7 @@ import {
   counterKey,
   indexOver,
   type Key,
+  keyName,
   type RecordType,
 } from './keys.ts';
 import { readItems } from './read-ahead.ts';
@@ -110,8 +111,8 @@ export async function listCollection<K extends RecordType>(
     scope.readAhead,
     counters.filter((key) => scope.readAhead?.has(key)),
   );
-  const counterNames = new Set(counters.map(nameOf));
-  const isCounter = (item: Item) => counterNames.has(nameOf(item));
+  const counterNames = new Set(counters.map(keyName));
+  const isCounter = (item: Item) => counterNames.has(keyName(item));
   const countOf = (items: Item[]) => items.filter(isCounter).reduce((sum, counter) => sum + Number(counter.n ?? 0), 0);
 
   let before: string | undefined;
@@ -136,8 +137,8 @@ export async function listCollection<K extends RecordType>(
   // One BatchGetItem: the page's records, what is shown beside them and the counters not read
   // ahead; eventually consistent, as the index that located the page is.
   const fetched = await itemsAt([...keys, ...besideKeys, ...unread], false);
-  const mine = new Set(keys.map(nameOf));
-  const isRecord = (item: Item) => mine.has(nameOf(item));
+  const mine = new Set(keys.map(keyName));
+  const isRecord = (item: Item) => mine.has(keyName(item));
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).
   const records = await withoutRemoved(
     scope,
@@ -148,8 +149,6 @@ export async function listCollection<K extends RecordType>(
   if (page.mode === 'cursor') result.nextCursor = nextCursorAfter(shown.at(-1)?.sortKey, rows.length > page.size);
   return result;
 }
-
-const nameOf = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 interface Filter {
   expression: string;

@@ -7,30 +7,28 @@
  */
 
 import type { AccessPattern } from './data-model.ts';
-import type { Key } from './keys.ts';
+import { type Key, keyName } from './keys.ts';
 import { getItem, getItems, type Item } from './records.ts';
-
-const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
 
 export class ReadAhead {
   private constructor(private readonly items: Map<string, Item | null>) {}
 
   static async of(keys: Key[]): Promise<ReadAhead> {
-    const unique = [...new Map(keys.map((key) => [name(key), key])).values()];
-    const items = new Map<string, Item | null>(unique.map((key) => [name(key), null]));
-    for (const item of unique.length ? await getItems(unique) : []) items.set(name(item), item);
+    const unique = [...new Map(keys.map((key) => [keyName(key), key])).values()];
+    const items = new Map<string, Item | null>(unique.map((key) => [keyName(key), null]));
+    for (const item of unique.length ? await getItems(unique) : []) items.set(keyName(item), item);
     return new ReadAhead(items);
   }
 
   /** Whether `key` was read ahead and not yet handed out. */
   has(key: Key): boolean {
-    return this.items.has(name(key));
+    return this.items.has(keyName(key));
   }
 
   /** The item read ahead (undefined: it does not exist); only for a key that `has`. */
   take(key: Key): Item | undefined {
-    const item = this.items.get(name(key));
-    this.items.delete(name(key));
+    const item = this.items.get(keyName(key));
+    this.items.delete(keyName(key));
     return item ?? undefined;
   }
 }

@@ -9,7 +9,7 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, plainDb, getTable as table } from './client.ts';
 import type { AccessPattern } from './data-model.ts';
-import { type Key, type RecordType, recordKey } from './keys.ts';
+import { type Key, keyName, type RecordType, recordKey } from './keys.ts';
 import { readItems } from './read-ahead.ts';
 import type { RecordOf } from './record-types.ts';
 import { goneWithRemoval, withoutRemoved } from './removals.ts';
@@ -258,10 +258,9 @@ export async function getItems(keys: Key[], consistent = true): Promise<Item[]> 
  * that located it is; what acts on what it reads (a cascade) reads strongly consistently.
  */
 export async function itemsAt(keys: readonly Key[], consistent = true): Promise<Item[]> {
-  const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
-  const unique = [...new Map(keys.map((key) => [name(key), key])).values()];
-  const found = new Map((unique.length ? await getItems(unique, consistent) : []).map((item) => [name(item), item]));
-  return keys.flatMap((key) => found.get(name(key)) ?? []);
+  const unique = [...new Map(keys.map((key) => [keyName(key), key])).values()];
+  const found = new Map((unique.length ? await getItems(unique, consistent) : []).map((item) => [keyName(item), item]));
+  return keys.flatMap((key) => found.get(keyName(key)) ?? []);
 }
 
 /** Records to read at once, by the name the caller gives each: its type and id (none: not read). */

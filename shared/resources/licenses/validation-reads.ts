@@ -12,7 +12,7 @@
  */
 
 import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.ts';
-import { type Key, type RecordType, recordKey } from '../../store/keys.ts';
+import { type Key, keyName, type RecordType, recordKey } from '../../store/keys.ts';
 import { readItems } from '../../store/read-ahead.ts';
 import type { RecordOf } from '../../store/record-types.ts';
 import { type Item, isUuid, itemOfType, type StoredItem } from '../../store/records.ts';
@@ -30,8 +30,6 @@ export interface ReadPlan {
   given: ValidationScope;
 }
 
-const name = (key: Key) => `${key.PK}\u0000${key.SK}`;
-
 /** The fingerprints the scope names machines by (`fingerprint` wins over `fingerprints`), each once. */
 export const fingerprintsOf = (given: ValidationScope): string[] | undefined =>
   given.fingerprint !== undefined ? [given.fingerprint] : given.fingerprints && [...new Set(given.fingerprints)];
@@ -46,14 +44,14 @@ export class ValidationReads {
   /** Reads every key `plan` names but those of `known` (items read already), in one BatchGetItem beside what `scope` read ahead. */
   static async of(plan: ReadPlan, scope: Scope, known: readonly Item[] = []): Promise<ValidationReads> {
     const have = new Set(known.map(name));
-    const keys = [...new Map(keysOf(plan).map((key) => [name(key), key])).values()].filter((key) => !have.has(name(key)));
+    const keys = [...new Map(keysOf(plan).map((key) => [keyName(key), key])).values()].filter((key) => !have.has(keyName(key)));
     const found = await readItems(scope.readAhead, keys);
-    return new ValidationReads(new Map([...known, ...found].map((item) => [name(item), item])));
+    return new ValidationReads(new Map([...known, ...found].map((item) => [keyName(item), item])));
   }
 
   /** The item at `key`, if it was among those read and exists. */
   get(key: Key): Item | undefined {
-    return this.items.get(name(key));
+    return this.items.get(keyName(key));
   }
 
   /** Whether `key` was among those read (a count read is 0 when absent). */
