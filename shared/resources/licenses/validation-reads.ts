@@ -43,7 +43,7 @@ export class ValidationReads {
 
   /** Reads every key `plan` names but those of `known` (items read already), in one BatchGetItem beside what `scope` read ahead. */
   static async of(plan: ReadPlan, scope: Scope, known: readonly Item[] = []): Promise<ValidationReads> {
-    const have = new Set(known.map(name));
+    const have = new Set(known.map(keyName));
     const keys = [...new Map(keysOf(plan).map((key) => [keyName(key), key])).values()].filter((key) => !have.has(keyName(key)));
     const found = await readItems(scope.readAhead, keys);
     return new ValidationReads(new Map([...known, ...found].map((item) => [keyName(item), item])));
