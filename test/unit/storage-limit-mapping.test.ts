@@ -47,11 +47,11 @@ const NOT_STORABLE = [
   'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes',
   'One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes',
   'Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes',
-  'One or more parameter values were invalid: Size limit exceeded for Index Key GSI1PK Actual Size: 2175 bytes Max Size: 2048 bytes IndexName: GSI1_KEYS',
+  'One or more parameter values were invalid: Size limit exceeded for Index Key GSI1PK Actual Size: 2175 bytes Max Size: 2048 bytes IndexName: GSI1_SLIM',
   'One or more parameter values were invalid: Size limit exceeded',
   'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit',
   'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: PK',
-  'One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: GSI1_KEYS, IndexKey: GSI1PK',
+  'One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: GSI1_SLIM, IndexKey: GSI1PK',
 ];
 /** What @aws-sdk/util-dynamodb throws before anything is sent. */
 const MARSHALLER = [
