@@ -139,10 +139,17 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 54,
     name: 'Validate in two reads, and a write only to tell a listening endpoint',
     operation:
-      "validate-key: the key's marker in the pipeline's first BatchGetItem (with the account and the subscriptions); then one BatchGetItem of the license, its policy and its owner (the marker carries `policyId` and `ownerId`), the machine a `machine` scope names, each fingerprint's machine marker (carrying `id`, `environmentId`, `licenseId`, `created`, `lastHeartbeat`, `componentsCounted`), the device counts of the components given (each component's presence on the machine, `n`, and the machine's component total, keyed by the machine's fingerprint on its license: counted by every component create and delete like pattern 43's counts), and pattern 47's keys; then, only when a webhook endpoint listens, TransactWriteItems of the event (the address's limit costs no request: its container counts it, pattern 20). validate by id: the license comes with the bearer (pattern 36), the rest as above. The license's machine, core and process counts: one BatchGetItem more, only when a strict policy or a scope that found no machine asks. A marker made before it carried these costs a read of its license (or machine, and its components: a Query per readable partition); a license's first FROM_FIRST_VALIDATION validation writes its expiry first (41); PER_MACHINE processes of a machine matched by fingerprint, one GetItem",
+      "validate-key: the key's marker in the pipeline's first BatchGetItem (with the account and the subscriptions); then one BatchGetItem of the license, its policy and its owner (the marker carries `policyId` and `ownerId`), the machine a `machine` scope names, each fingerprint's machine marker (carrying `id`, `environmentId`, `licenseId`, `created`, `lastHeartbeat`, `componentsCounted`), the device counts of the components given (each component's presence on the machine, `n`, and the machine's component total, keyed by the machine's fingerprint on its license: counted by every component create and delete like pattern 43's counts), and pattern 47's keys (a container that validated the key with the same scope before reads these ahead with the marker, in the first BatchGetItem: one request; the marker read there still names the license, and what it names is read if the keys read ahead were another's: `readsBefore`); then, only when a webhook endpoint listens, TransactWriteItems of the event (the address's limit costs no request: its container counts it, pattern 20). validate by id: the license comes with the bearer (pattern 36), the rest as above. The license's machine, core and process counts: one BatchGetItem more, only when a strict policy or a scope that found no machine asks. A marker made before it carried these costs a read of its license (or machine, and its components: a Query per readable partition); a license's first FROM_FIRST_VALIDATION validation writes its expiry first (41); PER_MACHINE processes of a machine matched by fingerprint, one GetItem",
     index: 'table',
     key: '`PK = A#<acct>#UNIQUE#LICENSE_KEY#<sha256(key)>`; `A#<acct>#UNIQUE#MACHINE_FINGERPRINT#<sha256(license:fp)>`; `A#<acct>#FINGERPRINT_COUNT#COMPONENT#<sha256(device:license:sha256(machine fp):fp)>` and `…#<sha256(device-total:license:sha256(machine fp))>`; the counts of 25, 48, 51',
     usedBy: 'both validations',
-    tests: ['unit/request-keys', 'http/validation', 'http/floating', 'http/license-validation-order', 'bench/round-trips'],
+    tests: [
+      'unit/request-keys',
+      'http/validation',
+      'http/floating',
+      'http/license-validation-order',
+      'in-process/validate-key-reads',
+      'bench/round-trips',
+    ],
   },
 ];

@@ -12,6 +12,7 @@ import { metadataSchema } from '../rules.ts';
 import { tokenRequestBody } from '../tokens/operations.ts';
 import { licenseDocument } from './document.ts';
 import { isPossibleKey, LICENSE_KEY_MARKER, licenseKeyValue } from './entity.ts';
+import { readsBefore } from './reads-before.ts';
 import { answerMeta, VALIDATION_CODES, type Validation, type ValidationScope } from './validation.ts';
 
 const metadata = metadataSchema();
@@ -190,10 +191,14 @@ export const licenses = {
     auth: 'none',
     limitPerAddress: true,
     body: metaDocument({ key: nonBlank(), ...validationRequest }),
-    // The key's marker names the license and carries its policy and owner (data model, pattern 54).
+    // The key's marker names the license and carries its policy and owner (data model, pattern 54);
+    // with it, what the container's last validation of this key with this scope read after it.
     readAhead: (accountId, json) => {
-      const key = (json as { meta?: { key?: unknown } } | null)?.meta?.key;
-      return typeof key === 'string' && isPossibleKey(key) ? [uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key))] : [];
+      const meta = (json as { meta?: { key?: unknown; scope?: unknown } } | null)?.meta;
+      const key = meta?.key;
+      if (typeof key !== 'string' || !isPossibleKey(key)) return [];
+      const marker = uniqueKey(accountId, LICENSE_KEY_MARKER, licenseKeyValue(key));
+      return [marker, ...readsBefore(marker.PK, meta?.scope)];
     },
     // An unknown key is a verdict too (NOT_FOUND), with data null.
     answers: { 200: { resource: 'licenses', nullable: true, meta: validationMeta } },

@@ -70,7 +70,8 @@ export class ValidationReads {
   }
 }
 
-function keysOf({ accountId, licenseId, policyId, ownerId, given }: ReadPlan): Key[] {
+/** Every key `plan` names. */
+export function keysOf({ accountId, licenseId, policyId, ownerId, given }: ReadPlan): Key[] {
   const keys: Key[] = [
     recordKey(accountId, 'licenses', licenseId),
     recordKey(accountId, 'policies', policyId),

@@ -55,9 +55,10 @@ import { normaliseEmail } from '../users/entity.ts';
 import { licenseDocument } from './document.ts';
 import { isExpired, isPossibleKey, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyMarkerOf, licenseKeyValue } from './entity.ts';
 import { startExpiryOnValidation } from './expiry.ts';
+import { rememberReads } from './reads-before.ts';
 import { standingOf } from './standing.ts';
 import { Usage } from './usage.ts';
-import { fingerprintsOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
+import { fingerprintsOf, keysOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
 
 /** What a validation checks besides the license itself (docs/rules.md §19.1). */
 export interface ValidationScope {
@@ -460,13 +461,13 @@ const notFound = (): Validation => ({
  * POST /licenses/actions/validate-key: no credential but the key, inside the request's
  * environment. The key's marker (read ahead with the account) names the license, its policy
  * and its owner, so everything else is read in one BatchGetItem; a marker made before it carried
- * them costs one read more (the license first).
+ * them costs one read more (the license first). What that BatchGetItem read is remembered, and
+ * the container's next validation of the key with the same scope reads it ahead (reads-before.ts).
  */
 export async function validateKey(requester: Requester, { key, ...echo }: KeyValidation): Promise<Validation> {
   const { scope } = requester;
-  const marker = isPossibleKey(key)
-    ? await readItem(scope.readAhead, uniqueKey(scope.accountId, LICENSE_KEY_MARKER, licenseKeyValue(key)))
-    : undefined;
+  const markerKey = isPossibleKey(key) ? uniqueKey(scope.accountId, LICENSE_KEY_MARKER, licenseKeyValue(key)) : undefined;
+  const marker = markerKey && (await readItem(scope.readAhead, markerKey));
   const named = licenseKeyMarkerOf(marker);
   if (!named) return notFound();
   const { licenseId, carried } = named;
@@ -476,6 +477,8 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   if (!known) return notFound();
   const plan = planOf(known, echo.scope);
   const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
+  // The next validation of this key with this scope reads these ahead, with the marker.
+  if (markerKey && carried) rememberReads(markerKey.PK, echo.scope, keysOf(plan));
   const found = reads.record(scope.accountId, 'licenses', licenseId);
   // A license of an environment this request cannot see does not exist for it, nor does one under a
   // removal under way (its policy or product removed, its own deletion to follow).
