@@ -67,10 +67,16 @@ export interface CollectionRef<K extends RecordType = RecordType> {
   where?: Record<string, string>;
 }
 
-/** What a list reads beside its page's records, in the same BatchGetItem. */
+/** What a list reads beside its page's records, in the same BatchGetItem, and how. */
 export interface ListOptions {
   /** The keys to read for a record, from its index entry (which holds the ids lists filter on). */
   beside?: (entry: Item) => Key[];
+  /**
+   * Read the page's records strongly consistently, for a caller that acts on them (a sweep walking
+   * a policy's machines): else they are read as the index that located them is, eventually, unless
+   * the list's counters come with them (a count must count the client's own last write).
+   */
+  consistent?: boolean;
 }
 
 /** The collection keys and the partitions (one per readable environment and parent) a collection is read from. */
@@ -125,7 +131,7 @@ export async function listCollection<K extends RecordType>(
     );
     before = skipped.at(-1)?.sortKey;
     if (skipped.length < (page.number - 1) * page.size) {
-      return { records: [], count: counting ? await counting : countOf([...readAhead, ...(await itemsAt(unread, false))]) };
+      return { records: [], count: counting ? await counting : countOf([...readAhead, ...(await itemsAt(unread))]) };
     }
   }
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
@@ -134,9 +140,8 @@ export async function listCollection<K extends RecordType>(
   const keys = shown.map((row) => keyOf(row.item));
   const { beside } = options;
   const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
-  // One BatchGetItem: the page's records, what is shown beside them and the counters not read
-  // ahead; eventually consistent, as the index that located the page is.
-  const fetched = await itemsAt([...keys, ...besideKeys, ...unread], false);
+  // One BatchGetItem: the page's records, what is shown beside them and the counters not read ahead.
+  const fetched = await itemsAt([...keys, ...besideKeys, ...unread], options.consistent || unread.length > 0);
   const mine = new Set(keys.map(keyName));
   const isRecord = (item: Item) => mine.has(keyName(item));
   // Records under a removal under way are gone already, though the worker has yet to delete them (removals.ts).

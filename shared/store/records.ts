@@ -254,8 +254,9 @@ export async function getItems(keys: Key[], consistent = true): Promise<Item[]> 
 /**
  * The items at `keys`, in their order, those that exist (an index entry may outlive its record
  * for a moment): what follows a Query of an index that holds keys rather than records. A list's
- * page is read eventually consistently (`consistent` false: half the read units), as the index
- * that located it is; what acts on what it reads (a cascade) reads strongly consistently.
+ * page may be read eventually consistently (`consistent` false: half the read units), as the
+ * index that located it is (shared/store/paging.ts says when); what acts on what it reads (a
+ * cascade) reads strongly consistently.
  */
 export async function itemsAt(keys: readonly Key[], consistent = true): Promise<Item[]> {
   const unique = [...new Map(keys.map((key) => [keyName(key), key])).values()];

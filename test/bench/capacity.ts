@@ -14,6 +14,9 @@
  *   projected entry is unchanged, one write of the new entry when only its projected attributes
  *   changed, a delete of the old entry and a write of the new one when its keys changed. An entry's
  *   size is its index keys, the table's keys and its projected attributes, plus 100 bytes.
+ *
+ * A write refused by its condition is billed too on AWS; the meter bills only writes that were
+ * made (the probes make none that are refused).
  */
 import { tableDefinition } from '#shared/store/table.ts';
 
@@ -24,10 +27,10 @@ export function valueSize(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (typeof value === 'number' || typeof value === 'bigint') {
-    // Up to 38 significant digits, two to a byte, plus one.
+    // Up to 38 significant digits, two to a byte, plus one; leading and trailing zeros are trimmed.
     const digits = String(value)
       .replace(/^-|\.|e.*$/gi, '')
-      .replace(/^0+/, '').length;
+      .replace(/^0+|0+$/g, '').length;
     return Math.ceil(digits / 2) + 1;
   }
   if (value instanceof Uint8Array) return value.byteLength;

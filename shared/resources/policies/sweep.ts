@@ -57,6 +57,8 @@ export const policyDue: DueHandler = async (due: Due, at: number): Promise<void>
       scope,
       { type: 'licenses', parent: parentIn('licenses', 'policy', policy.id) },
       { mode: 'cursor', cursor: walk.cursor, size: WALK_LICENSES - walked },
+      // It acts on what it walks: a record the index shows is read as it stands.
+      { consistent: true },
     );
     for (const license of page.records) await watchMachinesOf(accountId, environments, license.id, rules);
     walked += page.records.length;
@@ -88,6 +90,7 @@ async function watchMachinesOf(accountId: string, environments: (string | null)[
         { accountId, environmentId, readable: [environmentId] },
         { type: 'machines', parent: parentIn('machines', 'license', licenseId) },
         { mode: 'cursor', cursor, size: 100 },
+        { consistent: true },
       );
       await Promise.all(page.records.map((machine) => watch(machine, rules)));
       cursor = page.nextCursor ?? null;
