@@ -8,29 +8,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext } from '#dev/local/lambda-context.ts';
-import { onServiceClient } from '#shared/client-hooks.ts';
-import type { RequestContext } from '#shared/http/pipeline.ts';
 import * as accounts from '#shared/resources/accounts/handlers.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import * as products from '#shared/resources/products/handlers.ts';
 import { accountKey, accountSlugKey } from '#shared/store/keys.ts';
+import { invoke, onDynamoCommand } from '../support/in-process.ts';
 import { table, tableName } from '../support/table.ts';
 
 /** The DynamoDB commands the service's clients have sent, by name, in order. */
 const sent: string[] = [];
-onServiceClient((client, service) => {
-  if (service !== 'dynamodb') return;
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      sent.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-});
+onDynamoCommand((name) => sent.push(name));
 
 const handlers = {
   'accounts.retrieve': accounts.retrieve(),
@@ -40,31 +28,11 @@ const handlers = {
 
 type Made = Awaited<ReturnType<typeof createAccount>>;
 
-async function call(
+const call = (
   operation: keyof typeof handlers,
   { account, token, path, id, body }: { account: string; token: string; path: string; id?: string; body?: unknown },
-): Promise<{ status: number; body: { data?: { id: string }; errors?: { code?: string }[] } }> {
-  const method = body === undefined ? 'GET' : 'POST';
-  const event = {
-    version: '2.0',
-    routeKey: `${method} /v1/accounts/{account}${path}`,
-    rawPath: `/v1/accounts/${account}${path.replace('{id}', id ?? '')}`,
-    rawQueryString: '',
-    headers: {
-      host: 'api.example',
-      authorization: `Bearer ${token}`,
-      accept: 'application/vnd.api+json',
-      ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
-    },
-    pathParameters: { account, ...(id ? { id } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    requestContext: { requestId: randomUUID(), http: { method, path: '/', sourceIp: '127.0.0.1' } },
-    isBase64Encoded: false,
-  } as unknown as APIGatewayProxyEventV2;
-  const context = lambdaContext(operation, 10, 'us-east-1') as Context & { request: Partial<RequestContext> };
-  const result = (await handlers[operation](event, context)) as APIGatewayProxyStructuredResultV2;
-  return { status: result.statusCode ?? 0, body: JSON.parse(result.body ?? '{}') };
-}
+): Promise<{ status: number; body: { data?: { id: string }; errors?: { code?: string }[] } }> =>
+  invoke(handlers[operation], operation, { account, token, route: path, params: id ? { id } : {}, body });
 
 /** The DynamoDB commands `request` sends. */
 async function commandsOf(request: () => Promise<unknown>): Promise<string[]> {

@@ -5,33 +5,20 @@
  * them: a count must count the client's own last write.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext } from '#dev/local/lambda-context.ts';
-import { onServiceClient } from '#shared/client-hooks.ts';
-import type { RequestContext } from '#shared/http/pipeline.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import * as licenses from '#shared/resources/licenses/handlers.ts';
 import * as machines from '#shared/resources/machines/handlers.ts';
 import * as policies from '#shared/resources/policies/handlers.ts';
 import * as products from '#shared/resources/products/handlers.ts';
+import { invoke, onDynamoCommand } from '../support/in-process.ts';
 
 /** The BatchGetItems the service's clients have sent: how many keys, and whether strongly consistent. */
 const batches: { keys: number; consistent: boolean }[] = [];
-onServiceClient((client, service) => {
-  if (service !== 'dynamodb') return;
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      if (context.commandName === 'BatchGetItemCommand') {
-        const [request] = Object.values(
-          (args.input as { RequestItems: Record<string, { Keys: unknown[]; ConsistentRead?: boolean }> }).RequestItems,
-        );
-        batches.push({ keys: request?.Keys.length ?? 0, consistent: request?.ConsistentRead === true });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'countBatches' },
-  );
+onDynamoCommand((name, input) => {
+  if (name !== 'BatchGetItemCommand') return;
+  const [request] = Object.values((input as { RequestItems: Record<string, { Keys: unknown[]; ConsistentRead?: boolean }> }).RequestItems);
+  batches.push({ keys: request?.Keys.length ?? 0, consistent: request?.ConsistentRead === true });
 });
 
 const handlers = {
@@ -50,34 +37,19 @@ type Reply = {
 
 let made: Awaited<ReturnType<typeof createAccount>>;
 
-async function call(operation: keyof typeof handlers, route: string, path: string, body?: unknown): Promise<Reply> {
-  const account = made.account.id;
-  const method = body === undefined ? 'GET' : 'POST';
-  const [, id] = path.match(/^\/[a-z-]+\/([0-9a-f-]{36})/) ?? [];
-  const event = {
-    version: '2.0',
-    routeKey: `${method} /v1/accounts/{account}${route}`,
-    rawPath: `/v1/accounts/${account}${path}`,
-    rawQueryString: 'page[size]=10&page[number]=1',
-    queryStringParameters: { 'page[size]': '10', 'page[number]': '1' },
-    headers: {
-      host: 'api.example',
-      accept: 'application/vnd.api+json',
-      authorization: `Bearer ${made.token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
-    },
-    pathParameters: { account, ...(id ? { id } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    requestContext: { requestId: randomUUID(), http: { method, path: '/', sourceIp: '127.0.0.1' } },
-    isBase64Encoded: false,
-  } as unknown as APIGatewayProxyEventV2;
-  const context = lambdaContext(operation, 10, 'us-east-1') as Context & { request: Partial<RequestContext> };
-  const result = (await handlers[operation](event, context)) as APIGatewayProxyStructuredResultV2;
-  return { status: result.statusCode ?? 0, body: JSON.parse(result.body || '{}') };
-}
+/** A call as the account's admin; a GET asks for page 1 of 10. */
+const call = (operation: keyof typeof handlers, route: string, params: Record<string, string> = {}, body?: unknown) =>
+  invoke(handlers[operation], operation, {
+    account: made.account.id,
+    route,
+    params,
+    body,
+    token: made.token,
+    ...(body === undefined && { query: { 'page[size]': '10', 'page[number]': '1' } }),
+  }) as Promise<Reply>;
 
 const create = async (operation: keyof typeof handlers, route: string, type: string, attributes: object, relationships?: object) => {
-  const reply = await call(operation, route, route, { data: { type, attributes, ...(relationships && { relationships }) } });
+  const reply = await call(operation, route, {}, { data: { type, attributes, ...(relationships && { relationships }) } });
   expect(reply.status).toBe(201);
   return (reply.body.data as { id: string }).id;
 };
@@ -121,7 +93,7 @@ beforeAll(async () => {
 
 describe('a list', () => {
   it("of a whole type reads its page and the machines' policies in one eventually consistent BatchGetItem (its counters came with the request)", async () => {
-    const { reply, sent } = await batchesOf(() => call('machines.list', '/machines', '/machines'));
+    const { reply, sent } = await batchesOf(() => call('machines.list', '/machines'));
     expect(reply.status).toBe(200);
     expect((reply.body.data as { id: string }[]).map((machine) => machine.id).sort()).toEqual([...machineIds].sort());
     expect(reply.body.links?.meta?.count).toBe(3);
@@ -133,7 +105,7 @@ describe('a list', () => {
   });
 
   it("of a parent's collection reads its counter with its page, strongly consistent, so the count counts the client's own last write", async () => {
-    const { reply, sent } = await batchesOf(() => call('licenses.machines', '/licenses/{id}/machines', `/licenses/${licenseId}/machines`));
+    const { reply, sent } = await batchesOf(() => call('licenses.machines', '/licenses/{id}/machines', { id: licenseId }));
     expect(reply.status).toBe(200);
     expect(reply.body.links?.meta?.count).toBe(3);
     // The read-ahead, then the 3 machines, their policy and the license's machines counter.

@@ -6,29 +6,17 @@
  * for the one before.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaContext } from '#dev/local/lambda-context.ts';
-import { onServiceClient } from '#shared/client-hooks.ts';
-import type { RequestContext } from '#shared/http/pipeline.ts';
 import { createAccount } from '#shared/resources/accounts/service.ts';
 import * as licenses from '#shared/resources/licenses/handlers.ts';
 import * as machines from '#shared/resources/machines/handlers.ts';
 import * as policies from '#shared/resources/policies/handlers.ts';
 import * as products from '#shared/resources/products/handlers.ts';
+import { invoke, onDynamoCommand } from '../support/in-process.ts';
 
 /** The DynamoDB commands the service's clients have sent, by name, in order. */
 const sent: string[] = [];
-onServiceClient((client, service) => {
-  if (service !== 'dynamodb') return;
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      sent.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-});
+onDynamoCommand((name) => sent.push(name));
 
 const handlers = {
   'products.create': products.create(),
@@ -43,34 +31,16 @@ type Reply = { status: number; body: { data?: { id: string } | null; meta?: { co
 
 let made: Awaited<ReturnType<typeof createAccount>>;
 
-async function call(
-  operation: keyof typeof handlers,
-  path: string,
-  body?: unknown,
-  method = body === undefined ? 'GET' : 'POST',
-): Promise<Reply> {
-  const account = made.account.id;
-  const [, id] = path.match(/^\/[a-z-]+\/([^/]+)$/) ?? [];
-  const event = {
-    version: '2.0',
-    routeKey: `${method} /v1/accounts/{account}${id ? path.replace(id, '{id}') : path}`,
-    rawPath: `/v1/accounts/${account}${path}`,
-    rawQueryString: '',
-    headers: {
-      host: 'api.example',
-      accept: 'application/vnd.api+json',
-      ...(operation === 'licenses.validateKey' ? {} : { authorization: `Bearer ${made.token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
-    },
-    pathParameters: { account, ...(id ? { id } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    requestContext: { requestId: randomUUID(), http: { method, path: '/', sourceIp: '127.0.0.1' } },
-    isBase64Encoded: false,
-  } as unknown as APIGatewayProxyEventV2;
-  const context = lambdaContext(operation, 10, 'us-east-1') as Context & { request: Partial<RequestContext> };
-  const result = (await handlers[operation](event, context)) as APIGatewayProxyStructuredResultV2;
-  return { status: result.statusCode ?? 0, body: JSON.parse(result.body || '{}') };
-}
+/** A call as the account's admin; validate-key, with no bearer. */
+const call = (operation: keyof typeof handlers, route: string, body?: unknown, params: Record<string, string> = {}, method?: string) =>
+  invoke(handlers[operation], operation, {
+    account: made.account.id,
+    route,
+    params,
+    body,
+    method,
+    ...(operation === 'licenses.validateKey' ? {} : { token: made.token }),
+  }) as Promise<Reply>;
 
 async function commandsOf(request: () => Promise<Reply>): Promise<{ commands: string[]; reply: Reply }> {
   const from = sent.length;
@@ -130,7 +100,7 @@ describe('validate-key', () => {
     expect((await validate(key, scope)()).body).toMatchObject({ data: { id: before }, meta: { valid: true, code: 'VALID' } });
 
     // The license goes; another, of another policy and without that machine, takes its key.
-    expect((await call('licenses.delete', `/licenses/${before}`, undefined, 'DELETE')).status).toBe(204);
+    expect((await call('licenses.delete', '/licenses/{id}', undefined, { id: before }, 'DELETE')).status).toBe(204);
     const otherPolicy = await create(
       'policies.create',
       '/policies',
