@@ -15,7 +15,6 @@ import { entryFile } from './handler-entry.ts';
 /** The repository root: the route table's handler paths are relative to it. */
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
-/** What every function of the service shares. */
 /** Some bundled CommonJS dependencies call require(), which an ES module lacks. */
 export const BUNDLE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
@@ -29,6 +28,7 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   semver: './shared/lambda-semver.ts',
 };
 
+/** What every function of the service shares. */
 export interface ServiceContext {
   /** Directory the handler paths are relative to, holding package-lock.json. */
   codeRoot: string;

@@ -18,9 +18,9 @@ import {
   PARENT_INDEXES,
   type RecordType,
 } from './keys.ts';
-import { partitionItems } from './paging.ts';
+import { partitionItems, recordsAt } from './paging.ts';
 import type { RecordOf } from './record-types.ts';
-import { getItems, type Item, itemOf, itemsAt, type StoredItem } from './records.ts';
+import { getItems, type Item, itemOf, type StoredItem } from './records.ts';
 import { MAX_OPERATIONS, type Parent, Transaction } from './transaction.ts';
 
 /** The operations of children in one transaction: the rest is room for what the caller adds. */
@@ -62,9 +62,8 @@ export async function collectionPage(
       Limit: limit,
     }),
   );
-  // A collection partition holds records only; the index holds their keys, the table the records.
-  const entries = (response.Items ?? []) as Item[];
-  const items = (await itemsAt(entries.map((entry) => ({ PK: entry.PK, SK: entry.SK })))) as StoredItem[];
+  // A collection partition holds records only.
+  const items = (await recordsAt((response.Items ?? []) as Item[])) as StoredItem[];
   return { items, after: response.LastEvaluatedKey };
 }
 

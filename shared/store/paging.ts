@@ -242,6 +242,13 @@ interface ItemRow extends Row {
 const keyOf = (entry: Item): Key => ({ PK: entry.PK, SK: entry.SK });
 
 /**
+ * The records a collection index's entries locate, in their order, those that still exist: the
+ * index holds their keys (shared/store/table.ts), the table the records. Strongly consistent
+ * unless `consistent` is false.
+ */
+export const recordsAt = (entries: readonly Item[], consistent = true): Promise<Item[]> => itemsAt(entries.map(keyOf), consistent);
+
+/**
  * One partition of the index over `index` (collection keys), newest first, below `before`.
  * keysOnly returns only what skipping needs.
  */
@@ -321,7 +328,7 @@ export async function partitionItems(index: string | undefined, partition: strin
     items.push(...((response.Items ?? []) as Item[]));
     start = response.LastEvaluatedKey;
   } while (start);
-  return index ? itemsAt(items.map(keyOf)) : items;
+  return index ? recordsAt(items) : items;
 }
 
 /** Merges partitions that are each newest first into one stream, newest first. */

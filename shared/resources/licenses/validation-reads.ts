@@ -39,14 +39,21 @@ export const namedMachineId = (given: ValidationScope) =>
   given.machine !== undefined && isUuid(given.machine) ? given.machine.toLowerCase() : undefined;
 
 export class ValidationReads {
-  private constructor(private readonly items: Map<string, Item>) {}
+  private constructor(
+    private readonly items: Map<string, Item>,
+    /** Every key the plan named, each once (what validate-key remembers: reads-before.ts). */
+    readonly named: readonly Key[],
+  ) {}
 
   /** Reads every key `plan` names but those of `known` (items read already), in one BatchGetItem beside what `scope` read ahead. */
   static async of(plan: ReadPlan, scope: Scope, known: readonly Item[] = []): Promise<ValidationReads> {
     const have = new Set(known.map(keyName));
-    const keys = [...new Map(keysOf(plan).map((key) => [keyName(key), key])).values()].filter((key) => !have.has(keyName(key)));
-    const found = await readItems(scope.readAhead, keys);
-    return new ValidationReads(new Map([...known, ...found].map((item) => [keyName(item), item])));
+    const named = [...new Map(keysOf(plan).map((key) => [keyName(key), key])).values()];
+    const found = await readItems(
+      scope.readAhead,
+      named.filter((key) => !have.has(keyName(key))),
+    );
+    return new ValidationReads(new Map([...known, ...found].map((item) => [keyName(item), item])), named);
   }
 
   /** The item at `key`, if it was among those read and exists. */
@@ -70,8 +77,7 @@ export class ValidationReads {
   }
 }
 
-/** Every key `plan` names. */
-export function keysOf({ accountId, licenseId, policyId, ownerId, given }: ReadPlan): Key[] {
+function keysOf({ accountId, licenseId, policyId, ownerId, given }: ReadPlan): Key[] {
   const keys: Key[] = [
     recordKey(accountId, 'licenses', licenseId),
     recordKey(accountId, 'policies', policyId),

@@ -58,7 +58,7 @@ import { startExpiryOnValidation } from './expiry.ts';
 import { rememberReads } from './reads-before.ts';
 import { standingOf } from './standing.ts';
 import { Usage } from './usage.ts';
-import { fingerprintsOf, keysOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
+import { fingerprintsOf, type ReadPlan, ValidationReads } from './validation-reads.ts';
 
 /** What a validation checks besides the license itself (docs/rules.md §19.1). */
 export interface ValidationScope {
@@ -478,7 +478,7 @@ export async function validateKey(requester: Requester, { key, ...echo }: KeyVal
   const plan = planOf(known, echo.scope);
   const reads = await ValidationReads.of(plan, scope, earlier ? [earlier] : []);
   // The next validation of this key with this scope reads these ahead, with the marker.
-  if (markerKey && carried) rememberReads(markerKey.PK, echo.scope, keysOf(plan));
+  if (markerKey && carried) rememberReads(markerKey.PK, echo.scope, reads.named);
   const found = reads.record(scope.accountId, 'licenses', licenseId);
   // A license of an environment this request cannot see does not exist for it, nor does one under a
   // removal under way (its policy or product removed, its own deletion to follow).
