@@ -198,6 +198,52 @@ export class Transaction {
   }
 
   /**
+   * Adds `by` (negative: subtracts) to the number `attribute` of a stored record (absent: 0), and
+   * sets `changes`, on condition that the sum stays within `bounds` (`atMost` null: unbounded):
+   * the bound is judged by the write itself, so it holds under concurrent changes. Fails with
+   * `failed` when the record is gone or the sum would leave its bounds (read again to tell which).
+   */
+  increment(
+    item: Item,
+    attribute: string,
+    by: number,
+    bounds: { atLeast: number; atMost: number | null },
+    changes: Record<string, unknown>,
+    failed: Error,
+  ): void {
+    const names: Record<string, string> = { '#n': attribute };
+    const values: Record<string, unknown> = { ':by': by };
+    const sets = Object.entries(toStored(changes)).map(([name, value], i) => {
+      names[`#s${i}`] = name;
+      values[`:s${i}`] = value;
+      return `#s${i} = :s${i}`;
+    });
+    // What the number may be before the write for the sum to stay within bounds (a comparison with
+    // an absent attribute is false: an absent number, 0, passes only when said so).
+    values[':low'] = bounds.atLeast - by;
+    const within = ['#n >= :low'];
+    if (bounds.atMost !== null) {
+      values[':high'] = bounds.atMost - by;
+      within.push('#n <= :high');
+    }
+    const zeroWithin = by >= bounds.atLeast && (bounds.atMost === null || by <= bounds.atMost);
+    const range = zeroWithin ? `(attribute_not_exists(#n) OR (${within.join(' AND ')}))` : `(${within.join(' AND ')})`;
+    this.add(
+      {
+        Update: {
+          TableName: table(),
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: `ADD #n :by${sets.length ? ` SET ${sets.join(', ')}` : ''}`,
+          ConditionExpression: `attribute_exists(PK) AND ${range}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      failed,
+    );
+  }
+
+  /**
    * Deletes a stored record with its markers, and leaves its collections' counts and its holder
    * counts; a holder count it leaves at 0 is deleted after the commit. With `unchanged`, only
    * while the record still holds those values (undefined: the attribute is absent), else

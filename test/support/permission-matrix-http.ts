@@ -195,6 +195,9 @@ function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'licenses.decrementUsage':
+      // Lowering by none is a change like any (200 with its event) whatever the count stands at.
+      return { meta: { decrement: 0 } };
     default:
       return undefined;
   }

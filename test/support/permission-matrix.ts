@@ -184,6 +184,16 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'licenses.reinstate': { steps: [{ type: 'licenses', action: 'reinstate', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
   'licenses.renew': { steps: [{ type: 'licenses', action: 'renew', record: 'L' }], same: '200 200 200 403 200 403 403 200 404' },
   'licenses.revoke': { steps: [{ type: 'licenses', action: 'revoke', record: 'L' }], same: '204 204 204 403 204 403 403 204 404' },
+  // Usage metering: the license and its owner (the license is unprotected) count uses; lowering and resetting is the administrators' and the product's.
+  'licenses.incrementUsage': {
+    steps: [{ type: 'licenses', action: 'usage.increment', record: 'L' }],
+    same: '200 200 200 403 200 200 200 200 404',
+  },
+  'licenses.decrementUsage': {
+    steps: [{ type: 'licenses', action: 'usage.decrement', record: 'L' }],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
+  'licenses.resetUsage': { steps: [{ type: 'licenses', action: 'usage.reset', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
   'licenses.validateKey': 'public',
   'licenses.checkOut': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.checkOutFile': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },

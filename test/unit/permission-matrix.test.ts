@@ -121,7 +121,14 @@ function principalOf(bearer: Bearer, graph: Graph): Principal {
 }
 
 /** A license's lifecycle actions answer 200 with the license. */
-const LICENSE_ACTIONS = new Set(['licenses.suspend', 'licenses.reinstate', 'licenses.renew']);
+const LICENSE_ACTIONS = new Set([
+  'licenses.suspend',
+  'licenses.reinstate',
+  'licenses.renew',
+  'licenses.incrementUsage',
+  'licenses.decrementUsage',
+  'licenses.resetUsage',
+]);
 /** A machine's heartbeat actions answer 200 with the machine. */
 const MACHINE_ACTIONS = new Set(['machines.ping', 'machines.pingHeartbeat', 'machines.reset', 'machines.resetHeartbeat']);
 

@@ -17,6 +17,7 @@ const LICENSEE = [
   'license.validate',
   'entitlement.read',
   'license.check-out',
+  'license.usage.increment',
   'machine.create',
   'machine.read',
   'machine.delete',
@@ -63,7 +64,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(65);
+    expect(PERMISSIONS).toHaveLength(68);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

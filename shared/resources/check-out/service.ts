@@ -28,6 +28,7 @@ import { retrieveEnvironment } from '../environments/service.ts';
 import { licenseDocument } from '../licenses/document.ts';
 import type { LicenseRecord } from '../licenses/entity.ts';
 import { retrieveLicense } from '../licenses/service.ts';
+import { shownLicense } from '../licenses/shown.ts';
 import { machineDocument } from '../machines/document.ts';
 import type { MachineRecord } from '../machines/entity.ts';
 import { policyDocument } from '../policies/document.ts';
@@ -87,7 +88,7 @@ const throughLicense =
   (then: Includer<LicenseRecord>): Includer<MachineRecord> =>
   async (actor, machine) => {
     const license = await retrieveLicense(actor, machine.licenseId);
-    return [licenseDocument(license), ...(await then(actor, license))];
+    return [await shownLicense(license), ...(await then(actor, license))];
   };
 
 /** Every component of the machine, page by page. */
@@ -147,6 +148,7 @@ export async function checkOutLicense(actor: Actor, id: string, given: CheckOutP
   const options = checkOutOptions('license', given, issuedAt);
   const item = await authorize(actor, 'licenses', id, 'check-out');
   const license = toRecord('licenses', item);
+  const policy = await getItem(recordKey(license.accountId, 'policies', license.policyId));
   return issue(actor, 'licenses', item, {
     kind: 'license',
     issuedAt,
@@ -154,8 +156,8 @@ export async function checkOutLicense(actor: Actor, id: string, given: CheckOutP
     included: await includedRecords(actor, license, options.includes, LICENSE_INCLUDES),
     secret: async () => license.key,
     event: 'license.checked-out',
-    document: (record: LicenseRecord) => licenseDocument(record),
-    shown: (record: LicenseRecord) => licenseDocument(present(actor, 'licenses', record)),
+    document: (record: LicenseRecord) => licenseDocument(record, policy),
+    shown: (record: LicenseRecord) => licenseDocument(present(actor, 'licenses', record), policy),
     licenseId: license.id,
   });
 }

@@ -6,8 +6,8 @@
 import { created, noContent, ok } from '../../http/documents.ts';
 import { listReply } from '../../http/pagination.ts';
 import { operation } from '../../http/pipeline.ts';
-import { licenseDocument } from '../licenses/document.ts';
 import { relatedLicense } from '../licenses/service.ts';
+import { shownLicense } from '../licenses/shown.ts';
 import { relatedMachine } from '../machines/service.ts';
 import { shownMachine } from '../machines/shown.ts';
 import { productDocument } from '../products/document.ts';
@@ -47,7 +47,7 @@ export const machine = () =>
 /** GET /components/<id>/license */
 export const license = () =>
   operation(components.license, async ({ actor, params }) =>
-    ok(licenseDocument(await relatedLicense(actor, await retrieveComponent(actor, params.id)))),
+    ok(await shownLicense(await relatedLicense(actor, await retrieveComponent(actor, params.id)))),
   );
 
 /** GET /components/<id>/product */

@@ -10,15 +10,14 @@ import { authorize, present } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
-import { getItem, getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
+import { getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
 import type { LicenseRecord } from './entity.ts';
 import { renewedExpiry } from './expiry.ts';
-import { removeLicense } from './service.ts';
+import { type LicenseAnswer, policyOfLicense, removeLicense } from './service.ts';
 
 type StandingEvent = 'license.suspended' | 'license.reinstated';
 
@@ -39,14 +38,15 @@ async function setSuspended(
   to: boolean,
   event: StandingEvent,
   refusal: () => Error,
-): Promise<LicenseRecord> {
+): Promise<LicenseAnswer> {
   if (item.suspended === to) throw refusal();
+  const policy = await policyOfLicense(item);
   const tx = new Transaction();
   const updated = toRecord(
     'licenses',
     tx.update(item, { suspended: to, updated: now() }, { missing: new StandingChanged(), unchanged: { suspended: item.suspended } }),
   );
-  await emitEvent(tx, originOf(updated, actor.scope), event, licenseDocument(updated));
+  await emitEvent(tx, originOf(updated, actor.scope), event, licenseDocument(updated, policy));
   try {
     await tx.commit();
   } catch (error) {
@@ -55,17 +55,17 @@ async function setSuspended(
     if (!current) throw new RecordNotFound('licenses', item.id);
     throw current.suspended === to ? refusal() : conflict('The license changed while this request was made; retry it');
   }
-  return present(actor, 'licenses', updated);
+  return { license: present(actor, 'licenses', updated), policy };
 }
 
 /** POST /licenses/<id>/actions/suspend: 422 LICENSE_ALREADY_SUSPENDED when it is. */
-export async function suspendLicense(actor: Actor, id: string): Promise<LicenseRecord> {
+export async function suspendLicense(actor: Actor, id: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', id, 'suspend');
   return setSuspended(actor, item, true, 'license.suspended', alreadySuspended);
 }
 
 /** POST /licenses/<id>/actions/reinstate: 422 LICENSE_NOT_SUSPENDED when it is not. */
-export async function reinstateLicense(actor: Actor, id: string): Promise<LicenseRecord> {
+export async function reinstateLicense(actor: Actor, id: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', id, 'reinstate');
   return setSuspended(actor, item, false, 'license.reinstated', notSuspended);
 }
@@ -75,10 +75,11 @@ export async function reinstateLicense(actor: Actor, id: string): Promise<Licens
  * basis (expiry.ts). 422 LICENSE_NOT_RENEWABLE under a policy without a duration; 409 when the
  * expiry changed meanwhile (a concurrent renewal: retrying renews again, from the new expiry).
  */
-export async function renewLicense(actor: Actor, id: string): Promise<LicenseRecord> {
+export async function renewLicense(actor: Actor, id: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', id, 'renew');
   const license = toRecord('licenses', item);
-  const expiration = expirationOf(await getItem(recordKey(license.accountId, 'policies', license.policyId)));
+  const policy = await policyOfLicense(license);
+  const expiration = expirationOf(policy);
   const { duration } = expiration;
   if (duration === null) {
     throw ruleBroken('LICENSE_NOT_RENEWABLE', 'license cannot be renewed: its policy has no duration', '/data/relationships/policy');
@@ -94,9 +95,9 @@ export async function renewLicense(actor: Actor, id: string): Promise<LicenseRec
       { missing: new RecordNotFound('licenses', id), conflict: changed, ...read },
     ),
   );
-  await emitEvent(tx, originOf(updated, actor.scope), 'license.renewed', licenseDocument(updated));
+  await emitEvent(tx, originOf(updated, actor.scope), 'license.renewed', licenseDocument(updated, policy));
   await tx.commit();
-  return present(actor, 'licenses', updated);
+  return { license: present(actor, 'licenses', updated), policy };
 }
 
 /**

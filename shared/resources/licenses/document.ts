@@ -1,8 +1,16 @@
 import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
-import { type LicenseRecord, licenseStatus } from './entity.ts';
+import { heartbeatOf } from '../policies/heartbeat.ts';
+import { limitsOf } from '../policies/limits.ts';
+import { type LicenseRecord, licenseStatus, maxUsesOf } from './entity.ts';
 
-export function licenseDocument(license: LicenseRecord): ResourceObject {
+/**
+ * A license as shown: what its policy decides (its limits, whether it needs heartbeats) is its
+ * policy's as stored now, unless the license overrides it (`policy`: the record or item;
+ * undefined, a policy gone: the defaults), as Keygen shows a license.
+ */
+export function licenseDocument(license: LicenseRecord, policy: object | undefined): ResourceObject {
   const self = resourcePath(license.accountId, 'licenses', license.id);
+  const limits = limitsOf(policy);
   return {
     id: license.id,
     type: 'licenses',
@@ -14,6 +22,14 @@ export function licenseDocument(license: LicenseRecord): ResourceObject {
       suspended: license.suspended,
       protected: license.protected,
       expiry: license.expiry ?? null,
+      uses: license.uses ?? 0,
+      maxUses: maxUsesOf(license, policy),
+      maxMachines: limits.maxMachines,
+      maxCores: limits.maxCores,
+      maxProcesses: limits.maxProcesses,
+      floating: limits.floating,
+      strict: limits.strict,
+      requireHeartbeat: heartbeatOf(policy).requireHeartbeat,
       lastCheckOut: license.lastCheckOut ?? null,
       metadata: license.metadata,
       created: license.created,

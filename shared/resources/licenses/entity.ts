@@ -30,6 +30,10 @@ export interface LicenseRecord extends StoredRecord {
   metadata: Record<string, unknown>;
   /** When the license was last checked out (a license file issued); absent until then. */
   lastCheckOut?: string | null;
+  /** Uses counted by the usage actions (docs/rules.md §18.6); absent until the first: 0. */
+  uses?: number;
+  /** The license's own limit of uses, overriding its policy's; absent: the policy's. */
+  maxUses?: number;
 }
 
 /**
@@ -78,6 +82,11 @@ export const isPossibleKey = (key: string) => key.length > 0 && key.length <= LO
 export async function findLicenseItemByKey(scope: Scope, key: string): Promise<StoredItem<LicenseRecord> | undefined> {
   if (!isPossibleKey(key)) return undefined;
   return findByUnique(scope, 'licenses', LICENSE_KEY_MARKER, licenseKeyValue(key));
+}
+
+/** A license's limit of uses: its own when it has one, else its policy's (null: unlimited). */
+export function maxUsesOf(license: Pick<LicenseRecord, 'maxUses'>, policy: object | undefined): number | null {
+  return license.maxUses ?? (policy as { maxUses?: number | null } | undefined)?.maxUses ?? null;
 }
 
 /** How close an expiry makes a license EXPIRING (Keygen's 3 days). */

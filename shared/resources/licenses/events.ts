@@ -12,6 +12,9 @@ export const LICENSE_EVENTS = [
   'license.reinstated',
   'license.renewed',
   'license.revoked',
+  'license.usage.incremented',
+  'license.usage.decremented',
+  'license.usage.reset',
   'license.validation.succeeded',
   'license.validation.failed',
 ] as const;

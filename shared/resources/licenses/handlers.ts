@@ -12,27 +12,32 @@ import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from '../users/document.ts';
 import { reinstateLicense, renewLicense, revokeLicense, suspendLicense } from './actions.ts';
 import { licenseDocument } from './document.ts';
-import { licenseActions, licenses, validationReply } from './operations.ts';
+import { licenseActions, licenses, licenseUses, validationReply } from './operations.ts';
 import {
   createLicense,
   deleteLicense,
   generateLicenseToken,
+  type LicenseAnswer,
   licenseOwner,
   listLicenses,
   listUserLicenses,
   retrieveLicense,
   updateLicense,
 } from './service.ts';
+import { licenseDocumentsFor, shownLicense } from './shown.ts';
+import { changeUses } from './uses.ts';
 import { validateKey as validateByKey, validateLicense } from './validation.ts';
 
+/** A license as a change answers it, shown by its policy as the change read it. */
+const answered = ({ license, policy }: LicenseAnswer) => licenseDocument(license, policy);
+
 export const suspend = () =>
-  operation(licenseActions.suspend, async ({ actor, params }) => ok(licenseDocument(await suspendLicense(actor, params.id))));
+  operation(licenseActions.suspend, async ({ actor, params }) => ok(answered(await suspendLicense(actor, params.id))));
 
 export const reinstate = () =>
-  operation(licenseActions.reinstate, async ({ actor, params }) => ok(licenseDocument(await reinstateLicense(actor, params.id))));
+  operation(licenseActions.reinstate, async ({ actor, params }) => ok(answered(await reinstateLicense(actor, params.id))));
 
-export const renew = () =>
-  operation(licenseActions.renew, async ({ actor, params }) => ok(licenseDocument(await renewLicense(actor, params.id))));
+export const renew = () => operation(licenseActions.renew, async ({ actor, params }) => ok(answered(await renewLicense(actor, params.id))));
 
 export const revoke = () =>
   operation(licenseActions.revoke, async ({ actor, params }) => {
@@ -40,21 +45,37 @@ export const revoke = () =>
     return noContent();
   });
 
+export const incrementUsage = () =>
+  operation(licenseUses.incrementUsage, async ({ actor, params, body }) =>
+    ok(answered(await changeUses(actor, params.id, 'increment', body?.meta?.increment))),
+  );
+
+export const decrementUsage = () =>
+  operation(licenseUses.decrementUsage, async ({ actor, params, body }) =>
+    ok(answered(await changeUses(actor, params.id, 'decrement', body?.meta?.decrement))),
+  );
+
+export const resetUsage = () =>
+  operation(licenseUses.resetUsage, async ({ actor, params }) => ok(answered(await changeUses(actor, params.id, 'reset'))));
+
 export const create = () =>
   operation(licenses.create, async ({ actor, body: { data } }) => {
     const { policy, owner } = data.relationships;
-    return created(licenseDocument(await createLicense(actor, { ...data.attributes, policyId: policy.data.id, ownerId: owner?.data.id })));
+    return created(answered(await createLicense(actor, { ...data.attributes, policyId: policy.data.id, ownerId: owner?.data.id })));
   });
 
 export const list = () =>
-  operation(licenses.list, async (call) => listReply(call, await listLicenses(call.actor, call.query, call.page), licenseDocument));
+  operation(licenses.list, async (call) => {
+    const page = await listLicenses(call.actor, call.query, call.page);
+    return listReply(call, page, await licenseDocumentsFor(page.records, page.beside));
+  });
 
 export const retrieve = () =>
-  operation(licenses.retrieve, async ({ actor, params }) => ok(licenseDocument(await retrieveLicense(actor, params.id))));
+  operation(licenses.retrieve, async ({ actor, params }) => ok(await shownLicense(await retrieveLicense(actor, params.id))));
 
 export const update = () =>
   operation(licenses.update, async ({ actor, params, body: { data } }) =>
-    ok(licenseDocument(await updateLicense(actor, params.id, data.attributes ?? {}, data.id))),
+    ok(answered(await updateLicense(actor, params.id, data.attributes ?? {}, data.id))),
   );
 
 export const remove = () =>
@@ -96,6 +117,7 @@ export const owner = () =>
 
 /** GET /users/<id>/licenses */
 export const ofUser = () =>
-  operation(licenses.ofUser, async (call) =>
-    listReply(call, await listUserLicenses(call.actor, call.params.id, call.query, call.page), licenseDocument),
-  );
+  operation(licenses.ofUser, async (call) => {
+    const page = await listUserLicenses(call.actor, call.params.id, call.query, call.page);
+    return listReply(call, page, await licenseDocumentsFor(page.records, page.beside));
+  });

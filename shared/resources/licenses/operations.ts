@@ -8,6 +8,7 @@ import type { Reply } from '../../http/documents.ts';
 import { uuidFilter } from '../../http/query.ts';
 import { uniqueKey } from '../../store/keys.ts';
 import { machineFilters } from '../machines/operations.ts';
+import { LIMIT_MAX } from '../policies/rules.ts';
 import { metadataSchema } from '../rules.ts';
 import { tokenRequestBody } from '../tokens/operations.ts';
 import { licenseDocument } from './document.ts';
@@ -23,6 +24,7 @@ const mutable = {
   protected: z.optional(z.boolean()),
   suspended: z.optional(z.boolean()),
   expiry: z.nullish(z.string()),
+  maxUses: z.nullish(z.int().check(z.describe("The license's own limit of uses, 0 to 2147483647, over its policy's; null: its policy's"))),
   metadata: z.optional(metadata),
 };
 
@@ -256,10 +258,10 @@ export interface ValidationEcho {
  * The answer of both validations: 200 with the license (null for an unknown key) and as meta the
  * verdict with its time, and the nonce and scope when the request sent them.
  */
-export const validationReply = ({ license, verdict, ts }: Validation, { nonce, scope }: ValidationEcho = {}): Reply => ({
+export const validationReply = ({ license, policy, verdict, ts }: Validation, { nonce, scope }: ValidationEcho = {}): Reply => ({
   status: 200,
   body: {
-    data: license && licenseDocument(license),
+    data: license && licenseDocument(license, policy),
     meta: answerMeta({ verdict, ts }, { nonce, scope }),
   },
 });
@@ -318,5 +320,68 @@ export const licenseActions = {
     answers: { 204: { empty: true } },
     // 409: a token was generated for the license while it was being removed.
     faults: [403, 409],
+  }),
+};
+
+/**
+ * How much a usage action adds or takes (docs/rules.md §18.6): an integer, 1 when not given; as
+ * Keygen, a value no license could count is 400 at its pointer.
+ */
+const usesStep = (action: 'increment' | 'decrement') =>
+  z.optional(
+    z
+      .number()
+      .check(
+        z.maximum(LIMIT_MAX, 'integer is too large'),
+        z.minimum(-LIMIT_MAX, 'integer is too small'),
+        z.int(),
+        z.describe(`How many uses to ${action === 'increment' ? 'add' : 'take'}; default 1`),
+      ),
+  );
+
+/** A usage action's body: none at all, or `{meta: {increment: n}}` (`decrement` to take), as Keygen's SDKs send it. */
+const incrementBody = z.optional(z.strictObject({ meta: z.optional(z.strictObject({ increment: usesStep('increment') })) }));
+const decrementBody = z.optional(z.strictObject({ meta: z.optional(z.strictObject({ decrement: usesStep('decrement') })) }));
+
+/** Usage metering (docs/rules.md §18.6): the license named by its id or its key, as Keygen names it. */
+export const licenseUses = {
+  incrementUsage: declare({
+    operation: 'licenses.incrementUsage',
+    authorizes: { type: 'licenses', action: 'usage.increment', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/increment-usage`,
+    access: EMIT,
+    summary: "Add to a license's uses, up to its maxUses",
+    auth: 'bearer',
+    params: ['id'],
+    body: incrementBody,
+    answers: { 200: { resource: 'licenses' } },
+    // 422 USES_LIMIT_EXCEEDED, USES_INVALID; 409: the count moved on every try.
+    faults: [403, 409, 422],
+  }),
+  decrementUsage: declare({
+    operation: 'licenses.decrementUsage',
+    authorizes: { type: 'licenses', action: 'usage.decrement', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/decrement-usage`,
+    access: EMIT,
+    summary: "Take from a license's uses, down to 0",
+    auth: 'bearer',
+    params: ['id'],
+    body: decrementBody,
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403, 409, 422],
+  }),
+  resetUsage: declare({
+    operation: 'licenses.resetUsage',
+    authorizes: { type: 'licenses', action: 'usage.reset', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/reset-usage`,
+    access: EMIT,
+    summary: "Reset a license's uses to 0",
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    faults: [403],
   }),
 };

@@ -25,6 +25,29 @@ const LIFECYCLE = {
 } as const;
 const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
 
+/**
+ * Usage metering (docs/rules.md §18.6), as Keygen allows it: a license counts its own uses, and
+ * its owner too unless it is protected; lowering and resetting the count is the administrators'
+ * and the product's.
+ */
+const USAGE = {
+  'usage.increment': 'license.usage.increment',
+  'usage.decrement': 'license.usage.decrement',
+  'usage.reset': 'license.usage.reset',
+} as const;
+
+/** Who may change a license's count of uses besides holding the permission. */
+function mayCountUses(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
+  const { kind } = actor.bearer;
+  if (isAdministrator(actor.bearer) || kind === 'product') return true;
+  if (action !== 'usage.increment') return "Only administrators and the license's product may lower or reset a license's uses";
+  return (
+    kind !== 'user' ||
+    record?.protected !== true ||
+    'The license is protected: only administrators, its product and the license itself may count its uses'
+  );
+}
+
 /** Who may take a lifecycle action besides holding its permission. */
 function mayChangeStanding(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
   const { kind } = actor.bearer;
@@ -43,17 +66,19 @@ export const licensePolicy = definePolicy({
     [CHECK_OUT]: 'license.check-out',
     'tokens.generate': 'license.tokens.generate',
     ...LIFECYCLE,
+    ...USAGE,
   },
   // A user also renews and revokes the licenses they own (unless protected: `mayChangeStanding`).
   grants: {
-    licensee: ['license.read', 'license.validate', 'license.check-out'],
+    licensee: ['license.read', 'license.validate', 'license.check-out', 'license.usage.increment'],
     user: ['license.renew', 'license.revoke'],
     product: '*',
   },
-  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE)]),
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USAGE)]),
   reaches: reachesLicense,
   may(actor, action, record) {
     if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
+    if (Object.hasOwn(USAGE, action)) return mayCountUses(actor, action, record);
     if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
       return 'The license is protected: only administrators, its product and the license itself may check it out';
     }

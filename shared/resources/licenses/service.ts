@@ -19,7 +19,9 @@ import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { policiesBeside } from '../policies/beside.ts';
 import { expirationOf } from '../policies/entity.ts';
+import { usesLimitRule } from '../policies/rules.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { UserRecord } from '../users/entity.ts';
@@ -36,6 +38,8 @@ export interface LicenseChanges {
   suspended?: boolean;
   /** ISO 8601; stored in UTC. */
   expiry?: string | null;
+  /** The license's own limit of uses; null: its policy's. */
+  maxUses?: number | null;
   metadata?: Metadata;
 }
 
@@ -50,6 +54,7 @@ export interface NewLicense extends LicenseChanges {
 function checked<T extends LicenseChanges>(attributes: T): T {
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
+  usesLimitRule(attributes.maxUses);
   if (attributes.expiry == null) return attributes;
   const at = Date.parse(attributes.expiry);
   if (Number.isNaN(at)) throw ruleBroken('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
@@ -101,7 +106,17 @@ function factsOf(license: Omit<LicenseRecord, 'key'>, owner: StoredItem<UserReco
   };
 }
 
-export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseRecord> {
+/** A license as a change left it, with its policy as read (the answer shows the license by it). */
+export interface LicenseAnswer {
+  license: LicenseRecord;
+  policy: object | undefined;
+}
+
+/** The policy of a license as stored now (undefined: removed meanwhile). */
+export const policyOfLicense = (license: Pick<LicenseRecord, 'accountId' | 'policyId'>) =>
+  getItem(recordKey(license.accountId, 'policies', license.policyId));
+
+export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseAnswer> {
   await authorizeAction(actor, 'licenses', 'create');
   const { key, ...attributes } = checked(input);
   const policy = toRecord('policies', await relatedItem(actor, 'policies', attributes.policyId, 'policy'));
@@ -125,6 +140,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     protected: attributes.protected ?? policy.protected,
     suspended: attributes.suspended ?? false,
     expiry: expiryAtCreation(attributes.expiry, expiration, timestamp),
+    ...(attributes.maxUses != null ? { maxUses: attributes.maxUses } : {}),
     metadata: attributes.metadata ?? {},
   };
   const license: LicenseRecord = {
@@ -142,9 +158,9 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   requireAncestry(tx, license, ['products'], policyGone);
   if (owner)
     tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
-  await emitEvent(tx, originOf(license, actor.scope), 'license.created', licenseDocument(license));
+  await emitEvent(tx, originOf(license, actor.scope), 'license.created', licenseDocument(license, policy));
   await tx.commit();
-  return present(actor, 'licenses', license);
+  return { license: present(actor, 'licenses', license), policy };
 }
 
 /** `id`: the license's id or its key (docs/rules.md §11.2), as for its update and delete. */
@@ -153,11 +169,14 @@ export async function retrieveLicense(actor: Actor, id: string): Promise<License
 }
 
 /** `namedId`: the update's `data.id`, if sent; the path may name the license by its key. */
-export async function updateLicense(actor: Actor, id: string, changes: LicenseChanges, namedId?: string): Promise<LicenseRecord> {
+export async function updateLicense(actor: Actor, id: string, changes: LicenseChanges, namedId?: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   const written = { ...checked(changes), updated: now() };
-  return present(actor, 'licenses', await updateAndAnnounce('licenses', item, written, 'license.updated', licenseDocument, actor.scope));
+  const policy = await policyOfLicense(item);
+  const document = (license: LicenseRecord) => licenseDocument(license, policy);
+  const updated = await updateAndAnnounce('licenses', item, written, 'license.updated', document, actor.scope);
+  return { license: present(actor, 'licenses', updated), policy };
 }
 
 export async function deleteLicense(actor: Actor, id: string): Promise<void> {
@@ -171,7 +190,8 @@ export async function removeLicense(
   event: 'license.deleted' | 'license.revoked',
 ): Promise<void> {
   const removed = toRecord('licenses', item);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed)));
+  const policy = await policyOfLicense(removed);
+  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed, policy)));
 }
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
@@ -192,7 +212,9 @@ export async function listLicenses(
   const listed =
     id !== undefined
       ? await ownLicense(actor, id, forced, page)
-      : await filteredList(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page);
+      : await filteredList(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page, {
+          beside: policiesBeside(actor.scope.accountId),
+        });
   return { ...listed, records: listed.records.map((license) => present(actor, 'licenses', license)) };
 }
 

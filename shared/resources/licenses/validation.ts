@@ -125,6 +125,8 @@ export type Verdict = {
 /** The license validated (null: no license has the key), the verdict and when it was reached. */
 export interface Validation {
   license: LicenseRecord | null;
+  /** The license's policy as the validation read it (the answer shows the license by it). */
+  policy?: Item;
   verdict: Verdict;
   /** ISO 8601, UTC. */
   ts: string;
@@ -431,10 +433,10 @@ async function validate(
     reads,
     usage: new Usage({ license, limits, given, scope: requester.scope, reads }),
   };
-  const validation: Validation = { license, verdict: await verdictOf(subject), ts: now() };
+  const validation: Validation = { license, policy, verdict: await verdictOf(subject), ts: now() };
   const tx = new Transaction();
   const kind = validation.verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
-  await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license), answerMeta(validation, echo));
+  await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license, policy), answerMeta(validation, echo));
   await tx.commit();
   return validation;
 }

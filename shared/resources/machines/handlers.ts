@@ -8,8 +8,8 @@ import { listReply } from '../../http/pagination.ts';
 import { operation } from '../../http/pipeline.ts';
 import { componentDocument } from '../components/document.ts';
 import { listMachineComponents } from '../components/service.ts';
-import { licenseDocument } from '../licenses/document.ts';
 import { relatedLicense } from '../licenses/service.ts';
+import { shownLicense } from '../licenses/shown.ts';
 import { machineDocument } from './document.ts';
 import { heartbeatDocument, pingMachine, resetMachineHeartbeat } from './heartbeat-actions.ts';
 import { machineHeartbeats, machines } from './operations.ts';
@@ -75,7 +75,7 @@ export const components = () =>
 /** GET /machines/<id>/license */
 export const license = () =>
   operation(machines.license, async ({ actor, params }) =>
-    ok(licenseDocument(await relatedLicense(actor, await retrieveMachine(actor, params.id)))),
+    ok(await shownLicense(await relatedLicense(actor, await retrieveMachine(actor, params.id)))),
   );
 
 /** GET /users/<id>/machines */

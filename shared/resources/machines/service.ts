@@ -24,6 +24,7 @@ import { getItem, getNamedRecordItems, type Item, recordKeyOf, toRecord } from '
 import { Transaction } from '../../store/transaction.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
+import { policiesBeside } from '../policies/beside.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
@@ -36,7 +37,6 @@ import { listByFingerprint, unlistByFingerprint } from './fingerprints.ts';
 import { type Hardware, hardwareOf, hardwareRules } from './hardware.ts';
 import { firstDueOf } from './heartbeat.ts';
 import { changeCores, giveSeatBack, holdsSeat, SeatChanged, seatAsRead, takeSeat } from './seats.ts';
-import { policiesBeside } from './shown.ts';
 
 /** What an update may change (null clears it). */
 export interface MachineChanges extends Hardware {

@@ -7,14 +7,14 @@ import { ok } from '../../http/documents.ts';
 import { operation } from '../../http/pipeline.ts';
 import type { ResourceObject } from '../../jsonapi.ts';
 import { environmentDocument } from '../environments/document.ts';
-import { licenseDocument } from '../licenses/document.ts';
+import { shownLicense } from '../licenses/shown.ts';
 import { productDocument } from '../products/document.ts';
 import { userDocument } from '../users/document.ts';
 import { me } from './operations.ts';
 import { type BearerRecord, retrieveBearer } from './service.ts';
 
 /** The bearer's document, as its own type shows it. */
-function documentOf(bearer: BearerRecord): ResourceObject {
+async function documentOf(bearer: BearerRecord): Promise<ResourceObject> {
   switch (bearer.type) {
     case 'users':
       return userDocument(bearer);
@@ -23,9 +23,9 @@ function documentOf(bearer: BearerRecord): ResourceObject {
     case 'products':
       return productDocument(bearer);
     case 'licenses':
-      return licenseDocument(bearer);
+      return shownLicense(bearer);
   }
 }
 
 /** GET /me: the user, environment, product or license the request's credential stands for. */
-export const retrieve = () => operation(me.retrieve, async ({ actor }) => ok(documentOf(await retrieveBearer(actor))));
+export const retrieve = () => operation(me.retrieve, async ({ actor }) => ok(await documentOf(await retrieveBearer(actor))));

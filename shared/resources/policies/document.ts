@@ -17,6 +17,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       scheme: policy.scheme ?? null,
       ...expirationOf(policy),
       ...settingsOf(policy),
+      maxUses: policy.maxUses ?? null,
       metadata: policy.metadata,
       created: policy.created,
       updated: policy.updated,

@@ -88,6 +88,8 @@ export interface PolicyRecord extends StoredRecord {
   heartbeatCullStrategy?: HeartbeatCullStrategy;
   heartbeatResurrectionStrategy?: HeartbeatResurrectionStrategy;
   heartbeatBasis?: HeartbeatBasis;
+  /** The uses a license may count (docs/rules.md §18.6); null: unlimited. Absent from policies made before it: null. */
+  maxUses?: number | null;
   metadata: Record<string, unknown>;
 }
 

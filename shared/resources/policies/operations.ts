@@ -26,6 +26,7 @@ const attributes = {
   strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §19.2)'))),
   maxCores: z.nullish(z.int()),
   maxProcesses: z.nullish(z.int()),
+  maxUses: z.nullish(z.int().check(z.describe('The uses a license may count, 0 to 2147483647 (docs/rules.md §18.6); null: unlimited'))),
   overageStrategy: z.optional(
     z.string().check(z.describe('NO_OVERAGE (default), ALWAYS_ALLOW_OVERAGE, ALLOW_1_25X_OVERAGE, ALLOW_1_5X_OVERAGE or ALLOW_2X_OVERAGE')),
   ),

@@ -8,8 +8,15 @@ import { attributeCode, attributePointer } from '../rules.ts';
 import { HEARTBEAT_DURATION_MAX, HEARTBEAT_DURATION_MIN, type Heartbeat, heartbeatOf } from './heartbeat.ts';
 import { type Limits, limitsOf } from './limits.ts';
 
-/** The largest limit, as Keygen keeps them (a 32-bit integer). */
-const LIMIT_MAX = 2_147_483_647;
+/** The largest limit, as Keygen keeps them (a 32-bit integer); a license's uses too. */
+export const LIMIT_MAX = 2_147_483_647;
+
+/** A limit of uses, a policy's or a license's own (docs/rules.md §18.6): 0 to LIMIT_MAX, or null for none. */
+export function usesLimitRule(maxUses: number | null | undefined): void {
+  if (maxUses != null && (maxUses < 0 || maxUses > LIMIT_MAX)) {
+    throw ruleBroken('MAX_USES_INVALID', `maxUses must be from 0 to ${LIMIT_MAX} (or null for no limit)`, attributePointer('maxUses'));
+  }
+}
 
 /** The policy's limits and heartbeat settings, as stored under the changes. */
 export const settingsOf = (policy: object) => ({ ...limitsOf(policy), ...heartbeatOf(policy) });

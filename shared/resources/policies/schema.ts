@@ -40,6 +40,7 @@ export const schemas: SchemasOf<'policies'> = {
       heartbeatCullStrategy: z.enum(HEARTBEAT_CULL_STRATEGIES),
       heartbeatResurrectionStrategy: z.enum(HEARTBEAT_RESURRECTION_STRATEGIES),
       heartbeatBasis: z.enum(HEARTBEAT_BASES),
+      maxUses: z.nullable(z.int().check(z.describe('The uses a license may count; null: unlimited'))),
       metadata: Metadata,
     },
     { account, environment, product: toOne('products'), entitlements: nested },

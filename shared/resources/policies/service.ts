@@ -33,7 +33,7 @@ import {
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
-import { judgeSettings, settingsOf } from './rules.ts';
+import { judgeSettings, settingsOf, usesLimitRule } from './rules.ts';
 import { startsWatching, walkStart } from './sweep.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
@@ -56,6 +56,8 @@ export interface PolicyChanges {
   /** null: no limit. */
   maxCores?: number | null;
   maxProcesses?: number | null;
+  /** null: no limit. */
+  maxUses?: number | null;
   overageStrategy?: string;
   processLeasingStrategy?: string;
   requireHeartbeat?: boolean;
@@ -85,6 +87,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
       attributePointer('duration'),
     );
   }
+  usesLimitRule(input.maxUses);
   const checked: Partial<PolicyRecord> = {
     ...input,
     componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
@@ -132,6 +135,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     requireComponentsScope: checked.requireComponentsScope ?? false,
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
+    maxUses: checked.maxUses ?? null,
     scheme: keyScheme,
     ...expirationOf(checked),
     ...storedSettings(checked),

@@ -6,8 +6,8 @@
 import { created, noContent, ok } from '../../http/documents.ts';
 import { listReply } from '../../http/pagination.ts';
 import { operation } from '../../http/pipeline.ts';
-import { licenseDocument } from '../licenses/document.ts';
 import { relatedLicense } from '../licenses/service.ts';
+import { shownLicense } from '../licenses/shown.ts';
 import { relatedMachine } from '../machines/service.ts';
 import { shownMachine } from '../machines/shown.ts';
 import { productDocument } from '../products/document.ts';
@@ -53,7 +53,7 @@ export const machine = () =>
 /** GET /processes/<id>/license */
 export const license = () =>
   operation(processes.license, async ({ actor, params }) =>
-    ok(licenseDocument(await relatedLicense(actor, await retrieveProcess(actor, params.id)))),
+    ok(await shownLicense(await relatedLicense(actor, await retrieveProcess(actor, params.id)))),
   );
 
 /** GET /processes/<id>/product */

@@ -1,0 +1,24 @@
+/**
+ * Licenses as answers show them: what a license's policy decides is shown as its policy stands
+ * now, so the policies of the licenses shown are read with them (one BatchGetItem for a page).
+ */
+import type { ResourceObject } from '../../jsonapi.ts';
+import type { Item } from '../../store/records.ts';
+import { policiesOf } from '../policies/beside.ts';
+import { licenseDocument } from './document.ts';
+import type { LicenseRecord } from './entity.ts';
+
+/**
+ * The documents of `licenses`: their policies are read once, together, unless they were read
+ * already (`read`: a list reads them beside its page, shared/store/paging.ts).
+ */
+export async function licenseDocumentsFor(
+  licenses: readonly LicenseRecord[],
+  read: readonly Item[] = [],
+): Promise<(license: LicenseRecord) => ResourceObject> {
+  const policies = await policiesOf(licenses, read);
+  return (license) => licenseDocument(license, policies.get(license.policyId));
+}
+
+/** The document of one license, with its policy read. */
+export const shownLicense = async (license: LicenseRecord): Promise<ResourceObject> => (await licenseDocumentsFor([license]))(license);
