@@ -90,10 +90,11 @@ describe.concurrent('counting uses', () => {
 
   it('an integer no license can count: 400 at its pointer; bodies of the wrong shape: 400', async () => {
     const { license } = await licenseUnder({});
+    // Keygen's own example, 46116860184273879031, as JSON.parse reads it.
     for (const [action, value] of [
-      ['increment', 46116860184273879031],
+      ['increment', 4.611686018427388e19],
       ['increment', 2_147_483_648],
-      ['decrement', 46116860184273879031],
+      ['decrement', 4.611686018427388e19],
     ] as const) {
       const reply = await use(license.id, action, { [action]: value });
       const error = expectCode(reply, 400, 'PARAMETER_INVALID');
