@@ -9,9 +9,8 @@
  */
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
-import { conflict, ruleBroken } from '../../errors.ts';
+import { conflict, InputInvalid, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
-import { ApiError } from '../../http/errors.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
@@ -37,8 +36,7 @@ const ATTEMPTS = 5;
 class UsesMoved extends Error {}
 
 /** Keygen's 400 for a count beyond what a license can hold, at the meta value that made it. */
-const tooLarge = (action: UsesAction) =>
-  new ApiError(400, [{ detail: 'integer is too large', code: 'PARAMETER_INVALID', source: { pointer: `/meta/${action}` } }]);
+const tooLarge = (action: UsesAction) => new InputInvalid('PARAMETER_INVALID', 'integer is too large', { pointer: `/meta/${action}` });
 
 /** Why `uses` cannot become `next` under `limit` (null: unlimited), or undefined when it can. */
 function refusal(next: number, limit: number | null, action: UsesAction): Error | undefined {
