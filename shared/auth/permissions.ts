@@ -60,6 +60,7 @@ export type Permission =
   | 'license.usage.increment'
   | 'license.usage.decrement'
   | 'license.usage.reset'
+  | 'license.check-in'
   | 'license.entitlements.attach'
   | 'license.entitlements.detach'
   | 'machine.create'

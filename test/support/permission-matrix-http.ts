@@ -65,8 +65,12 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const owner = await newUser(account, {}, { environment, token: admin });
   const other = await newUser(account, {}, { environment, token: admin });
   const product = await l.product({}, { token: admin, environment });
-  // A duration, so that its license may be renewed.
-  const policy = await l.policy(product.id, { duration: 365 * 86_400 }, { token: admin, environment });
+  // A duration, so that its license may be renewed; check-ins required, so that it may check in.
+  const policy = await l.policy(
+    product.id,
+    { duration: 365 * 86_400, requireCheckIn: true, checkInInterval: 'year', checkInIntervalCount: 1 },
+    { token: admin, environment },
+  );
   const license = await l.license(policy.id, {}, { token: admin, environment, owner: owner.id });
   const machine = await l.machine(license.id, {}, { token: admin, environment });
   const component = await l.component(machine.id, undefined, { token: admin, environment });

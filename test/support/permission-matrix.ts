@@ -194,6 +194,7 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     same: '200 200 200 403 200 403 403 403 404',
   },
   'licenses.resetUsage': { steps: [{ type: 'licenses', action: 'usage.reset', record: 'L' }], same: '200 200 200 403 200 403 403 403 404' },
+  'licenses.checkIn': { steps: [{ type: 'licenses', action: 'check-in', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.validateKey': 'public',
   'licenses.checkOut': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },
   'licenses.checkOutFile': { steps: [{ type: 'licenses', action: 'check-out', record: 'L' }], same: '200 200 200 403 200 200 200 200 404' },

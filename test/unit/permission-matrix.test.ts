@@ -128,6 +128,7 @@ const LICENSE_ACTIONS = new Set([
   'licenses.incrementUsage',
   'licenses.decrementUsage',
   'licenses.resetUsage',
+  'licenses.checkIn',
 ]);
 /** A machine's heartbeat actions answer 200 with the machine. */
 const MACHINE_ACTIONS = new Set(['machines.ping', 'machines.pingHeartbeat', 'machines.reset', 'machines.resetHeartbeat']);

@@ -18,6 +18,7 @@ const LICENSEE = [
   'entitlement.read',
   'license.check-out',
   'license.usage.increment',
+  'license.check-in',
   'machine.create',
   'machine.read',
   'machine.delete',
@@ -64,7 +65,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(68);
+    expect(PERMISSIONS).toHaveLength(69);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

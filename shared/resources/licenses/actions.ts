@@ -12,6 +12,8 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { licenseNamed } from '../../licensing/aliases.ts';
+import { checkInOf } from '../policies/check-in.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
@@ -96,6 +98,29 @@ export async function renewLicense(actor: Actor, id: string): Promise<LicenseAns
     ),
   );
   await emitEvent(tx, originOf(updated, actor.scope), 'license.renewed', licenseDocument(updated, policy));
+  await tx.commit();
+  return { license: present(actor, 'licenses', updated), policy };
+}
+
+/**
+ * POST /licenses/<id or key>/actions/check-in (docs/rules.md §18.8): the license checked in now,
+ * which moves its next check-in on by its policy's period. 422 CHECK_IN_NOT_REQUIRED under a
+ * policy that does not require check-ins. Concurrent check-ins each set the time they ran: the
+ * last written stands, which is the latest but for clocks a few milliseconds apart.
+ */
+export async function checkInLicense(actor: Actor, idOrKey: string): Promise<LicenseAnswer> {
+  const item = await authorize(actor, 'licenses', await licenseNamed(actor, idOrKey), 'check-in');
+  const policy = await policyOfLicense(item);
+  if (!checkInOf(policy).requireCheckIn) {
+    throw ruleBroken('CHECK_IN_NOT_REQUIRED', 'cannot be checked in because the policy does not require it', '/data/relationships/policy');
+  }
+  const timestamp = now();
+  const tx = new Transaction();
+  const updated = toRecord(
+    'licenses',
+    tx.update(item, { lastCheckIn: timestamp, updated: timestamp }, { missing: new RecordNotFound('licenses', item.id) }),
+  );
+  await emitEvent(tx, originOf(updated, actor.scope), 'license.checked-in', licenseDocument(updated, policy));
   await tx.commit();
   return { license: present(actor, 'licenses', updated), policy };
 }

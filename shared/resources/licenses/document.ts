@@ -1,4 +1,5 @@
 import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { checkInOf, nextCheckInOf } from '../policies/check-in.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { type LicenseRecord, licenseStatus, maxUsesOf } from './entity.ts';
@@ -11,6 +12,7 @@ import { type LicenseRecord, licenseStatus, maxUsesOf } from './entity.ts';
 export function licenseDocument(license: LicenseRecord, policy: object | undefined): ResourceObject {
   const self = resourcePath(license.accountId, 'licenses', license.id);
   const limits = limitsOf(policy);
+  const checkIn = checkInOf(policy);
   return {
     id: license.id,
     type: 'licenses',
@@ -30,6 +32,9 @@ export function licenseDocument(license: LicenseRecord, policy: object | undefin
       floating: limits.floating,
       strict: limits.strict,
       requireHeartbeat: heartbeatOf(policy).requireHeartbeat,
+      requireCheckIn: checkIn.requireCheckIn,
+      lastCheckIn: license.lastCheckIn ?? null,
+      nextCheckIn: nextCheckInOf(license.lastCheckIn, checkIn),
       lastCheckOut: license.lastCheckOut ?? null,
       metadata: license.metadata,
       created: license.created,

@@ -34,6 +34,8 @@ export interface LicenseRecord extends StoredRecord {
   uses?: number;
   /** The license's own limit of uses, overriding its policy's; absent: the policy's. */
   maxUses?: number;
+  /** When the license last checked in (docs/rules.md §18.8): set at creation under a policy that requires check-ins. */
+  lastCheckIn?: string | null;
 }
 
 /**

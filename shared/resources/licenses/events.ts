@@ -8,6 +8,7 @@ export const LICENSE_EVENTS = [
   'license.updated',
   'license.deleted',
   'license.checked-out',
+  'license.checked-in',
   'license.suspended',
   'license.reinstated',
   'license.renewed',

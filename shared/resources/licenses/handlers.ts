@@ -10,7 +10,7 @@ import { listLicenseMachines } from '../machines/service.ts';
 import { machineDocumentsFor } from '../machines/shown.ts';
 import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from '../users/document.ts';
-import { reinstateLicense, renewLicense, revokeLicense, suspendLicense } from './actions.ts';
+import { checkInLicense, reinstateLicense, renewLicense, revokeLicense, suspendLicense } from './actions.ts';
 import { licenseDocument } from './document.ts';
 import { licenseActions, licenses, licenseUses, validationReply } from './operations.ts';
 import {
@@ -44,6 +44,9 @@ export const revoke = () =>
     await revokeLicense(actor, params.id);
     return noContent();
   });
+
+export const checkIn = () =>
+  operation(licenseActions.checkIn, async ({ actor, params }) => ok(answered(await checkInLicense(actor, params.id))));
 
 export const incrementUsage = () =>
   operation(licenseUses.incrementUsage, async ({ actor, params, body }) =>

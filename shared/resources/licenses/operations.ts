@@ -25,6 +25,7 @@ const mutable = {
   suspended: z.optional(z.boolean()),
   expiry: z.nullish(z.string()),
   maxUses: z.nullish(z.int().check(z.describe("The license's own limit of uses, 0 to 2147483647, over its policy's; null: its policy's"))),
+  lastCheckIn: z.nullish(z.string().check(z.describe('When the license last checked in, ISO 8601, not in the future: for imports and corrections'))),
   metadata: z.optional(metadata),
 };
 
@@ -307,6 +308,19 @@ export const licenseActions = {
     answers: { 200: { resource: 'licenses' } },
     // 422 LICENSE_NOT_RENEWABLE (a policy without a duration); 409: the expiry changed meanwhile.
     faults: [403, 409, 422],
+  }),
+  checkIn: declare({
+    operation: 'licenses.checkIn',
+    authorizes: { type: 'licenses', action: 'check-in', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/licenses/{id}/actions/check-in`,
+    access: EMIT,
+    summary: 'Check a license in: its next check-in moves on by its policy’s period (the license named by id or key)',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'licenses' } },
+    // 422 CHECK_IN_NOT_REQUIRED: the policy does not require check-ins.
+    faults: [403, 422],
   }),
   revoke: declare({
     operation: 'licenses.revoke',

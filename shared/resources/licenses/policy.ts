@@ -25,29 +25,6 @@ const LIFECYCLE = {
 } as const;
 const OWNER_ACTIONS: readonly string[] = ['renew', 'revoke'];
 
-/**
- * Usage metering (docs/rules.md §18.6), as Keygen allows it: a license counts its own uses, and
- * its owner too unless it is protected; lowering and resetting the count is the administrators'
- * and the product's.
- */
-const USAGE = {
-  'usage.increment': 'license.usage.increment',
-  'usage.decrement': 'license.usage.decrement',
-  'usage.reset': 'license.usage.reset',
-} as const;
-
-/** Who may change a license's count of uses besides holding the permission. */
-function mayCountUses(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
-  const { kind } = actor.bearer;
-  if (isAdministrator(actor.bearer) || kind === 'product') return true;
-  if (action !== 'usage.increment') return "Only administrators and the license's product may lower or reset a license's uses";
-  return (
-    kind !== 'user' ||
-    record?.protected !== true ||
-    'The license is protected: only administrators, its product and the license itself may count its uses'
-  );
-}
-
 /** Who may take a lifecycle action besides holding its permission. */
 function mayChangeStanding(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
   const { kind } = actor.bearer;
@@ -58,6 +35,31 @@ function mayChangeStanding(actor: Principal, action: string, record: StoredItem 
   return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
 }
 
+/**
+ * What a license reports of its own use, as Keygen allows it: counting a use (docs/rules.md §18.6)
+ * and checking in (§18.8) are the license's own and its owner's too, unless it is protected;
+ * lowering and resetting the count is the administrators' and the product's.
+ */
+const USE = {
+  'usage.increment': 'license.usage.increment',
+  'usage.decrement': 'license.usage.decrement',
+  'usage.reset': 'license.usage.reset',
+  'check-in': 'license.check-in',
+} as const;
+const SELF_REPORTED: readonly string[] = ['usage.increment', 'check-in'];
+
+/** Who may report a license's use besides holding the permission. */
+function mayReportUse(actor: Principal, action: string, record: StoredItem | undefined): Verdict {
+  const { kind } = actor.bearer;
+  if (isAdministrator(actor.bearer) || kind === 'product') return true;
+  if (!SELF_REPORTED.includes(action)) return "Only administrators and the license's product may lower or reset a license's uses";
+  return (
+    kind !== 'user' ||
+    record?.protected !== true ||
+    `The license is protected: only administrators, its product and the license itself may ${action === 'check-in' ? 'check it in' : 'count its uses'}`
+  );
+}
+
 export const licensePolicy = definePolicy({
   permissions: {
     // In the order shared/auth/permissions.ts lists them (a credential lacking several is told so).
@@ -66,19 +68,19 @@ export const licensePolicy = definePolicy({
     [CHECK_OUT]: 'license.check-out',
     'tokens.generate': 'license.tokens.generate',
     ...LIFECYCLE,
-    ...USAGE,
+    ...USE,
   },
   // A user also renews and revokes the licenses they own (unless protected: `mayChangeStanding`).
   grants: {
-    licensee: ['license.read', 'license.validate', 'license.check-out', 'license.usage.increment'],
+    licensee: ['license.read', 'license.validate', 'license.check-out', 'license.usage.increment', 'license.check-in'],
     user: ['license.renew', 'license.revoke'],
     product: '*',
   },
-  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USAGE)]),
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USE)]),
   reaches: reachesLicense,
   may(actor, action, record) {
     if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
-    if (Object.hasOwn(USAGE, action)) return mayCountUses(actor, action, record);
+    if (Object.hasOwn(USE, action)) return mayReportUse(actor, action, record);
     if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
       return 'The license is protected: only administrators, its product and the license itself may check it out';
     }

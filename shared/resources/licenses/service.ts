@@ -21,6 +21,7 @@ import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { policiesBeside } from '../policies/beside.ts';
 import { expirationOf } from '../policies/entity.ts';
+import { checkInOf } from '../policies/check-in.ts';
 import { usesLimitRule } from '../policies/rules.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
@@ -40,6 +41,8 @@ export interface LicenseChanges {
   expiry?: string | null;
   /** The license's own limit of uses; null: its policy's. */
   maxUses?: number | null;
+  /** ISO 8601, not in the future; stored in UTC. */
+  lastCheckIn?: string | null;
   metadata?: Metadata;
 }
 
@@ -55,10 +58,21 @@ function checked<T extends LicenseChanges>(attributes: T): T {
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
   usesLimitRule(attributes.maxUses);
-  if (attributes.expiry == null) return attributes;
-  const at = Date.parse(attributes.expiry);
-  if (Number.isNaN(at)) throw ruleBroken('EXPIRY_INVALID', 'expiry must be an ISO 8601 time', attributePointer('expiry'));
-  return { ...attributes, expiry: new Date(at).toISOString() };
+  const times = {
+    ...(attributes.expiry != null && { expiry: utc('expiry', attributes.expiry, 'EXPIRY_INVALID') }),
+    ...(attributes.lastCheckIn != null && { lastCheckIn: utc('lastCheckIn', attributes.lastCheckIn, 'LAST_CHECK_IN_INVALID') }),
+  };
+  if (times.lastCheckIn !== undefined && Date.parse(times.lastCheckIn) > Date.now()) {
+    throw ruleBroken('LAST_CHECK_IN_INVALID', 'lastCheckIn must not be in the future', attributePointer('lastCheckIn'));
+  }
+  return { ...attributes, ...times };
+}
+
+/** An ISO 8601 time given for `attribute`, restated in UTC (else 422 `code`). */
+function utc(attribute: string, value: string, code: string): string {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw ruleBroken(code, `${attribute} must be an ISO 8601 time`, attributePointer(attribute));
+  return new Date(at).toISOString();
 }
 
 /**
@@ -141,6 +155,8 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     suspended: attributes.suspended ?? false,
     expiry: expiryAtCreation(attributes.expiry, expiration, timestamp),
     ...(attributes.maxUses != null ? { maxUses: attributes.maxUses } : {}),
+    // As Keygen: a license under a policy that requires check-ins has checked in when it is made.
+    ...(attributes.lastCheckIn != null || checkInOf(policy).requireCheckIn ? { lastCheckIn: attributes.lastCheckIn ?? timestamp } : {}),
     metadata: attributes.metadata ?? {},
   };
   const license: LicenseRecord = {

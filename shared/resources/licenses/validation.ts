@@ -47,6 +47,7 @@ import { judgeEntitlements } from '../entitlements/check.ts';
 import type { Environment } from '../environments/entity.ts';
 import { factsOfMarker, factsOfRecord, type MachineFacts, machineMarkerKey } from '../machines/entity.ts';
 import { heartbeatAt } from '../machines/heartbeat.ts';
+import { checkInOf, isCheckInOverdue } from '../policies/check-in.ts';
 import { type Expiration, expirationOf, type MatchingStrategy } from '../policies/entity.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { allowance, type Limits, limitsOf } from '../policies/limits.ts';
@@ -91,6 +92,7 @@ export const VALIDATION_CODES = [
   'BANNED',
   'SUSPENDED',
   'EXPIRED',
+  'OVERDUE',
   'ENVIRONMENT_SCOPE_MISMATCH',
   'PRODUCT_SCOPE_MISMATCH',
   'POLICY_SCOPE_MISMATCH',
@@ -184,6 +186,10 @@ const standing: Check = ({ license, owner, expiration }) => {
   const stopped = standingOf(license, owner, expiration);
   return stopped && [stopped, STANDING_DETAILS[stopped]];
 };
+
+/** OVERDUE: the license's policy requires check-ins and its next one has passed (docs/rules.md §18.8). */
+const checkIn: Check = ({ license, policy }) =>
+  isCheckInOverdue(license.lastCheckIn, checkInOf(policy)) ? ['OVERDUE', 'is overdue for check in'] : undefined;
 
 /** ENVIRONMENT_SCOPE_MISMATCH: `environment` names the license's environment by id or code; null names the global one. */
 const environmentScope: Check = ({ license, given, environment }) => {
@@ -374,6 +380,7 @@ const strictLimits: Check = async (subject) => {
 /** The checks, in Keygen's order. */
 const CHECKS: readonly Check[] = [
   standing,
+  checkIn,
   environmentScope,
   productScope,
   policyScope,

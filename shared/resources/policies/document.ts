@@ -1,4 +1,5 @@
 import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
+import { checkInOf } from './check-in.ts';
 import { expirationOf, type PolicyRecord } from './entity.ts';
 import { settingsOf } from './rules.ts';
 
@@ -18,6 +19,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       ...expirationOf(policy),
       ...settingsOf(policy),
       maxUses: policy.maxUses ?? null,
+      ...checkInOf(policy),
       metadata: policy.metadata,
       created: policy.created,
       updated: policy.updated,

@@ -3,6 +3,7 @@
  * them, and how long a license lasts and what its expiry means (Keygen's expiration model).
  */
 import type { StoredRecord } from '../../store/records.ts';
+import type { CheckInInterval } from './check-in.ts';
 import type { HeartbeatBasis, HeartbeatCullStrategy, HeartbeatResurrectionStrategy } from './heartbeat.ts';
 import type { OverageStrategy, ProcessLeasingStrategy } from './limits.ts';
 
@@ -90,6 +91,10 @@ export interface PolicyRecord extends StoredRecord {
   heartbeatBasis?: HeartbeatBasis;
   /** The uses a license may count (docs/rules.md §18.6); null: unlimited. Absent from policies made before it: null. */
   maxUses?: number | null;
+  /** Check-ins (check-in.ts): absent from policies made before them, read with `checkInOf`. */
+  requireCheckIn?: boolean;
+  checkInInterval?: CheckInInterval | null;
+  checkInIntervalCount?: number | null;
   metadata: Record<string, unknown>;
 }
 

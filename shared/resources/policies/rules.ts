@@ -5,6 +5,7 @@
  */
 import { ruleBroken } from '../../errors.ts';
 import { attributeCode, attributePointer } from '../rules.ts';
+import { checkInOf, judgeCheckIn } from './check-in.ts';
 import { HEARTBEAT_DURATION_MAX, HEARTBEAT_DURATION_MIN, type Heartbeat, heartbeatOf } from './heartbeat.ts';
 import { type Limits, limitsOf } from './limits.ts';
 
@@ -26,6 +27,7 @@ export function judgeSettings(policy: object): void {
   const settings = settingsOf(policy);
   judgeLimits(settings);
   judgeHeartbeat(settings);
+  judgeCheckIn(checkInOf(policy));
 }
 
 function judgeLimits({ floating, maxMachines, maxCores, maxProcesses, overageStrategy }: Limits): void {

@@ -9,6 +9,7 @@ import {
   RENEWAL_BASES,
   UNIQUENESS_STRATEGIES,
 } from './entity.ts';
+import { CHECK_IN_INTERVALS } from './check-in.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
 
@@ -41,6 +42,9 @@ export const schemas: SchemasOf<'policies'> = {
       heartbeatResurrectionStrategy: z.enum(HEARTBEAT_RESURRECTION_STRATEGIES),
       heartbeatBasis: z.enum(HEARTBEAT_BASES),
       maxUses: z.nullable(z.int().check(z.describe('The uses a license may count; null: unlimited'))),
+      requireCheckIn: z.boolean(),
+      checkInInterval: z.nullable(z.enum(CHECK_IN_INTERVALS)),
+      checkInIntervalCount: z.nullable(z.int()),
       metadata: Metadata,
     },
     { account, environment, product: toOne('products'), entitlements: nested },

@@ -33,6 +33,7 @@ import {
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
+import { CHECK_IN_INTERVALS, checkInOf } from './check-in.ts';
 import { judgeSettings, settingsOf, usesLimitRule } from './rules.ts';
 import { startsWatching, walkStart } from './sweep.ts';
 
@@ -58,6 +59,9 @@ export interface PolicyChanges {
   maxProcesses?: number | null;
   /** null: no limit. */
   maxUses?: number | null;
+  requireCheckIn?: boolean;
+  checkInInterval?: string | null;
+  checkInIntervalCount?: number | null;
   overageStrategy?: string;
   processLeasingStrategy?: string;
   requireHeartbeat?: boolean;
@@ -105,6 +109,8 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
       HEARTBEAT_RESURRECTION_STRATEGIES,
     ),
     heartbeatBasis: oneOf('heartbeatBasis', input.heartbeatBasis, HEARTBEAT_BASES),
+    checkInInterval:
+      input.checkInInterval === null ? null : oneOf('checkInInterval', input.checkInInterval, CHECK_IN_INTERVALS),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
   return checked;
@@ -136,6 +142,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
     maxUses: checked.maxUses ?? null,
+    ...checkInOf(checked),
     scheme: keyScheme,
     ...expirationOf(checked),
     ...storedSettings(checked),
