@@ -25,7 +25,9 @@ const mutable = {
   suspended: z.optional(z.boolean()),
   expiry: z.nullish(z.string()),
   maxUses: z.nullish(z.int().check(z.describe("The license's own limit of uses, 0 to 2147483647, over its policy's; null: its policy's"))),
-  lastCheckIn: z.nullish(z.string().check(z.describe('When the license last checked in, ISO 8601, not in the future: for imports and corrections'))),
+  lastCheckIn: z.nullish(
+    z.string().check(z.describe('When the license last checked in, ISO 8601, not in the future: for imports and corrections')),
+  ),
   metadata: z.optional(metadata),
 };
 

@@ -20,8 +20,8 @@ import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from 
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { policiesBeside } from '../policies/beside.ts';
-import { expirationOf } from '../policies/entity.ts';
 import { checkInOf } from '../policies/check-in.ts';
+import { expirationOf } from '../policies/entity.ts';
 import { usesLimitRule } from '../policies/rules.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';

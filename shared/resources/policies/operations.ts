@@ -26,7 +26,9 @@ const attributes = {
   strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §19.2)'))),
   maxCores: z.nullish(z.int()),
   maxProcesses: z.nullish(z.int()),
-  requireCheckIn: z.optional(z.boolean().check(z.describe('Licenses must check in every checkInIntervalCount checkInIntervals (docs/rules.md §18.8)'))),
+  requireCheckIn: z.optional(
+    z.boolean().check(z.describe('Licenses must check in every checkInIntervalCount checkInIntervals (docs/rules.md §18.8)')),
+  ),
   checkInInterval: z.nullish(z.string().check(z.describe('day, week, month or year; required with requireCheckIn'))),
   checkInIntervalCount: z.nullish(z.int().check(z.describe('1 to 365; required with requireCheckIn'))),
   maxUses: z.nullish(z.int().check(z.describe('The uses a license may count, 0 to 2147483647 (docs/rules.md §18.6); null: unlimited'))),

@@ -1,6 +1,7 @@
 /** A policy's resource object in the description, as policyDocument (document.ts) shows it. */
 import * as z from 'zod/mini';
 import { account, environment, KeyScheme, Metadata, nested, resource, type SchemasOf, toOne } from '../../reference/objects.ts';
+import { CHECK_IN_INTERVALS } from './check-in.ts';
 import {
   EXPIRATION_BASES,
   EXPIRATION_STRATEGIES,
@@ -9,7 +10,6 @@ import {
   RENEWAL_BASES,
   UNIQUENESS_STRATEGIES,
 } from './entity.ts';
-import { CHECK_IN_INTERVALS } from './check-in.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
 

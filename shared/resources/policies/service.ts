@@ -17,6 +17,7 @@ import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { CHECK_IN_INTERVALS, checkInOf } from './check-in.ts';
 import { policyDocument } from './document.ts';
 import {
   DURATION_MAX,
@@ -33,7 +34,6 @@ import {
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
-import { CHECK_IN_INTERVALS, checkInOf } from './check-in.ts';
 import { judgeSettings, settingsOf, usesLimitRule } from './rules.ts';
 import { startsWatching, walkStart } from './sweep.ts';
 
@@ -109,8 +109,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
       HEARTBEAT_RESURRECTION_STRATEGIES,
     ),
     heartbeatBasis: oneOf('heartbeatBasis', input.heartbeatBasis, HEARTBEAT_BASES),
-    checkInInterval:
-      input.checkInInterval === null ? null : oneOf('checkInInterval', input.checkInInterval, CHECK_IN_INTERVALS),
+    checkInInterval: input.checkInInterval === null ? null : oneOf('checkInInterval', input.checkInInterval, CHECK_IN_INTERVALS),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
   return checked;
