@@ -90,6 +90,17 @@ export function signingKeyOf(account: { id: string; signingKey?: StoredSigningKe
   return key;
 }
 
+/**
+ * The signing key of the account `accountId` for a worker, which holds no request's account item:
+ * the item is read only when the container holds no key for the account yet.
+ */
+export async function signingKeyOfAccount(accountId: string): Promise<SigningKey> {
+  const held = unsealed.get(accountId);
+  if (held) return held;
+  const { Item } = await db().send(new GetCommand({ TableName: getTable(), Key: accountKey(accountId) }));
+  return signingKeyOf({ id: accountId, signingKey: Item?.[SIGNING_KEY_ATTRIBUTE] as StoredSigningKey | undefined });
+}
+
 async function loadSigningKey(accountId: string, stored: StoredSigningKey | undefined): Promise<SigningKey> {
   const held = stored ?? (await provisionSigningKey(accountId));
   const seed = Buffer.from(await signingKeySealer().unseal(held.sealedPrivateKey, sealContext(accountId)), 'hex');

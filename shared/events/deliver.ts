@@ -38,6 +38,7 @@ import { randomUUID } from 'node:crypto';
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { signingKeyOfAccount } from '../auth/signing-key.ts';
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { enqueue, MAX_DELAY_SECONDS } from '../queue.ts';
@@ -56,7 +57,7 @@ import { Transaction } from '../store/transaction.ts';
 import { emitEvent } from './emit.ts';
 import { type DeliveryMessage, scheduleAttempt } from './messages.ts';
 import { deliveredPayload } from './sealed-meta.ts';
-import { signedHeaders } from './sign.ts';
+import { keygenSignatureHeaders, signedHeaders } from './sign.ts';
 import { checkTarget } from './targets.ts';
 import { postPinned } from './transport.ts';
 
@@ -427,7 +428,10 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
     // To the checked addresses only: the name is not resolved again (transport.ts). A redirect
     // could lead anywhere, a private address included: it is not followed, a failed attempt.
     const answer = await postPinned(url, target.addresses, {
-      headers: signedHeaders(endpoint.signingSecret, event.idempotencyToken, body),
+      headers: {
+        ...signedHeaders(endpoint.signingSecret, event.idempotencyToken, body),
+        ...(await keygenSigned(event.accountId, url, body)),
+      },
       body,
       signal,
       // Enough bytes for RESPONSE_BODY_MAX characters (at most 4 bytes each in UTF-8).
@@ -436,6 +440,20 @@ export async function post(event: WebhookEventRecord, endpoint: WebhookEndpointR
     return { code: answer.status, body: [...answer.body.toString('utf8')].slice(0, RESPONSE_BODY_MAX).join('') };
   } catch (error) {
     return { code: null, body: describeFailure(error, signal) };
+  }
+}
+
+/**
+ * Keygen's signature headers of the POST, with the account's key; none (the failure logged) when
+ * the key cannot be had: like an answer's signature, it never fails a delivery, which still
+ * carries its Standard Webhooks signature.
+ */
+async function keygenSigned(accountId: string, url: URL, body: string): Promise<Record<string, string>> {
+  try {
+    return keygenSignatureHeaders(accountId, await signingKeyOfAccount(accountId), url, body);
+  } catch (error) {
+    logger.error("the delivery could not be signed with the account's key", { accountId, error: error as Error });
+    return {};
   }
 }
 

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { basic, call, expectError, newAccount, newUser, type TestAccount, userBody } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';
 import { until } from '../support/patience.ts';
-import { ofKind, type Receiver, startReceiver, verify } from '../support/receiver.ts';
+import { keygenSignatureProblem, ofKind, type Receiver, startReceiver, verify } from '../support/receiver.ts';
 
 const receivers: Receiver[] = [];
 afterAll(async () => {
@@ -69,6 +69,7 @@ async function watch(account: TestAccount, id: string, done: (event: any) => boo
 describe.concurrent('every change reaches a subscribed endpoint, signed', () => {
   it('users, tokens, the account, environments and endpoints each emit their event, verifiable with standardwebhooks', async () => {
     const { account, receiver, endpoint, secret } = await setup();
+    const { publicKey } = account;
     const admin = (method: string, path: string, body?: unknown) =>
       call(method, `${account.path}${path}`, { token: account.adminToken, body });
 
@@ -121,6 +122,8 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     for (const delivery of deliveries) {
       // Signed: the standardwebhooks package (nobody here wrote it) verifies every delivery.
       expect(() => verify(secret, delivery)).not.toThrow();
+      // And as Keygen signs it, for Keygen's SDKs: the account's Ed25519 key, checked by tweetnacl.
+      expect(keygenSignatureProblem(delivery, publicKey)).toBeUndefined();
       const document = delivery.json.data;
       expect(document.type).toBe('webhook-events');
       expect(delivery.headers['webhook-id']).toBe(document.meta.idempotencyToken);
@@ -136,6 +139,10 @@ describe.concurrent('every change reaches a subscribed endpoint, signed', () => 
     // A tampered body fails verification.
     const first = deliveries[0]!;
     expect(() => verify(secret, { ...first, body: first.body.replace('webhook-events', 'webhook-eventz') })).toThrow();
+    expect(keygenSignatureProblem({ ...first, body: first.body.replace('webhook-events', 'webhook-eventz') }, publicKey)).toMatch(/Digest/);
+    expect(keygenSignatureProblem({ ...first, target: `${first.target}x` }, publicKey)).toBe('the signature does not verify');
+    const otherKey = (await newAccount()).publicKey;
+    expect(keygenSignatureProblem(first, otherKey)).toBe('the signature does not verify');
 
     // The payload is the resource document: the user as created, the token without its value.
     const created = JSON.parse(ofKind(deliveries, 'user.created')[0]!.json.data.attributes.payload);

@@ -59,6 +59,8 @@ export interface TestAccount {
   adminEmail: string;
   adminPassword: string;
   adminId: string;
+  /** The account's Ed25519 public key, hex: what its answers and deliveries are signed with. */
+  publicKey: string;
 }
 
 export async function newAccount(): Promise<TestAccount> {
@@ -66,8 +68,19 @@ export async function newAccount(): Promise<TestAccount> {
   const adminEmail = `admin@${slug}.example`;
   const adminPassword = 'correct horse battery';
   const { account, user, token } = await createAccount({ slug, name: `Test ${slug}`, email: adminEmail, password: adminPassword });
-  if (account.signingKey) knowAccount({ id: account.id, slug, publicKey: account.signingKey.publicKey });
-  return { id: account.id, slug, path: `/v1/accounts/${account.id}`, adminToken: token, adminEmail, adminPassword, adminId: user.id };
+  if (!account.signingKey) throw new Error('an account is made with its signing key');
+  const { publicKey } = account.signingKey;
+  knowAccount({ id: account.id, slug, publicKey });
+  return {
+    id: account.id,
+    slug,
+    path: `/v1/accounts/${account.id}`,
+    adminToken: token,
+    adminEmail,
+    adminPassword,
+    adminId: user.id,
+    publicKey,
+  };
 }
 
 export const userBody = (attributes: Record<string, unknown>) => ({ data: { type: 'users', attributes } });

@@ -6,8 +6,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { until } from './patience.ts';
+import { verifyAnswer } from './signed.ts';
 
 export interface Delivery {
+  method: string;
+  /** The request's target as sent: path and query. */
+  target: string;
   headers: IncomingHttpHeaders;
   body: string;
   /** The parsed body: the webhook-event document. */
@@ -67,7 +71,14 @@ export async function startReceiver(path = '/hooks', listen: Listen = {}): Promi
       } catch {
         json = undefined;
       }
-      const delivery: Delivery = { headers: request.headers, body, json, at: Date.now() };
+      const delivery: Delivery = {
+        method: request.method ?? '',
+        target: request.url ?? '',
+        headers: request.headers,
+        body,
+        json,
+        at: Date.now(),
+      };
       receiver.deliveries.push(delivery);
       const answer = receiver.answer(delivery, receiver.deliveries.length);
       setTimeout(() => {
@@ -95,6 +106,18 @@ export function verify(secret: string, delivery: Delivery): unknown {
     'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
     'webhook-signature': String(delivery.headers['webhook-signature']),
   });
+}
+
+/**
+ * What is wrong with a delivery's Keygen signature (undefined: none), checked as Keygen's SDKs
+ * check it (`keygen.VerifyWebhook`: the POST's target and Host, its Date and the Digest of its
+ * body) against the account's public key (hex), by tweetnacl.
+ */
+export function keygenSignatureProblem(delivery: Delivery, publicKeyHex: string): string | undefined {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(delivery.headers)) if (typeof value === 'string') headers.set(name, value);
+  const url = new URL(delivery.target, `http://${delivery.headers.host}`);
+  return verifyAnswer({ method: delivery.method, url, status: 200, headers, body: Buffer.from(delivery.body) }, publicKeyHex, 'tweetnacl');
 }
 
 /** Deliveries of one event kind. */

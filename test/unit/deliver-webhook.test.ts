@@ -7,6 +7,7 @@
  * WEBHOOK_RETRY_DELAYS, delays over 15 minutes as hops; refused targets never see a request;
  * poison messages fail their batch item.
  */
+import { createHash } from 'node:crypto';
 import {
   BatchGetItemCommand,
   ConditionalCheckFailedException,
@@ -19,8 +20,10 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Webhook } from 'standardwebhooks';
+import nacl from 'tweetnacl';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#functions/workers/deliver-webhook.ts';
+import { keyFromSeed } from '#shared/auth/signing-key.ts';
 import { AttemptInProgress, attempt, processDelivery, RESPONSE_BODY_MAX, retryDelaySeconds } from '#shared/events/deliver.ts';
 import { type DeliveryMessage, PoisonMessage, parseDeliveryMessage, scheduleAttempt } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
@@ -49,6 +52,16 @@ vi.mock('#shared/events/transport.ts', async (original) => ({
   ...(await original<typeof import('#shared/events/transport.ts')>()),
   postPinned: (...args: Parameters<typeof postPinned>) => stub.post(...args),
 }));
+
+/**
+ * The account's signing key, from a fixed seed: the stand-in table holds no account, and the
+ * account's item and its sealing are the HTTP tests' (test/http/webhook-delivery.test.ts).
+ */
+const SIGNING = vi.hoisted(() => ({ seed: Buffer.alloc(32, 9) }));
+vi.mock('#shared/auth/signing-key.ts', async (original) => {
+  const actual = await original<typeof import('#shared/auth/signing-key.ts')>();
+  return { ...actual, signingKeyOfAccount: async () => actual.keyFromSeed(SIGNING.seed) };
+});
 
 const documents = mockClient(DynamoDBDocumentClient);
 /** The store's batch reads go through the plain client (shared/store/client.ts). */
@@ -269,6 +282,19 @@ describe('one attempt', () => {
     expect(headers['webhook-id']).toBe(TOKEN);
     const verified = new Webhook(SECRET).verify(init.body, headers) as any;
     expect(verified.data).toMatchObject({ id: EVENT, type: 'webhook-events', meta: { idempotencyToken: TOKEN } });
+    // Signed as Keygen signs it too, with the account's key over the POST's target, Host, Date and Digest.
+    const signingString = [`(request-target): post /hook`, 'host: 127.0.0.1:9', `date: ${headers.date}`, `digest: ${headers.digest}`].join(
+      '\n',
+    );
+    expect(headers.digest).toBe(`sha-256=${createHash('sha256').update(init.body).digest('base64')}`);
+    const signature = /signature="([^"]+)"/.exec(headers['keygen-signature'])?.[1] ?? '';
+    expect(
+      nacl.sign.detached.verify(
+        Buffer.from(signingString),
+        Buffer.from(signature, 'base64'),
+        Buffer.from(keyFromSeed(SIGNING.seed).publicKey, 'hex'),
+      ),
+    ).toBe(true);
     // The claim on the event (which reads it) and the endpoint read, then the outcome.
     expect(model.requests.sort()).toEqual(['GetItem', 'UpdateItem', 'UpdateItem']);
     expect(stored()).toMatchObject({ status: 'DELIVERED', lastResponseCode: 200, lastResponseBody: 'ok', deliveryAttempt: 1 });
