@@ -31,7 +31,7 @@ export type Access =
    */
   | 'account:sign';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Requests a second (`rate`, sustained) and at once (`burst`, the token bucket's size) that

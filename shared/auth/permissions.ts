@@ -29,6 +29,7 @@ export type Permission =
   | 'user.ban'
   | 'token.generate'
   | 'token.read'
+  | 'token.regenerate'
   | 'token.revoke'
   | 'environment.create'
   | 'environment.read'

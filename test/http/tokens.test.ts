@@ -197,6 +197,58 @@ describe.concurrent('DELETE /tokens/{id}', () => {
   });
 });
 
+describe.concurrent('PUT /tokens/{id} (regenerate)', () => {
+  const regenerate = (id: string, token: string) => call('PUT', `${account.path}/tokens/${id}`, { token });
+
+  it('gives a new value, shown once; the old one stops working at once; id, name and permissions stay; its event', async () => {
+    const fresh = await login(jane.email, jane.password, { data: { type: 'tokens', attributes: { name: 'laptop' } } });
+    const { id } = fresh.body.data;
+    const old = fresh.body.data.attributes.token as string;
+    const reply = await regenerate(id, old);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const { attributes } = reply.body.data;
+    expect(reply.body.data.id).toBe(id);
+    expect(attributes.token).toMatch(/^user-[0-9a-f]{64}$/);
+    expect(attributes.token).not.toBe(old);
+    expect(attributes).toMatchObject({ name: 'laptop', kind: fresh.body.data.attributes.kind });
+    // A user token lives 14 days from its regeneration.
+    expect(Math.abs(Date.parse(attributes.expiry) - (Date.now() + 14 * DAY))).toBeLessThan(60_000);
+    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: old }), 401, { code: 'TOKEN_INVALID' });
+    expect((await call('GET', `${account.path}/users/${jane.id}`, { token: attributes.token })).status).toBe(200);
+    const read = await call('GET', `${account.path}/tokens/${id}`, { token: account.adminToken });
+    expect(read.body.data.attributes).not.toHaveProperty('token');
+  });
+
+  it('administrators regenerate any token; a user only their own (404 for another)', async () => {
+    const fresh = await login(john.email, john.password);
+    const { id } = fresh.body.data;
+    expectError(await regenerate(id, jane.token), 404, { code: 'NOT_FOUND' });
+    expect((await call('GET', `${account.path}/users/${john.id}`, { token: fresh.body.data.attributes.token })).status).toBe(200);
+    const byAdmin = await regenerate(id, account.adminToken);
+    expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(200);
+    expectError(await call('GET', `${account.path}/users/${john.id}`, { token: fresh.body.data.attributes.token }), 401, {
+      code: 'TOKEN_INVALID',
+    });
+    expect((await call('GET', `${account.path}/users/${john.id}`, { token: byAdmin.body.data.attributes.token })).status).toBe(200);
+    expectError(await regenerate(randomUUID(), account.adminToken), 404, { code: 'NOT_FOUND' });
+  });
+
+  it('10 concurrent regenerations of one token: each 200 or 409, and only the value of the last to land works', async () => {
+    const fresh = await login(jane.email, jane.password);
+    const { id } = fresh.body.data;
+    const replies = await Promise.all(Array.from({ length: 10 }, () => regenerate(id, account.adminToken)));
+    for (const reply of replies) if (reply.status !== 200) expectError(reply, 409, { code: 'CONFLICT' });
+    const values = [fresh.body.data.attributes.token, ...replies.filter((r) => r.status === 200).map((r) => r.body.data.attributes.token)];
+    expect(values.length).toBeGreaterThan(1);
+    // A regeneration lands only on the value it read: exactly one value of all given works.
+    const statuses = await Promise.all(
+      values.map(async (token) => (await call('GET', `${account.path}/users/${jane.id}`, { token })).status),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(values.length - 1);
+  });
+});
+
 describe.concurrent('refused bearer tokens', () => {
   it('refuses a token past its expiry with 401 TOKEN_EXPIRED', async () => {
     const short = await login(jane.email, jane.password, expiryBody(new Date(Date.now() + 3600_000).toISOString()));

@@ -99,6 +99,7 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'tokens.generate': 'public',
   'tokens.list': { steps: [{ type: 'tokens', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
   'tokens.retrieve': { steps: [{ type: 'tokens', action: 'read', record: 'T' }], same: '200 200 200 200 404 404 404 200 404' },
+  'tokens.regenerate': { steps: [{ type: 'tokens', action: 'regenerate', record: 'T' }], same: '200 200 200 403 404 404 404 200 404' },
   'tokens.revoke': { steps: [{ type: 'tokens', action: 'revoke', record: 'T' }], same: '204 204 204 403 404 404 404 204 404' },
   // No question asked: every credential may read whom it stands for (docs/authorization.md).
   'me.retrieve': { steps: [], same: '200 200 200 200 200 200 200 200 200' },

@@ -37,9 +37,20 @@ const LICENSEE = [
 const HELD: Record<BearerKind, readonly string[]> = {
   admin: PERMISSIONS,
   environment: PERMISSIONS.filter((p) => !p.startsWith('account.') && !p.startsWith('environment.')),
-  user: ['user.read', 'user.update', 'token.generate', 'token.read', 'token.revoke', ...LICENSEE, 'license.renew', 'license.revoke'],
+  user: [
+    'user.read',
+    'user.update',
+    'token.generate',
+    'token.read',
+    'token.regenerate',
+    'token.revoke',
+    ...LICENSEE,
+    'license.renew',
+    'license.revoke',
+  ],
   product: [
     'token.read',
+    'token.regenerate',
     'token.revoke',
     ...PERMISSIONS.filter(
       (p) =>
@@ -47,7 +58,7 @@ const HELD: Record<BearerKind, readonly string[]> = {
         ['product.read', 'product.update', 'entitlement.read'].includes(p),
     ),
   ],
-  license: ['token.read', 'token.revoke', ...LICENSEE],
+  license: ['token.read', 'token.regenerate', 'token.revoke', ...LICENSEE],
 };
 
 const sorted = (permissions: Iterable<string>) => [...permissions].sort();
@@ -65,7 +76,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(69);
+    expect(PERMISSIONS).toHaveLength(70);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

@@ -1,2 +1,2 @@
 /** A token's events. */
-export const TOKEN_EVENTS = ['token.created', 'token.updated', 'token.deleted', 'token.generated'] as const;
+export const TOKEN_EVENTS = ['token.created', 'token.updated', 'token.deleted', 'token.generated', 'token.regenerated'] as const;

@@ -8,7 +8,7 @@ import { listReply } from '../../http/pagination.ts';
 import { operation } from '../../http/pipeline.ts';
 import { tokenDocument } from './document.ts';
 import { tokens } from './operations.ts';
-import { generateUserToken, listTokens, retrieveToken, revokeToken } from './service.ts';
+import { generateUserToken, listTokens, regenerateToken, retrieveToken, revokeToken } from './service.ts';
 
 /** POST /tokens with HTTP Basic e-mail and password: log in. */
 export const generate = () =>
@@ -21,6 +21,12 @@ export const list = () => operation(tokens.list, async (call) => listReply(call,
 
 export const retrieve = () =>
   operation(tokens.retrieve, async ({ actor, params }) => ok(tokenDocument(await retrieveToken(actor, params.id))));
+
+export const regenerate = () =>
+  operation(tokens.regenerate, async ({ actor, params }) => {
+    const { token, value } = await regenerateToken(actor, params.id);
+    return ok(tokenDocument(token, value));
+  });
 
 export const revoke = () =>
   operation(tokens.revoke, async ({ actor, params }) => {

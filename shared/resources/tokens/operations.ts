@@ -57,6 +57,19 @@ export const tokens = {
     answers: { 200: { resource: 'tokens' } },
     faults: [403],
   }),
+  regenerate: declare({
+    operation: 'tokens.regenerate',
+    authorizes: { type: 'tokens', action: 'regenerate', record: true },
+    method: 'PUT',
+    path: `${ACCOUNT}/tokens/{id}`,
+    access: EMIT,
+    summary: 'Regenerate a token: a new value, shown once; the old one stops working',
+    auth: 'bearer',
+    params: ['id'],
+    answers: { 200: { resource: 'tokens' } },
+    // 409: regenerated or revoked meanwhile.
+    faults: [403, 409],
+  }),
   revoke: declare({
     operation: 'tokens.revoke',
     authorizes: { type: 'tokens', action: 'revoke', record: true },

@@ -21,7 +21,7 @@ import {
   tokenLookupKey,
 } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest, partitionItems } from '../../store/paging.ts';
-import { getRecordItems, type PlacedItem, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
+import { getItem, getRecordItems, type PlacedItem, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, now } from '../rules.ts';
@@ -184,6 +184,44 @@ export async function revokeToken(actor: Actor, id: string): Promise<void> {
   removeLookup(tx, item);
   await emitEvent(tx, actor.scope, 'token.deleted', tokenDocument(toRecord('tokens', item)));
   await tx.commit();
+}
+
+/**
+ * PUT /tokens/<id> (docs/rules.md §14.5), as Keygen regenerates: a new value, shown once; the old one stops working at once (its lookup item goes in
+ * the same transaction as the new one comes). A token that expires lives on from now as long as a
+ * user token does (Keygen extends it by two weeks), at most; one without an expiry keeps none. Of
+ * two concurrent regenerations one lands, the other is 409.
+ */
+export async function regenerateToken(actor: Actor, id: string): Promise<{ token: TokenRecord; value: string }> {
+  const item = await authorize(actor, 'tokens', id, 'regenerate');
+  const moved = conflict('The token was regenerated or revoked meanwhile; retry the request');
+  // Gone since the token was read: regenerated or revoked meanwhile.
+  const lookup = await getItem(tokenLookupKey(item.digest));
+  if (!lookup) throw moved;
+  const value = newTokenValue(TOKEN_PREFIX[item.kind]);
+  const changes = {
+    digest: digest(value),
+    updated: now(),
+    ...(item.expiry !== null && { expiry: new Date(Date.now() + USER_TOKEN_LIFETIME_MS).toISOString() }),
+  };
+  const tx = new Transaction();
+  const token = toRecord(
+    'tokens',
+    tx.update(item, changes, {
+      missing: new RecordNotFound('tokens', id),
+      unchanged: { digest: item.digest },
+      conflict: moved,
+    }),
+  );
+  tx.remove(tokenLookupKey(item.digest), {
+    state: { digest: item.digest },
+    changed: conflict('The token was regenerated or revoked meanwhile; retry the request'),
+  });
+  const { PK: _pk, SK: _sk, ...carried } = lookup;
+  tx.put({ ...carried, ...tokenLookupKey(changes.digest), ...changes }, { ifAbsent: new Error('A new token value collided with another') });
+  await emitEvent(tx, originOf(token, actor.scope), 'token.regenerated', tokenDocument(token));
+  await tx.commit();
+  return { token, value };
 }
 
 /** GET /tokens: every token the bearer reaches (administrators all within reach, other bearers their own). */
