@@ -63,6 +63,7 @@ export async function changeUses(actor: Actor, idOrKey: string, action: UsesActi
     const next = action === 'reset' ? 0 : read + delta;
     const refused = refusal(next, limit, action);
     if (refused) throw refused;
+    if (attempt > ATTEMPTS) throw conflict('The license changed while this request was made; retry it');
     const tx = new Transaction();
     const changes = { updated: now() };
     if (action === 'reset') tx.update(item, { ...changes, uses: 0 }, { missing: new RecordNotFound('licenses', item.id) });
@@ -77,7 +78,6 @@ export async function changeUses(actor: Actor, idOrKey: string, action: UsesActi
       const current = await getRecordItem(item.accountId, 'licenses', item.id);
       if (!current) throw new RecordNotFound('licenses', item.id);
       // Judged again on the count as it now stands: over the bound, refused; else another try.
-      if (attempt === ATTEMPTS) throw conflict('The license changed while this request was made; retry it');
       item = current;
     }
   }

@@ -187,10 +187,11 @@ export async function revokeToken(actor: Actor, id: string): Promise<void> {
 }
 
 /**
- * PUT /tokens/<id> (docs/rules.md §14.5), as Keygen regenerates: a new value, shown once; the old one stops working at once (its lookup item goes in
- * the same transaction as the new one comes). A token that expires lives on from now as long as a
- * user token does (Keygen extends it by two weeks), at most; one without an expiry keeps none. Of
- * two concurrent regenerations one lands, the other is 409.
+ * PUT /tokens/<id> (docs/rules.md §14.5), as Keygen regenerates: a new value, shown once; the old
+ * one stops working at once (its lookup item goes in the transaction that writes the new one). A
+ * token that expires lives 14 days from now, as long as a user token (Keygen extends it by two
+ * weeks); one without an expiry keeps none. Of concurrent regenerations that read the same value,
+ * one lands and the others are 409.
  */
 export async function regenerateToken(actor: Actor, id: string): Promise<{ token: TokenRecord; value: string }> {
   const item = await authorize(actor, 'tokens', id, 'regenerate');
