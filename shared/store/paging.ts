@@ -393,7 +393,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 10,
     name: 'Keyset page',
     operation:
-      "Query (backwards) of the index entries, then BatchGetItem of the page's records (and what the list reads beside them: a machine's policy)",
+      "Query (backwards) of the index entries, then BatchGetItem of the page's records (and what the list reads beside them: a machine's or a license's policy)",
     index: 'GSI1–GSI5',
     key: 'partition as 7/8 and 27–32, and `SK < <cursor>`',
     usedBy: '`page[cursor]`; the page after a `page[number]` skip',
