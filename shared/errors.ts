@@ -63,6 +63,8 @@ export class NotAuthenticated extends Error {
     readonly code: string,
     detail: string,
     readonly challenge?: 'Bearer' | 'Basic',
+    /** The credential at fault when it is not the request's own (a password in the body). */
+    readonly source?: FaultSource,
   ) {
     super(detail);
     this.name = 'NotAuthenticated';

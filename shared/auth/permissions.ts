@@ -27,6 +27,7 @@ export type Permission =
   | 'user.update'
   | 'user.delete'
   | 'user.ban'
+  | 'user.password.update'
   | 'token.generate'
   | 'token.read'
   | 'token.regenerate'

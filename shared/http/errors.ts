@@ -88,7 +88,7 @@ export function toApiError(error: unknown): unknown {
     const challenge: Record<string, string> = error.challenge
       ? { 'WWW-Authenticate': `${error.challenge} realm="${config.serviceName}"` }
       : {};
-    return new ApiError(401, [{ detail: error.message, code: error.code }], challenge);
+    return new ApiError(401, [{ detail: error.message, code: error.code, ...(error.source && { source: error.source }) }], challenge);
   }
   if (error instanceof LimitReached) {
     return new ApiError(429, [{ detail: error.message, code: 'TOO_MANY_REQUESTS' }], {

@@ -566,3 +566,56 @@ describe('what a user bearer may not do', () => {
     expectError(await call('GET', `${account.path}/users`, { token: reader.token }), 403, { code: undefined });
   });
 });
+
+describe.concurrent('POST /users/{id}/actions/update-password (docs/rules.md §27.4)', () => {
+  const update = (id: string, token: string, meta: Record<string, unknown>) =>
+    call('POST', `${account.path}/users/${id}/actions/update-password`, { token, body: { meta } });
+  const login = (email: string, password: string) => call('POST', `${account.path}/tokens`, { authorization: basic(email, password) });
+  const works = async (token: string, id: string) => (await call('GET', `${account.path}/users/${id}`, { token })).status;
+
+  it('changes the own password given the old one; the other tokens stop, the one used stays; logging in takes the new one', async () => {
+    const user = await newUser(account, { password: 'the first password' });
+    const second = await login(user.email, 'the first password');
+    const reply = await update(user.id, user.token, { oldPassword: 'the first password', newPassword: 'the second password' });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.data).toMatchObject({ id: user.id, type: 'users' });
+    expect(await works(user.token, user.id)).toBe(200);
+    expect(await works(second.body.data.attributes.token, user.id)).toBe(401);
+    expectError(await login(user.email, 'the first password'), 401, { code: 'CREDENTIALS_INVALID' });
+    expect((await login(user.email, 'the second password')).status).toBe(201);
+  });
+
+  it('a wrong old password: 401 CREDENTIALS_INVALID at /meta/oldPassword; a short new one: 422 at /meta/newPassword; nothing changes', async () => {
+    const user = await newUser(account, { password: 'the first password' });
+    const wrong = await update(user.id, user.token, { oldPassword: 'not it', newPassword: 'the second password' });
+    expectError(wrong, 401, { code: 'CREDENTIALS_INVALID' });
+    expect(wrong.body.errors[0]).toMatchObject({ detail: 'is not valid', source: { pointer: '/meta/oldPassword' } });
+    const short = await update(user.id, user.token, { oldPassword: 'the first password', newPassword: 'short' });
+    expectError(short, 422, { code: 'PASSWORD_TOO_SHORT' });
+    expect(short.body.errors[0].source).toEqual({ pointer: '/meta/newPassword' });
+    expectError(await update(user.id, user.token, { oldPassword: 'the first password' }), 400, { code: 'PARAMETER_INVALID' });
+    expect(await works(user.token, user.id)).toBe(200);
+    expect((await login(user.email, 'the first password')).status).toBe(201);
+  });
+
+  it('only the user themself: an administrator is refused (403), another user does not see them (404)', async () => {
+    const user = await newUser(account, { password: 'the first password' });
+    const other = await newUser(account);
+    const meta = { oldPassword: 'the first password', newPassword: 'the second password' };
+    expectError(await update(user.id, account.adminToken, meta), 403);
+    expectError(await update(user.id, other.token, meta), 404, { code: 'NOT_FOUND' });
+    expect((await login(user.email, 'the first password')).status).toBe(201);
+  });
+
+  it('two concurrent updates from the same old password: one 200, the other 409 or 401', async () => {
+    const user = await newUser(account, { password: 'the first password' });
+    const replies = await Promise.all(
+      ['the second password', 'the third password'].map((newPassword) =>
+        update(user.id, user.token, { oldPassword: 'the first password', newPassword }),
+      ),
+    );
+    const statuses = replies.map((reply) => reply.status).sort();
+    expect(statuses[0], JSON.stringify(replies.map((reply) => reply.body))).toBe(200);
+    expect([401, 409]).toContain(statuses[1]);
+  });
+});

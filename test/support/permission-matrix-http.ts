@@ -52,6 +52,8 @@ interface Fixture {
   spare: string[];
 }
 const fixtures = {} as Record<'same' | 'global', Fixture>;
+/** The password of each graph's owner (U), which the owner's own password update names. */
+const OWNER_PASSWORD = 'the owner password';
 
 /**
  * A licensing graph (product, policy, license owned by U, machine, component, process), an entitlement N
@@ -62,7 +64,7 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const environment = home === 'same' ? S.code : undefined;
   const admin = home === 'same' ? administrators.envToken : account.adminToken;
   const l = licensing(account);
-  const owner = await newUser(account, {}, { environment, token: admin });
+  const owner = await newUser(account, { password: OWNER_PASSWORD }, { environment, token: admin });
   const other = await newUser(account, {}, { environment, token: admin });
   const product = await l.product({}, { token: admin, environment });
   // A duration, so that its license may be renewed; check-ins required, so that it may check in.
@@ -199,6 +201,9 @@ function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'users.updatePassword':
+      // The owner's own password, kept: the owner's other credentials and the fixture stay as they were.
+      return { meta: { oldPassword: OWNER_PASSWORD, newPassword: OWNER_PASSWORD } };
     case 'licenses.decrementUsage':
       // Lowering by none is a change like any (200 with its event) whatever the count stands at.
       return { meta: { decrement: 0 } };

@@ -67,6 +67,11 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'users.ban': { steps: [{ type: 'users', action: 'ban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.unban': { steps: [{ type: 'users', action: 'unban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.resetPassword': 'public',
+  // Only the user themself, given the password it replaces; administrators PATCH another's.
+  'users.updatePassword': {
+    steps: [{ type: 'users', action: 'password.update', record: 'U' }],
+    same: '403 403 403 403 404 404 404 200 404',
+  },
   'users.tokens': {
     steps: [
       { type: 'users', action: 'read', record: 'U' },

@@ -170,7 +170,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
     MACHINE_ACTIONS.has(route)
   )
     return 200;
-  if (method === 'POST') return route.startsWith('users.ban') || route.startsWith('users.unban') ? 200 : 201;
+  if (method === 'POST') return ['users.ban', 'users.unban', 'users.updatePassword'].includes(route) ? 200 : 201;
   if (method === 'DELETE') return 204;
   return 200;
 }

@@ -122,17 +122,20 @@ export function guardRegister(tx: Transaction, holder: PlacedItem, serial: numbe
 }
 
 /**
- * Revokes every token of `holder`, a few per transaction, then commits `last` (the change that
- * needs them gone: a ban, a new role, a delete) in a transaction of its own (its events may
- * take 40 operations), which fails if a token was generated meanwhile.
+ * Revokes every token of `holder` but `kept` (the request's own, which a password update keeps),
+ * a few per transaction, then commits `last` (the change that needs them gone: a ban, a new role,
+ * a delete) in a transaction of its own (its events may take 40 operations), which fails if a
+ * token was generated meanwhile.
  */
 export async function revokeTokensOf(
   holder: PlacedItem,
   last: (tx: Transaction) => Promise<void> | void,
   holderGoes: boolean,
+  kept?: string,
 ): Promise<void> {
   const { serial, tokens } = await tokensOf(holder);
-  if (tokens.length > 0) await deleteWithChildren(tokens, () => {}, removeLookup);
+  const revoked = tokens.filter((token) => token.id !== kept);
+  if (revoked.length > 0) await deleteWithChildren(revoked, () => {}, removeLookup);
   const tx = new Transaction();
   guardRegister(tx, holder, serial, holderGoes);
   await last(tx);

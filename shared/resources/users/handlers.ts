@@ -7,6 +7,7 @@ import { created, noContent, ok } from '../../http/documents.ts';
 import { listReply } from '../../http/pagination.ts';
 import { operation } from '../../http/pipeline.ts';
 import { resetPassword as fulfilReset } from '../passwords/fulfil.ts';
+import { updatePassword as changePassword } from '../passwords/update.ts';
 import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from './document.ts';
 import { users } from './operations.ts';
@@ -39,6 +40,12 @@ export const unban = () => operation(users.unban, async ({ actor, params }) => o
 export const resetPassword = () =>
   operation(users.resetPassword, async ({ actor, params, body: { meta } }) =>
     ok(userDocument(await fulfilReset(actor, params.id, { token: meta.passwordResetToken, newPassword: meta.newPassword }))),
+  );
+
+/** The user's own password, given the one it replaces. */
+export const updatePassword = () =>
+  operation(users.updatePassword, async ({ actor, params, body: { meta } }) =>
+    ok(userDocument(await changePassword(actor, params.id, meta))),
   );
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */

@@ -123,6 +123,20 @@ export const users = {
     answers: { 200: { resource: 'users' } },
     faults: [401, 403, 409, 422],
   }),
+  updatePassword: declare({
+    operation: 'users.updatePassword',
+    authorizes: { type: 'users', action: 'password.update', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/users/{id}/actions/update-password`,
+    access: EMIT,
+    summary: "Change the bearer's own password, given the one it replaces; the user's other tokens are revoked",
+    auth: 'bearer',
+    params: ['id'],
+    body: metaDocument({ oldPassword: z.string(), newPassword: z.string() }),
+    answers: { 200: { resource: 'users' } },
+    // 401 CREDENTIALS_INVALID at /meta/oldPassword; 409: the password changed meanwhile.
+    faults: [401, 403, 409, 422],
+  }),
   tokens: declare({
     operation: 'users.tokens',
     authorizes: { type: 'users', action: 'read', record: true },

@@ -27,10 +27,11 @@ export const userPolicy = definePolicy({
     delete: 'user.delete',
     ban: 'user.ban',
     unban: 'user.ban',
+    'password.update': 'user.password.update',
   },
   // A user reads and edits themselves (the rule below narrows what they change).
-  grants: { user: ['user.read', 'user.update'] },
-  writes: new Set(['update', 'delete', 'ban', 'unban']),
+  grants: { user: ['user.read', 'user.update', 'user.password.update'] },
+  writes: new Set(['update', 'delete', 'ban', 'unban', 'password.update']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || isSelf(actor.bearer, record),
   // A license or machine a product creates may name any user the scope shows as its owner.
   relatable: (actor, record) => isAdministrator(actor.bearer) || actor.bearer.kind === 'product' || isSelf(actor.bearer, record),
@@ -44,6 +45,13 @@ export const userPolicy = definePolicy({
       case 'unban':
         if (!isAdministrator(actor.bearer)) return `Only administrators may ${action} users`;
         return !(record && isSelf(actor.bearer, record)) || `You cannot ${action} yourself`;
+      case 'password.update':
+        // As Keygen: a user changes their own password this way, given the one it replaces; an
+        // administrator sets another user's with a PATCH.
+        return (
+          (record !== undefined && isSelf(actor.bearer, record)) ||
+          'Only the user may update their own password (administrators: PATCH the user)'
+        );
       case 'update': {
         if (isAdministrator(actor.bearer)) return true;
         const others = Object.keys(context.changes ?? {}).filter((name) => !(SELF_EDITABLE as readonly string[]).includes(name));
@@ -58,8 +66,11 @@ export const userPolicy = definePolicy({
       const role = changes.role ?? 'user';
       return roleCarries(role, actor.scope.environmentId, `A user with the role ${role}`);
     }
+    const home = record?.environmentId ?? null;
+    // A new password is a credential of the user's role: a narrowed token may not give itself the whole role.
+    if (action === 'password.update' && record)
+      return roleCarries(record.role, home, `Setting the credentials of a user with the role ${record.role}`);
     if (action !== 'update' || !record) return [];
-    const home = record.environmentId ?? null;
     return [
       ...(changes.role !== undefined ? roleCarries(changes.role, home, `The role ${changes.role}`) : []),
       ...(changes.password !== undefined || changes.email !== undefined

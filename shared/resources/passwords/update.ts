@@ -1,0 +1,51 @@
+/**
+ * POST /users/<id>/actions/update-password (docs/rules.md §27.4), as Keygen updates a password: the
+ * user's own, given the one it replaces. The user's other tokens are revoked with the change; the
+ * one the request came with stays, so the client that changed the password stays signed in.
+ */
+import type { Actor } from '../../auth/actor.ts';
+import { authorize } from '../../auth/authorize.ts';
+import { hashPassword, verifyPassword } from '../../auth/secrets.ts';
+import { conflict, NotAuthenticated } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { RecordNotFound } from '../../store/errors.ts';
+import { toRecord } from '../../store/records.ts';
+import { now } from '../rules.ts';
+import { revokeTokensOf } from '../tokens/service.ts';
+import { userDocument } from '../users/document.ts';
+import type { UserRecord } from '../users/entity.ts';
+import { passwordRules } from '../users/service.ts';
+
+export interface PasswordUpdate {
+  oldPassword: string;
+  newPassword: string;
+}
+
+export async function updatePassword(actor: Actor, id: string, input: PasswordUpdate): Promise<UserRecord> {
+  const item = await authorize(actor, 'users', id, 'password.update');
+  const user = toRecord('users', item);
+  // A managed user (no password yet) has none to give: Keygen's answer alike, 401 at the old password.
+  if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
+    throw new NotAuthenticated('CREDENTIALS_INVALID', 'is not valid', undefined, { pointer: '/meta/oldPassword' });
+  }
+  passwordRules(input.newPassword, '/meta/newPassword');
+  const passwordHash = await hashPassword(input.newPassword);
+  let updated = user;
+  await revokeTokensOf(
+    item,
+    async (tx) => {
+      const changes = { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() };
+      // Only over the password checked: of two concurrent updates, the second finds its old password gone.
+      const next = tx.update(item, changes, {
+        missing: new RecordNotFound('users', id),
+        unchanged: { passwordHash: user.passwordHash },
+        conflict: conflict('The password changed while this request was made'),
+      });
+      updated = toRecord('users', next);
+      await emitEvent(tx, originOf(updated, actor.scope), 'user.updated', userDocument(updated));
+    },
+    false,
+    actor.bearer.tokenId,
+  );
+  return updated;
+}
