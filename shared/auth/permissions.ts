@@ -78,6 +78,7 @@ export type Permission =
   | 'component.delete'
   | 'process.create'
   | 'process.read'
+  | 'process.update'
   | 'process.delete'
   | 'process.heartbeat.ping'
   | 'entitlement.create'

@@ -518,6 +518,38 @@ describe.concurrent('who may start, ping, stop and read processes', () => {
   });
 });
 
+describe.concurrent('PATCH /processes/{id}: its metadata, as Keygen', () => {
+  const patch = (id: string, attributes: Record<string, unknown>, credentials: Credentials = {}) =>
+    l.api('PATCH', `/processes/${id}`, { ...credentials, body: doc('processes', attributes) });
+
+  it('changes the metadata alone, with its event; the pid and anything else are unpermitted', async () => {
+    const g = await l.graph();
+    const p = await started(g.machine.id, { metadata: { build: 1 } });
+    const reply = await patch(p.id, { metadata: { build: 2 } });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.data.attributes).toMatchObject({ pid: p.attributes.pid, metadata: { build: 2 }, status: 'ALIVE' });
+    expect((await l.api('GET', `/processes/${p.id}`)).body.data.attributes.metadata).toEqual({ build: 2 });
+    expect((await eventsAbout('process.updated', p.id)).map((payload) => payload.data.attributes.metadata)).toEqual([{ build: 2 }]);
+    expectCode(await patch(p.id, { pid: 'another' }), 400, 'PARAMETER_INVALID');
+    expectCode(await patch(p.id, { metadata: 'not an object' }), 400, 'PARAMETER_INVALID');
+    expectCode(await patch(randomUUID(), { metadata: {} }), 404);
+  });
+
+  it('who: as for stopping it (the owning user not on a protected license; a stranger sees nothing)', async () => {
+    const user = await newUser(account);
+    const stranger = await newUser(account);
+    const g = await l.graph({ owner: user.id });
+    const guarded = await l.graph({ owner: user.id, policy: { protected: true } });
+    const mine = await started(g.machine.id);
+    const theirs = await started(guarded.machine.id);
+    expect((await patch(mine.id, { metadata: { by: 'owner' } }, { token: user.token })).status).toBe(200);
+    expectCode(await patch(theirs.id, { metadata: { by: 'owner' } }, { token: user.token }), 403);
+    const licenseKey = { authorization: `License ${guarded.license.attributes.key}` };
+    expect((await patch(theirs.id, { metadata: { by: 'license' } }, licenseKey)).status).toBe(200);
+    expectCode(await patch(mine.id, { metadata: {} }, { token: stranger.token }), 404);
+  });
+});
+
 describe.concurrent('removals take processes with them', () => {
   it("a machine's deactivation removes its processes, their markers and its count (no process.deleted)", async () => {
     const g = await l.graph();

@@ -167,9 +167,12 @@ function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
   const { records } = fixture;
   const type = route.path.split('/')[4];
   if (route.method === 'PATCH') {
-    const attributes = { users: { firstName: 'Same' }, environments: { name: 'Shared' }, 'webhook-endpoints': { enabled: true } }[
-      type ?? ''
-    ] ?? { name: 'Same name' };
+    const attributes = {
+      users: { firstName: 'Same' },
+      environments: { name: 'Shared' },
+      'webhook-endpoints': { enabled: true },
+      processes: { metadata: { same: true } },
+    }[type ?? ''] ?? { name: 'Same name' };
     return type === undefined ? doc('accounts', { name: 'Same account' }) : { data: { type, id, attributes } };
   }
   switch (route.operation) {

@@ -346,6 +346,7 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   },
   'processes.list': { steps: [{ type: 'processes', action: 'list' }], same: '200 200 200 200 200 200 200 200 200' },
   'processes.retrieve': { steps: [{ type: 'processes', action: 'read', record: 'R' }], same: '200 200 200 200 200 200 200 200 404' },
+  'processes.update': { steps: [{ type: 'processes', action: 'update', record: 'R' }], same: '200 200 200 403 200 200 200 200 404' },
   'processes.delete': { steps: [{ type: 'processes', action: 'delete', record: 'R' }], same: '204 204 204 403 204 204 204 204 404' },
   'processes.ping': { steps: [{ type: 'processes', action: 'ping', record: 'R' }], same: '200 200 200 403 200 200 200 200 404' },
   'processes.machine': {

@@ -29,6 +29,7 @@ const LICENSEE = [
   'component.delete',
   'process.create',
   'process.read',
+  'process.update',
   'process.delete',
   'process.heartbeat.ping',
 ];
@@ -77,7 +78,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(71);
+    expect(PERMISSIONS).toHaveLength(72);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

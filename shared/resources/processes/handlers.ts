@@ -14,7 +14,15 @@ import { productDocument } from '../products/document.ts';
 import { relatedProduct } from '../products/service.ts';
 import { processDocument, processDocumentsFor, shownProcess } from './document.ts';
 import { processes } from './operations.ts';
-import { createProcess, deleteProcess, listMachineProcesses, listProcesses, pingProcess, retrieveProcess } from './service.ts';
+import {
+  createProcess,
+  deleteProcess,
+  listMachineProcesses,
+  listProcesses,
+  pingProcess,
+  retrieveProcess,
+  updateProcess,
+} from './service.ts';
 
 export const create = () =>
   operation(processes.create, async ({ actor, body: { data } }) => {
@@ -67,4 +75,11 @@ export const ofMachine = () =>
   operation(processes.ofMachine, async (call) => {
     const page = await listMachineProcesses(call.actor, call.params.id, call.query, call.page);
     return listReply(call, page, await processDocumentsFor(page.records));
+  });
+
+/** PATCH /processes/<id>: its metadata. */
+export const update = () =>
+  operation(processes.update, async ({ actor, params, body: { data } }) => {
+    const { process, policy } = await updateProcess(actor, params.id, data.attributes ?? {});
+    return ok(processDocument(process, policy));
   });

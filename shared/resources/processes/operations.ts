@@ -2,7 +2,7 @@
 
 import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ } from '../../access.ts';
-import { nonBlank, relationship, resourceDocument } from '../../http/body.ts';
+import { nonBlank, relationship, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../http/query.ts';
 import { metadataSchema } from '../rules.ts';
@@ -51,6 +51,19 @@ export const processes = {
     summary: 'Retrieve a process',
     auth: 'bearer',
     params: ['id'],
+    answers: { 200: { resource: 'processes' } },
+    faults: [403],
+  }),
+  update: declare({
+    operation: 'processes.update',
+    authorizes: { type: 'processes', action: 'update', record: true },
+    method: 'PATCH',
+    path: `${ACCOUNT}/processes/{id}`,
+    access: EMIT,
+    summary: "Update a process's metadata",
+    auth: 'bearer',
+    params: ['id'],
+    body: updateDocument('processes', { metadata: z.optional(metadataSchema()) }),
     answers: { 200: { resource: 'processes' } },
     faults: [403],
   }),

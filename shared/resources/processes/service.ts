@@ -18,6 +18,7 @@ import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { backoff, getItem, getNamedRecordItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { updateAndAnnounce } from '../changes.ts';
 import { underMachine } from '../machines/entity.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
@@ -133,6 +134,16 @@ const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId
 
 export async function retrieveProcess(actor: Actor, id: string): Promise<ProcessRecord> {
   return toRecord('processes', await authorize(actor, 'processes', id, 'read'));
+}
+
+/** PATCH /processes/<id>: its metadata, all a process has to change besides its pings (Keygen's). */
+export async function updateProcess(actor: Actor, id: string, changes: { metadata?: Metadata }): Promise<JudgedProcess> {
+  const item = await authorize(actor, 'processes', id, 'update');
+  metadataRule(changes.metadata);
+  const policy = await policyOf(toRecord('processes', item));
+  const document = (process: ProcessRecord) => processDocument(process, policy);
+  const process = await updateAndAnnounce('processes', item, { ...changes, updated: now() }, 'process.updated', document, actor.scope);
+  return { process, policy };
 }
 
 /** Permanent: its pid is free again on its machine, and its counts go down. */
