@@ -28,6 +28,7 @@ export type Permission =
   | 'user.delete'
   | 'user.ban'
   | 'user.password.update'
+  | 'user.tokens.generate'
   | 'token.generate'
   | 'token.read'
   | 'token.regenerate'

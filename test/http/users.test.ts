@@ -619,3 +619,36 @@ describe.concurrent('POST /users/{id}/actions/update-password (docs/rules.md §2
     expect([401, 409]).toContain(statuses[1]);
   });
 });
+
+describe.concurrent('POST /users/{id}/tokens (docs/rules.md §14.3)', () => {
+  const generate = (id: string, token: string, attributes?: Record<string, unknown>) =>
+    call('POST', `${account.path}/users/${id}/tokens`, {
+      token,
+      ...(attributes ? { body: { data: { type: 'tokens', attributes } } } : {}),
+    });
+
+  it('an administrator gives a user a token: 200, its value shown once, living 14 days; it acts as the user', async () => {
+    const user = await newUser(account);
+    const reply = await generate(user.id, account.adminToken, { name: 'support' });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const { attributes, relationships } = reply.body.data;
+    expect(attributes).toMatchObject({ kind: 'user-token', name: 'support' });
+    expect(attributes.token).toMatch(/^user-[0-9a-f]{64}$/);
+    expect(Math.abs(Date.parse(attributes.expiry) - (Date.now() + 14 * 24 * 3600 * 1000))).toBeLessThan(60_000);
+    expect(relationships.bearer.data).toEqual({ type: 'users', id: user.id });
+    const me = await call('GET', `${account.path}/me`, { token: attributes.token });
+    expect(me.body.data).toMatchObject({ type: 'users', id: user.id });
+    expectError(await generate(user.id, account.adminToken, { expiry: new Date(Date.now() + 15 * 24 * 3600 * 1000).toISOString() }), 422, {
+      code: 'EXPIRY_INVALID',
+    });
+  });
+
+  it('only administrators: the user themself is refused (403), another user does not see them (404); a banned user holds none', async () => {
+    const user = await newUser(account);
+    const other = await newUser(account);
+    expectError(await generate(user.id, user.token), 403);
+    expectError(await generate(user.id, other.token), 404, { code: 'NOT_FOUND' });
+    expect((await call('POST', `${account.path}/users/${user.id}/actions/ban`, { token: account.adminToken })).status).toBe(200);
+    expectError(await generate(user.id, account.adminToken), 403);
+  });
+});

@@ -67,6 +67,11 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   'users.ban': { steps: [{ type: 'users', action: 'ban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.unban': { steps: [{ type: 'users', action: 'unban', record: 'U' }], same: '200 200 200 403 404 404 404 403 404' },
   'users.resetPassword': 'public',
+  // Administrators give a user a token (the user's own log-in is POST /tokens).
+  'users.tokens.generate': {
+    steps: [{ type: 'users', action: 'tokens.generate', record: 'U' }, { grant: (home) => heldBy('user', home) }],
+    same: '200 200 200 403 404 404 404 403 404',
+  },
   // Only the user themself, given the password it replaces; administrators PATCH another's.
   'users.updatePassword': {
     steps: [{ type: 'users', action: 'password.update', record: 'U' }],

@@ -149,17 +149,20 @@ export interface UserTokenRequest {
   expiry?: string;
 }
 
+/** A user token's expiry (docs/rules.md §14.1): the one asked, if it is at most 14 days away, else 14 days from now. */
+export function userTokenExpiry(asked: string | null | undefined): string {
+  const latest = Date.now() + USER_TOKEN_LIFETIME_MS;
+  if (asked == null) return new Date(latest).toISOString();
+  const at = Date.parse(asked);
+  if (Number.isNaN(at) || at <= Date.now() || at > latest) {
+    throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', attributePointer('expiry'));
+  }
+  return new Date(at).toISOString();
+}
+
 /** POST /tokens: a new token for the user who logged in with HTTP Basic. */
 export async function generateUserToken(login: LoggingIn, request: UserTokenRequest) {
-  const latest = Date.now() + USER_TOKEN_LIFETIME_MS;
-  let expiry = new Date(latest).toISOString();
-  if (request.expiry !== undefined) {
-    const at = Date.parse(request.expiry);
-    if (Number.isNaN(at) || at <= Date.now() || at > latest) {
-      throw ruleBroken('EXPIRY_INVALID', 'expiry must be a future ISO 8601 time at most 14 days away', attributePointer('expiry'));
-    }
-    expiry = new Date(at).toISOString();
-  }
+  const expiry = userTokenExpiry(request.expiry);
   const { user } = login;
   const tx = new Transaction();
   const result = addToken(tx, {

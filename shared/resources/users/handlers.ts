@@ -11,7 +11,17 @@ import { updatePassword as changePassword } from '../passwords/update.ts';
 import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from './document.ts';
 import { users } from './operations.ts';
-import { banUser, createUser, deleteUser, listUsers, listUserTokens, retrieveUser, unbanUser, updateUser } from './service.ts';
+import {
+  banUser,
+  createUser,
+  deleteUser,
+  generateTokenForUser,
+  listUsers,
+  listUserTokens,
+  retrieveUser,
+  unbanUser,
+  updateUser,
+} from './service.ts';
 
 export const create = () =>
   operation(users.create, async ({ actor, body }) => created(userDocument(await createUser(actor, body.data.attributes))));
@@ -47,6 +57,13 @@ export const updatePassword = () =>
   operation(users.updatePassword, async ({ actor, params, body: { meta } }) =>
     ok(userDocument(await changePassword(actor, params.id, meta))),
   );
+
+/** POST /users/<id>/tokens: a token of the user's, made by an administrator; the value is shown only here. */
+export const tokensGenerate = () =>
+  operation(users.tokensGenerate, async ({ actor, params, body }) => {
+    const { token, value } = await generateTokenForUser(actor, params.id, body?.data.attributes ?? {});
+    return ok(tokenDocument(token, value));
+  });
 
 /** GET /users/<id>/tokens: the tokens of a user the bearer may see. */
 export const tokens = () =>

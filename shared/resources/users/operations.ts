@@ -5,6 +5,7 @@ import { ACCOUNT, EMIT, READ } from '../../access.ts';
 import { metaDocument, nonBlank, resourceDocument, updateDocument } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { metadataSchema } from '../rules.ts';
+import { tokenRequestBody } from '../tokens/operations.ts';
 
 const name = z.nullish(z.string());
 const metadata = metadataSchema();
@@ -136,6 +137,20 @@ export const users = {
     answers: { 200: { resource: 'users' } },
     // 401 CREDENTIALS_INVALID at /meta/oldPassword; 409: the password changed meanwhile.
     faults: [401, 403, 409, 422],
+  }),
+  tokensGenerate: declare({
+    operation: 'users.tokens.generate',
+    authorizes: { type: 'users', action: 'tokens.generate', record: true },
+    method: 'POST',
+    path: `${ACCOUNT}/users/{id}/tokens`,
+    access: EMIT,
+    summary: 'Generate a token for a user (administrators), as Keygen',
+    auth: 'bearer',
+    params: ['id'],
+    body: tokenRequestBody,
+    // 200, not 201, like the other tokens generated for a holder (docs/rules.md §14.3); the value is shown only here.
+    answers: { 200: { resource: 'tokens' } },
+    faults: [403, 422],
   }),
   tokens: declare({
     operation: 'users.tokens',

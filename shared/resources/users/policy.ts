@@ -5,7 +5,15 @@
  * that role's permissions: only a credential holding all of them gives it (`carries`).
  */
 import { heldBy } from '../../auth/held.ts';
-import { administratorsOnly, type Carried, definePolicy, isAdministrator, isSelf, type Verdict } from '../../auth/policies/policy.ts';
+import {
+  administratorsOnly,
+  type Carried,
+  definePolicy,
+  isAdministrator,
+  isSelf,
+  tokenGrant,
+  type Verdict,
+} from '../../auth/policies/policy.ts';
 import type { Account } from '../accounts/entity.ts';
 import { isManaged, ROLES, type UserRecord } from './entity.ts';
 
@@ -28,10 +36,11 @@ export const userPolicy = definePolicy({
     ban: 'user.ban',
     unban: 'user.ban',
     'password.update': 'user.password.update',
+    'tokens.generate': 'user.tokens.generate',
   },
   // A user reads and edits themselves (the rule below narrows what they change).
   grants: { user: ['user.read', 'user.update', 'user.password.update'] },
-  writes: new Set(['update', 'delete', 'ban', 'unban', 'password.update']),
+  writes: new Set(['update', 'delete', 'ban', 'unban', 'password.update', 'tokens.generate']),
   reaches: (actor, record) => isAdministrator(actor.bearer) || isSelf(actor.bearer, record),
   // A license or machine a product creates may name any user the scope shows as its owner.
   relatable: (actor, record) => isAdministrator(actor.bearer) || actor.bearer.kind === 'product' || isSelf(actor.bearer, record),
@@ -40,6 +49,8 @@ export const userPolicy = definePolicy({
       case 'create':
       case 'list':
         return administratorsOnly(actor, `${action} users`);
+      case 'tokens.generate':
+        return administratorsOnly(actor, 'generate tokens for users');
       case 'delete':
       case 'ban':
       case 'unban':
@@ -61,7 +72,10 @@ export const userPolicy = definePolicy({
         return true;
     }
   },
-  carries(actor, action, record, { changes = {} }) {
+  carries(actor, action, record, context) {
+    // A token of the user's: what it gives is the user's (narrowed by the permissions asked).
+    if (action === 'tokens.generate') return tokenGrant(actor, action, record, context);
+    const { changes = {} } = context;
     if (action === 'create') {
       const role = changes.role ?? 'user';
       return roleCarries(role, actor.scope.environmentId, `A user with the role ${role}`);
