@@ -4,19 +4,15 @@
  */
 
 import type { Requester } from '../../auth/actor.ts';
-import { digest, hashPassword, sameDigest } from '../../auth/secrets.ts';
+import { digest, sameDigest } from '../../auth/secrets.ts';
 import { NotAuthenticated, refused } from '../../errors.ts';
-import { emitEvent, originOf } from '../../events/emit.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getVisibleItem, toRecord } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
-import { now } from '../rules.ts';
-import { revokeTokensOf } from '../tokens/service.ts';
-import { userDocument } from '../users/document.ts';
 import type { UserRecord } from '../users/entity.ts';
 import { passwordResettable } from '../users/policy.ts';
-import { passwordRules } from '../users/service.ts';
+import { replacePassword } from './replace.ts';
 
 /** What the reset form (or a client holding the webhook's token) sends. */
 export interface PasswordReset {
@@ -39,25 +35,8 @@ export async function resetPassword(requester: Requester, id: string, input: Pas
   }
   const resettable = passwordResettable(requester.account, user);
   if (resettable !== true) throw refused(resettable);
-  passwordRules(input.newPassword, '/meta/newPassword');
-
-  const passwordHash = await hashPassword(input.newPassword);
-  let updated = user;
-  // The new password and the revocation of every token the user had land together.
-  await revokeTokensOf(
-    item,
-    async (tx) => {
-      const next = tx.update(
-        item,
-        { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() },
-        { missing: new RecordNotFound('users', id), unchanged: { passwordResetDigest: user.passwordResetDigest } },
-      );
-      updated = toRecord('users', next);
-      await emitEvent(tx, originOf(updated, requester.scope), 'user.updated', userDocument(updated));
-    },
-    false,
-  );
-  return updated;
+  // The new password and the revocation of every token the user had land together, once: the reset token is used up.
+  return replacePassword(requester, item, input.newPassword, { unchanged: { passwordResetDigest: user.passwordResetDigest } });
 }
 
 /** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */

@@ -5,16 +5,11 @@
  */
 import type { Actor } from '../../auth/actor.ts';
 import { authorize } from '../../auth/authorize.ts';
-import { hashPassword, verifyPassword } from '../../auth/secrets.ts';
+import { verifyPassword } from '../../auth/secrets.ts';
 import { conflict, NotAuthenticated } from '../../errors.ts';
-import { emitEvent, originOf } from '../../events/emit.ts';
-import { RecordNotFound } from '../../store/errors.ts';
 import { toRecord } from '../../store/records.ts';
-import { now } from '../rules.ts';
-import { revokeTokensOf } from '../tokens/service.ts';
-import { userDocument } from '../users/document.ts';
 import type { UserRecord } from '../users/entity.ts';
-import { passwordRules } from '../users/service.ts';
+import { replacePassword } from './replace.ts';
 
 export interface PasswordUpdate {
   oldPassword: string;
@@ -28,24 +23,10 @@ export async function updatePassword(actor: Actor, id: string, input: PasswordUp
   if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
     throw new NotAuthenticated('CREDENTIALS_INVALID', 'is not valid', undefined, { pointer: '/meta/oldPassword' });
   }
-  passwordRules(input.newPassword, '/meta/newPassword');
-  const passwordHash = await hashPassword(input.newPassword);
-  let updated = user;
-  await revokeTokensOf(
-    item,
-    async (tx) => {
-      const changes = { passwordHash, passwordResetDigest: null, passwordResetExpiry: null, updated: now() };
-      // Only over the password checked: of two concurrent updates, the second finds its old password gone.
-      const next = tx.update(item, changes, {
-        missing: new RecordNotFound('users', id),
-        unchanged: { passwordHash: user.passwordHash },
-        conflict: conflict('The password changed while this request was made'),
-      });
-      updated = toRecord('users', next);
-      await emitEvent(tx, originOf(updated, actor.scope), 'user.updated', userDocument(updated));
-    },
-    false,
-    actor.bearer.tokenId,
-  );
-  return updated;
+  // Only over the password checked: of two concurrent updates, the second finds its old password gone.
+  return replacePassword(actor, item, input.newPassword, {
+    unchanged: { passwordHash: user.passwordHash },
+    conflict: conflict('The password changed while this request was made'),
+    kept: actor.bearer.tokenId,
+  });
 }
