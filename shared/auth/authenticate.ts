@@ -90,7 +90,7 @@ async function requireLicenseTokenStanding(token: TokenLookup): Promise<void> {
   );
   // A license's delete removes its tokens' lookups first; one caught in between is gone already.
   if (!license) throw invalid();
-  await requireStanding(license, read);
+  await requireStanding(license, 'token', read);
 }
 
 /**
@@ -104,7 +104,7 @@ export async function authenticateLicenseKey(header: string, scope: Scope): Prom
   // The licenses a request's environment can read are exactly the ones it admits as bearers.
   const holder = await findLicenseItemByKey(scope, key);
   if (!holder) throw new NotAuthenticated('LICENSE_INVALID', 'License key is invalid');
-  await requireStanding(holder);
+  await requireStanding(holder, 'key');
   const environmentId = holder.environmentId ?? null;
   return {
     kind: 'license',

@@ -77,8 +77,11 @@ describe.concurrent('counting uses', () => {
     expectCode(await use(license.id, 'increment', { increment: 100 }), 422, 'USES_LIMIT_EXCEEDED');
     const under = expectCode(await use(license.id, 'decrement', { decrement: 6 }), 422, 'USES_INVALID');
     expect(under).toMatchObject({ detail: 'must be greater than or equal to 0', source: { pointer: '/data/attributes/uses' } });
-    // An increment by a negative number is a decrement, and bounded alike.
-    expectCode(await use(license.id, 'increment', { increment: -6 }), 422, 'USES_INVALID');
+    // Not by a negative number: that would be a decrement, which a license or its owner may not make.
+    for (const action of ['increment', 'decrement'] as const) {
+      const negative = expectCode(await use(license.id, action, { [action]: -1 }), 400, 'PARAMETER_INVALID');
+      expect(negative).toMatchObject({ detail: 'must not be negative', source: { pointer: `/meta/${action}` } });
+    }
     expect(await usesOf(license.id)).toBe(5);
     expect(await eventsOf('license.usage.incremented', license.id)).toHaveLength(1);
     expect(await eventsOf('license.usage.decremented', license.id)).toHaveLength(0);

@@ -8,7 +8,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '#shared/auth/secrets.ts';
+import { removeLookup } from '#shared/resources/tokens/service.ts';
 import { type Key, recordKey, tokenLookupKey } from '#shared/store/keys.ts';
+import { getRecordItem } from '#shared/store/records.ts';
+import { Transaction } from '#shared/store/transaction.ts';
 import { basic, call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
 
 let account: TestAccount;
@@ -231,6 +234,39 @@ describe.concurrent('PUT /tokens/{id} (regenerate)', () => {
     });
     expect((await call('GET', `${account.path}/users/${john.id}`, { token: byAdmin.body.data.attributes.token })).status).toBe(200);
     expectError(await regenerate(randomUUID(), account.adminToken), 404, { code: 'NOT_FOUND' });
+  });
+
+  it('a narrowed credential may not regenerate a wider token (403): it would take its whole credential', async () => {
+    const fresh = await login(jane.email, jane.password);
+    // A token of the admin's narrowed to reading and regenerating tokens.
+    const admin = await login(account.adminEmail, account.adminPassword);
+    const narrow = await call('POST', `${account.path}/users/${account.adminId}/tokens`, {
+      token: admin.body.data.attributes.token,
+      body: { data: { type: 'tokens', attributes: { permissions: ['token.read', 'token.regenerate'] } } },
+    });
+    expect(narrow.status, JSON.stringify(narrow.body)).toBe(200);
+    expectError(await regenerate(fresh.body.data.id, narrow.body.data.attributes.token), 403);
+    expect((await call('GET', `${account.path}/users/${jane.id}`, { token: fresh.body.data.attributes.token })).status).toBe(200);
+    // It may regenerate itself: it holds all it carries.
+    expect((await regenerate(narrow.body.data.id, narrow.body.data.attributes.token)).status).toBe(200);
+  });
+
+  it('a revocation that read the token before a regeneration fails (409) rather than leave the new value working', async () => {
+    const fresh = await login(jane.email, jane.password);
+    const { id } = fresh.body.data;
+    // What a revocation read, then a regeneration lands before it writes: the race, made in order.
+    const read = await getRecordItem(account.id, 'tokens', id);
+    const regenerated = await regenerate(id, account.adminToken);
+    expect(regenerated.status).toBe(200);
+    const tx = new Transaction();
+    tx.delete(read!);
+    removeLookup(tx, read as never);
+    await expect(tx.commit()).rejects.toThrow(/regenerated meanwhile/);
+    // Nothing was removed: the new value works, and a revocation now ends it.
+    const value = regenerated.body.data.attributes.token;
+    expect((await call('GET', `${account.path}/users/${jane.id}`, { token: value })).status).toBe(200);
+    expect((await call('DELETE', `${account.path}/tokens/${id}`, { token: account.adminToken })).status).toBe(204);
+    expectError(await call('GET', `${account.path}/users/${jane.id}`, { token: value }), 401, { code: 'TOKEN_INVALID' });
   });
 
   it('10 concurrent regenerations of one token: each 200 or 409, and only the value of the last to land works', async () => {

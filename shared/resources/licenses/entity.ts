@@ -120,7 +120,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 40,
     name: "A license's standing (`License <key>`, license tokens, validations)",
     operation:
-      "BatchGetItem: a license token's license, policy and owner (its lookup names all three); after pattern 23, a key's owner (if any) and, once expired, its policy; a validation's policy and owner",
+      "BatchGetItem: a license token's license, policy and owner (its lookup names all three); after pattern 23, a key's policy and its owner (if any), together; a validation's policy and owner",
     index: 'table',
     key: '`PK = A#<acct>#LICENSE#<id>`, `…#POLICY#<id>`, `…#USER#<id>`',
     usedBy: 'authentication (`requireStanding`), both validations',

@@ -340,19 +340,19 @@ export const licenseActions = {
 };
 
 /**
- * How much a usage action adds or takes (docs/rules.md §18.6): an integer, 1 when not given; as
- * Keygen, a value no license could count is 400 at its pointer.
+ * How much a usage action adds or takes (docs/rules.md §18.6): an integer from 0, 1 when not given;
+ * as Keygen, a value no license could count is 400 at its pointer.
  */
 const usesStep = (action: 'increment' | 'decrement') =>
   z.optional(
-    z
-      .number()
-      .check(
-        z.maximum(LIMIT_MAX, 'integer is too large'),
-        z.minimum(-LIMIT_MAX, 'integer is too small'),
-        z.int(),
-        z.describe(`How many uses to ${action === 'increment' ? 'add' : 'take'}; default 1`),
-      ),
+    z.number().check(
+      z.maximum(LIMIT_MAX, 'integer is too large'),
+      // Not below 0: an increment by a negative number would be a decrement, which the bearers that
+      // count uses (a license, its owner) may not make.
+      z.minimum(0, 'must not be negative'),
+      z.int(),
+      z.describe(`How many uses to ${action === 'increment' ? 'add' : 'take'}; default 1`),
+    ),
   );
 
 /** A usage action's body: none at all, or `{meta: {increment: n}}` (`decrement` to take), as Keygen's SDKs send it. */

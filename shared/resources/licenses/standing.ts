@@ -3,12 +3,20 @@
  * owner banned (BANNED), the license suspended (SUSPENDED), or expired under a policy whose
  * expirationStrategy is REVOKE_ACCESS (EXPIRED). Validation answers these as verdicts
  * (validation.ts); authentication refuses a license in such standing as a bearer, by its key or
- * by a license token (403 LICENSE_BANNED, LICENSE_SUSPENDED, LICENSE_EXPIRED: docs/rules.md §6.3).
+ * by a license token (403 LICENSE_BANNED, LICENSE_SUSPENDED, LICENSE_EXPIRED: docs/rules.md §6.3),
+ * and first one whose policy's authenticationStrategy does not admit the credential it came with
+ * (403 LICENSE_NOT_ALLOWED, TOKEN_NOT_ALLOWED).
  */
 import { refused } from '../../errors.ts';
 import { type RecordType, recordKey } from '../../store/keys.ts';
 import { getItems, type Item, itemOfType, type StoredItem } from '../../store/records.ts';
-import { type Expiration, expirationOf, type PolicyRecord } from '../policies/entity.ts';
+import {
+  type AuthenticationStrategy,
+  authenticationStrategyOf,
+  type Expiration,
+  expirationOf,
+  type PolicyRecord,
+} from '../policies/entity.ts';
 import type { UserRecord } from '../users/entity.ts';
 import { isExpired, type LicenseRecord } from './entity.ts';
 
@@ -60,14 +68,34 @@ const REFUSALS: Record<Standing, [string, string]> = {
   EXPIRED: ['LICENSE_EXPIRED', 'License is expired'],
 };
 
+/** How a license authenticates: by its key (`License <key>`) or by one of its tokens. */
+export type LicenseCredential = 'key' | 'token';
+
+/** The strategies that admit each credential. */
+const ADMITTED: Record<LicenseCredential, readonly AuthenticationStrategy[]> = { key: ['LICENSE', 'MIXED'], token: ['TOKEN', 'MIXED'] };
+
+/** Keygen's refusal of a credential its license's policy does not admit. */
+const NOT_ALLOWED: Record<LicenseCredential, [string, string]> = {
+  key: ['LICENSE_NOT_ALLOWED', 'License key authentication is not allowed by policy'],
+  token: ['TOKEN_NOT_ALLOWED', 'Token authentication is not allowed by policy'],
+};
+
 /**
- * Refuses (403, with the code) a license that may not act as a bearer; `read` holds what was
- * read with it already (its policy and owner, for a license token). Only an expired license's
- * policy matters, so a license key's authentication reads at most its owner and, once expired,
- * its policy: one more BatchGetItem when it has an owner or has expired, none otherwise.
+ * Refuses (403, with the code) a license that may not act as a bearer with `credential`: one its
+ * policy's authenticationStrategy does not admit, then its standing. `read` holds what was read
+ * with it already (its policy and owner, for a license token); a license key's authentication
+ * reads its policy and owner in one more BatchGetItem.
  */
-export async function requireStanding(license: StoredItem<LicenseRecord>, read: readonly Item[] = []): Promise<void> {
-  const { owner, policy } = await ownerAndPolicy(license, read, isExpired(license.expiry));
+export async function requireStanding(
+  license: StoredItem<LicenseRecord>,
+  credential: LicenseCredential,
+  read: readonly Item[] = [],
+): Promise<void> {
+  const { owner, policy } = await ownerAndPolicy(license, read);
+  if (!ADMITTED[credential].includes(authenticationStrategyOf(policy))) {
+    const [refusal, why] = NOT_ALLOWED[credential];
+    throw refused(why, refusal);
+  }
   const standing = standingOf(license, owner, expirationOf(policy));
   if (standing === undefined) return;
   const [code, detail] = REFUSALS[standing];

@@ -1,6 +1,6 @@
 import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import { checkInOf } from './check-in.ts';
-import { expirationOf, type PolicyRecord } from './entity.ts';
+import { authenticationStrategyOf, expirationOf, type PolicyRecord } from './entity.ts';
 import { settingsOf } from './rules.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {
@@ -19,6 +19,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       ...expirationOf(policy),
       ...settingsOf(policy),
       maxUses: policy.maxUses ?? null,
+      authenticationStrategy: authenticationStrategyOf(policy),
       ...checkInOf(policy),
       metadata: policy.metadata,
       created: policy.created,

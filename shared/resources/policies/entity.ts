@@ -51,6 +51,18 @@ export type ExpirationBasis = (typeof EXPIRATION_BASES)[number];
 export const RENEWAL_BASES = ['FROM_EXPIRY', 'FROM_NOW', 'FROM_NOW_IF_EXPIRED'] as const;
 export type RenewalBasis = (typeof RENEWAL_BASES)[number];
 
+/**
+ * How a license under the policy may act as a bearer (docs/rules.md §6.3): by a license token
+ * (TOKEN), by its key (LICENSE), both (MIXED, the default here, so that policies made before the
+ * attribute keep both; Keygen's default is TOKEN), or neither (NONE).
+ */
+export const AUTHENTICATION_STRATEGIES = ['TOKEN', 'LICENSE', 'MIXED', 'NONE'] as const;
+export type AuthenticationStrategy = (typeof AUTHENTICATION_STRATEGIES)[number];
+
+/** A policy's authentication strategy as stored (a record or an item; undefined, a policy gone: the default). */
+export const authenticationStrategyOf = (stored: object | undefined): AuthenticationStrategy =>
+  (stored as { authenticationStrategy?: AuthenticationStrategy } | undefined)?.authenticationStrategy ?? 'MIXED';
+
 /** A duration's bounds, in seconds: a day, and the largest 32-bit integer (Keygen's). */
 export const DURATION_MIN = 86_400;
 export const DURATION_MAX = 2_147_483_647;
@@ -91,6 +103,8 @@ export interface PolicyRecord extends StoredRecord {
   heartbeatBasis?: HeartbeatBasis;
   /** The uses a license may count (docs/rules.md §18.6); null: unlimited. Absent from policies made before it: null. */
   maxUses?: number | null;
+  /** Absent from policies made before it: read with `authenticationStrategyOf` (MIXED). */
+  authenticationStrategy?: AuthenticationStrategy;
   /** Check-ins (check-in.ts): absent from policies made before them, read with `checkInOf`. */
   requireCheckIn?: boolean;
   checkInInterval?: CheckInInterval | null;

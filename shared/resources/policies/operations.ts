@@ -26,6 +26,13 @@ const attributes = {
   strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §19.2)'))),
   maxCores: z.nullish(z.int()),
   maxProcesses: z.nullish(z.int()),
+  authenticationStrategy: z.optional(
+    z
+      .string()
+      .check(
+        z.describe('How its licenses act as bearers: TOKEN, LICENSE (their key), MIXED (both; the default) or NONE (docs/rules.md §6.3)'),
+      ),
+  ),
   requireCheckIn: z.optional(
     z.boolean().check(z.describe('Licenses must check in every checkInIntervalCount checkInIntervals (docs/rules.md §18.8)')),
   ),

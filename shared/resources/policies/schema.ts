@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { account, environment, KeyScheme, Metadata, nested, resource, type SchemasOf, toOne } from '../../reference/objects.ts';
 import { CHECK_IN_INTERVALS } from './check-in.ts';
 import {
+  AUTHENTICATION_STRATEGIES,
   EXPIRATION_BASES,
   EXPIRATION_STRATEGIES,
   MACHINE_UNIQUENESS_STRATEGIES,
@@ -42,6 +43,7 @@ export const schemas: SchemasOf<'policies'> = {
       heartbeatResurrectionStrategy: z.enum(HEARTBEAT_RESURRECTION_STRATEGIES),
       heartbeatBasis: z.enum(HEARTBEAT_BASES),
       maxUses: z.nullable(z.int().check(z.describe('The uses a license may count; null: unlimited'))),
+      authenticationStrategy: z.enum(AUTHENTICATION_STRATEGIES),
       requireCheckIn: z.boolean(),
       checkInInterval: z.nullable(z.enum(CHECK_IN_INTERVALS)),
       checkInIntervalCount: z.nullable(z.int()),

@@ -20,6 +20,8 @@ import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } 
 import { CHECK_IN_INTERVALS, checkInOf } from './check-in.ts';
 import { policyDocument } from './document.ts';
 import {
+  AUTHENTICATION_STRATEGIES,
+  authenticationStrategyOf,
   DURATION_MAX,
   DURATION_MIN,
   EXPIRATION_BASES,
@@ -59,6 +61,7 @@ export interface PolicyChanges {
   maxProcesses?: number | null;
   /** null: no limit. */
   maxUses?: number | null;
+  authenticationStrategy?: string;
   requireCheckIn?: boolean;
   checkInInterval?: string | null;
   checkInIntervalCount?: number | null;
@@ -109,6 +112,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
       HEARTBEAT_RESURRECTION_STRATEGIES,
     ),
     heartbeatBasis: oneOf('heartbeatBasis', input.heartbeatBasis, HEARTBEAT_BASES),
+    authenticationStrategy: oneOf('authenticationStrategy', input.authenticationStrategy, AUTHENTICATION_STRATEGIES),
     checkInInterval: input.checkInInterval === null ? null : oneOf('checkInInterval', input.checkInInterval, CHECK_IN_INTERVALS),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
@@ -141,6 +145,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
     maxUses: checked.maxUses ?? null,
+    authenticationStrategy: authenticationStrategyOf(checked),
     ...checkInOf(checked),
     scheme: keyScheme,
     ...expirationOf(checked),

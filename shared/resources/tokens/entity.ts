@@ -43,6 +43,15 @@ export const TOKEN_PREFIX: Record<TokenKind, TokenPrefix> = {
   'activation-token': 'activ',
 };
 
+/** The kind of bearer each kind of token stands for. */
+export const BEARER_KIND_OF: Record<TokenKind, BearerKind> = {
+  'admin-token': 'admin',
+  'user-token': 'user',
+  'environment-token': 'environment',
+  'product-token': 'product',
+  'activation-token': 'license',
+};
+
 /** User tokens live at most this long (docs/rules.md §14.1). */
 export const USER_TOKEN_LIFETIME_MS = 14 * 24 * 3600 * 1000;
 

@@ -90,9 +90,17 @@ export function requireStanding(tx: Transaction, holder: StoredRecord & { role?:
   else tx.requireExists(key, changed);
 }
 
-/** Deletes a token's lookup item and register entry along with the token, so its value stops working at once. */
+/**
+ * Deletes a token's lookup item and register entry along with the token, so its value stops working
+ * at once. The lookup goes only while it holds the digest read: a token regenerated meanwhile has a
+ * new one, and the revocation fails (409: a retry reads the token again) rather than leave the new
+ * value working.
+ */
 export function removeLookup(tx: Transaction, item: StoredItem<TokenRecord>): void {
-  tx.remove(tokenLookupKey(item.digest));
+  tx.remove(tokenLookupKey(item.digest), {
+    state: { digest: item.digest },
+    changed: conflict('The token was regenerated meanwhile; retry the request'),
+  });
   tx.remove(bearerTokenEntryKey(item.accountId, item.bearerType, item.bearerId, item.id));
 }
 
