@@ -152,7 +152,8 @@ export async function authenticateBasic(
 export const LOGINS_PER_WINDOW = 30;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 
-async function limitLogins(accountId: string, email: string): Promise<void> {
+/** Counts a password guess for `email` (a log-in, or a password update naming the old one): 429 past the limit. */
+export async function limitLogins(accountId: string, email: string): Promise<void> {
   const limit = await hit(`LOGIN#${accountId}#${digest(normaliseEmail(email))}`, LOGINS_PER_WINDOW, LOGIN_WINDOW_SECONDS);
   if (limit.allowed) return;
   throw new LimitReached('Too many login attempts for this address; try again later', limit);

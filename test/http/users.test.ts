@@ -598,6 +598,21 @@ describe.concurrent('POST /users/{id}/actions/update-password (docs/rules.md §2
     expect((await login(user.email, 'the first password')).status).toBe(201);
   });
 
+  it('guesses of the old password count as log-ins: past 30, 429 with Retry-After, and logging in is limited alike', async () => {
+    const user = await newUser(account, { password: 'the first password' });
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => update(user.id, user.token, { oldPassword: `guess ${i}`, newPassword: 'the second password' })),
+    );
+    // The log-in that gave the user its token counted too.
+    const statuses = guesses.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(29);
+    const limited =
+      guesses.find((reply) => reply.status === 429) ?? (await update(user.id, user.token, { oldPassword: 'x', newPassword: 'y' }));
+    expectError(limited, 429, { code: 'TOO_MANY_REQUESTS' });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectError(await login(user.email, 'the first password'), 429, { code: 'TOO_MANY_REQUESTS' });
+  });
+
   it('only the user themself: an administrator is refused (403), another user does not see them (404)', async () => {
     const user = await newUser(account, { password: 'the first password' });
     const other = await newUser(account);

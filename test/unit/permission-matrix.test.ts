@@ -48,7 +48,7 @@ function graphIn(home: Home): Graph {
     C: record('components', 5, { productId: P, policyId: Q, licenseId: L, machineId: M, ownerId: U, licenseOwnerId: U }),
     R: record('processes', 12, { productId: P, policyId: Q, licenseId: L, machineId: M, ownerId: U, licenseOwnerId: U }),
     U: record('users', 6, { role: 'user', status: 'ACTIVE' }),
-    T: record('tokens', 8, { bearerType: 'users', bearerId: U }),
+    T: record('tokens', 8, { bearerType: 'users', bearerId: U, kind: 'user-token', permissions: ['*'] }),
     W: record('webhook-endpoints', 9),
     X: record('webhook-events', 10, { endpointId: W }),
     N: record('entitlements', 11),

@@ -4,6 +4,7 @@
  * one the request came with stays, so the client that changed the password stays signed in.
  */
 import type { Actor } from '../../auth/actor.ts';
+import { limitLogins } from '../../auth/authenticate.ts';
 import { authorize } from '../../auth/authorize.ts';
 import { verifyPassword } from '../../auth/secrets.ts';
 import { conflict, NotAuthenticated } from '../../errors.ts';
@@ -19,6 +20,8 @@ export interface PasswordUpdate {
 export async function updatePassword(actor: Actor, id: string, input: PasswordUpdate): Promise<UserRecord> {
   const item = await authorize(actor, 'users', id, 'password.update');
   const user = toRecord('users', item);
+  // A guess of the old password counts as a log-in does: a stolen token cannot try passwords faster.
+  await limitLogins(user.accountId, user.email);
   // A managed user (no password yet) has none to give: Keygen's answer alike, 401 at the old password.
   if (!(await verifyPassword(input.oldPassword, user.passwordHash))) {
     throw new NotAuthenticated('CREDENTIALS_INVALID', 'is not valid', undefined, { pointer: '/meta/oldPassword' });

@@ -135,8 +135,8 @@ export const users = {
     params: ['id'],
     body: metaDocument({ oldPassword: z.string(), newPassword: z.string() }),
     answers: { 200: { resource: 'users' } },
-    // 401 CREDENTIALS_INVALID at /meta/oldPassword; 409: the password changed meanwhile.
-    faults: [401, 403, 409, 422],
+    // 401 CREDENTIALS_INVALID at /meta/oldPassword; 409: the password changed meanwhile; 429: the log-in limit.
+    faults: [401, 403, 409, 422, 429],
   }),
   tokensGenerate: declare({
     operation: 'users.tokens.generate',
