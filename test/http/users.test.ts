@@ -658,6 +658,16 @@ describe.concurrent('POST /users/{id}/tokens (docs/rules.md §14.3)', () => {
     });
   });
 
+  it('a narrowed credential gives no token wider than itself (403): not a way to mint a whole user', async () => {
+    const user = await newUser(account);
+    const narrowed = await generate(account.adminId, account.adminToken, { permissions: ['user.read', 'user.tokens.generate'] });
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    const as = narrowed.body.data.attributes.token;
+    expectError(await generate(user.id, as), 403);
+    // Narrowed to what it holds itself, the token may be given.
+    expect((await generate(user.id, as, { permissions: ['user.read'] })).status).toBe(200);
+  });
+
   it('only administrators: the user themself is refused (403), another user does not see them (404); a banned user holds none', async () => {
     const user = await newUser(account);
     const other = await newUser(account);

@@ -31,6 +31,7 @@ import { retrieveLicense } from '../licenses/service.ts';
 import { shownLicense } from '../licenses/shown.ts';
 import { machineDocument } from '../machines/document.ts';
 import type { MachineRecord } from '../machines/entity.ts';
+import { policyOf } from '../policies/beside.ts';
 import { policyDocument } from '../policies/document.ts';
 import { retrievePolicy } from '../policies/service.ts';
 import { productDocument } from '../products/document.ts';
@@ -148,7 +149,7 @@ export async function checkOutLicense(actor: Actor, id: string, given: CheckOutP
   const options = checkOutOptions('license', given, issuedAt);
   const item = await authorize(actor, 'licenses', id, 'check-out');
   const license = toRecord('licenses', item);
-  const policy = await getItem(recordKey(license.accountId, 'policies', license.policyId));
+  const policy = await policyOf(license);
   return issue(actor, 'licenses', item, {
     kind: 'license',
     issuedAt,
@@ -168,7 +169,7 @@ export async function checkOutMachine(actor: Actor, id: string, given: CheckOutP
   const options = checkOutOptions('machine', given, issuedAt);
   const item = await authorize(actor, 'machines', id, 'check-out');
   const machine = toRecord('machines', item);
-  const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
+  const policy = await policyOf(machine);
   return issue(actor, 'machines', item, {
     kind: 'machine',
     issuedAt,

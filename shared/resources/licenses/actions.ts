@@ -13,13 +13,14 @@ import { licenseNamed } from '../../licensing/aliases.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { policyOf } from '../policies/beside.ts';
 import { checkInOf } from '../policies/check-in.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { attributePointer, now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
 import type { LicenseRecord } from './entity.ts';
 import { renewedExpiry } from './expiry.ts';
-import { type LicenseAnswer, policyOfLicense, removeLicense } from './service.ts';
+import { type LicenseAnswer, removeLicense } from './service.ts';
 
 type StandingEvent = 'license.suspended' | 'license.reinstated';
 
@@ -42,7 +43,7 @@ async function setSuspended(
   refusal: () => Error,
 ): Promise<LicenseAnswer> {
   if (item.suspended === to) throw refusal();
-  const policy = await policyOfLicense(item);
+  const policy = await policyOf(item);
   const tx = new Transaction();
   const updated = toRecord(
     'licenses',
@@ -80,7 +81,7 @@ export async function reinstateLicense(actor: Actor, id: string): Promise<Licens
 export async function renewLicense(actor: Actor, id: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', id, 'renew');
   const license = toRecord('licenses', item);
-  const policy = await policyOfLicense(license);
+  const policy = await policyOf(license);
   const expiration = expirationOf(policy);
   const { duration } = expiration;
   if (duration === null) {
@@ -110,7 +111,7 @@ export async function renewLicense(actor: Actor, id: string): Promise<LicenseAns
  */
 export async function checkInLicense(actor: Actor, idOrKey: string): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', await licenseNamed(actor, idOrKey), 'check-in');
-  const policy = await policyOfLicense(item);
+  const policy = await policyOf(item);
   if (!checkInOf(policy).requireCheckIn) {
     throw ruleBroken('CHECK_IN_NOT_REQUIRED', 'cannot be checked in because the policy does not require it', '/data/relationships/policy');
   }

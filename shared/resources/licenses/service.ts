@@ -19,7 +19,7 @@ import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
-import { policiesBeside } from '../policies/beside.ts';
+import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { checkInOf } from '../policies/check-in.ts';
 import { expirationOf } from '../policies/entity.ts';
 import { usesLimitRule } from '../policies/rules.ts';
@@ -126,10 +126,6 @@ export interface LicenseAnswer {
   policy: object | undefined;
 }
 
-/** The policy of a license as stored now (undefined: removed meanwhile). */
-export const policyOfLicense = (license: Pick<LicenseRecord, 'accountId' | 'policyId'>) =>
-  getItem(recordKey(license.accountId, 'policies', license.policyId));
-
 export async function createLicense(actor: Actor, input: NewLicense): Promise<LicenseAnswer> {
   await authorizeAction(actor, 'licenses', 'create');
   const { key, ...attributes } = checked(input);
@@ -189,7 +185,7 @@ export async function updateLicense(actor: Actor, id: string, changes: LicenseCh
   const item = await authorize(actor, 'licenses', await licenseNamed(actor, id), 'update');
   requireNamedId(item, namedId);
   const written = { ...checked(changes), updated: now() };
-  const policy = await policyOfLicense(item);
+  const policy = await policyOf(item);
   const document = (license: LicenseRecord) => licenseDocument(license, policy);
   const updated = await updateAndAnnounce('licenses', item, written, 'license.updated', document, actor.scope);
   return { license: present(actor, 'licenses', updated), policy };
@@ -206,7 +202,7 @@ export async function removeLicense(
   event: 'license.deleted' | 'license.revoked',
 ): Promise<void> {
   const removed = toRecord('licenses', item);
-  const policy = await policyOfLicense(removed);
+  const policy = await policyOf(removed);
   await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed, policy)));
 }
 

@@ -4,20 +4,16 @@
  */
 import type { ResourceObject } from '../../jsonapi.ts';
 import type { Item } from '../../store/records.ts';
-import { policiesOf } from '../policies/beside.ts';
+import { shownWithPolicies } from '../policies/beside.ts';
 import { licenseDocument } from './document.ts';
 import type { LicenseRecord } from './entity.ts';
 
-/**
- * The documents of `licenses`: their policies are read once, together, unless they were read
- * already (`read`: a list reads them beside its page, shared/store/paging.ts).
- */
-export async function licenseDocumentsFor(
+/** The documents of `licenses`, each with its policy (`read`: what a list read beside its page). */
+export function licenseDocumentsFor(
   licenses: readonly LicenseRecord[],
   read: readonly Item[] = [],
 ): Promise<(license: LicenseRecord) => ResourceObject> {
-  const policies = await policiesOf(licenses, read);
-  return (license) => licenseDocument(license, policies.get(license.policyId));
+  return shownWithPolicies(licenses, read, licenseDocument);
 }
 
 /** The document of one license, with its policy read. */

@@ -15,11 +15,12 @@ import { licenseNamed } from '../../licensing/aliases.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { getRecordItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { policyOf } from '../policies/beside.ts';
 import { LIMIT_MAX } from '../policies/rules.ts';
 import { attributePointer, now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
 import { type LicenseRecord, maxUsesOf } from './entity.ts';
-import { type LicenseAnswer, policyOfLicense } from './service.ts';
+import type { LicenseAnswer } from './service.ts';
 
 export type UsesAction = 'increment' | 'decrement' | 'reset';
 
@@ -57,7 +58,7 @@ export async function changeUses(actor: Actor, idOrKey: string, action: UsesActi
   let item: StoredItem<LicenseRecord> = await authorize(actor, 'licenses', await licenseNamed(actor, idOrKey), `usage.${action}`);
   const delta = action === 'decrement' ? -by : by;
   for (let attempt = 1; ; attempt++) {
-    const policy = await policyOfLicense(item);
+    const policy = await policyOf(item);
     const limit = maxUsesOf(item, policy);
     const read = item.uses ?? 0;
     const next = action === 'reset' ? 0 : read + delta;

@@ -13,9 +13,9 @@ import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
-import { getItem, getRecordItem, type Item, type StoredItem, toRecord } from '../../store/records.ts';
+import { getRecordItem, type Item, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { policyOf } from '../policies/beside.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { attributePointer } from '../rules.ts';
 import { machineDocument } from './document.ts';
@@ -97,8 +97,9 @@ async function changeHeartbeat(
   found: StoredItem<MachineRecord>,
   decide: (machine: MachineRecord, rules: Heartbeat, at: number) => Decision,
 ): Promise<HeartbeatAnswer> {
-  const { accountId, id, policyId } = toRecord('machines', found);
-  const policy = await getItem(recordKey(accountId, 'policies', policyId));
+  const machine = toRecord('machines', found);
+  const { accountId, id } = machine;
+  const policy = await policyOf(machine);
   const rules = heartbeatOf(policy);
   let item: StoredItem<MachineRecord> | undefined = found;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {

@@ -18,13 +18,12 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { deleteWithChildren } from '../../store/cascade.ts';
 import { dueAttributes } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, getNamedRecordItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
-import { policiesBeside } from '../policies/beside.ts';
+import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
@@ -197,7 +196,7 @@ export async function updateMachine(actor: Actor, id: string, changes: MachineCh
   requireNamedId(item, namedId);
   rules(changes);
   const machine = toRecord('machines', item);
-  const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
+  const policy = await policyOf(machine);
   const tx = new Transaction();
   const counted = machine.countedCores ?? 0;
   const recount = changes.cores !== undefined && holdsSeat(item) && machine.countedCores !== undefined && (changes.cores ?? 0) !== counted;
@@ -232,7 +231,7 @@ export async function deleteMachine(actor: Actor, id: string): Promise<void> {
   let item = await authorize(actor, 'machines', await machineNamed(actor, id), 'delete');
   for (let attempt = 1; ; attempt++) {
     const removed = toRecord('machines', item);
-    const policy = await getItem(recordKey(removed.accountId, 'policies', removed.policyId));
+    const policy = await policyOf(removed);
     try {
       return await removeWithDescendants(item, (tx) =>
         emitEvent(tx, originOf(removed, actor.scope), 'machine.deleted', machineDocument(removed, policy)),

@@ -4,20 +4,16 @@
  */
 import type { ResourceObject } from '../../jsonapi.ts';
 import type { Item } from '../../store/records.ts';
-import { policiesOf } from '../policies/beside.ts';
+import { shownWithPolicies } from '../policies/beside.ts';
 import { machineDocument } from './document.ts';
 import type { MachineRecord } from './entity.ts';
 
-/**
- * The documents of `machines`: their policies are read once, together, unless they were read
- * already (`read`: a list reads them beside its page, shared/store/paging.ts).
- */
-export async function machineDocumentsFor(
+/** The documents of `machines`, each with its policy (`read`: what a list read beside its page). */
+export function machineDocumentsFor(
   machines: readonly MachineRecord[],
   read: readonly Item[] = [],
 ): Promise<(machine: MachineRecord) => ResourceObject> {
-  const policies = await policiesOf(machines, read);
-  return (machine) => machineDocument(machine, policies.get(machine.policyId));
+  return shownWithPolicies(machines, read, (machine, policy) => machineDocument(machine, policy));
 }
 
 /** The document of one machine, with its policy read. */

@@ -24,9 +24,9 @@ import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
 import { removeWithDescendants } from '../../licensing/removal.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
 import { getItem, type Item, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { policyOf } from '../policies/beside.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { machineDocument } from './document.ts';
 import type { MachineRecord } from './entity.ts';
@@ -69,7 +69,7 @@ export const machineDue: DueHandler = async (due: Due, at: number): Promise<void
   // Gone, or moved in the index since it fell due (pinged, reset, judged by another sweep).
   if (!item || item.DUESK !== due.due) return;
   const machine = toRecord('machines', item);
-  const policy = await getItem(recordKey(machine.accountId, 'policies', machine.policyId));
+  const policy = await policyOf(machine);
   if (machine.heartbeatCullStarted) return cull(item, policy);
   const { next, announce, cull: culled } = judge(machine, heartbeatOf(policy), at);
   const judgedAt = new Date(at).toISOString();

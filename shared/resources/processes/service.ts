@@ -14,12 +14,12 @@ import { type Filter, type FilterValues, filteredList } from '../../licensing/li
 import { parentsOf } from '../../licensing/slots.ts';
 import { dueAttributes, dueChanges } from '../../store/due.ts';
 import { RecordNotFound } from '../../store/errors.ts';
-import { recordKey } from '../../store/keys.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { backoff, getItem, getNamedRecordItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
+import { backoff, getNamedRecordItems, getVisibleItem, type Item, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { underMachine } from '../machines/entity.ts';
+import { policyOf } from '../policies/beside.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
@@ -129,8 +129,6 @@ export function addProcess(tx: Transaction, placement: ProcessPlacement & { proc
   boundProcesses(tx, process, limitsOf(policy));
   return item;
 }
-
-const policyOf = (process: ProcessRecord) => getItem(recordKey(process.accountId, 'policies', process.policyId));
 
 export async function retrieveProcess(actor: Actor, id: string): Promise<ProcessRecord> {
   return toRecord('processes', await authorize(actor, 'processes', id, 'read'));

@@ -12,9 +12,9 @@
 import { emitEvent } from '../../events/emit.ts';
 import type { DueHandler } from '../../licensing/heartbeat-sweep.ts';
 import { type Due, dueChanges } from '../../store/due.ts';
-import { recordKey } from '../../store/keys.ts';
 import { getItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { policyOf } from '../policies/beside.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt } from './entity.ts';
@@ -26,7 +26,7 @@ export const sweepProcess: DueHandler = async (due: Due, at: number): Promise<vo
   const item = await getItem({ PK: due.PK, SK: due.SK });
   if (!item) return; // removed since it fell due
   const process = toRecord('processes', item);
-  const policy = await getItem(recordKey(process.accountId, 'policies', process.policyId));
+  const policy = await policyOf(process);
   const rules = heartbeatOf(policy);
   // Every change of a process but the sweeper's own moves its heartbeat: the heartbeat read is the process read.
   const asRead = { lastHeartbeat: process.lastHeartbeat };

@@ -43,6 +43,9 @@ export const TOKEN_PREFIX: Record<TokenKind, TokenPrefix> = {
   'activation-token': 'activ',
 };
 
+/** The kind of a user's token: an admin's, or a user's. */
+export const userTokenKind = (user: { role?: string }): TokenKind => (user.role === 'admin' ? 'admin-token' : 'user-token');
+
 /** The kind of bearer each kind of token stands for. */
 export const BEARER_KIND_OF: Record<TokenKind, BearerKind> = {
   'admin-token': 'admin',

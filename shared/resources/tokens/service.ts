@@ -26,7 +26,7 @@ import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, now } from '../rules.ts';
 import { tokenDocument } from './document.ts';
-import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS } from './entity.ts';
+import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS, userTokenKind } from './entity.ts';
 
 export interface NewToken {
   /** The record the token stands for, as stored: a user, an environment, a product or a license. */
@@ -176,7 +176,7 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
   const result = addToken(tx, {
     holder: user,
     environmentId: user.environmentId,
-    kind: user.role === 'admin' ? 'admin-token' : 'user-token',
+    kind: userTokenKind(user),
     name: request.name ?? null,
     expiry,
   });

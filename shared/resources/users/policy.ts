@@ -50,6 +50,7 @@ export const userPolicy = definePolicy({
       case 'list':
         return administratorsOnly(actor, `${action} users`);
       case 'tokens.generate':
+        if (record?.status === 'BANNED') return 'The user is banned: a banned user holds no tokens';
         return administratorsOnly(actor, 'generate tokens for users');
       case 'delete':
       case 'ban':

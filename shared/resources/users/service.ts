@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { hashPassword } from '../../auth/secrets.ts';
-import { conflict, refused, ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
@@ -15,6 +15,7 @@ import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { requireUnclaimed } from '../../store/unique.ts';
 import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { userTokenKind } from '../tokens/entity.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { listBearerTokens, revokeTokensOf, userTokenExpiry } from '../tokens/service.ts';
 import { userDocument } from './document.ts';
@@ -231,7 +232,6 @@ export async function deleteUser(actor: Actor, id: string): Promise<void> {
  */
 export async function generateTokenForUser(actor: Actor, id: string, request: TokenRequest) {
   const item = await authorize(actor, 'users', id, 'tokens.generate', { changes: { permissions: request.permissions } });
-  if (item.status !== 'ACTIVE') throw refused('The user is banned: a banned user holds no tokens');
   const expiry = userTokenExpiry(request.expiry);
-  return generateTokenFor(actor, item, item.role === 'admin' ? 'admin-token' : 'user-token', { ...request, expiry });
+  return generateTokenFor(actor, item, userTokenKind(item), { ...request, expiry });
 }
