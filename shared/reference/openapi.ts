@@ -374,6 +374,13 @@ const PATH_PARAMETERS: Record<string, Json> = {
       "The record's UUID; an environment's may be its code, and where docs/rules.md §11.2 says so a license's its key and a machine's its fingerprint",
     schema: { type: 'string' },
   },
+  secondFactor: {
+    name: 'secondFactor',
+    in: 'path',
+    required: true,
+    description: "The second factor's UUID",
+    schema: { type: 'string' },
+  },
 };
 
 const PARAMETERS: Record<string, Json> = {

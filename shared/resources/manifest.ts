@@ -56,6 +56,7 @@ import { processPolicy } from './processes/policy.ts';
 import type { ProductRecord } from './products/entity.ts';
 import { PRODUCT_EVENTS } from './products/events.ts';
 import { productPolicy } from './products/policy.ts';
+import { SECOND_FACTOR_EVENTS } from './second-factors/events.ts';
 import type { TokenRecord } from './tokens/entity.ts';
 import { TOKEN_EVENTS } from './tokens/events.ts';
 import { tokenPolicy } from './tokens/policy.ts';
@@ -96,6 +97,8 @@ export const manifest = {
   reference: {},
   accounts: { events: ACCOUNT_EVENTS, policies: { accounts: accountPolicy } },
   users: { events: USER_EVENTS, policies: { users: userPolicy }, stores: { users: stored<UserRecord>() } },
+  /** A user's second factor, kept on the user's record: the users policy judges it. */
+  'second-factors': { events: SECOND_FACTOR_EVENTS, documents: ['second-factors'] },
   tokens: { events: TOKEN_EVENTS, policies: { tokens: tokenPolicy }, stores: { tokens: stored<TokenRecord>() } },
   /** The bearer itself: whom the request's credential stands for (Keygen's SDKs start with it). */
   me: {},

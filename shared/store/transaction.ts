@@ -130,8 +130,10 @@ export class Transaction {
       unchanged?: Record<string, unknown>;
       /** Attributes the update requires to be still absent or null (else `missing`): a set-once. */
       unset?: readonly string[];
+      /** Numbers the update requires to be absent or below these values (else `missing`): a mark that only moves on. */
+      below?: Record<string, number>;
       /**
-       * Raised instead of `missing` when the update swaps markers or requires `unchanged` or `unset` values:
+       * Raised instead of `missing` when the update swaps markers or requires `unchanged`, `unset` or `below` values:
        * the update is conditional on what was read, so of two concurrent changes only one lands.
        */
       conflict?: Error;
@@ -178,6 +180,11 @@ export class Transaction {
       values[':null'] = 'NULL';
       conditions.push(`(attribute_not_exists(#u${i}) OR attribute_type(#u${i}, :null))`);
     });
+    Object.entries(options.below ?? {}).forEach(([name, value], i) => {
+      names[`#b${i}`] = name;
+      values[`:b${i}`] = value;
+      conditions.push(`(attribute_not_exists(#b${i}) OR #b${i} < :b${i})`);
+    });
     this.add(
       {
         Update: {
@@ -189,7 +196,7 @@ export class Transaction {
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         },
       },
-      swapsMarkers || options.unchanged || options.unset ? (options.conflict ?? options.missing) : options.missing,
+      swapsMarkers || options.unchanged || options.unset || options.below ? (options.conflict ?? options.missing) : options.missing,
     );
     for (const pk of released) this.add({ Delete: { TableName: table(), Key: { PK: pk, SK: key.SK } } });
     for (const claim of options.claim ?? []) this.claim(accountId, environmentId, key, claim);

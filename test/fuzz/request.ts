@@ -193,6 +193,9 @@ function queryText(pairs: [string, unknown][], world: World, scope: Scope): stri
   return parts.join('&');
 }
 
+/** A well-formed id no record holds. */
+const NO_RECORD = '00000000-0000-4000-8000-000000000000';
+
 export function build(plan: Plan, world: World): Built {
   const info = routeInfo(plan.operation);
   if (!info) throw new Error(`no route ${plan.operation}`);
@@ -291,6 +294,8 @@ export function build(plan: Plan, world: World): Built {
     plan.mutations.some((m) => m.on === 'account' && m.value.kind === 'text') ? account : encode(account),
   );
   if (id !== undefined) path = path.replace('{id}', rawId ? id : encode(id));
+  // A second parameter names a record under the first (a user's second factor): one the world does not hold.
+  path = path.replace(/\{[A-Za-z]+\}/g, NO_RECORD);
   const url = new URL(`${path}${query.length ? `?${query.join('&')}` : ''}`, world.api);
   return {
     plan,

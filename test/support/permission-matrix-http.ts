@@ -15,6 +15,7 @@
  * or changed); ban and unban, which may be repeated, run all of theirs.
  */
 import { randomUUID } from 'node:crypto';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
 import { type Route, routes } from '#shared/routes.ts';
@@ -50,6 +51,10 @@ interface Fixture {
   licenseEntitlement: string;
   /** Entitlements attached nowhere: each attach that may succeed takes one. */
   spare: string[];
+  /** Who administers the graph's home: what makes the owner's second factor. */
+  admin: { token: string; environment?: string };
+  /** The owner's second factor (disabled), made the first time a route names one (a create needs the owner without). */
+  factor?: Promise<{ id: string; secret: string }>;
 }
 const fixtures = {} as Record<'same' | 'global', Fixture>;
 /** The password of each graph's owner (U), which the owner's own password update names. */
@@ -127,6 +132,7 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
     },
     licenseEntitlement,
     spare,
+    admin: { token: admin, environment },
     credentials: {
       ...administrators,
       product: await l.productToken(product.id, { token: admin, environment }),
@@ -159,13 +165,30 @@ async function setUp(spares: number): Promise<void> {
 
 const unique = () => randomUUID().slice(0, 8);
 
+/** The owner's second factor: made once per graph, given the owner's password. */
+function factorOf(fixture: Fixture): Promise<{ id: string; secret: string }> {
+  fixture.factor ??= (async () => {
+    const made = await call('POST', `${account.path}/users/${fixture.records.U}/second-factors`, {
+      ...fixture.admin,
+      body: { meta: { password: OWNER_PASSWORD } },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    return { id: made.body.data.id, secret: (OTPAuth.URI.parse(made.body.data.attributes.uri) as OTPAuth.TOTP).secret.base32 };
+  })();
+  return fixture.factor;
+}
+
 /** The body of an attach or a detach naming one entitlement. */
 const named = (id: string) => ({ data: [{ type: 'entitlements', id }] });
 
 /** The body each route sends, naming the fixture's records where a relationship is needed. */
-function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
+function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: string; secret: string }): unknown {
   const { records } = fixture;
   const type = route.path.split('/')[4];
+  if (route.operation === 'secondFactors.update' && factor) {
+    const otp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(factor.secret) }).generate();
+    return { data: { type: 'second-factors', attributes: { enabled: true } }, meta: { otp } };
+  }
   if (route.method === 'PATCH') {
     const attributes = {
       users: { firstName: 'Same' },
@@ -204,6 +227,8 @@ function bodyOf(route: Route, fixture: Fixture, id: string): unknown {
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'secondFactors.create':
+      return { meta: { password: OWNER_PASSWORD } };
     case 'users.updatePassword':
       // The owner's own password, kept: the owner's other credentials and the fixture stay as they were.
       return { meta: { oldPassword: OWNER_PASSWORD, newPassword: OWNER_PASSWORD } };
@@ -230,8 +255,11 @@ const REPEATABLE = new Set(['users.ban', 'users.unban']);
  * reinstate on a license suspended first).
  */
 const STANDING = new Set(['licenses.suspend', 'licenses.reinstate']);
-/** Regenerating T (the owner's own token) ends the owner's credential: on a graph of its own too. */
-const INVALIDATES = new Set(['tokens.regenerate']);
+/**
+ * Regenerating T (the owner's own token) ends the owner's credential; a user holds one second
+ * factor, and each code of it is taken once: each on a graph of its own too.
+ */
+const INVALIDATES = new Set(['tokens.regenerate', 'secondFactors.create', 'secondFactors.update']);
 
 type Cell = [BearerName | 'none', number];
 
@@ -239,8 +267,12 @@ async function ask(route: Route, fixture: Fixture, cell: Cell, target?: string):
   const [bearer, expected] = cell;
   const ref = refOf(route.operation);
   const id = target ?? (ref ? fixture.records[ref] : undefined);
-  const path = route.path.replace('/v1/accounts/{account}', account.path).replace('{id}', ref === 'S' && !target ? S.code : (id ?? ''));
-  const body = bodyOf(route, fixture, id ?? '');
+  const factor = route.path.includes('{secondFactor}') ? await factorOf(fixture) : undefined;
+  const path = route.path
+    .replace('/v1/accounts/{account}', account.path)
+    .replace('{id}', ref === 'S' && !target ? S.code : (id ?? ''))
+    .replace('{secondFactor}', factor?.id ?? '');
+  const body = bodyOf(route, fixture, id ?? '', factor);
   const credential = bearer === 'none' ? undefined : fixture.credentials[bearer];
   const reply: Reply = await call(route.method, path, {
     environment: S.code,

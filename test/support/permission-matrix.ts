@@ -77,6 +77,27 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     steps: [{ type: 'users', action: 'password.update', record: 'U' }],
     same: '403 403 403 403 404 404 404 200 404',
   },
+  // A user's second factor: the user's own and administrators'; the others do not see the user.
+  'secondFactors.list': {
+    steps: [{ type: 'users', action: 'second-factors.read', record: 'U' }],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
+  'secondFactors.retrieve': {
+    steps: [{ type: 'users', action: 'second-factors.read', record: 'U' }],
+    same: '200 200 200 200 404 404 404 200 404',
+  },
+  'secondFactors.create': {
+    steps: [{ type: 'users', action: 'second-factors.create', record: 'U' }],
+    same: '201 201 201 403 404 404 404 201 404',
+  },
+  'secondFactors.update': {
+    steps: [{ type: 'users', action: 'second-factors.update', record: 'U' }],
+    same: '200 200 200 403 404 404 404 200 404',
+  },
+  'secondFactors.delete': {
+    steps: [{ type: 'users', action: 'second-factors.delete', record: 'U' }],
+    same: '204 204 204 403 404 404 404 204 404',
+  },
   'users.tokens': {
     steps: [
       { type: 'users', action: 'read', record: 'U' },

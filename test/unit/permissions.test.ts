@@ -42,6 +42,10 @@ const HELD: Record<BearerKind, readonly string[]> = {
     'user.read',
     'user.update',
     'user.password.update',
+    'user.second-factors.read',
+    'user.second-factors.create',
+    'user.second-factors.update',
+    'user.second-factors.delete',
     'token.generate',
     'token.read',
     'token.regenerate',
@@ -78,7 +82,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(73);
+    expect(PERMISSIONS).toHaveLength(77);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

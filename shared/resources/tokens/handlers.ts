@@ -13,7 +13,7 @@ import { generateUserToken, listTokens, regenerateToken, retrieveToken, revokeTo
 /** POST /tokens with HTTP Basic e-mail and password: log in. */
 export const generate = () =>
   operation(tokens.generate, async ({ actor, body }) => {
-    const { token, value } = await generateUserToken(actor, body?.data.attributes ?? {});
+    const { token, value } = await generateUserToken(actor, body?.data?.attributes ?? {}, body?.meta?.otp);
     return created(tokenDocument(token, value));
   });
 

@@ -27,10 +27,19 @@ export const tokens = {
     throttle: CREDENTIALS,
     summary: 'Log in: a user token for the e-mail and password of HTTP Basic',
     auth: 'basic',
-    // Optional: a name, and an expiry sooner than the longest a user token lives.
-    body: z.optional(resourceDocument('tokens', { expiry: z.optional(z.string()), name: z.nullish(z.string()) })),
+    // Optional: a name, and an expiry sooner than the longest a user token lives; a code of the
+    // user's second factor once one is enabled (docs/rules.md §13.2).
+    body: z.optional(
+      z.strictObject({
+        data: z.optional(resourceDocument('tokens', { expiry: z.optional(z.string()), name: z.nullish(z.string()) }).shape.data),
+        meta: z.optional(
+          z.strictObject({ otp: z.optional(z.string().check(z.describe("A current code of the user's second factor, once enabled"))) }),
+        ),
+      }),
+    ),
     limitPerAddress: true,
     answers: { 201: { resource: 'tokens' } },
+    // 401 also OTP_REQUIRED, OTP_INVALID at /meta/otp.
     faults: [422],
   }),
   list: declare({

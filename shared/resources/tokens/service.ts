@@ -25,6 +25,7 @@ import { getItem, getRecordItems, type PlacedItem, type StoredItem, type StoredR
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, now } from '../rules.ts';
+import { enabledFactor, refusal, spendStep, stepOf } from '../second-factors/codes.ts';
 import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS, userTokenKind } from './entity.ts';
 
@@ -86,9 +87,16 @@ export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord
  */
 export function requireStanding(tx: Transaction, holder: StoredRecord & { role?: string; passwordHash?: string }, changed: Error): void {
   const key = recordKey(holder.accountId, holder.type, holder.id);
-  if (holder.type === 'users') tx.requireState(key, { status: 'ACTIVE', role: holder.role, passwordHash: holder.passwordHash }, changed);
+  if (holder.type === 'users') tx.requireState(key, standingOf(holder), changed);
   else tx.requireExists(key, changed);
 }
+
+/** What a user's tokens stand on: an active user, of the role and with the password read. */
+const standingOf = (user: { role?: string; passwordHash?: string }) => ({
+  status: 'ACTIVE',
+  role: user.role,
+  passwordHash: user.passwordHash,
+});
 
 /**
  * Deletes a token's lookup item and register entry along with the token, so its value stops working
@@ -168,10 +176,17 @@ export function userTokenExpiry(asked: string | null | undefined): string {
   return new Date(at).toISOString();
 }
 
-/** POST /tokens: a new token for the user who logged in with HTTP Basic. */
-export async function generateUserToken(login: LoggingIn, request: UserTokenRequest) {
+/**
+ * POST /tokens: a new token for the user who logged in with HTTP Basic; once the user's second
+ * factor is enabled, only given a current code of it (`otp`), which the token's transaction spends
+ * (shared/resources/second-factors/codes.ts). The code is asked for after the password, so that
+ * only someone who knows the password learns whether the user has a second factor.
+ */
+export async function generateUserToken(login: LoggingIn, request: UserTokenRequest, otp?: string) {
   const expiry = userTokenExpiry(request.expiry);
   const { user } = login;
+  const factor = enabledFactor(user);
+  const step = factor && stepOf(user, factor, otp);
   const tx = new Transaction();
   const result = addToken(tx, {
     holder: user,
@@ -181,9 +196,20 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
     expiry,
   });
   // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
-  requireStanding(tx, user, new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid'));
+  const changed = new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid');
+  const item = { ...user, ...recordKey(user.accountId, 'users', user.id) };
+  if (factor && step !== undefined) {
+    spendStep(tx, item, factor, step, {}, { unchanged: standingOf(user), changed });
+  } else {
+    requireStanding(tx, user, changed);
+  }
   await emitEvent(tx, originOf(result.token, login.scope), 'token.generated', tokenDocument(result.token));
-  await tx.commit();
+  try {
+    await tx.commit();
+  } catch (error) {
+    if (step === undefined) throw error;
+    throw await refusal(item, step, error as Error);
+  }
   return result;
 }
 

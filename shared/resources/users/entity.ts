@@ -5,6 +5,7 @@
 
 import type { AccessPattern, MarkerKind } from '../../store/data-model.ts';
 import type { StoredRecord } from '../../store/records.ts';
+import type { SecondFactor } from '../second-factors/entity.ts';
 
 export const ROLES = ['user', 'admin'] as const;
 export type UserRole = (typeof ROLES)[number];
@@ -23,6 +24,10 @@ export interface UserRecord extends StoredRecord {
   /** A password reset asked for and not yet fulfilled (shared/resources/passwords/): its token's digest and expiry. */
   passwordResetDigest?: string;
   passwordResetExpiry?: string;
+  /** The user's second factor, if any (shared/resources/second-factors/). */
+  secondFactor?: SecondFactor;
+  /** The step of the last one-time code accepted: no code of it or an earlier step is accepted again. */
+  otpStep?: number;
 }
 
 export const EMAIL_MARKER = 'EMAIL';

@@ -26,6 +26,14 @@ function roleCarries(role: unknown, home: string | null, what: string): Carried[
 /** What users may change of themselves. */
 export const SELF_EDITABLE = ['firstName', 'lastName'] as const;
 
+/** A user's second factor (shared/resources/second-factors/): the user's own, and administrators'. */
+const SECOND_FACTORS = {
+  'second-factors.read': 'user.second-factors.read',
+  'second-factors.create': 'user.second-factors.create',
+  'second-factors.update': 'user.second-factors.update',
+  'second-factors.delete': 'user.second-factors.delete',
+} as const;
+
 export const userPolicy = definePolicy({
   permissions: {
     create: 'user.create',
@@ -37,10 +45,21 @@ export const userPolicy = definePolicy({
     unban: 'user.ban',
     'password.update': 'user.password.update',
     'tokens.generate': 'user.tokens.generate',
+    ...SECOND_FACTORS,
   },
-  // A user reads and edits themselves (the rule below narrows what they change).
-  grants: { user: ['user.read', 'user.update', 'user.password.update'] },
-  writes: new Set(['update', 'delete', 'ban', 'unban', 'password.update', 'tokens.generate']),
+  // A user reads and edits themselves (the rule below narrows what they change), and keeps their own second factor.
+  grants: { user: ['user.read', 'user.update', 'user.password.update', ...Object.values(SECOND_FACTORS)] },
+  writes: new Set([
+    'update',
+    'delete',
+    'ban',
+    'unban',
+    'password.update',
+    'tokens.generate',
+    'second-factors.create',
+    'second-factors.update',
+    'second-factors.delete',
+  ]),
   reaches: (actor, record) => isAdministrator(actor.bearer) || isSelf(actor.bearer, record),
   // A license or machine a product creates may name any user the scope shows as its owner.
   relatable: (actor, record) => isAdministrator(actor.bearer) || actor.bearer.kind === 'product' || isSelf(actor.bearer, record),
