@@ -37,6 +37,10 @@ import { entitlementPolicy, licenseEntitlementPolicy, policyEntitlementPolicy } 
 import type { Environment } from './environments/entity.ts';
 import { ENVIRONMENT_EVENTS } from './environments/events.ts';
 import { environmentPolicy } from './environments/policy.ts';
+import type { KeyRecord } from './keys/entity.ts';
+import { KEY_PARENTS } from './keys/entity.ts';
+import { KEY_EVENTS } from './keys/events.ts';
+import { keyPolicy } from './keys/policy.ts';
 import type { LicenseRecord } from './licenses/entity.ts';
 import { LICENSE_PARENTS } from './licenses/entity.ts';
 import { LICENSE_EVENTS } from './licenses/events.ts';
@@ -115,6 +119,8 @@ export const manifest = {
     policies: { policies: policyPolicy },
     stores: { policies: stored<PolicyRecord>() },
   },
+  /** A policy's pool of keys, each a license's key to be. */
+  keys: { parents: KEY_PARENTS, events: KEY_EVENTS, policies: { keys: keyPolicy }, stores: { keys: stored<KeyRecord>() } },
   licenses: {
     parents: LICENSE_PARENTS,
     events: LICENSE_EVENTS,

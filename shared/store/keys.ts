@@ -18,6 +18,7 @@ export const PREFIXES = {
   'webhook-kinds': 'WEBHOOK_KIND',
   products: 'PRODUCT',
   policies: 'POLICY',
+  keys: 'KEY',
   licenses: 'LICENSE',
   machines: 'MACHINE',
   components: 'COMPONENT',

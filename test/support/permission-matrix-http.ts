@@ -72,13 +72,20 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const owner = await newUser(account, { password: OWNER_PASSWORD }, { environment, token: admin });
   const other = await newUser(account, {}, { environment, token: admin });
   const product = await l.product({}, { token: admin, environment });
-  // A duration, so that its license may be renewed; check-ins required, so that it may check in.
+  // A duration, so that its license may be renewed; check-ins required, so that it may check in; a
+  // pool with a key (its licenses are given theirs, so the pool keeps it until a pop takes it).
   const policy = await l.policy(
     product.id,
-    { duration: 365 * 86_400, requireCheckIn: true, checkInInterval: 'year', checkInIntervalCount: 1 },
+    { duration: 365 * 86_400, requireCheckIn: true, checkInInterval: 'year', checkInIntervalCount: 1, usePool: true },
     { token: admin, environment },
   );
-  const license = await l.license(policy.id, {}, { token: admin, environment, owner: owner.id });
+  const pooled = await l.api('POST', '/keys', {
+    token: admin,
+    environment,
+    body: doc('keys', { key: `pooled-${randomUUID()}` }, { policy: relationship('policies', policy.id) }),
+  });
+  expect(pooled.status, JSON.stringify(pooled.body)).toBe(201);
+  const license = await l.license(policy.id, { key: `given-${randomUUID()}` }, { token: admin, environment, owner: owner.id });
   const machine = await l.machine(license.id, {}, { token: admin, environment });
   const component = await l.component(machine.id, undefined, { token: admin, environment });
   const process = await l.api('POST', '/processes', {
@@ -128,6 +135,7 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
       W: endpoint.body.data.id,
       X: events.body.data[0].id,
       N: held,
+      K: pooled.body.data.id,
       S: S.id,
     },
     licenseEntitlement,
@@ -195,6 +203,7 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
       environments: { name: 'Shared' },
       'webhook-endpoints': { enabled: true },
       processes: { metadata: { same: true } },
+      keys: {},
     }[type ?? ''] ?? { name: 'Same name' };
     return type === undefined ? doc('accounts', { name: 'Same account' }) : { data: { type, id, attributes } };
   }
@@ -208,7 +217,10 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
     case 'policies.create':
       return doc('policies', { name: 'Made' }, { product: relationship('products', records.P) });
     case 'licenses.create':
-      return doc('licenses', {}, { policy: relationship('policies', records.Q) });
+      // Its own key: the policy's pool keeps its one key for the pop.
+      return doc('licenses', { key: `made-${randomUUID()}` }, { policy: relationship('policies', records.Q) });
+    case 'keys.create':
+      return doc('keys', { key: `made-${randomUUID()}` }, { policy: relationship('policies', records.Q) });
     case 'machines.create':
       return doc('machines', { fingerprint: `fp-${unique()}` }, { license: relationship('licenses', records.L) });
     case 'components.create':

@@ -30,10 +30,11 @@ export const BEARERS = [
 export type BearerName = (typeof BEARERS)[number];
 
 /**
- * The records a route is about: the graph's product, policy, license, machine, component, process
- * (R, on the machine), owner, token, endpoint, event; an entitlement the license holds (N); S itself.
+ * The records a route is about: the graph's product, policy (with a pool), license, machine,
+ * component, process (R, on the machine), owner, token, endpoint, event; an entitlement the license
+ * holds (N); a key of the policy's pool (K); S itself.
  */
-export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'R' | 'U' | 'T' | 'W' | 'X' | 'N' | 'S';
+export type Ref = 'P' | 'Q' | 'L' | 'M' | 'C' | 'R' | 'U' | 'T' | 'W' | 'X' | 'N' | 'K' | 'S';
 
 /** One question a route asks of the policies, in the order it asks them. */
 export type Step =
@@ -194,6 +195,28 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     ],
     same: '204 204 204 403 204 403 403 403 404',
   },
+
+  // A policy's pool of keys: administrators' and the product's; licensees never see it.
+  'keys.create': {
+    steps: [
+      { type: 'keys', action: 'create' },
+      { relate: 'policies', record: 'Q' },
+    ],
+    same: '201 201 201 403 201 403 403 403 403',
+  },
+  'keys.list': { steps: [{ type: 'keys', action: 'list' }], same: '200 200 200 200 200 403 403 403 403' },
+  'keys.retrieve': { steps: [{ type: 'keys', action: 'read', record: 'K' }], same: '200 200 200 200 200 404 404 404 404' },
+  'keys.update': { steps: [{ type: 'keys', action: 'update', record: 'K' }], same: '200 200 200 403 200 404 404 404 404' },
+  'keys.delete': { steps: [{ type: 'keys', action: 'delete', record: 'K' }], same: '204 204 204 403 204 404 404 404 404' },
+  // Licensees read their policy, not its pool.
+  'policies.pool': {
+    steps: [
+      { type: 'policies', action: 'read', record: 'Q' },
+      { type: 'keys', action: 'list' },
+    ],
+    same: '200 200 200 200 200 403 403 403 404',
+  },
+  'policies.pool.pop': { steps: [{ type: 'policies', action: 'pool.pop', record: 'Q' }], same: '200 200 200 403 200 403 403 403 404' },
 
   'licenses.create': {
     steps: [
@@ -479,7 +502,7 @@ export const WRITES: ReadonlySet<string> = new Set(
 /** The parts the HTTP matrix is asked in, by the resource a route's path names (`account`: the account itself). */
 export const MATRIX_PARTS = {
   people: ['account', 'users', 'tokens', 'me', 'environments', 'webhook-endpoints', 'webhook-events'],
-  catalogue: ['products', 'policies', 'entitlements'],
+  catalogue: ['products', 'policies', 'keys', 'entitlements'],
   licenses: ['licenses'],
   machines: ['machines'],
   parts: ['components', 'processes'],

@@ -11,6 +11,7 @@ import { filesUnder } from '../support/imports.ts';
 
 const SINGULAR: Record<string, string> = {
   policies: 'policy',
+  keys: 'key',
   licenses: 'license',
   machines: 'machine',
   components: 'component',

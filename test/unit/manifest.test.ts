@@ -71,7 +71,7 @@ describe('the manifest', () => {
     expect(new Set(kinds).size).toBe(kinds.length);
     expect(kinds).toContain('license.validation.succeeded');
     const plural = (singular: string) =>
-      singular.endsWith('y') ? `${singular.slice(0, -1)}ies` : singular.endsWith('s') ? `${singular}es` : `${singular}s`;
+      /[^aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : singular.endsWith('s') ? `${singular}es` : `${singular}s`;
     for (const kind of kinds) {
       expect(kind).toMatch(/^[a-z][a-z-]*\.[a-z][a-z.-]*$/);
       expect(served, kind).toContain(plural(kind.split('.')[0] ?? ''));

@@ -20,6 +20,7 @@ describe('parent slots', () => {
     );
     expect(slots).toEqual({
       policies: { product: 0 },
+      keys: { policy: 0, product: 1 },
       licenses: { policy: 0, product: 1, owner: 2 },
       machines: { license: 0, product: 1, owner: 2 },
       components: { machine: 0, license: 1, product: 2, owner: 3 },
@@ -39,8 +40,8 @@ describe('parent slots', () => {
   it('give each removable record what hangs on it, deepest first, and each user what it owns', () => {
     const at = (type: string, slot: number) => ({ type, slot });
     expect(HANGING).toEqual({
-      products: [at('processes', 2), at('components', 2), at('machines', 1), at('licenses', 1), at('policies', 0)],
-      policies: [at('licenses', 0)],
+      products: [at('processes', 2), at('components', 2), at('machines', 1), at('licenses', 1), at('keys', 1), at('policies', 0)],
+      policies: [at('licenses', 0), at('keys', 0)],
       licenses: [at('processes', 1), at('components', 1), at('machines', 0)],
       machines: [at('processes', 0), at('components', 0)],
     });

@@ -52,6 +52,7 @@ function graphIn(home: Home): Graph {
     W: record('webhook-endpoints', 9),
     X: record('webhook-events', 10, { endpointId: W }),
     N: record('entitlements', 11),
+    K: record('keys', 13, { productId: P, policyId: Q }),
     S: {
       PK: `environments#${S}`,
       SK: '#',
@@ -171,7 +172,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
   )
     return 200;
   if (method === 'POST') return ['users.ban', 'users.unban', 'users.updatePassword'].includes(route) ? 200 : 201;
-  if (method === 'DELETE') return 204;
+  if (method === 'DELETE') return route === 'policies.pool.pop' ? 200 : 204;
   return 200;
 }
 

@@ -60,7 +60,7 @@ const HELD: Record<BearerKind, readonly string[]> = {
     'token.revoke',
     ...PERMISSIONS.filter(
       (p) =>
-        ['policy.', 'license.', 'machine.', 'component.', 'process.'].some((prefix) => p.startsWith(prefix)) ||
+        ['policy.', 'key.', 'license.', 'machine.', 'component.', 'process.'].some((prefix) => p.startsWith(prefix)) ||
         ['product.read', 'product.update', 'entitlement.read'].includes(p),
     ),
   ],
@@ -82,7 +82,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(77);
+    expect(PERMISSIONS).toHaveLength(82);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([
@@ -92,6 +92,7 @@ describe('the permissions', () => {
       'environment',
       'product',
       'policy',
+      'key',
       'license',
       'machine',
       'component',

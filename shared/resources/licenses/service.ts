@@ -19,9 +19,10 @@ import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
+import { requireNotPooled, withPooledKey } from '../keys/pool.ts';
 import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { checkInOf } from '../policies/check-in.ts';
-import { expirationOf } from '../policies/entity.ts';
+import { expirationOf, type PolicyRecord } from '../policies/entity.ts';
 import { usesLimitRule } from '../policies/rules.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
@@ -155,11 +156,32 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     ...(attributes.lastCheckIn != null || checkInOf(policy).requireCheckIn ? { lastCheckIn: attributes.lastCheckIn ?? timestamp } : {}),
     metadata: attributes.metadata ?? {},
   };
+  // Under a policy with a pool, a license given no key takes one from the pool (docs/rules.md §18.9).
+  if (key === undefined && policy.usePool) {
+    return withPooledKey(actor.scope, policy, '/data/relationships/policy', (pooled, taken) =>
+      commitLicense(actor, { ...unsigned, key: pooled.key }, policy, owner, (tx) => tx.delete(pooled, taken)),
+    );
+  }
   const license: LicenseRecord = {
     ...unsigned,
     key: scheme === 'ED25519_SIGN' ? await signedLicenseKey(actor, key, factsOf(unsigned, owner, expiration.duration)) : (key ?? newKey()),
   };
+  // A key given by hand is never one a pool holds (which a license would take again later).
+  const given = key !== undefined && scheme === null;
+  return commitLicense(actor, license, policy, owner, given ? (tx) => requireNotPooled(tx, license.accountId, license.key) : undefined);
+}
+
+/** Writes a new license with its event (and `also`: the key it takes from a pool), its policy, product and owner still there. */
+async function commitLicense(
+  actor: Actor,
+  license: LicenseRecord,
+  policy: PolicyRecord,
+  owner: StoredItem<UserRecord> | undefined,
+  also?: (tx: Transaction) => void,
+): Promise<LicenseAnswer> {
   const tx = new Transaction();
+  // First, so that a pooled key taken meanwhile tells so before its value's claim does.
+  also?.(tx);
   tx.create(license, {
     parents: parentsOf('licenses', { policy: policy.id, product: policy.productId, owner: license.ownerId }),
     unique: [keyClaim(license)],

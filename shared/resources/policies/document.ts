@@ -16,6 +16,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       requireComponentsScope: policy.requireComponentsScope,
       protected: policy.protected,
       scheme: policy.scheme ?? null,
+      usePool: policy.usePool ?? false,
       ...expirationOf(policy),
       ...settingsOf(policy),
       maxUses: policy.maxUses ?? null,
@@ -30,6 +31,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       environment: toOne(policy.accountId, 'environments', policy.environmentId),
       product: toOne(policy.accountId, 'products', policy.productId),
       entitlements: nested(self, 'entitlements'),
+      pool: nested(self, 'pool'),
     },
     links: { self },
   };

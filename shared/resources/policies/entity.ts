@@ -109,6 +109,8 @@ export interface PolicyRecord extends StoredRecord {
   requireCheckIn?: boolean;
   checkInInterval?: CheckInInterval | null;
   checkInIntervalCount?: number | null;
+  /** Its licenses take their keys from its pool (shared/resources/keys/); set at creation only. Absent: false. */
+  usePool?: boolean;
   metadata: Record<string, unknown>;
 }
 

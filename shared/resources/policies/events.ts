@@ -1,2 +1,2 @@
 /** A policy's events (its entitlements' attachments: shared/resources/entitlements/). */
-export const POLICY_EVENTS = ['policy.created', 'policy.updated', 'policy.deleted'] as const;
+export const POLICY_EVENTS = ['policy.created', 'policy.updated', 'policy.deleted', 'policy.pool.popped'] as const;

@@ -56,6 +56,7 @@ const attributes = {
 /** Set at creation only (a PATCH naming it is 400, an unpermitted parameter); read as a string, like the strategies. */
 const createOnly = {
   scheme: z.nullish(z.string().check(z.describe('null (the default: random keys) or ED25519_SIGN (signed keys, docs/rules.md §18.2)'))),
+  usePool: z.optional(z.boolean().check(z.describe("Its licenses take their keys from the policy's pool of keys (docs/rules.md §18.9)"))),
 };
 
 export const policies = {

@@ -3,9 +3,10 @@ import { CHANGES, crud, reachedBy } from '../../auth/policies/graph.ts';
 import { definePolicy } from '../../auth/policies/policy.ts';
 
 export const policyPolicy = definePolicy({
-  permissions: crud('policy'),
+  // Popping a key from its pool (shared/resources/keys/) changes the pool: administrators' and the product's.
+  permissions: { ...crud('policy'), 'pool.pop': 'policy.pool.pop' },
   grants: { licensee: ['policy.read'], product: '*' },
-  writes: CHANGES,
+  writes: new Set([...CHANGES, 'pool.pop']),
   reaches: reachedBy({
     product: (bearer, record) => record.productId === bearer.id,
     license: (bearer, record) => record.id === bearer.policyId,

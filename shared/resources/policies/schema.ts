@@ -27,6 +27,9 @@ export const schemas: SchemasOf<'policies'> = {
       protected: z.boolean(),
       maxMachines: z.nullable(z.int()),
       scheme: KeyScheme,
+      usePool: z
+        .boolean()
+        .check(z.describe("Its licenses take their keys from the policy's pool (docs/rules.md §18.9); set at creation only")),
       duration: z.nullable(z.int().check(z.describe('Seconds a license lasts; null: perpetual'))),
       expirationStrategy: z.enum(EXPIRATION_STRATEGIES),
       expirationBasis: z.enum(EXPIRATION_BASES),
@@ -49,6 +52,6 @@ export const schemas: SchemasOf<'policies'> = {
       checkInIntervalCount: z.nullable(z.int()),
       metadata: Metadata,
     },
-    { account, environment, product: toOne('products'), entitlements: nested },
+    { account, environment, product: toOne('products'), entitlements: nested, pool: nested },
   ),
 };

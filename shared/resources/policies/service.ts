@@ -81,6 +81,7 @@ export interface NewPolicy extends PolicyChanges {
   productId: string;
   /** null or absent: random keys; anything but KEY_SCHEMES → 422. */
   scheme?: string | null;
+  usePool?: boolean;
 }
 
 /** The changes checked against the model's rules, with only the attributes given. */
@@ -121,9 +122,13 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
 
 export async function createPolicy(actor: Actor, input: NewPolicy): Promise<PolicyRecord> {
   await authorizeAction(actor, 'policies', 'create');
-  const { productId, scheme, ...attributes } = input;
+  const { productId, scheme, usePool = false, ...attributes } = input;
   const checked = rules(attributes);
   const keyScheme = scheme == null ? null : (oneOf('scheme', scheme, KEY_SCHEMES) ?? null);
+  // A pooled key is given, not made: it cannot be a signed one.
+  if (usePool && keyScheme !== null) {
+    throw ruleBroken('USE_POOL_NOT_SUPPORTED', 'cannot be used with a key scheme', attributePointer('usePool'));
+  }
   // A node-locked policy is for one machine: maxMachines follows floating false when not given.
   if (checked.floating === false && !('maxMachines' in checked)) checked.maxMachines = 1;
   judgeSettings(checked);
@@ -148,6 +153,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     authenticationStrategy: authenticationStrategyOf(checked),
     ...checkInOf(checked),
     scheme: keyScheme,
+    usePool,
     ...expirationOf(checked),
     ...storedSettings(checked),
     metadata: checked.metadata ?? {},
