@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectError, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { call, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
 import { expectCode, licensing } from '../support/licensing.ts';
 
 let account: TestAccount;
@@ -92,6 +92,34 @@ describe.concurrent('validate-key', () => {
   it('body shape: missing meta.key → 400', async () => {
     const reply = await call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: {} } });
     expect(expectCode(reply, 400).source).toEqual({ pointer: '/meta/key' });
+  });
+});
+
+describe.concurrent('lastValidated (docs/rules.md §19.5)', () => {
+  it("every validation, whatever its verdict, sets it to the verdict's time; updated stays", async () => {
+    const g = await l.graph();
+    expect(g.license.attributes.lastValidated).toBeNull();
+    const first = await validateKey(g.license.attributes.key, { fingerprint: `fp-${randomUUID()}` });
+    expect(code(first)).toBe('FINGERPRINT_SCOPE_MISMATCH');
+    expect(first.body.data.attributes.lastValidated).toBe(first.body.meta.ts);
+    const second = await l.api('POST', `/licenses/${g.license.id}/actions/validate`);
+    expect(code(second)).toBe('VALID');
+    expect(second.body.data.attributes.lastValidated).toBe(second.body.meta.ts);
+    const read = await l.api('GET', `/licenses/${g.license.id}`);
+    expect(read.body.data.attributes).toMatchObject({
+      lastValidated: second.body.meta.ts,
+      updated: g.license.attributes.updated,
+      status: 'ACTIVE',
+    });
+  });
+
+  it('a global license validated from inside a SHARED environment keeps it: the environment only reads it', async () => {
+    const shared = await newEnvironment(account, 'SHARED');
+    const g = await l.graph();
+    const seen = await validateKey(g.license.attributes.key, undefined, { environment: shared.code });
+    expect(code(seen)).toBe('VALID');
+    expect(seen.body.data.attributes.lastValidated).toBeNull();
+    expect((await l.api('GET', `/licenses/${g.license.id}`)).body.data.attributes.lastValidated).toBeNull();
   });
 });
 

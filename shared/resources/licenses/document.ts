@@ -36,6 +36,7 @@ export function licenseDocument(license: LicenseRecord, policy: object | undefin
       lastCheckIn: license.lastCheckIn ?? null,
       nextCheckIn: nextCheckInOf(license.lastCheckIn, checkIn),
       lastCheckOut: license.lastCheckOut ?? null,
+      lastValidated: license.lastValidated ?? null,
       metadata: license.metadata,
       created: license.created,
       updated: license.updated,

@@ -13,7 +13,7 @@ import { findByUnique } from '../../store/unique.ts';
 import type { KeyScheme } from '../policies/entity.ts';
 import { SIGNED_KEY_MAX_LENGTH } from './signed-key.ts';
 
-export type LicenseStatus = 'ACTIVE' | 'EXPIRING' | 'EXPIRED' | 'SUSPENDED';
+export type LicenseStatus = 'ACTIVE' | 'INACTIVE' | 'EXPIRING' | 'EXPIRED' | 'SUSPENDED';
 
 export interface LicenseRecord extends StoredRecord {
   type: 'licenses';
@@ -36,6 +36,8 @@ export interface LicenseRecord extends StoredRecord {
   maxUses?: number;
   /** When the license last checked in (docs/rules.md §18.8): set at creation under a policy that requires check-ins. */
   lastCheckIn?: string | null;
+  /** When a validation last judged the license (docs/rules.md §19.5); absent until then. */
+  lastValidated?: string;
 }
 
 /**
@@ -97,12 +99,29 @@ const EXPIRING_WITHIN_MS = 3 * 24 * 3600 * 1000;
 /** Whether a license's expiry (as stored: an ISO 8601 time, or null or absent) has passed at `at` (epoch ms). */
 export const isExpired = (expiry: unknown, at = Date.now()) => typeof expiry === 'string' && Date.parse(expiry) <= at;
 
-/** The status at a glance (not a verdict: validation gives that): SUSPENDED, EXPIRED, EXPIRING, ACTIVE. */
-export function licenseStatus(license: Pick<LicenseRecord, 'suspended' | 'expiry'>, at = Date.now()): LicenseStatus {
+/** How long a license goes unused before it is INACTIVE (Keygen's 90 days). */
+const INACTIVE_AFTER_MS = 90 * 24 * 3600 * 1000;
+
+/**
+ * Whether a license was made, validated, checked out or checked in within the last 90 days at
+ * `at`, as Keygen judges a license active.
+ */
+function usedLately(license: Pick<LicenseRecord, 'created' | 'lastValidated' | 'lastCheckOut' | 'lastCheckIn'>, at: number): boolean {
+  const since = at - INACTIVE_AFTER_MS;
+  return [license.created, license.lastValidated, license.lastCheckOut, license.lastCheckIn].some(
+    (time) => typeof time === 'string' && Date.parse(time) >= since,
+  );
+}
+
+/** The status at a glance (not a verdict: validation gives that): SUSPENDED, EXPIRED, EXPIRING, INACTIVE, ACTIVE. */
+export function licenseStatus(
+  license: Pick<LicenseRecord, 'suspended' | 'expiry' | 'created' | 'lastValidated' | 'lastCheckOut' | 'lastCheckIn'>,
+  at = Date.now(),
+): LicenseStatus {
   if (license.suspended) return 'SUSPENDED';
   if (isExpired(license.expiry, at)) return 'EXPIRED';
   if (license.expiry != null && Date.parse(license.expiry) <= at + EXPIRING_WITHIN_MS) return 'EXPIRING';
-  return 'ACTIVE';
+  return usedLately(license, at) ? 'ACTIVE' : 'INACTIVE';
 }
 
 /** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
@@ -148,9 +167,9 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   },
   {
     n: 54,
-    name: 'Validate in two reads, and a write only to tell a listening endpoint',
+    name: 'Validate in two reads, then note the time (and tell a listening endpoint)',
     operation:
-      "validate-key: the key's marker in the pipeline's first BatchGetItem (with the account and the subscriptions); then one BatchGetItem of the license, its policy and its owner (the marker carries `policyId` and `ownerId`), the machine a `machine` scope names, each fingerprint's machine marker (carrying `id`, `environmentId`, `licenseId`, `created`, `lastHeartbeat`, `componentsCounted`), the device counts of the components given (each component's presence on the machine, `n`, and the machine's component total, keyed by the machine's fingerprint on its license: counted by every component create and delete like pattern 43's counts), and pattern 47's keys (a container that validated the key with the same scope before reads these ahead with the marker, in the first BatchGetItem: one request; the marker read there still names the license, and what it names is read if the keys read ahead were another's: `readsBefore`); then, only when a webhook endpoint listens, TransactWriteItems of the event (the address's limit costs no request: its container counts it, pattern 20). validate by id: the license comes with the bearer (pattern 36), the rest as above. The license's machine, core and process counts: one BatchGetItem more, only when a strict policy or a scope that found no machine asks. A marker made before it carried these costs a read of its license (or machine, and its components: a Query per readable partition); a license's first FROM_FIRST_VALIDATION validation writes its expiry first (41); PER_MACHINE processes of a machine matched by fingerprint, one GetItem",
+      "validate-key: the key's marker in the pipeline's first BatchGetItem (with the account and the subscriptions); then one BatchGetItem of the license, its policy and its owner (the marker carries `policyId` and `ownerId`), the machine a `machine` scope names, each fingerprint's machine marker (carrying `id`, `environmentId`, `licenseId`, `created`, `lastHeartbeat`, `componentsCounted`), the device counts of the components given (each component's presence on the machine, `n`, and the machine's component total, keyed by the machine's fingerprint on its license: counted by every component create and delete like pattern 43's counts), and pattern 47's keys (a container that validated the key with the same scope before reads these ahead with the marker, in the first BatchGetItem: one request; the marker read there still names the license, and what it names is read if the keys read ahead were another's: `readsBefore`); then UpdateItem `SET lastValidated` if `attribute_exists(PK)` (not of a global license validated from a SHARED environment) and, beside it, only when a webhook endpoint listens, TransactWriteItems of the event (the address's limit costs no request: its container counts it, pattern 20). validate by id: the license comes with the bearer (pattern 36), the rest as above. The license's machine, core and process counts: one BatchGetItem more, only when a strict policy or a scope that found no machine asks. A marker made before it carried these costs a read of its license (or machine, and its components: a Query per readable partition); a license's first FROM_FIRST_VALIDATION validation writes its expiry first (41); PER_MACHINE processes of a machine matched by fingerprint, one GetItem",
     index: 'table',
     key: '`PK = A#<acct>#UNIQUE#LICENSE_KEY#<sha256(key)>`; `A#<acct>#UNIQUE#MACHINE_FINGERPRINT#<sha256(license:fp)>`; `A#<acct>#FINGERPRINT_COUNT#COMPONENT#<sha256(device:license:sha256(machine fp):fp)>` and `…#<sha256(device-total:license:sha256(machine fp))>`; the counts of 25, 48, 51',
     usedBy: 'both validations',

@@ -31,8 +31,10 @@ export const schemas: SchemasOf<'licenses'> = {
       ),
       scheme: KeyScheme,
       name: z.nullable(z.string()),
-      status: every<LicenseStatus>()(['ACTIVE', 'EXPIRING', 'EXPIRED', 'SUSPENDED']).check(
-        z.describe('Derived: SUSPENDED, else EXPIRED, else EXPIRING (expiry within 3 days), else ACTIVE'),
+      status: every<LicenseStatus>()(['ACTIVE', 'INACTIVE', 'EXPIRING', 'EXPIRED', 'SUSPENDED']).check(
+        z.describe(
+          'Derived: SUSPENDED, else EXPIRED, else EXPIRING (expiry within 3 days), else INACTIVE (made, validated, checked out and checked in, none within 90 days), else ACTIVE',
+        ),
       ),
       suspended: z.boolean(),
       protected: z.boolean(),
@@ -49,6 +51,9 @@ export const schemas: SchemasOf<'licenses'> = {
       lastCheckIn: z.nullable(Timestamp.check(z.describe('When the license last checked in'))),
       nextCheckIn: z.nullable(Timestamp.check(z.describe('When it must check in again, under a policy that requires check-ins'))),
       lastCheckOut: LastCheckOut,
+      lastValidated: z.nullable(
+        Timestamp.check(z.describe('When a validation last judged the license (docs/rules.md §19.5); null before the first')),
+      ),
       metadata: Metadata,
     },
     {

@@ -40,7 +40,7 @@ import { childItems } from '../../store/cascade.ts';
 import { uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
 import { getItem, getRecordItem, type Item, itemOfType, type StoredItem, toRecord, visibleItems } from '../../store/records.ts';
-import { canRead, type Scope } from '../../store/scope.ts';
+import { canRead, canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { markerRef } from '../../store/unique.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
@@ -440,12 +440,36 @@ async function validate(
     reads,
     usage: new Usage({ license, limits, given, scope: requester.scope, reads }),
   };
-  const validation: Validation = { license, policy, verdict: await verdictOf(subject), ts: now() };
+  const verdict = await verdictOf(subject);
+  const ts = now();
+  // The validation is the license's last (not a global license's, seen from a SHARED environment, which only reads it).
+  const noted = canWrite(requester.scope, license.environmentId);
+  const validated = noted ? { ...license, lastValidated: ts } : license;
+  const validation: Validation = { license: validated, policy, verdict, ts };
   const tx = new Transaction();
-  const kind = validation.verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
-  await emitEvent(tx, originOf(license, requester.scope), kind, licenseDocument(license, policy), answerMeta(validation, echo));
-  await tx.commit();
+  const kind = verdict.valid ? 'license.validation.succeeded' : 'license.validation.failed';
+  await emitEvent(tx, originOf(validated, requester.scope), kind, licenseDocument(validated, policy), answerMeta(validation, echo));
+  // Two writes side by side: the time costs one round trip, whether an endpoint listens or not.
+  await Promise.all([tx.commit(), noted ? noteValidated(item, ts) : undefined]);
   return validation;
+}
+
+/** The license removed meanwhile: nothing to note. */
+class LicenseGone extends Error {}
+
+/** Writes `lastValidated` (never `updated`: a validation changes nothing of the license). */
+async function noteValidated(item: StoredItem<LicenseRecord>, ts: string): Promise<void> {
+  const tx = new Transaction();
+  tx.update(
+    { PK: item.PK, SK: item.SK, accountId: item.accountId, environmentId: item.environmentId },
+    { lastValidated: ts },
+    { missing: new LicenseGone() },
+  );
+  try {
+    await tx.commit();
+  } catch (error) {
+    if (!(error instanceof LicenseGone)) throw error;
+  }
 }
 
 /** What names the reads: a license's record, or its key's marker (which carries its policy and owner). */
