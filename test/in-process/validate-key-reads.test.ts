@@ -33,7 +33,10 @@ const handlers = {
   'machines.create': machines.create(),
 };
 
-type Reply = { status: number; body: { data?: { id: string; attributes?: Record<string, unknown> } | null; meta?: { code?: string; valid?: boolean; ts?: string } } };
+type Reply = {
+  status: number;
+  body: { data?: { id: string; attributes?: Record<string, unknown> } | null; meta?: { code?: string; valid?: boolean; ts?: string } };
+};
 
 let made: Awaited<ReturnType<typeof createAccount>>;
 
