@@ -3,6 +3,18 @@ import { defineConfig } from 'vitest/config';
 /** The files of the stack's tests that must run each in a fresh process (the project `stack-isolated`). */
 const STACK_ISOLATED = ['test/http/faults.test.ts', 'test/http/address-limits.test.ts', 'test/http/local-stack.test.ts'];
 
+/** The fast files that change their process (mocked modules, spies, environment variables): each in a fresh one. */
+const FAST_ISOLATED = [
+  'test/unit/deliver-webhook.test.ts',
+  'test/unit/handlers.test.ts',
+  'test/unit/purge-environment.test.ts',
+  'test/unit/resumable.test.ts',
+  'test/unit/seal.test.ts',
+  'test/unit/secret-meta.test.ts',
+  'test/unit/signature.test.ts',
+  'test/unit/webhook-pinning.test.ts',
+];
+
 /**
  * Three projects: `fast` needs nothing running (unit tests and the CDK stack's); `stack` and
  * `stack-isolated` talk to one local stack started for the run, which they share
@@ -30,6 +42,19 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          exclude: FAST_ISOLATED,
+          globalSetup: ['test/support/offline-setup.ts'],
+          setupFiles: ['test/support/offline-environment.ts'],
+          // They leave nothing behind in their process: a worker runs them in one module graph rather
+          // than importing the route table and the CDK again for each.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'fast-isolated',
+          include: FAST_ISOLATED,
           globalSetup: ['test/support/offline-setup.ts'],
           setupFiles: ['test/support/offline-environment.ts'],
         },
