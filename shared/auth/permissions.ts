@@ -73,6 +73,7 @@ export type Permission =
   | 'license.usage.decrement'
   | 'license.usage.reset'
   | 'license.check-in'
+  | 'license.owner.update'
   | 'license.entitlements.attach'
   | 'license.entitlements.detach'
   | 'machine.create'

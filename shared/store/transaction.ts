@@ -126,7 +126,7 @@ export class Transaction {
       missing: Error;
       claim?: UniqueClaim[];
       release?: { kind: string; value: string }[];
-      /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set. */
+      /** Attribute values the update requires to be still in place (else `missing`): a compare-and-set; null: absent or null. */
       unchanged?: Record<string, unknown>;
       /** Attributes the update requires to be still absent or null (else `missing`): a set-once. */
       unset?: readonly string[];
@@ -172,8 +172,9 @@ export class Transaction {
     if (swapsMarkers && !held) conditions.push('attribute_not_exists(markers)');
     Object.entries(unchanged ?? {}).forEach(([name, value], i) => {
       names[`#c${i}`] = name;
-      values[`:c${i}`] = value;
-      conditions.push(`#c${i} = :c${i}`);
+      values[`:c${i}`] = value === null ? 'NULL' : value;
+      // Null is what an absent attribute reads as: either holds it (an update writing null removes one).
+      conditions.push(value === null ? `(attribute_not_exists(#c${i}) OR attribute_type(#c${i}, :c${i}))` : `#c${i} = :c${i}`);
     });
     (options.unset ?? []).forEach((name, i) => {
       names[`#u${i}`] = name;
@@ -400,7 +401,7 @@ export class Transaction {
 
   /**
    * Fails the transaction with `changed` unless the item holds these values; an undefined value
-   * means the attribute (or the whole item) is absent.
+   * means the attribute (or the whole item) is absent, null that it is absent or null.
    */
   requireState(key: Key, state: Record<string, unknown>, changed: Error): void {
     this.add({ ConditionCheck: { TableName: table(), Key: key, ...stateCondition(state) } }, changed);
@@ -629,6 +630,11 @@ function stateCondition(state: Record<string, unknown>) {
   const conditions = Object.entries(state).map(([name, value], i) => {
     names[`#q${i}`] = name;
     if (value === undefined) return `attribute_not_exists(#q${i})`;
+    if (value === null) {
+      // Null is what an absent attribute reads as: either holds it.
+      values[`:q${i}`] = 'NULL';
+      return `(attribute_not_exists(#q${i}) OR attribute_type(#q${i}, :q${i}))`;
+    }
     values[`:q${i}`] = value;
     return `#q${i} = :q${i}`;
   });

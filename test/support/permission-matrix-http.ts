@@ -239,6 +239,10 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'licenses.changeOwner':
+    case 'licenses.changeUser':
+      // The owner it has: a success hands the graph over to the user it belongs to already.
+      return { data: { type: 'users', id: records.U } };
     case 'secondFactors.create':
       return { meta: { password: OWNER_PASSWORD } };
     case 'users.updatePassword':

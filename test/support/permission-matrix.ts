@@ -218,6 +218,15 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   },
   'policies.pool.pop': { steps: [{ type: 'policies', action: 'pool.pop', record: 'Q' }], same: '200 200 200 403 200 403 403 403 404' },
 
+  // A license's owner: administrators' and its product's to change, as Keygen's.
+  'licenses.changeOwner': {
+    steps: [{ type: 'licenses', action: 'owner.update', record: 'L' }],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
+  'licenses.changeUser': {
+    steps: [{ type: 'licenses', action: 'owner.update', record: 'L' }],
+    same: '200 200 200 403 200 403 403 403 404',
+  },
   'licenses.create': {
     steps: [
       { type: 'licenses', action: 'create' },

@@ -29,7 +29,7 @@ import { updateAndAnnounce } from '../changes.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
 import type { UniquenessStrategy } from '../policies/entity.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
+import { inheritedFrom, inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { componentDocument } from './document.ts';
 import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './entity.ts';
 
@@ -71,7 +71,8 @@ async function addToMachine(actor: Actor, input: NewComponent): Promise<Componen
   await addComponent(tx, actor, component, componentHold(component, machine, scopes, attributePointer('fingerprint')));
   // The machine and all above it must still exist (never a component under a removal), and its owner.
   const machineGone = ruleBroken('MACHINE_NOT_FOUND', 'machine was deleted', '/data/relationships/machine');
-  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  // With the owners the component inherits: changed meanwhile (licenses/owner.ts), the machine is read again.
+  tx.requireState({ PK: machineItem.PK, SK: machineItem.SK }, inheritedFrom(machineItem), inheritedOwnersChanged());
   requireAncestry(tx, component, ['licenses', 'policies', 'products'], machineGone);
   requireInheritedOwner(tx, component.accountId, component.ownerId);
   await tx.commit();

@@ -13,6 +13,7 @@ export const LICENSE_EVENTS = [
   'license.reinstated',
   'license.renewed',
   'license.revoked',
+  'license.owner.updated',
   'license.usage.incremented',
   'license.usage.decremented',
   'license.usage.reset',

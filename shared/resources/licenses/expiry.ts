@@ -8,7 +8,6 @@
  * clock: a SHARED environment reads a global license but never writes it (docs/authorization.md),
  * so a global license's clock starts only from the global environment.
  */
-import { conflict } from '../../errors.ts';
 import { getRecordItem, type Item, type StoredItem } from '../../store/records.ts';
 import { canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
@@ -72,11 +71,12 @@ export async function startExpiryOnValidation(
 }
 
 /**
- * The machine-create transaction's hold on its license: it must still exist (else `missing`), and
- * under FROM_FIRST_ACTIVATION a license without an expiry gets one with this machine (not a
- * global license's machine activated inside a SHARED environment: see durationStarting). The write
- * is conditional on the expiry being still unset: of concurrent first activations one sets it
- * and the others answer 409, to be retried (they then find the expiry set).
+ * The machine-create transaction's hold on its license: it must still exist with the owner read
+ * (which the machine inherits: else `changed`, and the create reads the license again), and under
+ * FROM_FIRST_ACTIVATION a license without an expiry gets one with this machine (not a global
+ * license's machine activated inside a SHARED environment: see durationStarting). The write is
+ * conditional on the expiry being still unset: of concurrent first activations one sets it and
+ * the others read the license again (`changed`), finding the expiry set.
  */
 export function holdLicenseForActivation(
   tx: Transaction,
@@ -84,19 +84,18 @@ export function holdLicenseForActivation(
   license: StoredItem<LicenseRecord>,
   expiration: Expiration,
   missing: Error,
+  changed: Error,
 ): string | undefined {
+  const owner = { ownerId: license.ownerId ?? null };
   const duration = durationStarting(scope, license, expiration, 'FROM_FIRST_ACTIVATION');
   if (duration === null) {
-    tx.requireExists({ PK: license.PK, SK: license.SK }, missing);
+    // Its key held too: a license gone meanwhile has no owner either, which the condition would take for its own.
+    tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ...owner }, changed);
     return undefined;
   }
   const timestamp = now();
   const expiry = after(Date.parse(timestamp), duration);
-  tx.update(
-    license,
-    { expiry, updated: timestamp },
-    { missing, unset: ['expiry'], conflict: conflict('The license changed while the machine was being activated; retry the request') },
-  );
+  tx.update(license, { expiry, updated: timestamp }, { missing, unset: ['expiry'], unchanged: owner, conflict: changed });
   return expiry;
 }
 

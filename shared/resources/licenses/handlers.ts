@@ -12,7 +12,8 @@ import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from '../users/document.ts';
 import { checkInLicense, reinstateLicense, renewLicense, revokeLicense, suspendLicense } from './actions.ts';
 import { licenseDocument } from './document.ts';
-import { licenseActions, licenses, licenseUses, validationReply } from './operations.ts';
+import { licenseActions, licenseOwners, licenses, licenseUses, validationReply } from './operations.ts';
+import { changeLicenseOwner } from './owner.ts';
 import {
   createLicense,
   deleteLicense,
@@ -124,3 +125,14 @@ export const ofUser = () =>
     const page = await listUserLicenses(call.actor, call.params.id, call.query, call.page);
     return listReply(call, page, await licenseDocumentsFor(page.records, page.beside));
   });
+
+/** PUT /licenses/<id>/owner, and Keygen's older PUT /licenses/<id>/user: the license with its new owner. */
+export const changeOwner = () =>
+  operation(licenseOwners.changeOwner, async ({ actor, params, body }) =>
+    ok(answered(await changeLicenseOwner(actor, params.id, body.data?.id ?? null))),
+  );
+
+export const changeUser = () =>
+  operation(licenseOwners.changeUser, async ({ actor, params, body }) =>
+    ok(answered(await changeLicenseOwner(actor, params.id, body.data?.id ?? null))),
+  );

@@ -401,3 +401,33 @@ export const licenseUses = {
     faults: [403],
   }),
 };
+
+/**
+ * `PUT /licenses/<id>/owner`'s body (docs/rules.md §18.10): the new owner, `{data: {type: "users", id}}`
+ * (Keygen takes `user` too), or `{data: null}` for none.
+ */
+const ownerBody = z.strictObject({
+  data: z.nullable(z.strictObject({ type: z.enum(['users', 'user']), id: nonBlank() })),
+});
+
+/** Changing a license's owner, and Keygen's older path for it. */
+const changeOwner = (operation: string, path: string, summary: string) =>
+  declare({
+    operation,
+    authorizes: { type: 'licenses', action: 'owner.update', record: true },
+    method: 'PUT',
+    path: `${ACCOUNT}/licenses/{id}/${path}`,
+    access: EMIT,
+    summary,
+    auth: 'bearer',
+    params: ['id'],
+    body: ownerBody,
+    answers: { 200: { resource: 'licenses' } },
+    // 422 OWNER_NOT_FOUND; 409: its owner changed meanwhile.
+    faults: [403, 409, 422],
+  });
+
+export const licenseOwners = {
+  changeOwner: changeOwner('licenses.changeOwner', 'owner', "Change a license's owner (data null: none), the license named by id or key"),
+  changeUser: changeOwner('licenses.changeUser', 'user', "Change a license's owner: Keygen's older path, as PUT /licenses/<id>/owner"),
+};

@@ -69,6 +69,8 @@ export const licensePolicy = definePolicy({
     'tokens.generate': 'license.tokens.generate',
     ...LIFECYCLE,
     ...USE,
+    // Its owner (owner.ts): administrators' and the product's, as Keygen's.
+    'owner.update': 'license.owner.update',
   },
   // A user also renews and revokes the licenses they own (unless protected: `mayChangeStanding`).
   grants: {
@@ -76,7 +78,7 @@ export const licensePolicy = definePolicy({
     user: ['license.renew', 'license.revoke'],
     product: '*',
   },
-  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USE)]),
+  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USE), 'owner.update']),
   reaches: reachesLicense,
   may(actor, action, record) {
     if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);

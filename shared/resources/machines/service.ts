@@ -28,7 +28,7 @@ import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
+import { inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
 import { MACHINE_FINGERPRINTS, type MachineRecord, machineMarkerFacts } from './entity.ts';
@@ -137,7 +137,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   // under FROM_FIRST_ACTIVATION its first machine also starts its expiry (never from a SHARED
   // environment on a global license, which it only reads: expiry.ts).
   const licenseGone = ruleBroken('LICENSE_NOT_FOUND', 'license was deleted', '/data/relationships/license');
-  const startedExpiry = holdLicenseForActivation(tx, actor.scope, licenseItem, expirationOf(policy), licenseGone);
+  const startedExpiry = holdLicenseForActivation(tx, actor.scope, licenseItem, expirationOf(policy), licenseGone, inheritedOwnersChanged());
   requireAncestry(tx, machine, ['policies', 'products'], licenseGone);
   // Its owner too: a deleted user's links are cleared after its delete, which would miss this one.
   if (owner)

@@ -23,7 +23,7 @@ import { policyOf } from '../policies/beside.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
-import { requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
+import { inheritedFrom, inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
 import { dueOf, heartbeatAt, PROCESS_PID_MARKER, type ProcessRecord, processPidValue } from './entity.ts';
@@ -91,7 +91,8 @@ async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedPr
     policy,
   );
   // The machine and all above it must still exist (never a process under a removal), and its owner.
-  tx.requireExists({ PK: machineItem.PK, SK: machineItem.SK }, machineGone);
+  // With the owners the process inherits: changed meanwhile (licenses/owner.ts), the machine is read again.
+  tx.requireState({ PK: machineItem.PK, SK: machineItem.SK }, inheritedFrom(machineItem), inheritedOwnersChanged());
   requireAncestry(tx, process, ['licenses', 'policies', 'products'], machineGone);
   requireInheritedOwner(tx, process.accountId, process.ownerId);
   await emitEvent(tx, originOf(process, actor.scope), 'process.created', processDocument(process, policy));

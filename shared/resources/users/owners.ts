@@ -23,7 +23,16 @@ import { cascadeMarker } from '../../licensing/removal.ts';
 import { collectionsUnder } from '../../licensing/slots.ts';
 import { membersUpTo } from '../../store/cascade.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
-import { collectionKeys, counterKey, environmentMembership, type Key, recordKey, uniqueKey } from '../../store/keys.ts';
+import {
+  collectionKeys,
+  collectionName,
+  collectionPartition,
+  counterKey,
+  environmentMembership,
+  type Key,
+  recordKey,
+  uniqueKey,
+} from '../../store/keys.ts';
 import { backoff, type Item, itemOfType, type PlacedItem, readAgain, type StoredItem } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
@@ -39,8 +48,25 @@ const ATTEMPTS = 3;
 /** Records per transaction when the worker clears owner links. */
 const CHUNK = 30;
 
-/** The owner a new record inherits was deleted while the record was being created (see unlessOwnerGone). */
+/**
+ * The owner a new record inherits was deleted, or its holder's owners changed (a license's owner
+ * changed: shared/resources/licenses/owner.ts), while the record was being created (see unlessOwnerGone).
+ */
 class OwnerGone extends Error {}
+
+/**
+ * The error a create's condition on its holder's owners raises (a machine's on its license's
+ * `ownerId`, a component's or a process's on its machine's `ownerId` and `licenseOwnerId`): the
+ * create then reads its holder again (unlessOwnerGone).
+ */
+export const inheritedOwnersChanged = (): Error => new OwnerGone();
+
+/** What a create requires of the machine it hangs on: still there, with the owners read. */
+export const inheritedFrom = (machine: Item) => ({
+  PK: machine.PK,
+  ownerId: machine.ownerId ?? null,
+  licenseOwnerId: machine.licenseOwnerId ?? null,
+});
 
 /**
  * Requires, in the transaction creating a record, that the owner it inherits (its license's or its
@@ -50,13 +76,21 @@ export function requireInheritedOwner(tx: Transaction, accountId: string, ownerI
   if (ownerId) tx.requireExists(recordKey(accountId, 'users', ownerId), new OwnerGone());
 }
 
-/** Runs a create once more when the owner it inherits went meanwhile: read again, the owner is none. */
+/**
+ * Runs a create once more when the owner it inherits went or changed meanwhile: read again, it
+ * inherits the owners as they are (and finds its holder gone, if it went). A second such race: 409.
+ */
 export async function unlessOwnerGone<T>(create: () => Promise<T>): Promise<T> {
   try {
     return await create();
   } catch (error) {
     if (!(error instanceof OwnerGone)) throw error;
-    return create();
+  }
+  try {
+    return await create();
+  } catch (error) {
+    if (error instanceof OwnerGone) throw conflict('The owners this record inherits kept changing; retry the request');
+    throw error;
   }
 }
 
@@ -138,28 +172,45 @@ function expectOwnedOnly(
 }
 
 /** Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it changed meanwhile. */
-function dropOwner(tx: Transaction, record: PlacedItem, userId: string, changed: Error): void {
+const dropOwner = (tx: Transaction, record: PlacedItem, userId: string, changed: Error) => moveOwner(tx, record, userId, null, changed);
+
+/**
+ * Writes into `tx` that `record`'s owner is `to` (null: none) instead of `from` (null: none): its
+ * `ownerId`, its place among the owner collections (the index attributes, and the two
+ * collections' counts) and, for a license, what its key's marker carries; with `also` written
+ * beside. `changed` if the record's owner is no longer `from`, or the record went, meanwhile.
+ */
+export function moveOwner(
+  tx: Transaction,
+  record: PlacedItem,
+  from: string | null,
+  to: string | null,
+  changed: Error,
+  also: Record<string, unknown> = {},
+): PlacedItem {
   const slot = OWNED.find((collection) => collection.type === record.type)?.slot;
   if (slot === undefined) throw new Error(`A ${String(record.type)} record has no owner`);
   const index = collectionKeys(slot);
-  const partition = record[`${index}PK`];
-  tx.update(
+  const environmentId = record.environmentId ?? null;
+  const membership = environmentId ? environmentMembership(record.accountId, environmentId) : undefined;
+  const left = record[`${index}PK`];
+  const joined =
+    to === null ? null : collectionPartition(record.accountId, environmentId, collectionName(record.type, { type: 'users', id: to }));
+  const moved = from !== to;
+  const written = tx.update(
     record,
-    { ownerId: null, [`${index}PK`]: null, [`${index}SK`]: null },
-    { missing: changed, unchanged: { ownerId: userId }, conflict: changed },
+    { ...also, ownerId: to, ...(moved ? { [`${index}PK`]: joined, [`${index}SK`]: joined && record.GSI1SK } : {}) },
+    { missing: changed, unchanged: { ownerId: from }, conflict: changed },
   );
-  if (typeof partition === 'string') {
-    const environmentId = record.environmentId ?? null;
-    tx.tally(counterKey(partition), -1, {
-      membership: environmentId ? environmentMembership(record.accountId, environmentId) : undefined,
-    });
-  }
+  if (moved && typeof left === 'string') tx.tally(counterKey(left), -1, { membership });
+  if (moved && joined) tx.tally(counterKey(joined), 1, { membership });
   const license = itemOfType('licenses', record);
-  if (license) {
+  if (license && moved) {
     const marker: Key = uniqueKey(license.accountId, LICENSE_KEY_MARKER, licenseKeyValue(license.key));
     // Only while the marker is the license's: a license deleted meanwhile leaves none to rewrite.
-    tx.patch(marker, { ownerId: null }, {}, { state: { ref: record.PK }, changed });
+    tx.patch(marker, { ownerId: to }, {}, { state: { ref: record.PK }, changed });
   }
+  return written as PlacedItem;
 }
 
 /** Clears `userId` from the owner of `records` (the cascades worker's pages), a chunk per transaction, records changed meanwhile read again. */
