@@ -37,11 +37,11 @@ export function environmentScope(
 }
 
 /**
- * Records a SHARED environment never shows from the global environment: credentials and the
- * webhook plumbing that carries every change (docs/rules.md §5.2, §7.1). Only licensing records and users
- * are shared, read-only.
+ * Records a SHARED environment never shows from the global environment: credentials (tokens, and
+ * the pools' keys, each a license's key to be) and the webhook plumbing that carries every change
+ * (docs/rules.md §5.2, §7.1). Only licensing records and users are shared, read-only.
  */
-const ENVIRONMENT_PRIVATE: ReadonlySet<RecordType> = new Set(['tokens', 'webhook-endpoints', 'webhook-events']);
+const ENVIRONMENT_PRIVATE: ReadonlySet<RecordType> = new Set(['tokens', 'keys', 'webhook-endpoints', 'webhook-events']);
 
 /** The environments whose records of `type` the scope may read. */
 export const readableOf = (scope: Scope, type: RecordType): readonly (string | null)[] =>

@@ -621,11 +621,14 @@ describe('grants follow the declared access and nothing more', () => {
     }
   });
 
-  it('grants the sealing key where secrets are sealed (the reset worker) and unsealed (the delivery worker), nowhere else', () => {
+  it('grants the sealing key where secrets are sealed (second factors, the reset worker) and unsealed (log-in and second factors, the delivery worker), nowhere else', () => {
     const holders = (access: Access) =>
-      [...routes, fallback, ...workers, ...schedules].filter((entry) => entry.access.includes(access)).map((entry) => entry.operation);
-    expect(holders('key:seal')).toEqual(['workers.passwordReset']);
-    expect(holders('key:unseal')).toEqual(['workers.deliverWebhook']);
+      [...routes, fallback, ...workers, ...schedules]
+        .filter((entry) => entry.access.includes(access))
+        .map((entry) => entry.operation)
+        .sort();
+    expect(holders('key:seal')).toEqual(['secondFactors.create', 'workers.passwordReset']);
+    expect(holders('key:unseal')).toEqual(['secondFactors.delete', 'secondFactors.update', 'tokens.generate', 'workers.deliverWebhook']);
   });
 
   it('lets every route under an account, and nothing else, sign with the signing keys: unseal them, and give an account its key', () => {

@@ -468,7 +468,7 @@ export type Home = 'same' | 'global' | 'otherEnvironment' | 'otherAccount';
 export const HOMES: readonly Home[] = ['same', 'global', 'otherEnvironment', 'otherAccount'];
 
 /** Records an environment keeps to itself even from a SHARED one (docs/rules.md §5.2, §7.1). */
-export const PRIVATE_REFS: readonly Ref[] = ['T', 'W', 'X'];
+export const PRIVATE_REFS: readonly Ref[] = ['T', 'W', 'X', 'K'];
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 

@@ -120,7 +120,16 @@ export async function componentsOfNewMachine(
         written.push(...adding);
         if (next === components.length) return;
         current = new Transaction();
-        current.requireExists(activation.machineKey, conflict('The machine was deactivated while its components were being added'));
+        // The machine, with the owners its components carry (a license's owner change hands them over: licenses/owner.ts).
+        current.requireState(
+          activation.machineKey,
+          {
+            PK: activation.machineKey.PK,
+            ownerId: activation.machine.ownerId ?? null,
+            licenseOwnerId: activation.machine.licenseOwnerId ?? null,
+          },
+          conflict('The machine was deactivated, or its owners changed, while its components were being added'),
+        );
         // And its owner, whom the components name too: a deleted user's links are cleared after its delete.
         const { accountId, ownerId } = activation.machine;
         if (ownerId) current.requireExists(recordKey(accountId, 'users', ownerId), conflict("The machine's owner was deleted meanwhile"));

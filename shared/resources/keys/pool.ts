@@ -51,8 +51,9 @@ async function oldestKeys(scope: Scope, policy: PolicyRecord, gone: ReadonlySet<
 }
 
 /**
- * Runs `use` with a key of the pool, which must delete it in its transaction failing with the
- * `taken` error given; again with another while the one tried was taken meanwhile. 422
+ * Runs `use` with a key of the pool, which must delete it (as read: its value unchanged) in its
+ * transaction failing with the `taken` error given; again with another while the one tried was
+ * taken or changed meanwhile. 422
  * POLICY_POOL_EMPTY (at `pointer`) when the pool holds none.
  */
 export async function withPooledKey<T>(

@@ -129,7 +129,8 @@ export async function updateKey(actor: Actor, id: string, changes: { key?: strin
 export async function deleteKey(actor: Actor, id: string): Promise<void> {
   const item = await authorize(actor, 'keys', id, 'delete');
   const tx = new Transaction();
-  tx.delete(item, new RecordNotFound('keys', id));
+  // Only the key as read: its markers are those the delete removes.
+  tx.delete(item, conflict('The key changed, or went, while this request was made; retry it'), { key: item.key });
   await emitEvent(tx, originOf(item, actor.scope), 'key.deleted', keyDocument(toRecord('keys', item)));
   await tx.commit();
 }
@@ -146,7 +147,8 @@ export async function popKey(actor: Actor, policyId: string): Promise<KeyRecord>
   if (!policy.usePool) throw ruleBroken('POLICY_POOL_NOT_SUPPORTED', 'pool is not supported', pointer);
   return withPooledKey(actor.scope, policy, pointer, async (key, taken) => {
     const tx = new Transaction();
-    tx.delete(key, taken);
+    // As read: a key changed meanwhile is taken by no one under its old value.
+    tx.delete(key, taken, { key: key.key });
     await emitEvent(tx, originOf(key, actor.scope), 'policy.pool.popped', keyDocument(toRecord('keys', key)));
     await tx.commit();
     return toRecord('keys', key);

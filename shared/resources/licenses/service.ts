@@ -77,8 +77,8 @@ function utc(attribute: string, value: string, code: string): string {
 }
 
 /**
- * A license's key, held by its marker; the marker carries the license's policy and owner (neither
- * changes after creation), so validation reads them with the license in one BatchGetItem.
+ * A license's key, held by its marker; the marker carries the license's policy and owner (an owner
+ * change rewrites it: owner.ts), so validation reads them with the license in one BatchGetItem.
  */
 const keyClaim = (license: Pick<LicenseRecord, 'key' | 'policyId' | 'ownerId'>): UniqueClaim => ({
   kind: LICENSE_KEY_MARKER,
@@ -159,7 +159,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   // Under a policy with a pool, a license given no key takes one from the pool (docs/rules.md §18.9).
   if (key === undefined && policy.usePool) {
     return withPooledKey(actor.scope, policy, '/data/relationships/policy', (pooled, taken) =>
-      commitLicense(actor, { ...unsigned, key: pooled.key }, policy, owner, (tx) => tx.delete(pooled, taken)),
+      commitLicense(actor, { ...unsigned, key: pooled.key }, policy, owner, (tx) => tx.delete(pooled, taken, { key: pooled.key })),
     );
   }
   const license: LicenseRecord = {

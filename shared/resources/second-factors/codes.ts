@@ -3,8 +3,10 @@
  * matched in the same conditional update as the change it allows (entity.ts), so that no code is
  * accepted twice.
  */
+import { seal, unseal } from '../../auth/seal.ts';
 import { matchingStep } from '../../auth/totp.ts';
-import { NotAuthenticated } from '../../errors.ts';
+import { LimitReached, NotAuthenticated } from '../../errors.ts';
+import { hit } from '../../store/rate-limit.ts';
 import { getItem, type StoredItem } from '../../store/records.ts';
 import type { Transaction } from '../../store/transaction.ts';
 import type { UserRecord } from '../users/entity.ts';
@@ -15,16 +17,39 @@ const AT_OTP = { pointer: '/meta/otp' };
 export const otpRequired = () => new NotAuthenticated('OTP_REQUIRED', 'second factor is required', undefined, AT_OTP);
 export const otpInvalid = () => new NotAuthenticated('OTP_INVALID', 'second factor must be valid', undefined, AT_OTP);
 
+/** What a factor's secret is sealed for (docs/rules.md §7.2): its user and itself, so a copy elsewhere does not unseal. */
+const sealContext = (user: Pick<UserRecord, 'accountId' | 'id'>, factorId: string) =>
+  `second-factor:${user.accountId}:${user.id}:${factorId}`;
+
+/** A new factor's secret as stored: sealed (a TOTP secret cannot be hashed: codes are made from it). */
+export const sealedSecret = (user: Pick<UserRecord, 'accountId' | 'id'>, factorId: string, secret: string) =>
+  seal(secret, sealContext(user, factorId));
+
+/** A factor's secret, unsealed. */
+const secretOf = (user: Pick<UserRecord, 'accountId' | 'id'>, factor: SecondFactor) => unseal(factor.secret, sealContext(user, factor.id));
+
 /** The user's second factor when it is enabled: log-ins and its removal then need a code. */
 export const enabledFactor = (user: Pick<UserRecord, 'secondFactor'>) => (user.secondFactor?.enabled ? user.secondFactor : undefined);
 
+/** Codes a user's factor is asked to check in a window, right or wrong: a code of 6 digits is guessed no faster. */
+export const CODES_PER_WINDOW = 10;
+const CODE_WINDOW_SECONDS = 15 * 60;
+
 /**
  * The step `otp` is a code of (401 OTP_REQUIRED when none is given, OTP_INVALID when it is none
- * of the current steps' or one of a step already spent).
+ * of the current steps' or one of a step already spent). Every code given counts against the
+ * user's limit of codes (429 past it, for right codes too), which bounds guessing by someone who
+ * knows the password.
  */
-export function stepOf(user: Pick<UserRecord, 'otpStep'>, factor: SecondFactor, otp: string | undefined): number {
+export async function stepOf(
+  user: Pick<UserRecord, 'accountId' | 'id' | 'otpStep'>,
+  factor: SecondFactor,
+  otp: string | undefined,
+): Promise<number> {
   if (otp === undefined) throw otpRequired();
-  const step = matchingStep(factor.secret, otp);
+  const limit = await hit(`OTP#${user.accountId}#${user.id}`, CODES_PER_WINDOW, CODE_WINDOW_SECONDS);
+  if (!limit.allowed) throw new LimitReached('Too many codes of this second factor were tried; try again later', limit);
+  const step = matchingStep(await secretOf(user, factor), otp);
   if (step === undefined || (user.otpStep !== undefined && step <= user.otpStep)) throw otpInvalid();
   return step;
 }

@@ -10,7 +10,7 @@ import type { AccessPattern } from '../../store/data-model.ts';
 
 export interface SecondFactor {
   id: string;
-  /** The shared secret, base32: shown once, in the otpauth:// URI the create answers with. */
+  /** The shared secret, base32, sealed (codes.ts): shown once, in the otpauth:// URI the create answers with. */
   secret: string;
   /** Whether log-ins need a code: only once a code of it was verified. */
   enabled: boolean;

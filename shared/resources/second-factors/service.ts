@@ -17,7 +17,7 @@ import { getItem, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { now } from '../rules.ts';
 import type { UserRecord } from '../users/entity.ts';
-import { enabledFactor, refusal, spendStep, stepOf } from './codes.ts';
+import { enabledFactor, refusal, sealedSecret, spendStep, stepOf } from './codes.ts';
 import { secondFactorDocument } from './document.ts';
 import type { SecondFactor } from './entity.ts';
 
@@ -56,7 +56,9 @@ export async function createSecondFactor(actor: Actor, userId: string, password:
   const taken = () => ruleBroken('SECOND_FACTOR_TAKEN', 'user already has a second factor', '/data/relationships/user');
   if (user.secondFactor) throw taken();
   const timestamp = now();
-  const factor: SecondFactor = { id: randomUUID(), secret: newTotpSecret(), enabled: false, created: timestamp, updated: timestamp };
+  const id = randomUUID();
+  const secret = newTotpSecret();
+  const factor: SecondFactor = { id, secret: await sealedSecret(user, id, secret), enabled: false, created: timestamp, updated: timestamp };
   const tx = new Transaction();
   // Only while the user has none: of two concurrent creates one lands, the other finds it taken.
   const updated = toRecord(
@@ -65,7 +67,7 @@ export async function createSecondFactor(actor: Actor, userId: string, password:
   );
   await emitEvent(tx, originOf(updated, actor.scope), 'second-factor.created', secondFactorDocument(updated, factor));
   await tx.commit();
-  return { user: updated, factor, uri: otpauthUri(factor.secret, actor.account.name, user.email) };
+  return { user: updated, factor, uri: otpauthUri(secret, actor.account.name, user.email) };
 }
 
 /**
@@ -77,7 +79,7 @@ export async function updateSecondFactor(actor: Actor, userId: string, id: strin
   const user = toRecord('users', item);
   const factor = factorNamed(user, id);
   await limitLogins(user.accountId, user.email);
-  const step = stepOf(user, factor, otp);
+  const step = await stepOf(user, factor, otp);
   const changed = { ...factor, enabled, updated: now() };
   const tx = new Transaction();
   const updated = toRecord('users', spendStep(tx, item, factor, step, { secondFactor: changed }, { changed: changedMeanwhile() }));
@@ -102,7 +104,7 @@ export async function deleteSecondFactor(actor: Actor, userId: string, id: strin
   let step: number | undefined;
   if (enabledFactor(user)) {
     await limitLogins(user.accountId, user.email);
-    step = stepOf(user, factor, otp);
+    step = await stepOf(user, factor, otp);
   }
   const tx = new Transaction();
   // The step spent is forgotten with the factor: the update removes otpStep on condition that it was below.

@@ -23,7 +23,8 @@ export const tokens = {
     operation: 'tokens.generate',
     method: 'POST',
     path: `${ACCOUNT}/tokens`,
-    access: EMIT,
+    // A second factor's secret is sealed at rest (shared/resources/second-factors/codes.ts).
+    access: [...EMIT, 'key:unseal'],
     throttle: CREDENTIALS,
     summary: 'Log in: a user token for the e-mail and password of HTTP Basic',
     auth: 'basic',

@@ -21,11 +21,11 @@ import {
   tokenLookupKey,
 } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest, partitionItems } from '../../store/paging.ts';
-import { getItem, getRecordItems, type PlacedItem, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
+import { getItem, getRecordItems, itemOfType, type PlacedItem, type StoredItem, type StoredRecord, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { attributePointer, now } from '../rules.ts';
-import { enabledFactor, refusal, spendStep, stepOf } from '../second-factors/codes.ts';
+import { enabledFactor, otpRequired, refusal, spendStep, stepOf } from '../second-factors/codes.ts';
 import { tokenDocument } from './document.ts';
 import { BEARER_SLOT, TOKEN_PREFIX, type TokenKind, type TokenRecord, USER_TOKEN_LIFETIME_MS, userTokenKind } from './entity.ts';
 
@@ -70,7 +70,8 @@ export function addToken(tx: Transaction, input: NewToken): { token: TokenRecord
   };
   tx.create(token, { parents: [{ type: holder.type, id: holder.id }] });
   const membership = token.environmentId ? { ENVPK: environmentMembership(token.accountId, token.environmentId) } : {};
-  // A license's ancestry and owner never change: authentication reads them with the license (its standing).
+  // Read with the license for its standing (authentication): its owner as it was then, which a later
+  // owner change leaves behind (standing then reads the license's own owner, one read more).
   const ancestry =
     holder.type === 'licenses' ? { productId: holder.productId, policyId: holder.policyId, ownerId: holder.ownerId ?? null } : {};
   tx.put({ ...tokenLookupKey(token.digest), ...token, ...membership, bearerKind, ...ancestry });
@@ -186,7 +187,7 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
   const expiry = userTokenExpiry(request.expiry);
   const { user } = login;
   const factor = enabledFactor(user);
-  const step = factor && stepOf(user, factor, otp);
+  const step = factor && (await stepOf(user, factor, otp));
   const tx = new Transaction();
   const result = addToken(tx, {
     holder: user,
@@ -201,14 +202,18 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
   if (factor && step !== undefined) {
     spendStep(tx, item, factor, step, {}, { unchanged: standingOf(user), changed });
   } else {
-    requireStanding(tx, user, changed);
+    // Its second factor as read: one enabled meanwhile asks this log-in for a code after all.
+    tx.requireState(recordKey(user.accountId, 'users', user.id), { ...standingOf(user), secondFactor: user.secondFactor }, changed);
   }
   await emitEvent(tx, originOf(result.token, login.scope), 'token.generated', tokenDocument(result.token));
   try {
     await tx.commit();
   } catch (error) {
-    if (step === undefined) throw error;
-    throw await refusal(item, step, error as Error);
+    if (step !== undefined) throw await refusal(item, step, error as Error);
+    if (error === changed && enabledFactor(itemOfType('users', await getItem(recordKey(user.accountId, 'users', user.id))) ?? {})) {
+      throw otpRequired();
+    }
+    throw error;
   }
   return result;
 }
