@@ -12,7 +12,9 @@
  * Reads, changes and creates run every cell on one set of records. A route that removes, bans,
  * suspends or reinstates runs on records of its own: every refusal first (a refusal changes
  * nothing), then the first bearer the matrix lets through (the others would find the record gone
- * or changed); ban and unban, which may be repeated, run all of theirs.
+ * or changed); ban and unban, which may be repeated, run all of theirs. Records of its own are a
+ * fresh graph, but for a removal of a record nothing hangs on (a process, a component, a key, an
+ * endpoint, a token), which removes one made for it in the graph asked.
  */
 import { randomUUID } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
@@ -195,7 +197,8 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
   const type = route.path.split('/')[4];
   if (route.operation === 'secondFactors.update' && factor) {
     const otp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(factor.secret) }).generate();
-    return { data: { type: 'second-factors', attributes: { enabled: true } }, meta: { otp } };
+    // Disabled it stays: its removal, asked next, needs no code.
+    return { data: { type: 'second-factors', attributes: { enabled: false } }, meta: { otp } };
   }
   if (route.method === 'PATCH') {
     const attributes = {
@@ -273,9 +276,54 @@ const REPEATABLE = new Set(['users.ban', 'users.unban']);
 const STANDING = new Set(['licenses.suspend', 'licenses.reinstate']);
 /**
  * Regenerating T (the owner's own token) ends the owner's credential; a user holds one second
- * factor, and each code of it is taken once: each on a graph of its own too.
+ * factor: each on a graph of its own too.
  */
-const INVALIDATES = new Set(['tokens.regenerate', 'secondFactors.create', 'secondFactors.update']);
+const INVALIDATES = new Set(['tokens.regenerate', 'secondFactors.create']);
+
+/**
+ * Removals of a record nothing else hangs on: each removes one made for it in the graph that is
+ * asked (in S), not a graph of its own. Every refusal first, then the first success.
+ */
+const LEAVES: Record<string, (fixture: Fixture) => Promise<string>> = {
+  'processes.delete': async ({ records, admin }) =>
+    made(
+      await call('POST', `${account.path}/processes`, {
+        ...admin,
+        body: doc('processes', { pid: `pid-${unique()}` }, { machine: relationship('machines', records.M) }),
+      }),
+    ),
+  'components.delete': async ({ records, admin }) =>
+    made(
+      await call('POST', `${account.path}/components`, {
+        ...admin,
+        body: doc('components', { fingerprint: `c-${unique()}`, name: 'Part' }, { machine: relationship('machines', records.M) }),
+      }),
+    ),
+  'keys.delete': async ({ records, admin }) =>
+    made(
+      await call('POST', `${account.path}/keys`, {
+        ...admin,
+        body: doc('keys', { key: `leaf-${randomUUID()}` }, { policy: relationship('policies', records.Q) }),
+      }),
+    ),
+  'webhookEndpoints.delete': async ({ admin }) =>
+    made(await call('POST', `${account.path}/webhook-endpoints`, { ...admin, body: doc('webhook-endpoints', { url: receiver.url }) })),
+  // Another token of the owner's: the owner's own credential (T) stays.
+  'tokens.revoke': async ({ records, admin }) => made(await call('POST', `${account.path}/users/${records.U}/tokens`, { ...admin }), 200),
+};
+
+/** The id of a record a request made. */
+function made(reply: Reply, status = 201): string {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  return reply.body.data.id as string;
+}
+
+/**
+ * Changes that may succeed once only on the graph asked, nothing asked after them needing what
+ * they change: the owner's second factor disabled with a code (each code is taken once), then
+ * removed. Every refusal first, then the first success.
+ */
+const ONCE = new Set(['secondFactors.update', 'secondFactors.delete']);
 
 type Cell = [BearerName | 'none', number];
 
@@ -333,9 +381,17 @@ export function describeMatrixPart(part: MatrixPart): void {
           if (cells.length === 1) continue; // this home does not apply to the route (the record is S, or there is none)
           const successes = cells.filter(([, status]) => status < 300);
           const refusals = cells.filter(([, status]) => status >= 300);
-          if ((!REMOVES(route) && !STANDING.has(route.operation) && !INVALIDATES.has(route.operation)) || successes.length === 0) {
+          const apart = REMOVES(route) || STANDING.has(route.operation) || INVALIDATES.has(route.operation) || ONCE.has(route.operation);
+          if (!apart || successes.length === 0) {
             // Changes of one record go one at a time: a concurrent change may rightly answer 409.
             await run(route, fixtures[home], cells, route.method === 'GET');
+            continue;
+          }
+          const leaf = LEAVES[route.operation];
+          if (leaf || ONCE.has(route.operation)) {
+            const target = leaf && (await leaf(fixtures[home]));
+            await run(route, fixtures[home], refusals, true, target);
+            await run(route, fixtures[home], successes.slice(0, 1), false, target);
             continue;
           }
           // Records of its own: an environment to delete, else a fresh graph.
