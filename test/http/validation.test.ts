@@ -4,9 +4,11 @@
  * and what binds an answer to its request: its time, the nonce and the scope echoed.
  */
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, newAccount, newEnvironment, newUser, type TestAccount } from '../support/client.ts';
 import { expectCode, licensing } from '../support/licensing.ts';
+import { table, tableName } from '../support/table.ts';
 
 let account: TestAccount;
 let l: ReturnType<typeof licensing>;
@@ -96,7 +98,7 @@ describe.concurrent('validate-key', () => {
 });
 
 describe.concurrent('lastValidated (docs/rules.md §19.5)', () => {
-  it("every validation, whatever its verdict, sets it to the verdict's time; updated stays", async () => {
+  it("a validation, whatever its verdict, sets it to the verdict's time; one within the next minute leaves it; updated stays", async () => {
     const g = await l.graph();
     expect(g.license.attributes.lastValidated).toBeNull();
     const first = await validateKey(g.license.attributes.key, { fingerprint: `fp-${randomUUID()}` });
@@ -104,13 +106,29 @@ describe.concurrent('lastValidated (docs/rules.md §19.5)', () => {
     expect(first.body.data.attributes.lastValidated).toBe(first.body.meta.ts);
     const second = await l.api('POST', `/licenses/${g.license.id}/actions/validate`);
     expect(code(second)).toBe('VALID');
-    expect(second.body.data.attributes.lastValidated).toBe(second.body.meta.ts);
+    expect(second.body.data.attributes.lastValidated).toBe(first.body.meta.ts);
     const read = await l.api('GET', `/licenses/${g.license.id}`);
     expect(read.body.data.attributes).toMatchObject({
-      lastValidated: second.body.meta.ts,
+      lastValidated: first.body.meta.ts,
       updated: g.license.attributes.updated,
       status: 'ACTIVE',
     });
+  });
+
+  it('a validation more than a minute after the one noted notes its own', async () => {
+    const g = await l.graph();
+    // As if the license had last been validated a minute and a second ago.
+    await table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: `A#${account.id}#LICENSE#${g.license.id}`, SK: '#' },
+        UpdateExpression: 'SET lastValidated = :at',
+        ExpressionAttributeValues: { ':at': new Date(Date.now() - 61_000).toISOString() },
+      }),
+    );
+    const validated = await validateKey(g.license.attributes.key);
+    expect(validated.body.data.attributes.lastValidated).toBe(validated.body.meta.ts);
+    expect((await l.api('GET', `/licenses/${g.license.id}`)).body.data.attributes.lastValidated).toBe(validated.body.meta.ts);
   });
 
   it('a global license validated from inside a SHARED environment keeps it: the environment only reads it', async () => {

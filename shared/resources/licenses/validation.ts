@@ -443,8 +443,7 @@ async function validate(
   };
   const verdict = await verdictOf(subject);
   const ts = now();
-  // The validation is the license's last (not a global license's, seen from a SHARED environment, which only reads it).
-  const noted = canWrite(requester.scope, license.environmentId);
+  const noted = notesValidation(requester.scope, license, ts);
   const validated = noted ? { ...license, lastValidated: ts } : license;
   const validation: Validation = { license: validated, policy, verdict, ts };
   const tx = new Transaction();
@@ -453,6 +452,19 @@ async function validate(
   // Two writes side by side: the time costs one round trip, whether an endpoint listens or not.
   await Promise.all([tx.commit(), noted ? noteValidated(item, ts) : undefined]);
   return validation;
+}
+
+/** How old a license's lastValidated must be for a validation to write it again (docs/rules.md §19.5). */
+const LAST_VALIDATED_RESOLUTION_MS = 60_000;
+
+/**
+ * Whether a validation at `ts` writes the license's lastValidated: when the one it holds is more
+ * than a minute old (or none), so that a license validated again and again (the hot path) is only
+ * read; never a global license seen from a SHARED environment, which only reads it.
+ */
+function notesValidation(scope: Scope, license: LicenseRecord, ts: string): boolean {
+  if (!canWrite(scope, license.environmentId)) return false;
+  return license.lastValidated === undefined || Date.parse(ts) - Date.parse(license.lastValidated) >= LAST_VALIDATED_RESOLUTION_MS;
 }
 
 /** The license removed meanwhile: nothing to note. */
