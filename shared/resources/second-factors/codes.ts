@@ -31,8 +31,8 @@ const secretOf = (user: Pick<UserRecord, 'accountId' | 'id'>, factor: SecondFact
 /** The user's second factor when it is enabled: log-ins and its removal then need a code. */
 export const enabledFactor = (user: Pick<UserRecord, 'secondFactor'>) => (user.secondFactor?.enabled ? user.secondFactor : undefined);
 
-/** Codes a user's factor is asked to check in a window, right or wrong: a code of 6 digits is guessed no faster. */
-export const CODES_PER_WINDOW = 10;
+/** Codes a user's factor checks in a window, right or wrong: at that pace a code takes months to guess. */
+const CODES_PER_WINDOW = 10;
 const CODE_WINDOW_SECONDS = 15 * 60;
 
 /**
