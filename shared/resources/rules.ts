@@ -2,8 +2,10 @@
  * Model rules shared by every resource: lengths and metadata limits. Each broken rule is a
  * 422 `<ATTRIBUTE>_<KIND>` pointing at the attribute (docs/rules.md §2.2).
  */
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ruleBroken } from '../errors.ts';
+import type { Scope } from '../store/scope.ts';
 
 export const attributePointer = (attribute: string) => `/data/attributes/${attribute}`;
 
@@ -90,3 +92,13 @@ export function metadataRule(metadata: Metadata | undefined): void {
 }
 
 export const now = () => new Date().toISOString();
+
+/** What every record a request creates starts with: its type, a new id, the request's account and environment, and its times (both `at`). */
+export const newRecord = <T extends string>(type: T, scope: Pick<Scope, 'accountId' | 'environmentId'>, at = now()) => ({
+  type,
+  id: randomUUID(),
+  accountId: scope.accountId,
+  environmentId: scope.environmentId,
+  created: at,
+  updated: at,
+});

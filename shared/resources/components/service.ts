@@ -3,7 +3,6 @@
  * and remove them (docs/authorization.md) is shared/resources/components/policy.ts.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { ruleBroken } from '../../errors.ts';
@@ -28,7 +27,7 @@ import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
 import type { UniquenessStrategy } from '../policies/entity.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { inheritedFrom, inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { componentDocument } from './document.ts';
 import { COMPONENT_FINGERPRINTS, type ComponentRecord } from './entity.ts';
@@ -88,14 +87,8 @@ export function componentRules(input: Omit<NewComponent, 'machineId'>): void {
 
 /** A new component of `machine`, born in the request's environment; license, policy, product and owners follow from the machine. */
 export function newComponent(actor: Actor, machine: MachineRecord, input: Omit<NewComponent, 'machineId'>): ComponentRecord {
-  const timestamp = now();
   return {
-    type: 'components',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('components', actor.scope),
     ...underMachine(machine),
     fingerprint: input.fingerprint,
     name: input.name,

@@ -2,7 +2,6 @@
  * Entitlements (who may do what: shared/resources/entitlements/policy.ts). Removing one detaches it
  * from every policy and license first.
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -12,7 +11,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type Page, type PageRequest, pageOf } from '../../store/paging.ts';
 import { getVisibleRecords, isUuid, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { detachEverywhere } from './attachments.ts';
 import { entitlementDocument } from './document.ts';
 import { ENTITLEMENT_CODE_MARKER, type EntitlementRecord, entitlementCodeValue } from './entity.ts';
@@ -52,14 +51,8 @@ const codeClaim = (code: string): UniqueClaim => ({
 export async function createEntitlement(actor: Actor, input: NewEntitlement): Promise<EntitlementRecord> {
   await authorizeAction(actor, 'entitlements', 'create');
   rules(input);
-  const timestamp = now();
   const entitlement: EntitlementRecord = {
-    type: 'entitlements',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('entitlements', actor.scope),
     name: input.name,
     code: input.code,
     metadata: input.metadata ?? {},

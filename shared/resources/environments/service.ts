@@ -5,7 +5,6 @@
  * sends the purge of everything else it holds (through the outbox relay: shared/outbox/entries.ts).
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import type { Action } from '../../auth/policies/index.ts';
@@ -18,7 +17,7 @@ import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { environmentScope, globalScope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
-import { attributePointer, maxLength, now, oneOf } from '../rules.ts';
+import { attributePointer, maxLength, newRecord, now, oneOf } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { listBearerTokens } from '../tokens/service.ts';
 import { environmentDocument } from './document.ts';
@@ -69,14 +68,9 @@ export async function createEnvironment(actor: Actor, input: NewEnvironment): Pr
   await authorizeAction(actor, 'environments', 'create');
   maxLength('name', input.name, 255);
   codeRules(input.code);
-  const timestamp = now();
+  // An environment is account-level: it lives in no environment.
   const environment: Environment = {
-    type: 'environments',
-    id: randomUUID(),
-    accountId: actor.account.id,
-    environmentId: null,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('environments', { accountId: actor.account.id, environmentId: null }),
     name: input.name,
     code: input.code,
     isolationStrategy: oneOf('isolationStrategy', input.isolationStrategy, STRATEGIES) ?? 'ISOLATED',

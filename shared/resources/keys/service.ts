@@ -3,7 +3,6 @@
  * policy that uses its pool, each taken once by a license created under it (licenses/service.ts)
  * or popped by `DELETE /policies/<id>/pool`. Who may: the keys policy (policy.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -18,7 +17,7 @@ import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { LICENSE_KEY_MARKER, licenseKeyValue } from '../licenses/entity.ts';
 import type { PolicyRecord } from '../policies/entity.ts';
-import { attributePointer, maxLength, now } from '../rules.ts';
+import { attributePointer, maxLength, newRecord, now } from '../rules.ts';
 import { keyDocument } from './document.ts';
 import { type KeyRecord, POOL_KEY_MARKER, POOL_KEY_MAX, POOL_KEY_MIN, poolKeyValue } from './entity.ts';
 import { withPooledKey } from './pool.ts';
@@ -55,14 +54,8 @@ export async function createKey(actor: Actor, input: { key: string; policyId: st
   keyRule(input.key);
   const policy = toRecord('policies', await relatedItem(actor, 'policies', input.policyId, 'policy'));
   if (!policy.usePool) throw ruleBroken('POLICY_NOT_SUPPORTED', 'cannot be added to an unpooled policy', '/data/relationships/policy');
-  const timestamp = now();
   const key: KeyRecord = {
-    type: 'keys',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('keys', actor.scope),
     policyId: policy.id,
     productId: policy.productId,
     key: input.key,

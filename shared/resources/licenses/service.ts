@@ -2,7 +2,7 @@
  * Licenses, under a policy (who may do what, and who sees a key: shared/resources/licenses/policy.ts).
  */
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, present, restriction } from '../../auth/authorize.ts';
 import { signingKeyOf } from '../../auth/signing-key.ts';
@@ -24,7 +24,7 @@ import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { checkInOf } from '../policies/check-in.ts';
 import { expirationOf, type PolicyRecord } from '../policies/entity.ts';
 import { usesLimitRule } from '../policies/rules.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { UserRecord } from '../users/entity.ts';
 import { retrieveUser } from '../users/service.ts';
@@ -137,12 +137,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
   const expiration = expirationOf(policy);
   const timestamp = now();
   const unsigned: Omit<LicenseRecord, 'key'> = {
-    type: 'licenses',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('licenses', actor.scope, timestamp),
     policyId: policy.id,
     productId: policy.productId,
     ownerId: owner?.id ?? null,

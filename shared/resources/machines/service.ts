@@ -4,7 +4,6 @@
  * docs/rules.md §21.3).
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -27,7 +26,7 @@ import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { retrieveUser } from '../users/service.ts';
 import { machineDocument } from './document.ts';
@@ -98,12 +97,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   const heartbeat = heartbeatOf(policy);
   const timestamp = now();
   const machine: MachineRecord = {
-    type: 'machines',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('machines', actor.scope, timestamp),
     licenseId: license.id,
     licenseEnvironmentId: license.environmentId ?? null,
     policyId: license.policyId,

@@ -3,7 +3,6 @@
  * read the policies of their licenses.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -16,7 +15,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
 import { recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now, oneOf } from '../rules.ts';
 import { CHECK_IN_INTERVALS, checkInOf } from './check-in.ts';
 import { policyDocument } from './document.ts';
 import {
@@ -133,14 +132,8 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
   if (checked.floating === false && !('maxMachines' in checked)) checked.maxMachines = 1;
   judgeSettings(checked);
   const product = toRecord('products', await relatedItem(actor, 'products', productId, 'product'));
-  const timestamp = now();
   const policy: PolicyRecord = {
-    type: 'policies',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('policies', actor.scope),
     productId: product.id,
     name: input.name,
     componentUniquenessStrategy: checked.componentUniquenessStrategy ?? 'UNIQUE_PER_MACHINE',

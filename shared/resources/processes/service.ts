@@ -3,7 +3,6 @@
  * they stop or die. Who may do what (docs/authorization.md) is shared/resources/processes/policy.ts.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -22,7 +21,7 @@ import { underMachine } from '../machines/entity.ts';
 import { policyOf } from '../policies/beside.ts';
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
-import { attributePointer, type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { inheritedFrom, inheritedOwnersChanged, requireInheritedOwner, unlessOwnerGone } from '../users/owners.ts';
 import { boundProcesses, type ProcessPlacement, processCounts } from './counts.ts';
 import { processDocument } from './document.ts';
@@ -69,12 +68,7 @@ async function startOnMachine(actor: Actor, input: NewProcess): Promise<JudgedPr
   await authorizeAction(actor, 'processes', 'create', { license: licenseItem });
   const timestamp = now();
   const process: ProcessRecord = {
-    type: 'processes',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('processes', actor.scope, timestamp),
     ...underMachine(machine),
     pid: input.pid,
     metadata: input.metadata ?? {},

@@ -3,7 +3,6 @@
  * everything under it.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction, restriction } from '../../auth/authorize.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
@@ -14,7 +13,7 @@ import { listCollection, type Page, type PageRequest, pageOf } from '../../store
 import { getVisibleItem, getVisibleRecords, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
-import { type Metadata, maxLength, metadataRule, now } from '../rules.ts';
+import { type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { retrieveUser } from '../users/service.ts';
 import { productDocument } from './document.ts';
@@ -42,14 +41,8 @@ function rules(attributes: ProductChanges) {
 export async function createProduct(actor: Actor, input: NewProduct): Promise<ProductRecord> {
   await authorizeAction(actor, 'products', 'create');
   rules(input);
-  const timestamp = now();
   const product: ProductRecord = {
-    type: 'products',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('products', actor.scope),
     name: input.name,
     url: input.url ?? null,
     metadata: input.metadata ?? {},

@@ -2,7 +2,6 @@
  * Users: the writes that keep e-mail uniqueness, counts and tokens right (who may see and change
  * them: shared/resources/users/policy.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { hashPassword } from '../../auth/secrets.ts';
@@ -14,7 +13,7 @@ import { type StoredItem, toRecord } from '../../store/records.ts';
 import type { Scope } from '../../store/scope.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { requireUnclaimed } from '../../store/unique.ts';
-import { attributePointer, maxLength, metadataRule, now, oneOf } from '../rules.ts';
+import { attributePointer, maxLength, metadataRule, newRecord, now, oneOf } from '../rules.ts';
 import { userTokenKind } from '../tokens/entity.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import { listBearerTokens, revokeTokensOf, userTokenExpiry } from '../tokens/service.ts';
@@ -64,14 +63,8 @@ export async function addUser(tx: Transaction, scope: Scope, input: NewUser): Pr
   const role = oneOf('role', input.role, ROLES) ?? 'user';
   metadataRule(input.metadata);
   if (input.password !== undefined) passwordRules(input.password);
-  const timestamp = now();
   const user: UserRecord = {
-    type: 'users',
-    id: randomUUID(),
-    accountId: scope.accountId,
-    environmentId: scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('users', scope),
     email: input.email.trim(),
     firstName: input.firstName ?? null,
     lastName: input.lastName ?? null,

@@ -2,7 +2,6 @@
  * Webhook endpoints (administrators only: shared/resources/webhook-endpoints/policy.ts). Every change emits
  * its `webhook-endpoint.*` event.
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, authorizeAction } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
@@ -11,7 +10,7 @@ import { RecordNotFound } from '../../store/errors.ts';
 import { listCollection, type PageRequest } from '../../store/paging.ts';
 import { toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { now } from '../rules.ts';
+import { newRecord, now } from '../rules.ts';
 import { webhookEndpointDocument } from './document.ts';
 import { MAX_ENDPOINTS, newSigningSecret, subscriptionRules, urlRules, type WebhookEndpointRecord } from './entity.ts';
 import { recordSubscription } from './subscriptions.ts';
@@ -32,14 +31,8 @@ export async function createWebhookEndpoint(actor: Actor, input: NewWebhookEndpo
   await authorizeAction(actor, 'webhook-endpoints', 'create');
   const url = urlRules(input.url);
   const subscriptions = subscriptionRules(input.subscriptions ?? ['*']);
-  const timestamp = now();
   const endpoint: WebhookEndpointRecord = {
-    type: 'webhook-endpoints',
-    id: randomUUID(),
-    accountId: actor.scope.accountId,
-    environmentId: actor.scope.environmentId,
-    created: timestamp,
-    updated: timestamp,
+    ...newRecord('webhook-endpoints', actor.scope),
     url,
     subscriptions,
     enabled: true,
