@@ -31,9 +31,9 @@ const login = (email: string, otp?: string, password = PASSWORD) =>
   call('POST', `${account.path}/tokens`, { authorization: basic(email, password), ...(otp !== undefined && { body: { meta: { otp } } }) });
 
 /**
- * Codes of a factor in the order the API accepts them: each of a later step than the last, the
- * earliest the API still takes (one step behind the current one), so that a test takes three in a
- * row whatever the clock.
+ * Codes of a factor in the order the API accepts them: each of a later step than the last, and
+ * none behind the current step (a code of the step before would fall out of the API's window if
+ * the clock passed a step's end while the request is on its way): two in a row whatever the clock.
  */
 function codesOf(uri: string) {
   const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP;
@@ -42,7 +42,7 @@ function codesOf(uri: string) {
     totp,
     next(): string {
       const current = Math.floor(Date.now() / 1000 / totp.period);
-      const step = Math.max(last + 1, current - 1);
+      const step = Math.max(last + 1, current);
       if (step > current + 1) throw new Error('More codes than one window holds: the test asks too many');
       last = step;
       return totp.generate({ timestamp: step * totp.period * 1000 });
