@@ -198,21 +198,20 @@ export async function generateUserToken(login: LoggingIn, request: UserTokenRequ
   });
   // Banned, deleted or given another role since the credentials were checked: as if they were wrong.
   const changed = new NotAuthenticated('CREDENTIALS_INVALID', 'Email and password must be valid');
-  const item = { ...user, ...recordKey(user.accountId, 'users', user.id) };
+  const key = recordKey(user.accountId, 'users', user.id);
+  const item = { ...user, ...key };
   if (factor && step !== undefined) {
     spendStep(tx, item, factor, step, {}, { unchanged: standingOf(user), changed });
   } else {
     // Its second factor as read: one enabled meanwhile asks this log-in for a code after all.
-    tx.requireState(recordKey(user.accountId, 'users', user.id), { ...standingOf(user), secondFactor: user.secondFactor }, changed);
+    tx.requireState(key, { ...standingOf(user), secondFactor: user.secondFactor }, changed);
   }
   await emitEvent(tx, originOf(result.token, login.scope), 'token.generated', tokenDocument(result.token));
   try {
     await tx.commit();
   } catch (error) {
     if (step !== undefined) throw await refusal(item, step, error as Error);
-    if (error === changed && enabledFactor(itemOfType('users', await getItem(recordKey(user.accountId, 'users', user.id))) ?? {})) {
-      throw otpRequired();
-    }
+    if (error === changed && enabledFactor(itemOfType('users', await getItem(key)) ?? {})) throw otpRequired();
     throw error;
   }
   return result;
