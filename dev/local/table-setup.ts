@@ -59,7 +59,11 @@ const INDEX_BUILD_CEILING_MS = 10 * 60_000;
 async function indexesBuilt(client: DynamoDBClient, tableName: string): Promise<void> {
   const giveUpAt = Date.now() + INDEX_BUILD_CEILING_MS;
   for (;;) {
-    const table = await describe(client, tableName);
+    const table = await describe(client, tableName).catch((error: Error) => {
+      // DynamoDB Local may answer InternalFailure while it builds an index over a table's data: ask again.
+      if (error.name === 'InternalFailure') return { GlobalSecondaryIndexes: [{ IndexStatus: 'CREATING' }] } as TableDescription;
+      throw error;
+    });
     const building = (table?.GlobalSecondaryIndexes ?? []).filter((index) => index.IndexStatus !== 'ACTIVE');
     if (building.length === 0) return;
     if (Date.now() > giveUpAt) {
