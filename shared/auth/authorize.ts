@@ -7,12 +7,13 @@
 
 import { refused } from '../errors.ts';
 import { heldEntitlementIds } from '../licensing/held-entitlements.ts';
-import { parentIn } from '../licensing/slots.ts';
+import { licensesOfUser } from '../resources/license-users/collections.ts';
+import { licenseUserKey } from '../resources/license-users/entity.ts';
 import { RecordNotFound } from '../store/errors.ts';
 import type { RecordType } from '../store/keys.ts';
 import { anyInCollection } from '../store/paging.ts';
 import type { RecordOf } from '../store/record-types.ts';
-import { getRecordItem, getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
+import { getItem, getRecordItem, getVisibleItem, type Item, type StoredItem } from '../store/records.ts';
 import type { Actor } from './actor.ts';
 import { type Action, judge, POLICIES, type PolicyType } from './policies/index.ts';
 import type { ActionContext, Policy, Principal } from './policies/policy.ts';
@@ -32,17 +33,32 @@ function heldEntitlements(actor: Actor): Promise<Set<string>> {
   return ids;
 }
 
+/** Whether the request's bearer is attached to each license asked, read once per request and license. */
+const attachments = new WeakMap<Actor, Map<string, Promise<boolean>>>();
+
+function attachedTo(actor: Actor, licenseId: string): Promise<boolean> {
+  let known = attachments.get(actor);
+  if (!known) {
+    known = new Map();
+    attachments.set(actor, known);
+  }
+  let attached = known.get(licenseId);
+  if (!attached) {
+    const { bearer, scope } = actor;
+    attached =
+      bearer.kind === 'user' ? getItem(licenseUserKey(scope.accountId, licenseId, bearer.id)).then(Boolean) : Promise.resolve(false);
+    known.set(licenseId, attached);
+  }
+  return attached;
+}
+
 export function principalOf(actor: Actor): Principal {
   return {
     bearer: actor.bearer,
     scope: actor.scope,
-    // The user's own licenses (their owner collection), read until one matches.
-    ownsLicense: (where) =>
-      anyInCollection(actor.scope, {
-        type: 'licenses',
-        parent: parentIn('licenses', 'owner', actor.bearer.id),
-        where: where as Record<string, string>,
-      }),
+    // The user's own licenses and those it is attached to, read until one matches.
+    holdsLicense: (where) => anyInCollection(actor.scope, licensesOfUser(actor.scope.accountId, actor.bearer.id, where)),
+    attachedTo: (licenseId) => attachedTo(actor, licenseId),
     licenseOf: async (record) =>
       typeof record.licenseId === 'string' ? getRecordItem(actor.scope.accountId, 'licenses', record.licenseId) : undefined,
     holdsEntitlement: async (entitlementId) => (await heldEntitlements(actor)).has(entitlementId),

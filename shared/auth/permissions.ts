@@ -74,6 +74,8 @@ export type Permission =
   | 'license.usage.reset'
   | 'license.check-in'
   | 'license.owner.update'
+  | 'license.users.attach'
+  | 'license.users.detach'
   | 'license.entitlements.attach'
   | 'license.entitlements.detach'
   | 'machine.create'

@@ -1,8 +1,8 @@
 /**
  * What a licensee holds, a fact of the licensing graph that the policies judge with (the
  * principal shared/auth/authorize.ts gives them) and that a licensee's list of entitlements
- * shows: a license bearer its effective set; a user the effective sets of the licenses they own
- * (read from their owner collection: what the user owns, never what the account holds). Others
+ * shows: a license bearer its effective set; a user the effective sets of the licenses they own or
+ * are attached to (read from their own collections: never what the account holds). Others
  * hold nothing of their own: they reach entitlements as administrators or as a product.
  */
 import type { Bearer } from '../auth/bearer.ts';
@@ -19,16 +19,20 @@ export async function heldEntitlementIds(scope: Scope, bearer: Bearer): Promise<
     return effectiveEntitlementIds({ accountId: scope.accountId, id: bearer.id, policyId: bearer.policyId });
   }
   if (bearer.kind !== 'user') return [];
-  const licenses = (
+  // The licenses it owns, and its attachments to licenses (each names its license and policy: docs/rules.md §18.11).
+  const holdings = (
     await Promise.all(
-      scope.readable.map((environmentId) =>
+      scope.readable.flatMap((environmentId) => [
         childItems(scope.accountId, environmentId, 'licenses', parentIn('licenses', 'owner', bearer.id)),
-      ),
+        childItems(scope.accountId, environmentId, 'license-users', parentIn('license-users', 'owner', bearer.id)),
+      ]),
     )
-  ).flat();
+  )
+    .flat()
+    .map((item) => ({ id: (item.type === 'license-users' ? item.licenseId : item.id) as string, policyId: item.policyId as string }));
   const keys = [
     ...new Map(
-      licenses
+      holdings
         .flatMap((license) => effectiveSetKeys({ accountId: scope.accountId, id: license.id, policyId: license.policyId }))
         .map((key) => [key.PK, key]),
     ).values(),

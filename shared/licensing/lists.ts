@@ -7,7 +7,7 @@
  */
 
 import type { AccessPattern } from '../store/data-model.ts';
-import { emptyPage, type ListOptions, listCollection, type Page, type PageRequest } from '../store/paging.ts';
+import { emptyPage, type ListOptions, listCollection, type Page, type PageRequest, type Pointers } from '../store/paging.ts';
 import type { RecordOf } from '../store/records.ts';
 import type { Scope } from '../store/scope.ts';
 import { type Child, type ParentName, parentIn } from './slots.ts';
@@ -38,7 +38,10 @@ export async function filteredList<K extends Child>(
   given: FilterValues,
   forced: readonly Record<string, string>[],
   page: PageRequest,
-  options: ListOptions = {},
+  options: ListOptions & {
+    /** Records standing for others in a partition's stead too (a user's attachments for its licenses), by the partition's parent. */
+    pointers?: Partial<Record<ParentName<K>, (id: string) => Pointers>>;
+  } = {},
 ): Promise<Page<RecordOf<K>>> {
   const values: Record<string, string> = {};
   let contradiction = false;
@@ -59,7 +62,13 @@ export async function filteredList<K extends Child>(
   for (const partition of filters) {
     const { [attributeOf(partition)]: id, ...where } = values;
     if (id === undefined) continue;
-    return listCollection(scope, { type, parent: parentIn(type, partition.parent, id), where }, page, options);
+    const pointers = options.pointers?.[partition.parent]?.(id);
+    return listCollection(
+      scope,
+      { type, parent: parentIn(type, partition.parent, id), where, ...(pointers ? { pointers } : {}) },
+      page,
+      options,
+    );
   }
   return listCollection(scope, { type }, page, options);
 }

@@ -41,6 +41,10 @@ import type { KeyRecord } from './keys/entity.ts';
 import { KEY_PARENTS } from './keys/entity.ts';
 import { KEY_EVENTS } from './keys/events.ts';
 import { keyPolicy } from './keys/policy.ts';
+import type { LicenseUserRecord } from './license-users/entity.ts';
+import { LICENSE_USER_PARENTS } from './license-users/entity.ts';
+import { LICENSE_USER_EVENTS } from './license-users/events.ts';
+import { licenseUserPolicy } from './license-users/policy.ts';
 import type { LicenseRecord } from './licenses/entity.ts';
 import { LICENSE_PARENTS } from './licenses/entity.ts';
 import { LICENSE_EVENTS } from './licenses/events.ts';
@@ -126,6 +130,13 @@ export const manifest = {
     events: LICENSE_EVENTS,
     policies: { licenses: licensePolicy },
     stores: { licenses: stored<LicenseRecord>() },
+  },
+  /** The users attached to a license besides its owner: each an attachment, judged on the license. */
+  'license-users': {
+    parents: LICENSE_USER_PARENTS,
+    events: LICENSE_USER_EVENTS,
+    policies: { 'license-users': licenseUserPolicy },
+    stores: { 'license-users': stored<LicenseUserRecord>() },
   },
   /** License and machine files: check-outs of licenses and machines. */
   'check-out': { documents: ['license-files', 'machine-files'] },

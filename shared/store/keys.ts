@@ -20,6 +20,7 @@ export const PREFIXES = {
   policies: 'POLICY',
   keys: 'KEY',
   licenses: 'LICENSE',
+  'license-users': 'LICENSE_USER',
   machines: 'MACHINE',
   components: 'COMPONENT',
   processes: 'PROCESS',

@@ -65,6 +65,26 @@ export interface CollectionRef<K extends RecordType = RecordType> {
    * partition holds, not what the account holds.
    */
   where?: Record<string, string>;
+  /**
+   * A second collection whose entries stand for records of `type` (a user's attachments, each
+   * standing for a license: shared/resources/license-users/): merged in, each entry read as the
+   * record `locate` names. Its entries sort as the records they stand for, so the two merge
+   * newest first and a record in both is shown once.
+   */
+  pointers?: Pointers;
+}
+
+export interface Pointers {
+  type: RecordType;
+  parent: Parent & { slot: number };
+  locate: (entry: Item) => Key;
+}
+
+/** One partition a list reads, and how its entries name their records. */
+interface Source {
+  index: string;
+  partition: string;
+  locate: (entry: Item) => Key;
 }
 
 /** What a list reads beside its page's records, in the same BatchGetItem, and how. */
@@ -79,23 +99,37 @@ export interface ListOptions {
   consistent?: boolean;
 }
 
-/** The collection keys and the partitions (one per readable environment and parent) a collection is read from. */
-function partitionsOf(scope: Scope, ref: CollectionRef): { index: string; partitions: string[] } {
+/** The partitions (one per readable environment and parent) a collection is read from, with its pointers'. */
+function sourcesOf(scope: Scope, ref: CollectionRef): Source[] {
   const index = collectionKeys(ref.anyParent?.slot ?? ref.parent?.slot);
   const names = ref.anyParent
     ? [...new Set(ref.anyParent.parents.map((parent) => collectionName(ref.type, parent)))]
     : [collectionName(ref.type, ref.parent)];
-  const partitions = readableOf(scope, ref.type).flatMap((environmentId) =>
-    names.map((name) => collectionPartition(scope.accountId, environmentId, name)),
+  const environments = readableOf(scope, ref.type);
+  const sources = environments.flatMap((environmentId) =>
+    names.map((name) => ({ index, partition: collectionPartition(scope.accountId, environmentId, name), locate: keyOf })),
   );
-  return { index, partitions };
+  const { pointers } = ref;
+  if (!pointers) return sources;
+  const pointerIndex = collectionKeys(pointers.parent.slot);
+  const name = collectionName(pointers.type, pointers.parent);
+  return [
+    ...sources,
+    ...environments.map((environmentId) => ({
+      index: pointerIndex,
+      partition: collectionPartition(scope.accountId, environmentId, name),
+      locate: pointers.locate,
+    })),
+  ];
 }
+
+/** The newest first stream of every source's entries below `before` that meet `where`. */
+const rowsOf = (sources: readonly Source[], before: string | undefined, wanted: number, where: Record<string, string> | undefined) =>
+  merge(sources.map((source) => read(source, before, wanted, false, conditions(source.index, where))));
 
 /** Whether the collection holds any record meeting `where`: reads until it finds one, counts nothing. */
 export async function anyInCollection(scope: Scope, ref: CollectionRef): Promise<boolean> {
-  const { index, partitions } = partitionsOf(scope, ref);
-  const filter = conditions(index, ref.where);
-  return (await take(merge(partitions.map((p) => read(index, p, undefined, 1, false, filter))), 1)).length > 0;
+  return (await take(rowsOf(sourcesOf(scope, ref), undefined, 1, ref.where), 1)).length > 0;
 }
 
 export async function listCollection<K extends RecordType>(
@@ -104,14 +138,14 @@ export async function listCollection<K extends RecordType>(
   page: PageRequest,
   options: ListOptions = {},
 ): Promise<Page<RecordOf<K>>> {
-  const { index, partitions } = partitionsOf(scope, ref);
-  const filter = conditions(index, ref.where);
-  // The count: a filtered list counts its partition (COUNT queries, alongside the page); else its
+  const sources = sourcesOf(scope, ref);
+  const filtered = Object.keys(ref.where ?? {}).length > 0;
+  // The count: a filtered list counts its partitions (COUNT queries, alongside the page); else its
   // counters, read ahead with the request or read with the page's records.
-  const counting = filter ? countMatching(index, partitions, filter) : undefined;
+  const counting = filtered ? countMatching(sources, ref.where) : undefined;
   // If the page read fails first, this must not become an unhandled rejection.
   counting?.catch(() => {});
-  const counters = filter ? [] : partitions.map(counterKey);
+  const counters = filtered ? [] : sources.map((source) => counterKey(source.partition));
   const unread = counters.filter((key) => !scope.readAhead?.has(key));
   const readAhead = await readItems(
     scope.readAhead,
@@ -126,7 +160,7 @@ export async function listCollection<K extends RecordType>(
     before = page.cursor ? decodeCursor(page.cursor) : undefined;
   } else if (page.number > 1) {
     const skipped = await take(
-      merge(partitions.map((p) => read(index, p, undefined, (page.number - 1) * page.size, true, filter))),
+      merge(sources.map((source) => read(source, undefined, (page.number - 1) * page.size, true, conditions(source.index, ref.where)))),
       (page.number - 1) * page.size,
     );
     before = skipped.at(-1)?.sortKey;
@@ -135,9 +169,9 @@ export async function listCollection<K extends RecordType>(
     }
   }
   const wanted = page.mode === 'cursor' ? page.size + 1 : page.size;
-  const rows = await take(merge(partitions.map((p) => read(index, p, before, wanted, false, filter))), wanted);
+  const rows = await take(rowsOf(sources, before, wanted, ref.where), wanted);
   const shown = rows.slice(0, page.size);
-  const keys = shown.map((row) => keyOf(row.item));
+  const keys = shown.map((row) => row.key);
   const { beside } = options;
   const besideKeys = beside ? shown.flatMap((row) => beside(row.item)) : [];
   // One BatchGetItem: the page's records, what is shown beside them and the counters not read ahead.
@@ -176,9 +210,11 @@ function conditions(index: string, where: Record<string, string> | undefined): F
 }
 
 /** Counts the members of filtered partitions by reading them (COUNT), page after page. */
-async function countMatching(index: string, partitions: string[], filter: Filter): Promise<number> {
+async function countMatching(sources: readonly Source[], where: Record<string, string> | undefined): Promise<number> {
   let total = 0;
-  for (const partition of partitions) {
+  for (const { index, partition } of sources) {
+    const filter = conditions(index, where);
+    if (!filter) throw new Error('A count by reading is for filtered partitions');
     let start: Record<string, unknown> | undefined;
     do {
       const response = await db().send(
@@ -233,9 +269,10 @@ interface Row {
   sortKey: string;
 }
 
-/** A record's entry in a collection index: its keys and the ids lists filter on. */
+/** A record's entry in a collection index: its keys and the ids lists filter on, and the key of the record it stands for. */
 interface ItemRow extends Row {
   item: Item;
+  key: Key;
 }
 
 /** The table key of an index entry's record. */
@@ -252,25 +289,10 @@ export const recordsAt = (entries: readonly Item[], consistent = true): Promise<
  * One partition of the index over `index` (collection keys), newest first, below `before`.
  * keysOnly returns only what skipping needs.
  */
-function read(
-  index: string,
-  partition: string,
-  before: string | undefined,
-  wanted: number,
-  keysOnly: false,
-  filter?: Filter,
-): AsyncGenerator<ItemRow>;
-function read(
-  index: string,
-  partition: string,
-  before: string | undefined,
-  wanted: number,
-  keysOnly: true,
-  filter?: Filter,
-): AsyncGenerator<Row>;
+function read(source: Source, before: string | undefined, wanted: number, keysOnly: false, filter?: Filter): AsyncGenerator<ItemRow>;
+function read(source: Source, before: string | undefined, wanted: number, keysOnly: true, filter?: Filter): AsyncGenerator<Row>;
 async function* read(
-  index: string,
-  partition: string,
+  { index, partition, locate }: Source,
   before: string | undefined,
   wanted: number,
   keysOnly: boolean,
@@ -297,7 +319,7 @@ async function* read(
     );
     for (const item of (response.Items ?? []) as Item[]) {
       const sortKey = item[`${index}SK`] as string;
-      yield keysOnly ? { sortKey } : { sortKey, item };
+      yield keysOnly ? { sortKey } : { sortKey, item, key: locate(item) };
     }
     remaining -= response.Items?.length ?? 0;
     start = response.LastEvaluatedKey;
@@ -331,12 +353,16 @@ export async function partitionItems(index: string | undefined, partition: strin
   return index ? recordsAt(items) : items;
 }
 
-/** Merges partitions that are each newest first into one stream, newest first. */
+/**
+ * Merges partitions that are each newest first into one stream, newest first. A record in two of
+ * them (a license its owner is also attached to) has one sort key in both, and is given once.
+ */
 async function* merge<R extends Row>(streams: AsyncGenerator<R>[]): AsyncGenerator<R> {
   const [only, ...others] = streams;
   if (only && others.length === 0) return yield* only;
   // Each stream with the row it offers next (none once it is done).
   const sources = await Promise.all(streams.map(async (stream) => ({ stream, head: await stream.next() })));
+  let last: string | undefined;
   for (;;) {
     let newest: { source: (typeof sources)[number]; row: R } | undefined;
     for (const source of sources) {
@@ -344,7 +370,8 @@ async function* merge<R extends Row>(streams: AsyncGenerator<R>[]): AsyncGenerat
       if (!head.done && (!newest || head.value.sortKey > newest.row.sortKey)) newest = { source, row: head.value };
     }
     if (!newest) return;
-    yield newest.row;
+    if (newest.row.sortKey !== last) yield newest.row;
+    last = newest.row.sortKey;
     newest.source.head = await newest.source.stream.next();
   }
 }

@@ -85,12 +85,20 @@ export class Transaction {
    */
   create<T extends StoredRecord>(
     record: T,
-    options: { parents?: (Parent | undefined)[]; unique?: UniqueClaim[]; counted?: HolderCount[] } = {},
+    options: {
+      parents?: (Parent | undefined)[];
+      unique?: UniqueClaim[];
+      counted?: HolderCount[];
+      /** Its place in its collections, if not its own (a record standing for another sorts as that one). */
+      sortKey?: string;
+      /** Raised when a record with its key exists already (a record whose id its content decides). */
+      exists?: Error;
+    } = {},
   ): Item {
     const { accountId, environmentId, type, id, created } = record;
     const key = recordKey(accountId, type, id);
     const item = { ...toStored(record), ...key } as Item;
-    const sortKey = collectionSortKey(created, id);
+    const sortKey = options.sortKey ?? collectionSortKey(created, id);
     item.GSI1PK = collectionPartition(accountId, environmentId, collectionName(type));
     item.GSI1SK = sortKey;
     (options.parents ?? []).forEach((parent, slot) => {
@@ -106,7 +114,7 @@ export class Transaction {
     const counted = options.counted ?? [];
     if (counted.length > 0) item.counted = counted.map(({ key: { PK, SK } }) => ({ PK, SK }));
 
-    this.add({ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } });
+    this.add({ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }, options.exists);
     for (const claim of claims) this.claim(accountId, environmentId, key, claim);
     for (const partition of collectionsOf(item)) this.count(accountId, environmentId, partition, 1);
     for (const { key: countKey, membership, taken } of counted) {

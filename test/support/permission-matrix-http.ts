@@ -53,6 +53,10 @@ interface Fixture {
   licenseEntitlement: string;
   /** Entitlements attached nowhere: each attach that may succeed takes one. */
   spare: string[];
+  /** A user of the graph's home attached to nothing: what attaching users to the license names. */
+  unattached: string;
+  /** A user attached to the license besides the one acting as `attachedUser`: what detaching names. */
+  detachable: string;
   /** Who administers the graph's home: what makes the owner's second factor. */
   admin: { token: string; environment?: string };
   /** The owner's second factor (disabled), made the first time a route names one (a create needs the owner without). */
@@ -72,7 +76,9 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const admin = home === 'same' ? administrators.envToken : account.adminToken;
   const l = licensing(account);
   const owner = await newUser(account, { password: OWNER_PASSWORD }, { environment, token: admin });
-  const other = await newUser(account, {}, { environment, token: admin });
+  const [other, attached, unattached, detachable] = await Promise.all(
+    Array.from({ length: 4 }, () => newUser(account, {}, { environment, token: admin })),
+  );
   const product = await l.product({}, { token: admin, environment });
   // A duration, so that its license may be renewed; check-ins required, so that it may check in; a
   // pool with a key (its licenses are given theirs, so the pool keeps it until a pop takes it).
@@ -88,6 +94,12 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   });
   expect(pooled.status, JSON.stringify(pooled.body)).toBe(201);
   const license = await l.license(policy.id, { key: `given-${randomUUID()}` }, { token: admin, environment, owner: owner.id });
+  const users = await l.api('POST', `/licenses/${license.id}/users`, {
+    token: admin,
+    environment,
+    body: { data: [attached, detachable].map((user) => ({ type: 'users', id: user.id })) },
+  });
+  expect(users.status, JSON.stringify(users.body)).toBe(200);
   const machine = await l.machine(license.id, {}, { token: admin, environment });
   const component = await l.component(machine.id, undefined, { token: admin, environment });
   const process = await l.api('POST', '/processes', {
@@ -142,6 +154,8 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
     },
     licenseEntitlement,
     spare,
+    unattached: unattached.id,
+    detachable: detachable.id,
     admin: { token: admin, environment },
     credentials: {
       ...administrators,
@@ -150,6 +164,7 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
       licenseKey: `License ${license.attributes.key}`,
       owner: owner.token,
       otherUser: other.token,
+      attachedUser: attached.token,
     },
   };
 }
@@ -242,6 +257,10 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'licenses.users.attach':
+      return { data: [{ type: 'users', id: fixture.unattached }] };
+    case 'licenses.users.detach':
+      return { data: [{ type: 'users', id: fixture.detachable }] };
     case 'licenses.changeOwner':
     case 'licenses.changeUser':
       // The owner it has: a success hands the graph over to the user it belongs to already.
@@ -321,9 +340,10 @@ function made(reply: Reply, status = 201): string {
 /**
  * Changes that may succeed once only on the graph asked, nothing asked after them needing what
  * they change: the owner's second factor disabled with a code (each code is taken once), then
- * removed. Every refusal first, then the first success.
+ * removed; a user attached to the license, another detached (each once). Every refusal first,
+ * then the first success.
  */
-const ONCE = new Set(['secondFactors.update', 'secondFactors.delete']);
+const ONCE = new Set(['secondFactors.update', 'secondFactors.delete', 'licenses.users.attach', 'licenses.users.detach']);
 
 type Cell = [BearerName | 'none', number];
 

@@ -64,14 +64,14 @@ function graphIn(home: Home): Graph {
       updated: '2026-01-01T00:00:00.000Z',
       isolationStrategy: 'SHARED',
     } as StoredItem,
-    ...{ V: record('users', 7, { role: 'user', status: 'ACTIVE' }) },
-  } as Graph & { V: StoredItem };
+    ...{ V: record('users', 7, { role: 'user', status: 'ACTIVE' }), A: record('users', 14, { role: 'user', status: 'ACTIVE' }) },
+  } as Graph & { V: StoredItem; A: StoredItem };
 }
 
 /** The read permissions only: a token narrowed to reading. */
 const READ_ONLY = PERMISSIONS.filter((permission) => permission.endsWith('.read'));
 
-function bearerOf(name: BearerName, graph: Graph & { V?: StoredItem }): Bearer {
+function bearerOf(name: BearerName, graph: Graph & { V?: StoredItem; A?: StoredItem }): Bearer {
   const make = (
     kind: BearerKind,
     type: Bearer['type'],
@@ -104,20 +104,25 @@ function bearerOf(name: BearerName, graph: Graph & { V?: StoredItem }): Bearer {
       return make('user', 'users', graph.U.id as string, home);
     case 'otherUser':
       return make('user', 'users', graph.V!.id as string, home);
+    case 'attachedUser':
+      return make('user', 'users', graph.A!.id as string, home);
   }
 }
 
-function principalOf(bearer: Bearer, graph: Graph): Principal {
+function principalOf(bearer: Bearer, graph: Graph & { A?: StoredItem }): Principal {
+  // A is attached to L: a user of the license besides its owner.
+  const ofLicense = bearer.id === graph.L.ownerId || bearer.id === graph.A?.id;
   return {
     bearer,
     scope: environmentScope(A, { id: S, isolationStrategy: 'SHARED' }),
-    ownsLicense: async (where) =>
-      bearer.id === graph.L.ownerId &&
+    holdsLicense: async (where) =>
+      ofLicense &&
       (where.productId ?? graph.L.productId) === graph.L.productId &&
       (where.policyId ?? graph.L.policyId) === graph.L.policyId,
+    attachedTo: async (licenseId) => bearer.id === graph.A?.id && licenseId === graph.L.id,
     licenseOf: async (record) => (record.licenseId === graph.L.id ? graph.L : undefined),
-    // N is attached to the license's policy: the license and the license's owner hold it.
-    holdsEntitlement: async (entitlementId) => entitlementId === graph.N.id && (bearer.id === graph.L.id || bearer.id === graph.L.ownerId),
+    // N is attached to the license's policy: the license and the license's users hold it.
+    holdsEntitlement: async (entitlementId) => entitlementId === graph.N.id && (bearer.id === graph.L.id || ofLicense),
   };
 }
 
@@ -164,6 +169,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
   if (
     route.endsWith('.tokens.generate') ||
     route.endsWith('.entitlements.attach') ||
+    route === 'licenses.users.attach' ||
     route === 'licenses.validate' ||
     route.endsWith('.checkOut') ||
     route.endsWith('.ping') ||

@@ -53,6 +53,8 @@ const HELD: Record<BearerKind, readonly string[]> = {
     ...LICENSEE,
     'license.renew',
     'license.revoke',
+    'license.users.attach',
+    'license.users.detach',
   ],
   product: [
     'token.read',
@@ -82,7 +84,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(83);
+    expect(PERMISSIONS).toHaveLength(85);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

@@ -5,9 +5,9 @@
  *   product         itself and every record under it; cannot create or delete products, nor
  *                   mint product tokens
  *   license         itself, its policy and product, its machines and their components and processes
- *   user            the licenses they own, the machines, components and processes they (or
- *                   their license's owner) own, and the products and policies of licenses they own;
- *                   they renew and revoke their unprotected licenses
+ *   user            the licenses they own or are attached to, the machines, components and
+ *                   processes they own or that hang on those licenses, and the products and
+ *                   policies of those licenses; they renew and revoke their unprotected licenses
  *
  * Licensees (users and licenses) act on machines, components and processes within the permissions
  * they hold; a user never activates, deactivates or checks out on a protected license, nor starts,
@@ -75,7 +75,11 @@ export function activations<const A extends string, const P extends Permission>(
     reaches: reachedBy({
       product: (bearer, record) => record.productId === bearer.id,
       license: (bearer, record) => record.licenseId === bearer.id,
-      user: (bearer, record) => record.ownerId === bearer.id || record.licenseOwnerId === bearer.id,
+      // Its owner, its license's owner, and a user attached to its license (docs/rules.md §18.11).
+      user: (bearer, record, actor) =>
+        record.ownerId === bearer.id ||
+        record.licenseOwnerId === bearer.id ||
+        (typeof record.licenseId === 'string' && actor.attachedTo(record.licenseId)),
     }),
     async may(actor, action, record, context) {
       if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;

@@ -22,8 +22,10 @@ import type { Permission } from '../permissions.ts';
 export interface Principal {
   bearer: Bearer;
   scope: Scope;
-  /** Whether the bearer (a user) owns a license with these attribute values. */
-  ownsLicense(where: { productId?: string; policyId?: string }): Promise<boolean>;
+  /** Whether the bearer (a user) owns, or is attached to, a license with these attribute values. */
+  holdsLicense(where: { productId?: string; policyId?: string }): Promise<boolean>;
+  /** Whether the bearer (a user) is attached to the license `licenseId` (docs/rules.md §18.11). */
+  attachedTo(licenseId: string): Promise<boolean>;
   /** The license a record of the graph hangs on. */
   licenseOf(record: Item): Promise<Item | undefined>;
   /** Whether the bearer holds this entitlement: a license through its policy or itself, a user through a license they own. */

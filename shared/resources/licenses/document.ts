@@ -2,7 +2,7 @@ import { accountRelationship, nested, nestedOne, type ResourceObject, resourcePa
 import { checkInOf, nextCheckInOf } from '../policies/check-in.ts';
 import { heartbeatOf } from '../policies/heartbeat.ts';
 import { limitsOf } from '../policies/limits.ts';
-import { type LicenseRecord, licenseStatus, maxUsesOf } from './entity.ts';
+import { type LicenseRecord, licenseStatus, maxUsersOf, maxUsesOf } from './entity.ts';
 
 /**
  * A license as shown: what its policy decides (its limits, whether it needs heartbeats) is its
@@ -26,6 +26,7 @@ export function licenseDocument(license: LicenseRecord, policy: object | undefin
       expiry: license.expiry ?? null,
       uses: license.uses ?? 0,
       maxUses: maxUsesOf(license, policy),
+      maxUsers: maxUsersOf(license, policy),
       maxMachines: limits.maxMachines,
       maxCores: limits.maxCores,
       maxProcesses: limits.maxProcesses,
@@ -47,6 +48,7 @@ export function licenseDocument(license: LicenseRecord, policy: object | undefin
       product: nestedOne(self, 'product', 'products', license.productId),
       policy: nestedOne(self, 'policy', 'policies', license.policyId),
       owner: nestedOne(self, 'owner', 'users', license.ownerId),
+      users: nested(self, 'users'),
       machines: nested(self, 'machines'),
       entitlements: nested(self, 'entitlements'),
     },

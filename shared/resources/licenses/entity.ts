@@ -34,6 +34,8 @@ export interface LicenseRecord extends StoredRecord {
   uses?: number;
   /** The license's own limit of uses, overriding its policy's; absent: the policy's. */
   maxUses?: number;
+  /** The license's own limit of users (docs/rules.md §18.11), overriding its policy's; absent: the policy's. */
+  maxUsers?: number;
   /** When the license last checked in (docs/rules.md §18.8): set at creation under a policy that requires check-ins. */
   lastCheckIn?: string | null;
   /** When a validation last judged the license (docs/rules.md §19.5); absent until then. */
@@ -91,6 +93,11 @@ export async function findLicenseItemByKey(scope: Scope, key: string): Promise<S
 /** A license's limit of uses: its own when it has one, else its policy's (null: unlimited). */
 export function maxUsesOf(license: Pick<LicenseRecord, 'maxUses'>, policy: object | undefined): number | null {
   return license.maxUses ?? (policy as { maxUses?: number | null } | undefined)?.maxUses ?? null;
+}
+
+/** The users a license may have, its owner included (docs/rules.md §18.11): its own limit, else its policy's; null: unlimited. */
+export function maxUsersOf(license: Pick<LicenseRecord, 'maxUsers'>, policy: object | undefined): number | null {
+  return license.maxUsers ?? (policy as { maxUsers?: number | null } | undefined)?.maxUsers ?? null;
 }
 
 /** How close an expiry makes a license EXPIRING (Keygen's 3 days). */

@@ -25,6 +25,11 @@ const mutable = {
   suspended: z.optional(z.boolean()),
   expiry: z.nullish(z.string()),
   maxUses: z.nullish(z.int().check(z.describe("The license's own limit of uses, 0 to 2147483647, over its policy's; null: its policy's"))),
+  maxUsers: z.nullish(
+    z
+      .int()
+      .check(z.describe("The license's own limit of users (its owner included), 0 to 2147483647, over its policy's; null: its policy's")),
+  ),
   lastCheckIn: z.nullish(
     z.string().check(z.describe('When the license last checked in, ISO 8601, not in the future: for imports and corrections')),
   ),
@@ -37,7 +42,7 @@ const filters = z.object({ owner: uuidFilter(), user: uuidFilter(), policy: uuid
 /** What a validation is asked to check besides the license itself (docs/rules.md §19.1, §23.3). */
 const validationScope = z.strictObject({
   environment: z.nullish(z.string().check(z.describe("The license's environment, by id or code; null: the global environment"))),
-  user: z.optional(z.string().check(z.describe("The license's owner, by id or e-mail"))),
+  user: z.optional(z.string().check(z.describe("One of the license's users (its owner or a user attached), by id or e-mail"))),
   machine: z.optional(z.string().check(z.describe('The id of a machine of the license'))),
   fingerprints: z.optional(z.array(nonBlank()).check(z.maxLength(100), z.describe('At least one must be a machine of the license'))),
   fingerprint: z.optional(nonBlank()),

@@ -27,8 +27,9 @@ import { parentIn } from '../../licensing/slots.ts';
 import { collectionPage } from '../../store/cascade.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { recordKey } from '../../store/keys.ts';
-import { backoff, getVisibleItem, isUuid, type PlacedItem, readAgain, type StoredItem, toRecord } from '../../store/records.ts';
+import { backoff, getItem, getVisibleItem, isUuid, type PlacedItem, readAgain, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
+import { licenseUserKey } from '../license-users/entity.ts';
 import { policyOf } from '../policies/beside.ts';
 import { now } from '../rules.ts';
 import { moveOwner } from '../users/owners.ts';
@@ -60,6 +61,9 @@ export async function changeLicenseOwner(actor: Actor, idOrKey: string, ownerId:
   const changed = conflict("The license's owner changed while this request was made; retry it");
   const written = moveOwner(tx, item, from, to, changed, { updated: now() });
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ownerNotFound(owner.id));
+  // A user attached who becomes the owner is a user of the license once, as its owner (docs/rules.md §18.11).
+  const attachment = owner && (await getItem(licenseUserKey(item.accountId, item.id, owner.id)));
+  if (attachment) tx.delete(attachment, changed);
   const license = toRecord('licenses', written);
   await emitEvent(tx, originOf(license, actor.scope), 'license.owner.updated', licenseDocument(license, policy));
   await tx.commit();

@@ -6,11 +6,16 @@ import { definePolicy, holdsAll, isAdministrator, type Principal, tokenGrant, ty
 import type { StoredItem } from '../../store/records.ts';
 import { canWrite } from '../../store/scope.ts';
 
-const reachesLicense = reachedBy({
+/** Reach without a read: a user reaches the licenses it owns (those it is attached to need one: `reachesLicense`). */
+const ownReach = reachedBy({
   product: (bearer, record) => record.productId === bearer.id,
   license: (bearer, record) => record.id === bearer.id,
   user: (bearer, record) => record.ownerId === bearer.id,
 }) as (actor: Principal, record: StoredItem) => boolean; // every rule above answers at once
+
+/** A user reaches the licenses it owns and those it is attached to (docs/rules.md §18.11). */
+const reachesLicense = (actor: Principal, record: StoredItem): boolean | Promise<boolean> =>
+  ownReach(actor, record) || (actor.bearer.kind === 'user' && actor.attachedTo(record.id));
 
 /**
  * The lifecycle actions (docs/rules.md §18.5): suspending and reinstating are the administrators'
@@ -30,6 +35,8 @@ function mayChangeStanding(actor: Principal, action: string, record: StoredItem 
   const { kind } = actor.bearer;
   if (isAdministrator(actor.bearer) || kind === 'product') return true;
   if (kind === 'user' && OWNER_ACTIONS.includes(action)) {
+    // Its owner's, not a user attached to it (docs/rules.md §18.11).
+    if (record?.ownerId !== actor.bearer.id) return `Only administrators, the license's product and its owner may ${action} it`;
     return record?.protected !== true || `The license is protected: only administrators and its product may ${action} it`;
   }
   return `Only administrators and the license's product may ${action} licenses${OWNER_ACTIONS.includes(action) ? ' (and its owner, unless it is protected)' : ''}`;
@@ -101,7 +108,7 @@ export const licensePolicy = definePolicy({
     const entitled =
       (bearer.kind === 'license' && bearer.id === record.id) ||
       (bearer.kind === 'user' && bearer.id === record.ownerId) ||
-      (canWrite(actor.scope, environmentId) && reachesLicense(actor, record) && bearer.permissions.has('license.update'));
+      (canWrite(actor.scope, environmentId) && ownReach(actor, record) && bearer.permissions.has('license.update'));
     // The key is a credential: shown only to a credential that already holds all it would give.
     return entitled && holdsAll(bearer, heldBy('license', environmentId)) ? record : { ...record, key: null };
   },

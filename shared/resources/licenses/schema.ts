@@ -41,6 +41,9 @@ export const schemas: SchemasOf<'licenses'> = {
       expiry: z.nullable(Timestamp),
       uses: z.int().check(z.describe('Uses counted by the usage actions (docs/rules.md §18.6)')),
       maxUses: z.nullable(z.int().check(z.describe("The license's own limit of uses, else its policy's; null: unlimited"))),
+      maxUsers: z.nullable(
+        z.int().check(z.describe("The license's own limit of users (its owner included), else its policy's; null: unlimited")),
+      ),
       maxMachines: z.nullable(z.int().check(z.describe("The policy's, as it is now (docs/rules.md §18.7)"))),
       maxCores: z.nullable(z.int().check(z.describe("The policy's, as it is now"))),
       maxProcesses: z.nullable(z.int().check(z.describe("The policy's, as it is now"))),
@@ -62,6 +65,7 @@ export const schemas: SchemasOf<'licenses'> = {
       product: nestedOne('products'),
       policy: nestedOne('policies'),
       owner: nestedOne('users'),
+      users: nested,
       machines: nested,
       entitlements: nested,
     },

@@ -20,10 +20,11 @@ import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from 
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { requireNotPooled, withPooledKey } from '../keys/pool.ts';
+import { attachedLicenses } from '../license-users/collections.ts';
 import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { checkInOf } from '../policies/check-in.ts';
 import { expirationOf, type PolicyRecord } from '../policies/entity.ts';
-import { usesLimitRule } from '../policies/rules.ts';
+import { overridableLimitRule } from '../policies/rules.ts';
 import { attributePointer, type Metadata, maxLength, metadataRule, newRecord, now } from '../rules.ts';
 import { generateTokenFor, type TokenRequest } from '../tokens/generate.ts';
 import type { UserRecord } from '../users/entity.ts';
@@ -42,6 +43,8 @@ export interface LicenseChanges {
   expiry?: string | null;
   /** The license's own limit of uses; null: its policy's. */
   maxUses?: number | null;
+  /** The license's own limit of users; null: its policy's. */
+  maxUsers?: number | null;
   /** ISO 8601, not in the future; stored in UTC. */
   lastCheckIn?: string | null;
   metadata?: Metadata;
@@ -58,7 +61,8 @@ export interface NewLicense extends LicenseChanges {
 function checked<T extends LicenseChanges>(attributes: T): T {
   maxLength('name', attributes.name, 255);
   metadataRule(attributes.metadata);
-  usesLimitRule(attributes.maxUses);
+  overridableLimitRule('maxUses', attributes.maxUses);
+  overridableLimitRule('maxUsers', attributes.maxUsers);
   const times = {
     ...(attributes.expiry != null && { expiry: utc('expiry', attributes.expiry, 'EXPIRY_INVALID') }),
     ...(attributes.lastCheckIn != null && { lastCheckIn: utc('lastCheckIn', attributes.lastCheckIn, 'LAST_CHECK_IN_INVALID') }),
@@ -147,6 +151,7 @@ export async function createLicense(actor: Actor, input: NewLicense): Promise<Li
     suspended: attributes.suspended ?? false,
     expiry: expiryAtCreation(attributes.expiry, expiration, timestamp),
     ...(attributes.maxUses != null ? { maxUses: attributes.maxUses } : {}),
+    ...(attributes.maxUsers != null ? { maxUsers: attributes.maxUsers } : {}),
     // As Keygen: a license under a policy that requires check-ins has checked in when it is made.
     ...(attributes.lastCheckIn != null || checkInOf(policy).requireCheckIn ? { lastCheckIn: attributes.lastCheckIn ?? timestamp } : {}),
     metadata: attributes.metadata ?? {},
@@ -243,6 +248,10 @@ export async function listLicenses(
       ? await ownLicense(actor, id, forced, page)
       : await filteredList(actor.scope, 'licenses', FILTERS, filters, [conditions, forced], page, {
           beside: policiesBeside(actor.scope.accountId),
+          // A user's licenses are those it owns and those it is attached to, but for `?owner=` (docs/rules.md §18.11).
+          ...(filters.owner === undefined
+            ? { pointers: { owner: (userId: string) => attachedLicenses(actor.scope.accountId, userId) } }
+            : {}),
         });
   return { ...listed, records: listed.records.map((license) => present(actor, 'licenses', license)) };
 }
@@ -259,7 +268,7 @@ async function ownLicense(actor: Actor, id: string, forced: Record<string, strin
   );
 }
 
-/** GET /users/<id>/licenses: the licenses a user owns, under the same filters as every list of licenses. */
+/** GET /users/<id>/licenses: the licenses a user owns or is attached to, under the same filters as every list of licenses. */
 export async function listUserLicenses(actor: Actor, userId: string, filters: FilterValues, page: PageRequest) {
   const user = await retrieveUser(actor, userId);
   return listLicenses(actor, filters, page, { ownerId: user.id });

@@ -38,14 +38,15 @@ import { devicePresenceKey, deviceTotalKey } from '../../licensing/fingerprints.
 import { parentIn } from '../../licensing/slots.ts';
 import { logger } from '../../logger.ts';
 import { childItems } from '../../store/cascade.ts';
-import { uniqueKey } from '../../store/keys.ts';
+import { collectionName, collectionPartition, counterKey, idOfRecordKey, uniqueKey } from '../../store/keys.ts';
 import { readItem } from '../../store/read-ahead.ts';
-import { getItem, getRecordItem, type Item, itemOfType, type StoredItem, toRecord, visibleItems } from '../../store/records.ts';
+import { getItem, getRecordItem, type Item, isUuid, itemOfType, type StoredItem, toRecord, visibleItems } from '../../store/records.ts';
 import { canRead, canWrite, type Scope } from '../../store/scope.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { markerRef } from '../../store/unique.ts';
 import { judgeEntitlements } from '../entitlements/check.ts';
 import type { Environment } from '../environments/entity.ts';
+import { licenseUserKey } from '../license-users/entity.ts';
 import { factsOfMarker, factsOfRecord, type MachineFacts, machineMarkerKey } from '../machines/entity.ts';
 import { heartbeatAt } from '../machines/heartbeat.ts';
 import { checkInOf, isCheckInOverdue } from '../policies/check-in.ts';
@@ -53,9 +54,17 @@ import { type Expiration, expirationOf, type MatchingStrategy } from '../policie
 import { type Heartbeat, heartbeatOf } from '../policies/heartbeat.ts';
 import { allowance, type Limits, limitsOf } from '../policies/limits.ts';
 import { now } from '../rules.ts';
-import { normaliseEmail } from '../users/entity.ts';
+import { EMAIL_MARKER, normaliseEmail } from '../users/entity.ts';
 import { licenseDocument } from './document.ts';
-import { isExpired, isPossibleKey, LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyMarkerOf, licenseKeyValue } from './entity.ts';
+import {
+  isExpired,
+  isPossibleKey,
+  LICENSE_KEY_MARKER,
+  type LicenseRecord,
+  licenseKeyMarkerOf,
+  licenseKeyValue,
+  maxUsersOf,
+} from './entity.ts';
 import { startExpiryOnValidation } from './expiry.ts';
 import { rememberReads } from './reads-before.ts';
 import { standingOf } from './standing.ts';
@@ -68,7 +77,7 @@ export interface ValidationScope {
   environment?: string | null;
   product?: string;
   policy?: string;
-  /** The license's owner, by id or e-mail. */
+  /** One of the license's users (its owner, or a user attached), by id or e-mail. */
   user?: string;
   /** Entitlement codes the license must hold. */
   entitlements?: string[];
@@ -111,6 +120,7 @@ export const VALIDATION_CODES = [
   'COMPONENTS_SCOPE_REQUIRED',
   'COMPONENTS_SCOPE_EMPTY',
   'COMPONENTS_SCOPE_MISMATCH',
+  'TOO_MANY_USERS',
   'TOO_MANY_MACHINES',
   'TOO_MANY_CORES',
   'TOO_MANY_PROCESSES',
@@ -211,12 +221,43 @@ const policyScope: Check = ({ license, given }) =>
     ? ['POLICY_SCOPE_MISMATCH', 'policy scope does not match']
     : undefined;
 
-/** USER_SCOPE_MISMATCH: `user` names the license's owner by id or e-mail (a license without one matches nobody). */
-const userScope: Check = ({ owner, given }) => {
+/**
+ * USER_SCOPE_MISMATCH: `user` names one of the license's users by id or e-mail: its owner, or a
+ * user attached to it (docs/rules.md §18.11), read only when the owner does not match.
+ */
+const userScope: Check = async ({ license, owner, given }) => {
   if (given.user === undefined) return undefined;
   const named = given.user.trim().toLowerCase();
-  const matches = owner !== undefined && (named === owner.id || named === normaliseEmail(String(owner.email)));
-  return matches ? undefined : ['USER_SCOPE_MISMATCH', 'user scope does not match'];
+  if (owner !== undefined && (named === owner.id || named === normaliseEmail(String(owner.email)))) return undefined;
+  return (await isAttached(license, named)) ? undefined : ['USER_SCOPE_MISMATCH', 'user scope does not match'];
+};
+
+/** Whether the user `named` (an id, or an e-mail address) is attached to `license`. */
+async function isAttached(license: LicenseRecord, named: string): Promise<boolean> {
+  const { accountId } = license;
+  let userId: string | undefined = named;
+  if (!isUuid(named)) {
+    const marker = await getItem(uniqueKey(accountId, EMAIL_MARKER, normaliseEmail(named)));
+    userId = typeof marker?.ref === 'string' ? idOfRecordKey(marker.ref) : undefined;
+  }
+  return userId !== undefined && (await getItem(licenseUserKey(accountId, license.id, userId))) !== undefined;
+}
+
+/**
+ * TOO_MANY_USERS: the license has more users (its owner and those attached) than its `maxUsers`,
+ * valid within the overage allowance (docs/rules.md §18.11); its attachments' count is read only
+ * under a limit.
+ */
+const usersLimit: Check = async ({ license, policy, limits }) => {
+  const limit = maxUsersOf(license, policy);
+  if (limit === null) return undefined;
+  const attached = await getItem(
+    counterKey(
+      collectionPartition(license.accountId, license.environmentId, collectionName('license-users', { type: 'licenses', id: license.id })),
+    ),
+  );
+  const users = Number(attached?.n ?? 0) + (license.ownerId ? 1 : 0);
+  return overLimit('TOO_MANY_USERS', 'has too many associated users', users, limit, limits);
 };
 
 /**
@@ -390,6 +431,7 @@ const CHECKS: readonly Check[] = [
   machineScope,
   fingerprintScope,
   componentsScope,
+  usersLimit,
   strictLimits,
 ];
 

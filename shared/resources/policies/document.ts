@@ -20,6 +20,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       ...expirationOf(policy),
       ...settingsOf(policy),
       maxUses: policy.maxUses ?? null,
+      maxUsers: policy.maxUsers ?? null,
       authenticationStrategy: authenticationStrategyOf(policy),
       ...checkInOf(policy),
       metadata: policy.metadata,

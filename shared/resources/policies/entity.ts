@@ -103,6 +103,8 @@ export interface PolicyRecord extends StoredRecord {
   heartbeatBasis?: HeartbeatBasis;
   /** The uses a license may count (docs/rules.md §18.6); null: unlimited. Absent from policies made before it: null. */
   maxUses?: number | null;
+  /** The users a license may have, its owner included (docs/rules.md §18.11); null: unlimited. Absent from policies made before it: null. */
+  maxUsers?: number | null;
   /** Absent from policies made before it: read with `authenticationStrategyOf` (MIXED). */
   authenticationStrategy?: AuthenticationStrategy;
   /** Check-ins (check-in.ts): absent from policies made before them, read with `checkInOf`. */

@@ -39,6 +39,9 @@ const attributes = {
   checkInInterval: z.nullish(z.string().check(z.describe('day, week, month or year; required with requireCheckIn'))),
   checkInIntervalCount: z.nullish(z.int().check(z.describe('1 to 365; required with requireCheckIn'))),
   maxUses: z.nullish(z.int().check(z.describe('The uses a license may count, 0 to 2147483647 (docs/rules.md §18.6); null: unlimited'))),
+  maxUsers: z.nullish(
+    z.int().check(z.describe('The users a license may have, its owner included, 0 to 2147483647 (docs/rules.md §18.11); null: unlimited')),
+  ),
   overageStrategy: z.optional(
     z.string().check(z.describe('NO_OVERAGE (default), ALWAYS_ALLOW_OVERAGE, ALLOW_1_25X_OVERAGE, ALLOW_1_5X_OVERAGE or ALLOW_2X_OVERAGE')),
   ),

@@ -10,7 +10,7 @@ export const policyPolicy = definePolicy({
   reaches: reachedBy({
     product: (bearer, record) => record.productId === bearer.id,
     license: (bearer, record) => record.id === bearer.policyId,
-    user: (_bearer, record, actor) => actor.ownsLicense({ policyId: record.id }),
+    user: (_bearer, record, actor) => actor.holdsLicense({ policyId: record.id }),
   }),
   may(actor, action) {
     const { kind } = actor.bearer;

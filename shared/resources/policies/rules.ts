@@ -12,10 +12,17 @@ import { type Limits, limitsOf } from './limits.ts';
 /** The largest limit, as Keygen keeps them (a 32-bit integer); a license's uses too. */
 export const LIMIT_MAX = 2_147_483_647;
 
-/** A limit of uses, a policy's or a license's own (docs/rules.md §18.6): 0 to LIMIT_MAX, or null for none. */
-export function usesLimitRule(maxUses: number | null | undefined): void {
-  if (maxUses != null && (maxUses < 0 || maxUses > LIMIT_MAX)) {
-    throw ruleBroken('MAX_USES_INVALID', `maxUses must be from 0 to ${LIMIT_MAX} (or null for no limit)`, attributePointer('maxUses'));
+/**
+ * A limit a policy sets and a license may override, of uses (docs/rules.md §18.6) or of users
+ * (§18.11): 0 to LIMIT_MAX, or null for none; else 422 `MAX_USES_INVALID` / `MAX_USERS_INVALID`.
+ */
+export function overridableLimitRule(attribute: 'maxUses' | 'maxUsers', limit: number | null | undefined): void {
+  if (limit != null && (limit < 0 || limit > LIMIT_MAX)) {
+    throw ruleBroken(
+      `${attributeCode(attribute)}_INVALID`,
+      `${attribute} must be from 0 to ${LIMIT_MAX} (or null for no limit)`,
+      attributePointer(attribute),
+    );
   }
 }
 

@@ -46,6 +46,7 @@ export const schemas: SchemasOf<'policies'> = {
       heartbeatResurrectionStrategy: z.enum(HEARTBEAT_RESURRECTION_STRATEGIES),
       heartbeatBasis: z.enum(HEARTBEAT_BASES),
       maxUses: z.nullable(z.int().check(z.describe('The uses a license may count; null: unlimited'))),
+      maxUsers: z.nullable(z.int().check(z.describe('The users a license may have, its owner included; null: unlimited'))),
       authenticationStrategy: z.enum(AUTHENTICATION_STRATEGIES),
       requireCheckIn: z.boolean(),
       checkInInterval: z.nullable(z.enum(CHECK_IN_INTERVALS)),

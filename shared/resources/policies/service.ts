@@ -35,7 +35,7 @@ import {
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
 import { OVERAGE_STRATEGIES, PROCESS_LEASING_STRATEGIES } from './limits.ts';
-import { judgeSettings, settingsOf, usesLimitRule } from './rules.ts';
+import { judgeSettings, overridableLimitRule, settingsOf } from './rules.ts';
 import { startsWatching, walkStart } from './sweep.ts';
 
 /** What a policy may change; the strategies are checked against the model's (422 when unknown). */
@@ -60,6 +60,8 @@ export interface PolicyChanges {
   maxProcesses?: number | null;
   /** null: no limit. */
   maxUses?: number | null;
+  /** null: no limit. */
+  maxUsers?: number | null;
   authenticationStrategy?: string;
   requireCheckIn?: boolean;
   checkInInterval?: string | null;
@@ -94,7 +96,8 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
       attributePointer('duration'),
     );
   }
-  usesLimitRule(input.maxUses);
+  overridableLimitRule('maxUses', input.maxUses);
+  overridableLimitRule('maxUsers', input.maxUsers);
   const checked: Partial<PolicyRecord> = {
     ...input,
     componentUniquenessStrategy: oneOf('componentUniquenessStrategy', input.componentUniquenessStrategy, UNIQUENESS_STRATEGIES),
@@ -143,6 +146,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     protected: checked.protected ?? false,
     maxMachines: checked.maxMachines ?? null,
     maxUses: checked.maxUses ?? null,
+    maxUsers: checked.maxUsers ?? null,
     authenticationStrategy: authenticationStrategyOf(checked),
     ...checkInOf(checked),
     scheme: keyScheme,

@@ -10,7 +10,7 @@ export const productPolicy = definePolicy({
   reaches: reachedBy({
     product: (bearer, record) => record.id === bearer.id,
     license: (bearer, record) => record.id === bearer.productId,
-    user: (_bearer, record, actor) => actor.ownsLicense({ productId: record.id }),
+    user: (_bearer, record, actor) => actor.holdsLicense({ productId: record.id }),
   }),
   may(actor, action) {
     if (['create', 'delete', 'tokens.generate'].includes(action)) {

@@ -1,6 +1,6 @@
 /**
  * A deleted user's owner links (docs/rules.md §13.1): the licenses, machines, components and
- * processes it owned stay, without an owner. Each is written without `ownerId`, leaves the user's
+ * processes it owned stay, without an owner; its attachments to licenses go (§18.11). Each is written without `ownerId`, leaves the user's
  * owner collection (its index attributes, and the collection's count), and a license's key marker
  * stops naming the owner. As Keygen nullifies them, this is no change of the record's own: no
  * `<type>.updated` event, `updated` kept.
@@ -171,8 +171,15 @@ function expectOwnedOnly(
   }
 }
 
-/** Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it changed meanwhile. */
-const dropOwner = (tx: Transaction, record: PlacedItem, userId: string, changed: Error) => moveOwner(tx, record, userId, null, changed);
+/**
+ * Writes into `tx` that `record` no longer has `userId` as its owner (see the top); `changed` if it
+ * changed meanwhile. A user's attachment to a license is no owned record but the user's place
+ * among the license's users (docs/rules.md §18.11): it goes with the user.
+ */
+function dropOwner(tx: Transaction, record: PlacedItem, userId: string, changed: Error): void {
+  if (record.type === 'license-users') tx.delete(record, changed, { ownerId: userId });
+  else moveOwner(tx, record, userId, null, changed);
+}
 
 /**
  * Writes into `tx` that `record`'s owner is `to` (null: none) instead of `from` (null: none): its

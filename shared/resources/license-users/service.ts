@@ -1,0 +1,233 @@
+/**
+ * A license's users (docs/rules.md §18.11): `GET|POST|DELETE /licenses/<id>/users`, as Keygen 1.5
+ * attaches them. Who may: the policy of a license's users (policy.ts).
+ *
+ * An attach is all or nothing. Every user named is checked first (each exists and may be named,
+ * none is the owner or attached already, once in the request), then the attachments are made up
+ * to 25 a transaction, each on condition that its user still exists, the license still has the
+ * owner read, and the license's users stay within its `maxUsers` (the counter's own update judges
+ * it, so concurrent attaches cannot pass it together). Should a later transaction fail, what the
+ * earlier ones made is deleted again before the refusal is answered. A detach converges instead:
+ * what it names is detached whatever happens meanwhile, a chunk at a time.
+ */
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, present, relatable } from '../../auth/authorize.ts';
+import { conflict, refused, ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { licenseNamed } from '../../licensing/aliases.ts';
+import { requireAncestry } from '../../licensing/graph.ts';
+import { parentIn, parentsOf } from '../../licensing/slots.ts';
+import { collectionSortKey, recordKey } from '../../store/keys.ts';
+import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
+import { backoff, getItems, getVisibleItems, type Item, isUuid, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { type LicenseRecord, maxUsersOf } from '../licenses/entity.ts';
+import { policyOf } from '../policies/beside.ts';
+import { allowance, limitsOf } from '../policies/limits.ts';
+import { newRecord } from '../rules.ts';
+import type { UserRecord } from '../users/entity.ts';
+import { licenseUserDocument } from './document.ts';
+import { type LicenseUserRecord, licenseUserId, licenseUserKey } from './entity.ts';
+
+/** Users attached per transaction (each a Put, its user's count and a check of its user), and detached. */
+const ATTACH_CHUNK = 25;
+const DETACH_CHUNK = 30;
+const ATTEMPTS = 5;
+
+/** A user named in a body: `{type: "users", id}`. */
+export interface UserRef {
+  id: string;
+}
+
+const pointer = (index: number) => `/data/${index}`;
+
+/** The license the path names (by id or key), on which the bearer may do `action` (404 unseen, 403 refused). */
+async function licenseFor(actor: Actor, idOrKey: string, action: 'list' | 'attach' | 'detach'): Promise<StoredItem<LicenseRecord>> {
+  const license = await licenseNamed(actor, idOrKey);
+  await authorize(actor, 'license-users', license, action);
+  return license;
+}
+
+/** GET /licenses/<id>/users: the users attached, newest attachment first, each as the rules of users show it. */
+export async function listLicenseUsers(actor: Actor, idOrKey: string, page: PageRequest): Promise<Page<UserRecord>> {
+  const license = await licenseFor(actor, idOrKey, 'list');
+  const { accountId } = license;
+  const listed = await listCollection(
+    actor.scope,
+    { type: 'license-users', parent: parentIn('license-users', 'license', license.id) },
+    page,
+    {
+      beside: (entry) => [recordKey(accountId, 'users', entry.ownerId as string)],
+    },
+  );
+  const users = new Map((listed.beside ?? []).flatMap((item) => (item.type === 'users' ? [[item.id as string, item]] : [])));
+  const records = listed.records.flatMap((attachment) => {
+    const user = users.get(attachment.ownerId);
+    return user ? [present(actor, 'users', toRecord('users', user))] : [];
+  });
+  return { ...listed, records, beside: undefined };
+}
+
+/**
+ * POST /licenses/<id>/users: attaches the users named (see the top), answered as the attachments
+ * made, with the event `license.users.attached`.
+ */
+export async function attachUsers(actor: Actor, idOrKey: string, named: readonly UserRef[]): Promise<LicenseUserRecord[]> {
+  const license = await licenseFor(actor, idOrKey, 'attach');
+  const users = await usersToAttach(actor, license, named);
+  const policy = await policyOf(license);
+  const limit = allowance(maxUsersOf(license, policy), limitsOf(policy).overageStrategy);
+  // The owner is one of the license's users (Keygen counts it): the attachments may fill the rest.
+  const room = limit === null ? null : limit - (license.ownerId ? 1 : 0);
+  const made: LicenseUserRecord[] = users.map((user) => ({
+    ...newRecord('license-users', actor.scope),
+    id: licenseUserId(license.id, user.id),
+    licenseId: license.id,
+    ownerId: user.id,
+    policyId: license.policyId,
+    productId: license.productId,
+  }));
+  const limitExceeded = ruleBroken(
+    'LICENSE_USER_LIMIT_EXCEEDED',
+    `user count has exceeded maximum allowed for license (${maxUsersOf(license, policy)})`,
+    '/data',
+  );
+  const committed: LicenseUserRecord[] = [];
+  try {
+    for (let i = 0; i < made.length; i += ATTACH_CHUNK) {
+      const chunk = made.slice(i, i + ATTACH_CHUNK);
+      const tx = new Transaction();
+      for (const attachment of chunk) {
+        const index = made.indexOf(attachment);
+        const taken = ruleBroken('USER_TAKEN', 'already exists', pointer(index));
+        tx.create(attachment, {
+          parents: parentsOf('license-users', { license: license.id, owner: attachment.ownerId }),
+          sortKey: collectionSortKey(license.created, license.id),
+          exists: taken,
+        });
+        tx.requireExists(recordKey(license.accountId, 'users', attachment.ownerId), userNotFound(attachment.ownerId, index));
+      }
+      if (room !== null)
+        tx.cap(
+          license.accountId,
+          license.environmentId ?? null,
+          'license-users',
+          { type: 'licenses', id: license.id },
+          room,
+          limitExceeded,
+        );
+      // The owner read is the one counted; a license removed meanwhile (or being removed) takes no users.
+      const changed = conflict("The license's owner changed, or the license went, while this request was made; retry it");
+      tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ownerId: license.ownerId ?? null }, changed);
+      requireAncestry(tx, chunk[0] as LicenseUserRecord, ['products', 'policies'], changed);
+      if (i + ATTACH_CHUNK >= made.length) {
+        await emitEvent(tx, originOf(license, actor.scope), 'license.users.attached', made.map(licenseUserDocument));
+      }
+      await tx.commit();
+      committed.push(...chunk);
+    }
+  } catch (error) {
+    await undo(committed);
+    throw error;
+  }
+  return made;
+}
+
+/** The users an attach names, each checked (see the top), in the order named. */
+async function usersToAttach(
+  actor: Actor,
+  license: StoredItem<LicenseRecord>,
+  named: readonly UserRef[],
+): Promise<StoredItem<UserRecord>[]> {
+  const found = new Map(
+    (
+      await getVisibleItems(
+        actor.scope,
+        'users',
+        named.map((ref) => ref.id),
+      )
+    ).map((user) => [user.id, user]),
+  );
+  const ids = named.map((ref) => (isUuid(ref.id) ? ref.id.toLowerCase() : ref.id));
+  const attached = new Set(
+    (await getItems(ids.filter(isUuid).map((id) => licenseUserKey(license.accountId, license.id, id)))).map(
+      (item) => item.ownerId as string,
+    ),
+  );
+  const users: StoredItem<UserRecord>[] = [];
+  for (const [index, id] of ids.entries()) {
+    const user = found.get(id);
+    if (!user || !(await relatable(actor, 'users', user))) throw userNotFound(named[index]?.id ?? id, index);
+    if (user.id === license.ownerId) throw ruleBroken('USER_CONFLICT', 'already exists (user is attached through owner)', pointer(index));
+    if (attached.has(user.id) || ids.indexOf(id) !== index) throw ruleBroken('USER_TAKEN', 'already exists', pointer(index));
+    users.push(user);
+  }
+  return users;
+}
+
+const userNotFound = (id: string, index: number) => ruleBroken('USER_NOT_FOUND', `user '${id}' was not found`, pointer(index));
+
+/** Deletes attachments an attach made before one of its later transactions failed (those a detach took meanwhile are gone already). */
+async function undo(attachments: readonly LicenseUserRecord[]): Promise<void> {
+  if (attachments.length === 0) return;
+  const items = await getItems(attachments.map((attachment) => recordKey(attachment.accountId, 'license-users', attachment.id)));
+  await detachItems(items.flatMap((item) => itemOfType('license-users', item) ?? []));
+}
+
+/**
+ * DELETE /licenses/<id>/users: detaches the users named, with the event `license.users.detached`.
+ * 403 for the owner (attached through ownership, as Keygen answers); 422 USER_NOT_FOUND for a user
+ * not attached.
+ */
+export async function detachUsers(actor: Actor, idOrKey: string, named: readonly UserRef[]): Promise<void> {
+  const license = await licenseFor(actor, idOrKey, 'detach');
+  const ids = named.map((ref) => (isUuid(ref.id) ? ref.id.toLowerCase() : ref.id));
+  const owner = ids.findIndex((id) => id === license.ownerId);
+  if (owner >= 0) throw refused(`cannot detach user '${license.ownerId}' (user is attached through owner)`);
+  const items = await getItems(ids.filter(isUuid).map((id) => licenseUserKey(license.accountId, license.id, id)));
+  const byUser = new Map(items.flatMap((item) => (itemOfType('license-users', item) ? [[item.ownerId as string, item]] : [])));
+  for (const [index, id] of ids.entries()) {
+    if (!byUser.has(id))
+      throw ruleBroken('USER_NOT_FOUND', `cannot detach user '${named[index]?.id ?? id}' (user is not attached)`, pointer(index));
+  }
+  const attachments = [...byUser.values()] as StoredItem<LicenseUserRecord>[];
+  await detachItems(attachments, async (tx) => {
+    await emitEvent(
+      tx,
+      originOf(license, actor.scope),
+      'license.users.detached',
+      attachments.map((item) => licenseUserDocument(toRecord('license-users', item))),
+    );
+  });
+}
+
+/**
+ * Deletes `attachments`, a chunk per transaction, each on condition that it is still there (one
+ * gone meanwhile is left out, and its chunk written again): the count they leave is theirs alone.
+ * `last` writes into the last transaction (the event of a detach).
+ */
+export async function detachItems(attachments: readonly Item[], last?: (tx: Transaction) => Promise<void>): Promise<void> {
+  const chunks: Item[][] = [];
+  for (let i = 0; i < attachments.length; i += DETACH_CHUNK) chunks.push(attachments.slice(i, i + DETACH_CHUNK));
+  if (chunks.length === 0) chunks.push([]);
+  for (const [n, first] of chunks.entries()) {
+    let chunk = first;
+    for (let attempt = 1; ; attempt++) {
+      const gone = conflict('an attachment went while it was being detached');
+      const tx = new Transaction();
+      for (const attachment of chunk) tx.delete(attachment, gone);
+      if (n === chunks.length - 1) await last?.(tx);
+      try {
+        await tx.commit();
+        break;
+      } catch (error) {
+        if (error !== gone || attempt >= ATTEMPTS) throw error;
+        await backoff(attempt);
+        const still = new Set(
+          (await getItems(chunk.map((item) => ({ PK: item.PK as string, SK: item.SK as string })))).map((item) => item.PK),
+        );
+        chunk = chunk.filter((item) => still.has(item.PK));
+      }
+    }
+  }
+}
