@@ -149,11 +149,7 @@ async function usersToAttach(
     ).map((user) => [user.id, user]),
   );
   const ids = named.map((ref) => (isUuid(ref.id) ? ref.id.toLowerCase() : ref.id));
-  const attached = new Set(
-    (await getItems(ids.filter(isUuid).map((id) => licenseUserKey(license.accountId, license.id, id)))).map(
-      (item) => item.ownerId as string,
-    ),
-  );
+  const attached = new Set((await attachmentsOf(license, ids)).map((item) => item.ownerId as string));
   const users: StoredItem<UserRecord>[] = [];
   for (const [index, id] of ids.entries()) {
     const user = found.get(id);
@@ -164,6 +160,10 @@ async function usersToAttach(
   }
   return users;
 }
+
+/** The attachments to `license` of the users `ids` names (each read once, however often named). */
+const attachmentsOf = (license: StoredItem<LicenseRecord>, ids: readonly string[]) =>
+  getItems([...new Set(ids.filter(isUuid))].map((id) => licenseUserKey(license.accountId, license.id, id)));
 
 const userNotFound = (id: string, index: number) => ruleBroken('USER_NOT_FOUND', `user '${id}' was not found`, pointer(index));
 
@@ -184,7 +184,7 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
   const ids = named.map((ref) => (isUuid(ref.id) ? ref.id.toLowerCase() : ref.id));
   const owner = ids.findIndex((id) => id === license.ownerId);
   if (owner >= 0) throw refused(`cannot detach user '${license.ownerId}' (user is attached through owner)`);
-  const items = await getItems(ids.filter(isUuid).map((id) => licenseUserKey(license.accountId, license.id, id)));
+  const items = await attachmentsOf(license, ids);
   const byUser = new Map(items.flatMap((item) => (itemOfType('license-users', item) ? [[item.ownerId as string, item]] : [])));
   for (const [index, id] of ids.entries()) {
     if (!byUser.has(id))

@@ -1,0 +1,228 @@
+/**
+ * A license's users (docs/rules.md §18.11): GET|POST|DELETE /licenses/<id>/users, what a user
+ * attached reaches and lists, maxUsers under concurrent attaches, validation (TOO_MANY_USERS, a
+ * `user` scope naming a user attached), and what a user's or a license's delete and an owner
+ * change do to attachments.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, newUser, type Reply, type TestAccount } from '../support/client.ts';
+import { doc, expectCode, ids, type licensing, listeningAccount, ref } from '../support/licensing.ts';
+import type { Receiver } from '../support/receiver.ts';
+
+let account: TestAccount;
+let l: ReturnType<typeof licensing>;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  ({ account, l, receiver } = await listeningAccount());
+});
+
+afterAll(() => receiver.close());
+
+const named = (...userIds: string[]) => ({ data: userIds.map((id) => ({ type: 'users', id })) });
+const attach = (licenseId: string, userIds: string[], token?: string) =>
+  l.api('POST', `/licenses/${encodeURIComponent(licenseId)}/users`, { body: named(...userIds), ...(token !== undefined && { token }) });
+const detach = (licenseId: string, userIds: string[], token?: string) =>
+  l.api('DELETE', `/licenses/${encodeURIComponent(licenseId)}/users`, { body: named(...userIds), ...(token !== undefined && { token }) });
+const usersOf = async (licenseId: string) => ids(await l.api('GET', `/licenses/${licenseId}/users?page[size]=100`));
+const users = (n: number) => Promise.all(Array.from({ length: n }, () => newUser(account)));
+const validate = (key: string, scope: Record<string, unknown> = {}) =>
+  call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: { key, scope } } });
+
+/** The payloads of the webhook events of `kind` about `licenseId`'s users (each carries a list of attachments). */
+async function attachmentEvents(kind: string, licenseId: string): Promise<any[]> {
+  const reply: Reply = await call('GET', `${account.path}/webhook-events?events[]=${kind}&page[size]=100`, { token: account.adminToken });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  return reply.body.data
+    .map((event: any) => JSON.parse(event.attributes.payload))
+    .filter((payload: any) => payload.data[0]?.relationships.license.data.id === licenseId);
+}
+
+describe.concurrent("a license's users", () => {
+  it('attaches users, who then read the license and what hangs on it, list it, hold its entitlements and validate as its users', async () => {
+    const owner = await newUser(account);
+    const { license, machine } = await l.graph({ owner: owner.id });
+    const component = await l.component(machine.id);
+    const [first, second] = await users(2);
+    const attached = await attach(license.attributes.key, [first!.id, second!.id]);
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+    expect(attached.body.data.map((made: any) => [made.type, made.relationships.user.data.id, made.relationships.license.data.id])).toEqual(
+      [
+        ['license-users', first!.id, license.id],
+        ['license-users', second!.id, license.id],
+      ],
+    );
+    expect((await usersOf(license.id)).sort()).toEqual([first!.id, second!.id].sort());
+    const [event] = await attachmentEvents('license.users.attached', license.id);
+    expect(event.data.map((made: any) => made.relationships.user.data.id)).toEqual([first!.id, second!.id]);
+
+    for (const path of [
+      `/licenses/${license.id}`,
+      `/machines/${machine.id}`,
+      `/components/${component.id}`,
+      `/licenses/${license.id}/users`,
+    ]) {
+      expect((await l.api('GET', path, { token: first!.token })).status, path).toBe(200);
+    }
+    // The key stays its owner's to see; renewing and changing its users stay the owner's to do.
+    expect((await l.api('GET', `/licenses/${license.id}`, { token: first!.token })).body.data.attributes.key).toBeNull();
+    expectCode(await l.api('POST', `/licenses/${license.id}/actions/renew`, { token: first!.token }), 403);
+    expectCode(await detach(license.id, [second!.id], first!.token), 403);
+    // Its lists: every list of licenses a user asks merges the licenses it owns with those it is attached to.
+    const own = await l.license(license.relationships.policy.data.id, {}, { owner: first!.id });
+    expect(ids(await l.api('GET', '/licenses', { token: first!.token }))).toEqual([own.id, license.id]);
+    expect(ids(await l.api('GET', `/users/${first!.id}/licenses`))).toEqual([own.id, license.id]);
+    expect(ids(await l.api('GET', `/licenses?user=${first!.id}`))).toEqual([own.id, license.id]);
+    expect(ids(await l.api('GET', `/licenses?owner=${first!.id}`))).toEqual([own.id]);
+    const counted = await l.api('GET', `/users/${first!.id}/licenses?page[size]=1`);
+    expect(counted.body.links.meta.count).toBe(2);
+    // Validation: a user scope names any of its users, by id or e-mail.
+    expect((await validate(license.attributes.key, { user: first!.id })).body.meta.code).toBe('VALID');
+    expect((await validate(license.attributes.key, { user: second!.email.toUpperCase() })).body.meta.code).toBe('VALID');
+    const stranger = await newUser(account);
+    expect((await validate(license.attributes.key, { user: stranger.email })).body.meta.code).toBe('USER_SCOPE_MISMATCH');
+
+    const detached = await detach(license.id, [first!.id]);
+    expect(detached.status, JSON.stringify(detached.body)).toBe(204);
+    const [gone] = await attachmentEvents('license.users.detached', license.id);
+    expect(gone.data.map((made: any) => made.relationships.user.data.id)).toEqual([first!.id]);
+    expect(await usersOf(license.id)).toEqual([second!.id]);
+    expect((await l.api('GET', `/licenses/${license.id}`, { token: first!.token })).status).toBe(404);
+    expect((await l.api('GET', `/machines/${machine.id}`, { token: first!.token })).status).toBe(404);
+    expect(ids(await l.api('GET', '/licenses', { token: first!.token }))).toEqual([own.id]);
+  });
+
+  it('gives its attached users the entitlements the license holds', async () => {
+    const { license } = await l.graph({ owner: (await newUser(account)).id });
+    const code = `feature-${crypto.randomUUID()}`;
+    const entitlement = await l.api('POST', '/entitlements', { body: doc('entitlements', { name: code, code }) });
+    expect(entitlement.status).toBe(201);
+    const attached = await l.api('POST', `/licenses/${license.id}/entitlements`, {
+      body: { data: [{ type: 'entitlements', id: entitlement.body.data.id }] },
+    });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+    const [user] = await users(1);
+    expect((await l.api('GET', `/entitlements/${entitlement.body.data.id}`, { token: user!.token })).status).toBe(404);
+    expect((await attach(license.id, [user!.id])).status).toBe(200);
+    expect((await l.api('GET', `/entitlements/${entitlement.body.data.id}`, { token: user!.token })).status).toBe(200);
+  });
+
+  it('refuses, changing nothing: its owner, a user attached already or named twice, a user not found, too many named', async () => {
+    const owner = await newUser(account);
+    const { license } = await l.graph({ owner: owner.id });
+    const [first, second] = await users(2);
+    expect((await attach(license.id, [first!.id])).status).toBe(200);
+    const asOwner = await attach(license.id, [second!.id, owner.id]);
+    expectCode(asOwner, 422, 'USER_CONFLICT');
+    expect(asOwner.body.errors[0].source.pointer).toBe('/data/1');
+    const again = await attach(license.id, [second!.id, first!.id]);
+    expectCode(again, 422, 'USER_TAKEN');
+    expect(again.body.errors[0].source.pointer).toBe('/data/1');
+    expectCode(await attach(license.id, [second!.id, second!.id]), 422, 'USER_TAKEN');
+    const missing = await attach(license.id, [second!.id, crypto.randomUUID()]);
+    expectCode(missing, 422, 'USER_NOT_FOUND');
+    expectCode(await attach(license.id, [second!.id, 'not-a-user']), 422, 'USER_NOT_FOUND');
+    expect(await usersOf(license.id)).toEqual([first!.id]);
+    expectCode(await attach(license.id, []), 400);
+    expectCode(
+      await attach(
+        license.id,
+        Array.from({ length: 101 }, () => crypto.randomUUID()),
+      ),
+      400,
+    );
+    expectCode(await l.api('POST', `/licenses/${license.id}/users`, { body: { data: [{ type: 'licenses', id: second!.id }] } }), 400);
+
+    // Detaching: the owner is attached through its ownership (403, as Keygen); a user not attached, 422.
+    expectCode(await detach(license.id, [first!.id, owner.id]), 403);
+    const notAttached = await detach(license.id, [first!.id, second!.id]);
+    expectCode(notAttached, 422, 'USER_NOT_FOUND');
+    expect(notAttached.body.errors[0].source.pointer).toBe('/data/1');
+    expect(await usersOf(license.id)).toEqual([first!.id]);
+    expect((await attachmentEvents('license.users.detached', license.id)).length).toBe(0);
+  });
+
+  it('holds maxUsers (its owner counted) under concurrent attaches: 20 at once into room for 4 attach exactly 4', async () => {
+    const owner = await newUser(account);
+    const { license } = await l.graph({ owner: owner.id, policy: { maxUsers: 5 } });
+    expect(license.attributes.maxUsers).toBe(5);
+    const candidates = await users(20);
+    const replies = await Promise.all(candidates.map((user) => attach(license.id, [user.id])));
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(4);
+    for (const reply of replies.filter((candidate) => candidate.status !== 200)) {
+      expectCode(reply, 422, 'LICENSE_USER_LIMIT_EXCEEDED');
+      expect(reply.body.errors[0].detail).toBe('user count has exceeded maximum allowed for license (5)');
+    }
+    expect(await usersOf(license.id)).toHaveLength(4);
+    expect((await validate(license.attributes.key)).body.meta.code).toBe('VALID');
+  });
+
+  it('attaches more than a transaction holds all or nothing: 30 at once, and none when the last of them pass the limit', async () => {
+    const { license } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 28 } });
+    const many = await users(30);
+    expect((await attach(license.id, many.map((user) => user.id).slice(0, 27))).status).toBe(200);
+    expect(await usersOf(license.id)).toHaveLength(27);
+
+    const { license: other } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 27 } });
+    const refused = await attach(
+      other.id,
+      many.map((user) => user.id),
+    );
+    expectCode(refused, 422, 'LICENSE_USER_LIMIT_EXCEEDED');
+    expect(await usersOf(other.id)).toEqual([]);
+    expect((await attachmentEvents('license.users.attached', other.id)).length).toBe(0);
+    // The room is all there still.
+    expect((await attach(other.id, many.map((user) => user.id).slice(0, 26))).status).toBe(200);
+    expect(await usersOf(other.id)).toHaveLength(26);
+  });
+
+  it('answers TOO_MANY_USERS when the users pass a limit lowered since, valid within the overage allowed', async () => {
+    const { license, policy } = await l.graph({ owner: (await newUser(account)).id });
+    const [first, second] = await users(2);
+    expect((await attach(license.id, [first!.id, second!.id])).status).toBe(200);
+    expect((await validate(license.attributes.key)).body.meta.code).toBe('VALID');
+    expect((await l.api('PATCH', `/licenses/${license.id}`, { body: doc('licenses', { maxUsers: 2 }) })).status).toBe(200);
+    const over = (await validate(license.attributes.key)).body.meta;
+    expect([over.valid, over.code, over.detail]).toEqual([false, 'TOO_MANY_USERS', 'has too many associated users']);
+    expect(
+      (await l.api('PATCH', `/policies/${policy.id}`, { body: doc('policies', { overageStrategy: 'ALLOW_2X_OVERAGE' }) })).status,
+    ).toBe(200);
+    expect((await validate(license.attributes.key)).body.meta).toMatchObject({ valid: true, code: 'TOO_MANY_USERS' });
+  });
+
+  it('refuses a maxUsers out of range on a policy or a license', async () => {
+    const { policy, license } = await l.graph();
+    expectCode(await l.api('PATCH', `/policies/${policy.id}`, { body: doc('policies', { maxUsers: -1 }) }), 422, 'MAX_USERS_INVALID');
+    expectCode(
+      await l.api('PATCH', `/licenses/${license.id}`, { body: doc('licenses', { maxUsers: 2_147_483_648 }) }),
+      422,
+      'MAX_USERS_INVALID',
+    );
+  });
+
+  it("lets a user attached go with the user's delete, and become the owner once", async () => {
+    const { license } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 3 } });
+    const [first, second, third] = await users(3);
+    expect((await attach(license.id, [first!.id, second!.id])).status).toBe(200);
+    expectCode(await attach(license.id, [third!.id]), 422, 'LICENSE_USER_LIMIT_EXCEEDED');
+    expect((await call('DELETE', `${account.path}/users/${first!.id}`, { token: account.adminToken })).status).toBe(204);
+    expect(await usersOf(license.id)).toEqual([second!.id]);
+    // The room the deleted user left is there: and a user attached who becomes the owner is counted once.
+    expect((await attach(license.id, [third!.id])).status).toBe(200);
+    const moved = await l.api('PUT', `/licenses/${license.id}/owner`, { body: ref('users', second!.id) });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(await usersOf(license.id)).toEqual([third!.id]);
+    expect(ids(await l.api('GET', `/users/${second!.id}/licenses`))).toEqual([license.id]);
+    expect((await validate(license.attributes.key)).body.meta.code).toBe('VALID');
+  });
+
+  it("lets its attachments go with the license's delete", async () => {
+    const { license } = await l.graph();
+    const [user] = await users(1);
+    expect((await attach(license.id, [user!.id])).status).toBe(200);
+    expect((await l.api('DELETE', `/licenses/${license.id}`)).status).toBe(204);
+    expect(ids(await l.api('GET', '/licenses', { token: user!.token }))).toEqual([]);
+    expect(ids(await l.api('GET', `/users/${user!.id}/licenses`))).toEqual([]);
+  });
+});
