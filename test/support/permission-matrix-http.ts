@@ -257,9 +257,9 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
-    case 'licenses.users.attach':
+    case 'licenseUsers.attach':
       return { data: [{ type: 'users', id: fixture.unattached }] };
-    case 'licenses.users.detach':
+    case 'licenseUsers.detach':
       return { data: [{ type: 'users', id: fixture.detachable }] };
     case 'licenses.changeOwner':
     case 'licenses.changeUser':
@@ -343,7 +343,7 @@ function made(reply: Reply, status = 201): string {
  * removed; a user attached to the license, another detached (each once). Every refusal first,
  * then the first success.
  */
-const ONCE = new Set(['secondFactors.update', 'secondFactors.delete', 'licenses.users.attach', 'licenses.users.detach']);
+const ONCE = new Set(['secondFactors.update', 'secondFactors.delete', 'licenseUsers.attach', 'licenseUsers.detach']);
 
 type Cell = [BearerName | 'none', number];
 

@@ -332,15 +332,15 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
   },
   // A license's users (docs/rules.md §18.11): its users and administrators list them (they read users);
   // administrators, its product and its owner attach and detach them, not a user attached.
-  'licenses.users': {
+  'licenseUsers.list': {
     steps: [{ type: 'license-users', action: 'list', record: 'L' }],
     same: '200 200 200 200 403 403 403 200 404 200',
   },
-  'licenses.users.attach': {
+  'licenseUsers.attach': {
     steps: [{ type: 'license-users', action: 'attach', record: 'L' }],
     same: '200 200 200 403 200 403 403 200 404 403',
   },
-  'licenses.users.detach': {
+  'licenseUsers.detach': {
     steps: [{ type: 'license-users', action: 'detach', record: 'L' }],
     same: '204 204 204 403 204 403 403 204 404 403',
   },

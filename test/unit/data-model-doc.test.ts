@@ -13,6 +13,7 @@ const SINGULAR: Record<string, string> = {
   policies: 'policy',
   keys: 'key',
   licenses: 'license',
+  'license-users': 'license user',
   machines: 'machine',
   components: 'component',
   processes: 'process',

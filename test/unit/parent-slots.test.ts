@@ -22,6 +22,7 @@ describe('parent slots', () => {
       policies: { product: 0 },
       keys: { policy: 0, product: 1 },
       licenses: { policy: 0, product: 1, owner: 2 },
+      'license-users': { license: 0, owner: 1, product: 2 },
       machines: { license: 0, product: 1, owner: 2 },
       components: { machine: 0, license: 1, product: 2, owner: 3 },
       processes: { machine: 0, license: 1, product: 2, owner: 3 },
@@ -40,12 +41,20 @@ describe('parent slots', () => {
   it('give each removable record what hangs on it, deepest first, and each user what it owns', () => {
     const at = (type: string, slot: number) => ({ type, slot });
     expect(HANGING).toEqual({
-      products: [at('processes', 2), at('components', 2), at('machines', 1), at('licenses', 1), at('keys', 1), at('policies', 0)],
+      products: [
+        at('processes', 2),
+        at('components', 2),
+        at('machines', 1),
+        at('license-users', 2),
+        at('licenses', 1),
+        at('keys', 1),
+        at('policies', 0),
+      ],
       policies: [at('licenses', 0), at('keys', 0)],
-      licenses: [at('processes', 1), at('components', 1), at('machines', 0)],
+      licenses: [at('processes', 1), at('components', 1), at('machines', 0), at('license-users', 0)],
       machines: [at('processes', 0), at('components', 0)],
     });
-    expect(OWNED).toEqual([at('licenses', 2), at('machines', 2), at('components', 3), at('processes', 3)]);
+    expect(OWNED).toEqual([at('licenses', 2), at('license-users', 1), at('machines', 2), at('components', 3), at('processes', 3)]);
   });
 
   it('come from a manifest that lists every parent before its children', () => {

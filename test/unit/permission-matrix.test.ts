@@ -169,7 +169,7 @@ async function statusOf(route: string, steps: Step[], bearerName: BearerName, ho
   if (
     route.endsWith('.tokens.generate') ||
     route.endsWith('.entitlements.attach') ||
-    route === 'licenses.users.attach' ||
+    route === 'licenseUsers.attach' ||
     route === 'licenses.validate' ||
     route.endsWith('.checkOut') ||
     route.endsWith('.ping') ||

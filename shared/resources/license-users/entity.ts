@@ -24,9 +24,11 @@ export interface LicenseUserRecord extends StoredRecord {
 
 /**
  * The collections an attachment joins, by the name of the parent it names: the order is the
- * store's (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md).
+ * store's (the first is GSI2, the next GSI3...), never to be changed (docs/data-model.md). Its
+ * product's, so that a product's removal, which takes everything under it by its collections,
+ * takes the attachments of its licenses too.
  */
-export const LICENSE_USER_PARENTS = { license: 'licenses', owner: 'users' } as const;
+export const LICENSE_USER_PARENTS = { license: 'licenses', owner: 'users', product: 'products' } as const;
 
 /** The id of the attachment of `userId` to `licenseId`: a UUID (version 8, RFC 9562) of their SHA-256. */
 export function licenseUserId(licenseId: string, userId: string): string {
@@ -51,7 +53,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
       "BatchGetItem of the users named and of their attachments, then TransactWriteItems of up to 25 users: Put of each attachment (GSI2: the license's, GSI3: the user's, sorted as the license) if `attribute_not_exists(PK)`, `ADD n` of the license's users counter if `n <= :max` (the license's `maxUsers` less its owner), ConditionCheck of the license's `ownerId` as read and of each user, the event with the last; a later one failing deletes what the earlier ones made. A detach: Delete of each attachment if it exists, its counters, 30 a transaction, the event with the last",
     index: 'table',
     key: '`PK = A#<acct>#LICENSE_USER#<id>` (the id from the license and the user), `COUNT#A#<acct>#E#<env>#LICENSE#<id>#LICENSE_USER`',
-    usedBy: 'licenses.users.attach, licenses.users.detach',
+    usedBy: 'licenseUsers.attach, licenseUsers.detach',
     tests: ['http/license-users'],
   },
   {

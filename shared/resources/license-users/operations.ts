@@ -15,7 +15,7 @@ const usersNamed = z.strictObject({
 
 export const licenseUsers = {
   list: declare({
-    operation: 'licenses.users',
+    operation: 'licenseUsers.list',
     authorizes: { type: 'license-users', action: 'list', record: true },
     method: 'GET',
     path: `${ACCOUNT}/licenses/{id}/users`,
@@ -28,7 +28,7 @@ export const licenseUsers = {
     faults: [403],
   }),
   attach: declare({
-    operation: 'licenses.users.attach',
+    operation: 'licenseUsers.attach',
     authorizes: { type: 'license-users', action: 'attach', record: true },
     method: 'POST',
     path: `${ACCOUNT}/licenses/{id}/users`,
@@ -42,7 +42,7 @@ export const licenseUsers = {
     faults: [403, 409, 422],
   }),
   detach: declare({
-    operation: 'licenses.users.detach',
+    operation: 'licenseUsers.detach',
     authorizes: { type: 'license-users', action: 'detach', record: true },
     method: 'DELETE',
     path: `${ACCOUNT}/licenses/{id}/users`,

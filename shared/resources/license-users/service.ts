@@ -101,7 +101,7 @@ export async function attachUsers(actor: Actor, idOrKey: string, named: readonly
         const index = made.indexOf(attachment);
         const taken = ruleBroken('USER_TAKEN', 'already exists', pointer(index));
         tx.create(attachment, {
-          parents: parentsOf('license-users', { license: license.id, owner: attachment.ownerId }),
+          parents: parentsOf('license-users', { license: license.id, owner: attachment.ownerId, product: license.productId }),
           sortKey: collectionSortKey(license.created, license.id),
           exists: taken,
         });
