@@ -71,6 +71,11 @@ const recordsOf = (account: TestAccount, type: RecordType) => members('GSI1', co
 
 const ANCESTORS: Partial<Record<RecordType, [RecordType, string][]>> = {
   policies: [['products', 'productId']],
+  'license-users': [
+    ['licenses', 'licenseId'],
+    ['policies', 'policyId'],
+    ['products', 'productId'],
+  ],
   licenses: [
     ['policies', 'policyId'],
     ['products', 'productId'],
@@ -180,6 +185,12 @@ async function populated(productId: string, count: number, withMachines: number,
       return reply.body.data as { id: string };
     }),
   );
+  // Users attached to a few of them: their attachments go with them.
+  const user = await newUser(account);
+  for (const license of licenses.slice(0, 3)) {
+    const attached = await l.api('POST', `/licenses/${license.id}/users`, { body: { data: [{ type: 'users', id: user.id }] } });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+  }
   return { policy, licenses, machines, components, processes };
 }
 
