@@ -201,15 +201,19 @@ describe.concurrent("a license's users", () => {
     );
   });
 
-  it("lets a user attached go with the user's delete, and become the owner once", async () => {
+  it("lets a user attached go with the user's delete, and become the owner once detached", async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 3 } });
     const [first, second, third] = await users(3);
     expect((await attach(license.id, [first!.id, second!.id])).status).toBe(200);
     expectCode(await attach(license.id, [third!.id]), 422, 'LICENSE_USER_LIMIT_EXCEEDED');
     expect((await call('DELETE', `${account.path}/users/${first!.id}`, { token: account.adminToken })).status).toBe(204);
     expect(await usersOf(license.id)).toEqual([second!.id]);
-    // The room the deleted user left is there: and a user attached who becomes the owner is counted once.
+    // The room the deleted user left is there. A user attached is no owner until detached (Keygen's rule).
     expect((await attach(license.id, [third!.id])).status).toBe(200);
+    const refused = await l.api('PUT', `/licenses/${license.id}/owner`, { body: ref('users', second!.id) });
+    expectCode(refused, 422, 'OWNER_INVALID');
+    expect(refused.body.errors[0].source.pointer).toBe('/data/relationships/owner');
+    expect((await detach(license.id, [second!.id])).status).toBe(204);
     const moved = await l.api('PUT', `/licenses/${license.id}/owner`, { body: ref('users', second!.id) });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(await usersOf(license.id)).toEqual([third!.id]);

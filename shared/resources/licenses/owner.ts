@@ -27,7 +27,7 @@ import { parentIn } from '../../licensing/slots.ts';
 import { collectionPage } from '../../store/cascade.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { recordKey } from '../../store/keys.ts';
-import { backoff, getItem, getVisibleItem, isUuid, type PlacedItem, readAgain, type StoredItem, toRecord } from '../../store/records.ts';
+import { backoff, getVisibleItem, isUuid, type PlacedItem, readAgain, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseUserKey } from '../license-users/entity.ts';
 import { policyOf } from '../policies/beside.ts';
@@ -45,10 +45,12 @@ const CHUNK = 25;
 const ATTEMPTS = 5;
 
 const ownerNotFound = (id: string) => ruleBroken('OWNER_NOT_FOUND', `owner '${id}' was not found`, '/data');
+const attachedAlready = () => ruleBroken('OWNER_INVALID', 'already exists (user is attached through users)', '/data/relationships/owner');
 
 /**
  * Gives the license `ownerId` as its owner (null: none). 422 OWNER_NOT_FOUND when the request may
- * not name that user (or it was deleted meanwhile); 409 when the license's owner changed meanwhile.
+ * not name that user (or it was deleted meanwhile), OWNER_INVALID when the user is attached to the
+ * license (Keygen's rule); 409 when the license's owner changed meanwhile.
  */
 export async function changeLicenseOwner(actor: Actor, idOrKey: string, ownerId: string | null): Promise<LicenseAnswer> {
   const item = await authorize(actor, 'licenses', await licenseNamed(actor, idOrKey), 'owner.update');
@@ -61,9 +63,8 @@ export async function changeLicenseOwner(actor: Actor, idOrKey: string, ownerId:
   const changed = conflict("The license's owner changed while this request was made; retry it");
   const written = moveOwner(tx, item, from, to, changed, { updated: now() });
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ownerNotFound(owner.id));
-  // A user attached who becomes the owner is a user of the license once, as its owner (docs/rules.md §18.11).
-  const attachment = owner && (await getItem(licenseUserKey(item.accountId, item.id, owner.id)));
-  if (attachment) tx.delete(attachment, changed);
+  // A user attached is a user of the license already (docs/rules.md §18.11): detached first, it may own it.
+  if (owner) tx.requireState(licenseUserKey(item.accountId, item.id, owner.id), { PK: undefined }, attachedAlready());
   const license = toRecord('licenses', written);
   await emitEvent(tx, originOf(license, actor.scope), 'license.owner.updated', licenseDocument(license, policy));
   await tx.commit();
