@@ -6,14 +6,14 @@
 import { LimitReached, NotAuthenticated } from '../errors.ts';
 import type { Account } from '../resources/accounts/entity.ts';
 import type { Environment } from '../resources/environments/entity.ts';
-import { findLicenseItemByKey } from '../resources/licenses/entity.ts';
+import { findLicenseItemByKey, type LicenseRecord } from '../resources/licenses/entity.ts';
 import { requireStanding } from '../resources/licenses/standing.ts';
 import { type TokenLookup, tokenOfLookup } from '../resources/tokens/entity.ts';
 import { EMAIL_MARKER, normaliseEmail, type UserRecord } from '../resources/users/entity.ts';
 import { type Key, type RecordType, recordKey, tokenLookupKey } from '../store/keys.ts';
 import { hit } from '../store/rate-limit.ts';
 import { type ReadAhead, readItem } from '../store/read-ahead.ts';
-import { getItems, itemOfType, toRecord } from '../store/records.ts';
+import { getItems, itemOfType, type StoredItem, toRecord } from '../store/records.ts';
 import { hangsOnRemoved, removalsIn } from '../store/removals.ts';
 import type { Scope } from '../store/scope.ts';
 import { findByUnique } from '../store/unique.ts';
@@ -56,10 +56,11 @@ export async function authenticateToken(
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   // A token of a record under a removal under way (a license of a removed policy) went with it (removals.ts).
-  if (hangsOnRemoved(await removalsIn(account.id, ahead), { id: token.bearerId, productId: token.productId, policyId: token.policyId })) {
-    throw invalid();
-  }
-  if (token.bearerType === 'licenses') await requireLicenseTokenStanding(token);
+  const removals = await removalsIn(account.id, ahead);
+  if (hangsOnRemoved(removals, { id: token.bearerId, productId: token.productId, policyId: token.policyId })) throw invalid();
+  // A license's policy may have changed since its token was made (docs/rules.md §18.12): the license read tells it.
+  const license = token.bearerType === 'licenses' ? await requireLicenseTokenStanding(token) : undefined;
+  if (license && hangsOnRemoved(removals, license)) throw invalid();
   return {
     kind: token.bearerKind,
     type: token.bearerType,
@@ -67,7 +68,7 @@ export async function authenticateToken(
     environmentId: token.environmentId,
     permissions: effectivePermissions(token.bearerKind, token.environmentId, token.permissions),
     tokenId: token.id,
-    ...ancestry(token.bearerType, token),
+    ...ancestry(token.bearerType, license ?? token),
   };
 }
 
@@ -78,7 +79,7 @@ export async function authenticateToken(
  * standing itself: suspending, renewing or banning would then rewrite every lookup of every token
  * of the license, and a policy's change of strategy those of all its licenses.
  */
-async function requireLicenseTokenStanding(token: TokenLookup): Promise<void> {
+async function requireLicenseTokenStanding(token: TokenLookup): Promise<StoredItem<LicenseRecord>> {
   const { accountId } = token;
   const keys = [recordKey(accountId, 'licenses', token.bearerId)];
   if (token.policyId) keys.push(recordKey(accountId, 'policies', token.policyId));
@@ -91,6 +92,7 @@ async function requireLicenseTokenStanding(token: TokenLookup): Promise<void> {
   // A license's delete removes its tokens' lookups first; one caught in between is gone already.
   if (!license) throw invalid();
   await requireStanding(license, 'token', read);
+  return license;
 }
 
 /**

@@ -74,6 +74,7 @@ export type Permission =
   | 'license.usage.reset'
   | 'license.check-in'
   | 'license.owner.update'
+  | 'license.policy.update'
   | 'license.users.attach'
   | 'license.users.detach'
   | 'license.entitlements.attach'

@@ -237,6 +237,11 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     steps: [{ type: 'licenses', action: 'owner.update', record: 'L' }],
     same: '200 200 200 403 200 403 403 403 404 403',
   },
+  // A license's policy: administrators', its product's and its owner's (an unprotected license) to change.
+  'licenseRelationships.changePolicy': {
+    steps: [{ type: 'licenses', action: 'policy.update', record: 'L' }],
+    same: '200 200 200 403 200 403 403 200 404 403',
+  },
   'licenses.create': {
     steps: [
       { type: 'licenses', action: 'create' },

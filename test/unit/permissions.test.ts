@@ -53,6 +53,7 @@ const HELD: Record<BearerKind, readonly string[]> = {
     ...LICENSEE,
     'license.renew',
     'license.revoke',
+    'license.policy.update',
     'license.users.attach',
     'license.users.detach',
   ],
@@ -84,7 +85,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(85);
+    expect(PERMISSIONS).toHaveLength(86);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

@@ -14,6 +14,7 @@ export const LICENSE_EVENTS = [
   'license.renewed',
   'license.revoked',
   'license.owner.updated',
+  'license.policy.updated',
   'license.usage.incremented',
   'license.usage.decremented',
   'license.usage.reset',

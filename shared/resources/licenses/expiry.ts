@@ -16,7 +16,7 @@ import { now } from '../rules.ts';
 import { isExpired, type LicenseRecord } from './entity.ts';
 
 /** `seconds` after `from` (epoch ms), as an ISO 8601 time. */
-const after = (from: number, seconds: number) => new Date(from + seconds * 1000).toISOString();
+export const after = (from: number, seconds: number) => new Date(from + seconds * 1000).toISOString();
 
 /** A new license's expiry: the one given, else under FROM_CREATION the time of its creation plus the duration. */
 export function expiryAtCreation(given: string | null | undefined, expiration: Expiration, created: string): string | null {
@@ -71,8 +71,8 @@ export async function startExpiryOnValidation(
 }
 
 /**
- * The machine-create transaction's hold on its license: it must still exist with the owner read
- * (which the machine inherits: else `changed`, and the create reads the license again), and under
+ * The machine-create transaction's hold on its license: it must still exist with the owner and
+ * the policy read (which the machine inherits: else `changed`, and the create reads the license again), and under
  * FROM_FIRST_ACTIVATION a license without an expiry gets one with this machine (not a global
  * license's machine activated inside a SHARED environment: see durationStarting). The write is
  * conditional on the expiry being still unset: of concurrent first activations one sets it and
@@ -86,16 +86,17 @@ export function holdLicenseForActivation(
   missing: Error,
   changed: Error,
 ): string | undefined {
-  const owner = { ownerId: license.ownerId ?? null };
+  // What the machine inherits of its license: its owner and its policy, as read.
+  const inherited = { ownerId: license.ownerId ?? null, policyId: license.policyId };
   const duration = durationStarting(scope, license, expiration, 'FROM_FIRST_ACTIVATION');
   if (duration === null) {
     // Its key held too: a license gone meanwhile has no owner either, which the condition would take for its own.
-    tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ...owner }, changed);
+    tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ...inherited }, changed);
     return undefined;
   }
   const timestamp = now();
   const expiry = after(Date.parse(timestamp), duration);
-  tx.update(license, { expiry, updated: timestamp }, { missing, unset: ['expiry'], unchanged: owner, conflict: changed });
+  tx.update(license, { expiry, updated: timestamp }, { missing, unset: ['expiry'], unchanged: inherited, conflict: changed });
   return expiry;
 }
 

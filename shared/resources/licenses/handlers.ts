@@ -12,7 +12,7 @@ import { tokenDocument } from '../tokens/document.ts';
 import { userDocument } from '../users/document.ts';
 import { checkInLicense, reinstateLicense, renewLicense, revokeLicense, suspendLicense } from './actions.ts';
 import { licenseDocument } from './document.ts';
-import { licenseActions, licenseOwners, licenses, licenseUses, validationReply } from './operations.ts';
+import { licenseActions, licenseOwners, licenses, licenseTransfers, licenseUses, validationReply } from './operations.ts';
 import { changeLicenseOwner } from './owner.ts';
 import {
   createLicense,
@@ -26,6 +26,7 @@ import {
   updateLicense,
 } from './service.ts';
 import { licenseDocumentsFor, shownLicense } from './shown.ts';
+import { changeLicensePolicy } from './transfer.ts';
 import { changeUses } from './uses.ts';
 import { validateKey as validateByKey, validateLicense } from './validation.ts';
 
@@ -135,4 +136,9 @@ export const changeOwner = () =>
 export const changeUser = () =>
   operation(licenseOwners.changeUser, async ({ actor, params, body }) =>
     ok(answered(await changeLicenseOwner(actor, params.id, body.data?.id ?? null))),
+  );
+
+export const changePolicy = () =>
+  operation(licenseTransfers.changePolicy, async ({ actor, params, body }) =>
+    ok(answered(await changeLicensePolicy(actor, params.id, body.data.id))),
   );

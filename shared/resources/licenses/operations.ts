@@ -436,3 +436,24 @@ export const licenseOwners = {
   changeOwner: changeOwner('licenses.changeOwner', 'owner', "Change a license's owner (data null: none), the license named by id or key"),
   changeUser: changeOwner('licenses.changeUser', 'user', "Change a license's owner: Keygen's older path, as PUT /licenses/<id>/owner"),
 };
+
+/** `PUT /licenses/<id>/policy`'s body (docs/rules.md §18.12): the policy to move to (Keygen takes `policy` too). */
+const policyBody = z.strictObject({ data: z.strictObject({ type: z.enum(['policies', 'policy']), id: nonBlank() }) });
+
+/** Moving a license to another policy: a family of its own (lib/families.ts), with the license's other relationships to come. */
+export const licenseTransfers = {
+  changePolicy: declare({
+    operation: 'licenseRelationships.changePolicy',
+    authorizes: { type: 'licenses', action: 'policy.update', record: true },
+    method: 'PUT',
+    path: `${ACCOUNT}/licenses/{id}/policy`,
+    access: EMIT,
+    summary: 'Move a license to another policy of its product, the license named by id or key',
+    auth: 'bearer',
+    params: ['id'],
+    body: policyBody,
+    answers: { 200: { resource: 'licenses' } },
+    // 422 POLICY_NOT_FOUND, POLICY_NOT_COMPATIBLE; 409: its policy changed meanwhile.
+    faults: [403, 409, 422],
+  }),
+};

@@ -67,6 +67,20 @@ function mayReportUse(actor: Principal, action: string, record: StoredItem | und
   );
 }
 
+/**
+ * Who may move a license to another policy besides holding the permission (docs/rules.md §18.12):
+ * administrators and its product; its owner, unless the license is protected (the target's own
+ * protection is judged once it is read: transfer.ts).
+ */
+function mayTransfer(actor: Principal, record: StoredItem | undefined): Verdict {
+  const { bearer } = actor;
+  if (isAdministrator(bearer) || bearer.kind === 'product') return true;
+  if (bearer.kind === 'user' && record?.ownerId === bearer.id) {
+    return record.protected !== true || 'The license is protected: only administrators and its product may change its policy';
+  }
+  return "Only administrators, the license's product and its owner may change its policy";
+}
+
 export const licensePolicy = definePolicy({
   permissions: {
     // In the order shared/auth/permissions.ts lists them (a credential lacking several is told so).
@@ -78,18 +92,29 @@ export const licensePolicy = definePolicy({
     ...USE,
     // Its owner (owner.ts): administrators' and the product's, as Keygen's.
     'owner.update': 'license.owner.update',
+    // Its policy (transfer.ts): also its owner's, unless it is protected.
+    'policy.update': 'license.policy.update',
   },
   // A user also renews and revokes the licenses they own (unless protected: `mayChangeStanding`).
   grants: {
     licensee: ['license.read', 'license.validate', 'license.check-out', 'license.usage.increment', 'license.check-in'],
-    user: ['license.renew', 'license.revoke'],
+    user: ['license.renew', 'license.revoke', 'license.policy.update'],
     product: '*',
   },
-  writes: new Set([...CHANGES, 'tokens.generate', CHECK_OUT, ...Object.keys(LIFECYCLE), ...Object.keys(USE), 'owner.update']),
+  writes: new Set([
+    ...CHANGES,
+    'tokens.generate',
+    CHECK_OUT,
+    ...Object.keys(LIFECYCLE),
+    ...Object.keys(USE),
+    'owner.update',
+    'policy.update',
+  ]),
   reaches: reachesLicense,
   may(actor, action, record) {
     if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
     if (Object.hasOwn(USE, action)) return mayReportUse(actor, action, record);
+    if (action === 'policy.update') return mayTransfer(actor, record);
     if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
       return 'The license is protected: only administrators, its product and the license itself may check it out';
     }

@@ -1,6 +1,6 @@
 import { accountRelationship, nested, type ResourceObject, resourcePath, toOne } from '../../jsonapi.ts';
 import { checkInOf } from './check-in.ts';
-import { authenticationStrategyOf, expirationOf, type PolicyRecord } from './entity.ts';
+import { authenticationStrategyOf, expirationOf, type PolicyRecord, transferStrategyOf } from './entity.ts';
 import { settingsOf } from './rules.ts';
 
 export function policyDocument(policy: PolicyRecord): ResourceObject {
@@ -22,6 +22,7 @@ export function policyDocument(policy: PolicyRecord): ResourceObject {
       maxUses: policy.maxUses ?? null,
       maxUsers: policy.maxUsers ?? null,
       authenticationStrategy: authenticationStrategyOf(policy),
+      transferStrategy: transferStrategyOf(policy),
       ...checkInOf(policy),
       metadata: policy.metadata,
       created: policy.created,

@@ -59,6 +59,17 @@ export type RenewalBasis = (typeof RENEWAL_BASES)[number];
 export const AUTHENTICATION_STRATEGIES = ['TOKEN', 'LICENSE', 'MIXED', 'NONE'] as const;
 export type AuthenticationStrategy = (typeof AUTHENTICATION_STRATEGIES)[number];
 
+/**
+ * What a license moved to a policy (docs/rules.md §18.12) does with its expiry: keeps it (Keygen's
+ * default), or starts the policy's duration afresh (null for a policy without one).
+ */
+export const TRANSFER_STRATEGIES = ['KEEP_EXPIRY', 'RESET_EXPIRY'] as const;
+export type TransferStrategy = (typeof TRANSFER_STRATEGIES)[number];
+
+/** A policy's transfer strategy as stored (absent from policies made before it: KEEP_EXPIRY). */
+export const transferStrategyOf = (stored: object | undefined): TransferStrategy =>
+  (stored as { transferStrategy?: TransferStrategy } | undefined)?.transferStrategy ?? 'KEEP_EXPIRY';
+
 /** A policy's authentication strategy as stored (a record or an item; undefined, a policy gone: the default). */
 export const authenticationStrategyOf = (stored: object | undefined): AuthenticationStrategy =>
   (stored as { authenticationStrategy?: AuthenticationStrategy } | undefined)?.authenticationStrategy ?? 'MIXED';
@@ -107,6 +118,8 @@ export interface PolicyRecord extends StoredRecord {
   maxUsers?: number | null;
   /** Absent from policies made before it: read with `authenticationStrategyOf` (MIXED). */
   authenticationStrategy?: AuthenticationStrategy;
+  /** Absent from policies made before it: read with `transferStrategyOf` (KEEP_EXPIRY). */
+  transferStrategy?: TransferStrategy;
   /** Check-ins (check-in.ts): absent from policies made before them, read with `checkInOf`. */
   requireCheckIn?: boolean;
   checkInInterval?: CheckInInterval | null;

@@ -26,6 +26,15 @@ const attributes = {
   strict: z.optional(z.boolean().check(z.describe('Validation also judges machines, cores and processes (docs/rules.md §19.2)'))),
   maxCores: z.nullish(z.int()),
   maxProcesses: z.nullish(z.int()),
+  transferStrategy: z.optional(
+    z
+      .string()
+      .check(
+        z.describe(
+          "A license moved to it keeps its expiry (KEEP_EXPIRY, the default) or starts the policy's duration afresh (RESET_EXPIRY)",
+        ),
+      ),
+  ),
   authenticationStrategy: z.optional(
     z
       .string()

@@ -9,6 +9,7 @@ import {
   MACHINE_UNIQUENESS_STRATEGIES,
   MATCHING_STRATEGIES,
   RENEWAL_BASES,
+  TRANSFER_STRATEGIES,
   UNIQUENESS_STRATEGIES,
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
@@ -48,6 +49,7 @@ export const schemas: SchemasOf<'policies'> = {
       maxUses: z.nullable(z.int().check(z.describe('The uses a license may count; null: unlimited'))),
       maxUsers: z.nullable(z.int().check(z.describe('The users a license may have, its owner included; null: unlimited'))),
       authenticationStrategy: z.enum(AUTHENTICATION_STRATEGIES),
+      transferStrategy: z.enum(TRANSFER_STRATEGIES),
       requireCheckIn: z.boolean(),
       checkInInterval: z.nullable(z.enum(CHECK_IN_INTERVALS)),
       checkInIntervalCount: z.nullable(z.int()),

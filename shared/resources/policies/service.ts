@@ -31,6 +31,8 @@ import {
   MATCHING_STRATEGIES,
   type PolicyRecord,
   RENEWAL_BASES,
+  TRANSFER_STRATEGIES,
+  transferStrategyOf,
   UNIQUENESS_STRATEGIES,
 } from './entity.ts';
 import { HEARTBEAT_BASES, HEARTBEAT_CULL_STRATEGIES, HEARTBEAT_RESURRECTION_STRATEGIES } from './heartbeat.ts';
@@ -63,6 +65,7 @@ export interface PolicyChanges {
   /** null: no limit. */
   maxUsers?: number | null;
   authenticationStrategy?: string;
+  transferStrategy?: string;
   requireCheckIn?: boolean;
   checkInInterval?: string | null;
   checkInIntervalCount?: number | null;
@@ -116,6 +119,7 @@ function rules(input: PolicyChanges): Partial<PolicyRecord> {
     ),
     heartbeatBasis: oneOf('heartbeatBasis', input.heartbeatBasis, HEARTBEAT_BASES),
     authenticationStrategy: oneOf('authenticationStrategy', input.authenticationStrategy, AUTHENTICATION_STRATEGIES),
+    transferStrategy: oneOf('transferStrategy', input.transferStrategy, TRANSFER_STRATEGIES),
     checkInInterval: input.checkInInterval === null ? null : oneOf('checkInInterval', input.checkInInterval, CHECK_IN_INTERVALS),
   };
   for (const [name, value] of Object.entries(checked)) if (value === undefined) delete checked[name as keyof PolicyRecord];
@@ -148,6 +152,7 @@ export async function createPolicy(actor: Actor, input: NewPolicy): Promise<Poli
     maxUses: checked.maxUses ?? null,
     maxUsers: checked.maxUsers ?? null,
     authenticationStrategy: authenticationStrategyOf(checked),
+    transferStrategy: transferStrategyOf(checked),
     ...checkInOf(checked),
     scheme: keyScheme,
     usePool,

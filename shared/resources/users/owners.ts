@@ -61,11 +61,12 @@ class OwnerGone extends Error {}
  */
 export const inheritedOwnersChanged = (): Error => new OwnerGone();
 
-/** What a create requires of the machine it hangs on: still there, with the owners read. */
+/** What a create requires of the machine it hangs on: still there, with the owners and the policy read. */
 export const inheritedFrom = (machine: Item) => ({
   PK: machine.PK,
   ownerId: machine.ownerId ?? null,
   licenseOwnerId: machine.licenseOwnerId ?? null,
+  policyId: machine.policyId,
 });
 
 /**
