@@ -27,7 +27,7 @@ import { anchor, html, type Interpolation, paragraphs, type SafeHtml } from './r
 import { schemaLine, schemaTree } from './reference-schema.ts';
 
 const STYLE = `:root{--ink:#1b1f24;--muted:#57606a;--line:#d8dee4;--soft:#f6f8fa;--accent:#0550ae}*{box-sizing:border-box}
-body{margin:0;font:15px/1.5 system-ui,sans-serif;color:var(--ink);background:#fff}a{color:var(--accent)}
+body{margin:0;font:15px/1.5 system-ui,sans-serif;color:var(--ink);background:#fff;overflow-wrap:anywhere}a{color:var(--accent)}
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 .layout{display:grid;grid-template-columns:18rem 1fr;min-height:100vh}
 .toc{position:sticky;top:0;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--line);
