@@ -56,11 +56,10 @@ export async function authenticateToken(
   if (token.expiry && Date.parse(token.expiry) <= Date.now()) throw new NotAuthenticated('TOKEN_EXPIRED', 'Token is expired');
   if (!admits(environment, token.environmentId, token.bearerKind)) throw invalid();
   // A token of a record under a removal under way (a license of a removed policy) went with it (removals.ts).
-  const removals = await removalsIn(account.id, ahead);
-  if (hangsOnRemoved(removals, { id: token.bearerId, productId: token.productId, policyId: token.policyId })) throw invalid();
   // A license's policy may have changed since its token was made (docs/rules.md §18.12): the license read tells it.
+  const removals = await removalsIn(account.id, ahead);
   const license = token.bearerType === 'licenses' ? await requireLicenseTokenStanding(token) : undefined;
-  if (license && hangsOnRemoved(removals, license)) throw invalid();
+  if (hangsOnRemoved(removals, license ?? { id: token.bearerId })) throw invalid();
   return {
     kind: token.bearerKind,
     type: token.bearerType,

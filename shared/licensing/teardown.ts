@@ -31,11 +31,24 @@ export interface TakeOut {
   exists?: (key: Key) => boolean;
 }
 
+/**
+ * What a record's delete requires to be still as read: a machine gives back the cores it counts as
+ * read; a license leaves its policy's counts, a machine or a component the counts of its
+ * fingerprint in its policy's scope, as they were when read (a move to another policy changes
+ * them: docs/rules.md §18.12).
+ */
+function asRead(item: PlacedItem): Record<string, unknown> | undefined {
+  const policy = POLICY_COUNTED.has(item.type) && typeof item.policyId === 'string' ? { policyId: item.policyId } : {};
+  const seat = item.type === 'machines' ? seatAsRead(item) : {};
+  const state = { ...policy, ...seat };
+  return Object.keys(state).length > 0 ? state : undefined;
+}
+
+const POLICY_COUNTED: ReadonlySet<string> = new Set(['licenses', 'machines', 'components']);
+
 /** Writes into `tx` the removal of `item` (see the top). */
 export function takeOut(tx: Transaction, item: PlacedItem, options: TakeOut = {}): void {
-  // A machine gives back the cores it counts as read: its delete requires them unchanged.
-  if (item.type === 'machines') tx.delete(item, options.missing, seatAsRead(item));
-  else tx.delete(item, options.missing);
+  tx.delete(item, options.missing, asRead(item));
   if (options.register) guardRegister(tx, item, options.register.serial, true);
   switch (item.type) {
     case 'tokens': {

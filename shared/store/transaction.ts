@@ -89,8 +89,8 @@ export class Transaction {
       parents?: (Parent | undefined)[];
       unique?: UniqueClaim[];
       counted?: HolderCount[];
-      /** Its place in its collections, if not its own (a record standing for another sorts as that one). */
-      sortKey?: string;
+      /** Its place in one parent collection (by slot), if not its own: a record standing for another there sorts as that one. */
+      sortedAs?: { slot: number; sortKey: string };
       /** Raised when a record with its key exists already (a record whose id its content decides). */
       exists?: Error;
     } = {},
@@ -98,7 +98,7 @@ export class Transaction {
     const { accountId, environmentId, type, id, created } = record;
     const key = recordKey(accountId, type, id);
     const item = { ...toStored(record), ...key } as Item;
-    const sortKey = options.sortKey ?? collectionSortKey(created, id);
+    const sortKey = collectionSortKey(created, id);
     item.GSI1PK = collectionPartition(accountId, environmentId, collectionName(type));
     item.GSI1SK = sortKey;
     (options.parents ?? []).forEach((parent, slot) => {
@@ -106,7 +106,7 @@ export class Transaction {
       const index = PARENT_INDEXES[slot];
       if (!index) throw new Error(`A record has at most ${PARENT_INDEXES.length} parents`);
       item[`${index}PK`] = collectionPartition(accountId, environmentId, collectionName(type, parent));
-      item[`${index}SK`] = sortKey;
+      item[`${index}SK`] = options.sortedAs?.slot === slot ? options.sortedAs.sortKey : sortKey;
     });
     if (environmentId) item.ENVPK = environmentMembership(accountId, environmentId);
     const claims = options.unique ?? [];

@@ -114,6 +114,9 @@ describe.concurrent("a license's policy", () => {
     const expiry = Date.parse(renewed.body.data.attributes.expiry);
     expect(expiry).toBeGreaterThanOrEqual(before + 365 * 86_400_000 - 1000);
     expect(expiry).toBeLessThanOrEqual(Date.now() + 365 * 86_400_000 + 1000);
+    // Naming the policy it has already is no renewal.
+    const same = await transfer(license.id, reset.id);
+    expect(same.body.data.attributes.expiry).toBe(renewed.body.data.attributes.expiry);
     const perpetual = await l.policy(product.id, { transferStrategy: 'RESET_EXPIRY' });
     expect((await transfer(license.id, perpetual.id)).body.data.attributes.expiry).toBeNull();
     expectCode(
@@ -173,6 +176,10 @@ describe.concurrent("a license's policy", () => {
     expect((await transfer(license.id, open.id, { token: owner.token })).status).toBe(200);
     expectCode(await transfer(license.id, guarded.id, { token: owner.token }), 403);
     expect((await transfer(license.id, guarded.id, { token: await l.productToken(product.id) })).status).toBe(200);
+    // A policy of another product is none a product or an owner may name.
+    const elsewhere = await l.policy((await l.product()).id);
+    expectCode(await transfer(license.id, elsewhere.id, { token: await l.productToken(product.id) }), 422, 'POLICY_NOT_FOUND');
+    expectCode(await transfer(license.id, elsewhere.id, { token: owner.token }), 422, 'POLICY_NOT_FOUND');
     const stranger = await newUser(account);
     expectCode(await transfer(license.id, open.id, { token: stranger.token }), 404);
     const { license: protectedLicense } = await l.graph({ owner: owner.id, license: { protected: true } });

@@ -92,6 +92,27 @@ describe.concurrent("a license's users", () => {
     expect(ids(await l.api('GET', '/licenses', { token: first!.token }))).toEqual([own.id]);
   });
 
+  it('pages its users newest attachment first, by number and by cursor, and lets its owner attach any user', async () => {
+    const owner = await newUser(account);
+    const { license } = await l.graph({ owner: owner.id });
+    const five = await users(5);
+    for (const user of five) expect((await attach(license.id, [user.id], owner.token)).status).toBe(200);
+    const newest = five.map((user) => user.id).reverse();
+    const byNumber = await Promise.all(
+      [1, 2, 3].map(async (n) => ids(await l.api('GET', `/licenses/${license.id}/users?page[size]=2&page[number]=${n}`))),
+    );
+    expect(byNumber.flat()).toEqual(newest);
+    const byCursor: string[] = [];
+    let next: string | null = `${account.path}/licenses/${license.id}/users?page[size]=2&page[cursor]=`;
+    while (next) {
+      const page: Reply = await call('GET', next, { token: account.adminToken });
+      byCursor.push(...ids(page));
+      next = page.body.links.next;
+    }
+    expect(byCursor).toEqual(newest);
+    expect((await l.api('GET', `/licenses/${license.id}/users?page[size]=2`)).body.links.meta.count).toBe(5);
+  });
+
   it('gives its attached users the entitlements the license holds', async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id });
     const code = `feature-${crypto.randomUUID()}`;

@@ -22,7 +22,7 @@ import { type Filter, type FilterValues, filteredList } from '../../licensing/li
 import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import type { Page, PageRequest } from '../../store/paging.ts';
-import { getNamedRecordItems, type Item, toRecord } from '../../store/records.ts';
+import { getItem, getNamedRecordItems, type Item, itemOfType, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { type MachineRecord, underMachine } from '../machines/entity.ts';
@@ -137,14 +137,28 @@ export async function updateComponent(actor: Actor, id: string, attributes: Comp
   return updateAndAnnounce('components', item, { ...attributes, updated: now() }, 'component.updated', componentDocument, actor.scope);
 }
 
-/** Permanent; the fingerprint's marker goes with the component. */
+/**
+ * Permanent; the fingerprint's marker goes with the component, and it leaves the counts it is in
+ * as read: a component whose license moved to another policy meanwhile (its counts with it) is
+ * read again.
+ */
 export async function deleteComponent(actor: Actor, id: string): Promise<void> {
-  const item = await authorize(actor, 'components', id, 'delete');
-  const tx = new Transaction();
-  tx.delete(item, new RecordNotFound('components', id));
-  const removed = toRecord('components', item);
-  await emitEvent(tx, originOf(removed, actor.scope), 'component.deleted', componentDocument(removed));
-  await tx.commit();
+  let item = await authorize(actor, 'components', id, 'delete');
+  for (let attempt = 1; ; attempt++) {
+    const tx = new Transaction();
+    const gone = new RecordNotFound('components', id);
+    tx.delete(item, gone, { policyId: item.policyId });
+    const removed = toRecord('components', item);
+    await emitEvent(tx, originOf(removed, actor.scope), 'component.deleted', componentDocument(removed));
+    try {
+      await tx.commit();
+      return;
+    } catch (error) {
+      const again = error === gone && attempt < 3 ? itemOfType('components', await getItem(recordKeyOf(item))) : undefined;
+      if (!again) throw error;
+      item = again;
+    }
+  }
 }
 
 /** Filters in order of selectivity: a machine's components, a license's, a user's, a product's. */

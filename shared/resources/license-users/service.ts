@@ -16,11 +16,11 @@ import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
-import { parentIn, parentsOf } from '../../licensing/slots.ts';
+import { parentIn, parentsOf, slotOf } from '../../licensing/slots.ts';
 import { collectionSortKey, recordKey } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
 import { backoff, getItems, getVisibleItems, type Item, isUuid, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
-import { Transaction } from '../../store/transaction.ts';
+import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { type LicenseRecord, maxUsersOf } from '../licenses/entity.ts';
 import { policyOf } from '../policies/beside.ts';
 import { allowance, limitsOf } from '../policies/limits.ts';
@@ -29,10 +29,39 @@ import type { UserRecord } from '../users/entity.ts';
 import { licenseUserDocument } from './document.ts';
 import { type LicenseUserRecord, licenseUserId, licenseUserKey } from './entity.ts';
 
-/** Users attached per transaction (each a Put, its user's count and a check of its user), and detached. */
-const ATTACH_CHUNK = 25;
-const DETACH_CHUNK = 30;
+/**
+ * What an attachment costs a transaction (operations each, and those of the transaction whatever
+ * its size): made, a Put, its user's count and a check of its user, besides the counts of the
+ * license's, the product's and the type's collections and the checks of the license, its policy
+ * and its product; removed, a Delete and its user's count, besides the three collection counts.
+ */
+const ATTACH_COST = { each: 3, fixed: 6 };
+const DETACH_COST = { each: 2, fixed: 3 };
+/** Attachments per transaction at most, the last one's event aside. */
+const CHUNK = 25;
 const ATTEMPTS = 5;
+
+/**
+ * `items` in chunks of at most CHUNK, the last one small enough for its transaction to carry the
+ * event `announce` writes as well (its size depends on the endpoints listening) within
+ * DynamoDB's 100 operations.
+ */
+async function chunked<T>(
+  items: readonly T[],
+  cost: { each: number; fixed: number },
+  announce: (tx: Transaction) => Promise<unknown>,
+): Promise<{ chunk: T[]; last: boolean }[]> {
+  const measured = new Transaction();
+  await announce(measured);
+  const room = Math.min(CHUNK, Math.floor((MAX_OPERATIONS - measured.size - cost.fixed) / cost.each));
+  if (room < 1) throw new Error('An event too large to go with any change');
+  const tail = Math.min(room, items.length);
+  const chunks: { chunk: T[]; last: boolean }[] = [];
+  for (let i = 0; i < items.length - tail; i += CHUNK)
+    chunks.push({ chunk: items.slice(i, Math.min(i + CHUNK, items.length - tail)), last: false });
+  chunks.push({ chunk: items.slice(items.length - tail), last: true });
+  return chunks;
+}
 
 /** A user named in a body: `{type: "users", id}`. */
 export interface UserRef {
@@ -92,22 +121,25 @@ export async function attachUsers(actor: Actor, idOrKey: string, named: readonly
     `user count has exceeded maximum allowed for license (${maxUsersOf(license, policy)})`,
     '/data',
   );
+  const origin = originOf(license, actor.scope);
+  const announce = (tx: Transaction) => emitEvent(tx, origin, 'license.users.attached', made.map(licenseUserDocument));
+  // The owner and the policy read are the ones counted and carried; a license removed meanwhile (or being removed) takes no users.
+  const changed = conflict("The license's owner or policy changed, or the license went, while this request was made; retry it");
   const committed: LicenseUserRecord[] = [];
   try {
-    for (let i = 0; i < made.length; i += ATTACH_CHUNK) {
-      const chunk = made.slice(i, i + ATTACH_CHUNK);
+    for (const { chunk, last } of await chunked(made, ATTACH_COST, announce)) {
       const tx = new Transaction();
       for (const attachment of chunk) {
         const index = made.indexOf(attachment);
-        const taken = ruleBroken('USER_TAKEN', 'already exists', pointer(index));
         tx.create(attachment, {
           parents: parentsOf('license-users', { license: license.id, owner: attachment.ownerId, product: license.productId }),
-          sortKey: collectionSortKey(license.created, license.id),
-          exists: taken,
+          // In its user's collection it stands for its license: sorted as the license, merged with those the user owns.
+          sortedAs: { slot: slotOf('license-users', 'owner'), sortKey: collectionSortKey(license.created, license.id) },
+          exists: ruleBroken('USER_TAKEN', 'already exists', pointer(index)),
         });
         tx.requireExists(recordKey(license.accountId, 'users', attachment.ownerId), userNotFound(attachment.ownerId, index));
       }
-      if (room !== null)
+      if (room !== null) {
         tx.cap(
           license.accountId,
           license.environmentId ?? null,
@@ -116,13 +148,11 @@ export async function attachUsers(actor: Actor, idOrKey: string, named: readonly
           room,
           limitExceeded,
         );
-      // The owner read is the one counted; a license removed meanwhile (or being removed) takes no users.
-      const changed = conflict("The license's owner changed, or the license went, while this request was made; retry it");
-      tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ownerId: license.ownerId ?? null }, changed);
-      requireAncestry(tx, chunk[0] as LicenseUserRecord, ['products', 'policies'], changed);
-      if (i + ATTACH_CHUNK >= made.length) {
-        await emitEvent(tx, originOf(license, actor.scope), 'license.users.attached', made.map(licenseUserDocument));
       }
+      const held = { PK: license.PK, ownerId: license.ownerId ?? null, policyId: license.policyId };
+      tx.requireState({ PK: license.PK, SK: license.SK }, held, changed);
+      requireAncestry(tx, made[0] as LicenseUserRecord, ['products', 'policies'], changed);
+      if (last) await announce(tx);
       await tx.commit();
       committed.push(...chunk);
     }
@@ -153,7 +183,7 @@ async function usersToAttach(
   const users: StoredItem<UserRecord>[] = [];
   for (const [index, id] of ids.entries()) {
     const user = found.get(id);
-    if (!user || !(await relatable(actor, 'users', user))) throw userNotFound(named[index]?.id ?? id, index);
+    if (!user || !(await namable(actor, user))) throw userNotFound(named[index]?.id ?? id, index);
     if (user.id === license.ownerId) throw ruleBroken('USER_CONFLICT', 'already exists (user is attached through owner)', pointer(index));
     if (attached.has(user.id) || ids.indexOf(id) !== index) throw ruleBroken('USER_TAKEN', 'already exists', pointer(index));
     users.push(user);
@@ -164,6 +194,14 @@ async function usersToAttach(
 /** The attachments to `license` of the users `ids` names (each read once, however often named). */
 const attachmentsOf = (license: StoredItem<LicenseRecord>, ids: readonly string[]) =>
   getItems([...new Set(ids.filter(isUuid))].map((id) => licenseUserKey(license.accountId, license.id, id)));
+
+/**
+ * Whether the bearer may name `user` (which the request's environment shows) to attach: as a
+ * relationship of its own records (administrators, a product), or, for the license's owner, any
+ * user of its environment, as Keygen lets an owner attach users.
+ */
+const namable = async (actor: Actor, user: StoredItem<UserRecord>) =>
+  actor.bearer.kind === 'user' || (await relatable(actor, 'users', user));
 
 const userNotFound = (id: string, index: number) => ruleBroken('USER_NOT_FOUND', `user '${id}' was not found`, pointer(index));
 
@@ -191,32 +229,32 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
       throw ruleBroken('USER_NOT_FOUND', `cannot detach user '${named[index]?.id ?? id}' (user is not attached)`, pointer(index));
   }
   const attachments = [...byUser.values()] as StoredItem<LicenseUserRecord>[];
-  await detachItems(attachments, async (tx) => {
-    await emitEvent(
+  await detachItems(attachments, (tx) =>
+    emitEvent(
       tx,
       originOf(license, actor.scope),
       'license.users.detached',
       attachments.map((item) => licenseUserDocument(toRecord('license-users', item))),
-    );
-  });
+    ),
+  );
 }
 
 /**
  * Deletes `attachments`, a chunk per transaction, each on condition that it is still there (one
  * gone meanwhile is left out, and its chunk written again): the count they leave is theirs alone.
- * `last` writes into the last transaction (the event of a detach).
+ * `announce` writes into the last transaction (the event of a detach), sized to leave it room.
  */
-export async function detachItems(attachments: readonly Item[], last?: (tx: Transaction) => Promise<void>): Promise<void> {
-  const chunks: Item[][] = [];
-  for (let i = 0; i < attachments.length; i += DETACH_CHUNK) chunks.push(attachments.slice(i, i + DETACH_CHUNK));
-  if (chunks.length === 0) chunks.push([]);
-  for (const [n, first] of chunks.entries()) {
+export async function detachItems(
+  attachments: readonly Item[],
+  announce: (tx: Transaction) => Promise<unknown> = async () => {},
+): Promise<void> {
+  for (const { chunk: first, last } of await chunked(attachments, DETACH_COST, announce)) {
     let chunk = first;
     for (let attempt = 1; ; attempt++) {
       const gone = conflict('an attachment went while it was being detached');
       const tx = new Transaction();
       for (const attachment of chunk) tx.delete(attachment, gone);
-      if (n === chunks.length - 1) await last?.(tx);
+      if (last) await announce(tx);
       try {
         await tx.commit();
         break;

@@ -16,7 +16,7 @@ import { parentsOf } from '../../licensing/slots.ts';
 import { RecordNotFound } from '../../store/errors.ts';
 import { recordKey } from '../../store/keys.ts';
 import { type Page, type PageRequest, pageOf } from '../../store/paging.ts';
-import { getItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
+import { getItem, getRecordItem, getVisibleItem, recordKeyOf, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction, type UniqueClaim } from '../../store/transaction.ts';
 import { updateAndAnnounce } from '../changes.ts';
 import { requireNotPooled, withPooledKey } from '../keys/pool.ts';
@@ -220,13 +220,30 @@ export async function deleteLicense(actor: Actor, id: string): Promise<void> {
 /** Removes a license with its machines, components and tokens, announced as `event` (a delete, or a revocation). */
 export async function removeLicense(
   actor: Actor,
-  item: StoredItem<LicenseRecord>,
+  read: StoredItem<LicenseRecord>,
   event: 'license.deleted' | 'license.revoked',
 ): Promise<void> {
-  const removed = toRecord('licenses', item);
-  const policy = await policyOf(removed);
-  await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed, policy)));
+  let item = read;
+  for (let attempt = 1; ; attempt++) {
+    const removed = toRecord('licenses', item);
+    const policy = await policyOf(removed);
+    try {
+      await removeWithDescendants(item, (tx) => emitEvent(tx, originOf(removed, actor.scope), event, licenseDocument(removed, policy)));
+      return;
+    } catch (error) {
+      // Moved to another policy meanwhile, the license is removed as it is now; gone, it is not found.
+      const again =
+        error instanceof RecordNotFound && attempt < REMOVAL_ATTEMPTS
+          ? await getRecordItem(item.accountId, 'licenses', item.id)
+          : undefined;
+      if (!again) throw error;
+      item = again;
+    }
+  }
 }
+
+/** How often a license's removal reads it again when it changed meanwhile. */
+const REMOVAL_ATTEMPTS = 3;
 
 /** Filters in order of selectivity: a user's licenses, a policy's, a product's. */
 const FILTERS: readonly Filter<'licenses'>[] = [

@@ -9,6 +9,7 @@
  */
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
+import { isAdministrator } from '../../auth/policies/policy.ts';
 import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
@@ -72,6 +73,8 @@ export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyI
   const targetItem = isUuid(policyId) ? await getVisibleItem(actor.scope, 'policies', policyId) : undefined;
   if (!targetItem) throw policyNotFound(policyId);
   const target = toRecord('policies', targetItem);
+  // A policy of another product is none the request may name, but for administrators (who are told why).
+  if (!isAdministrator(actor.bearer) && target.productId !== item.productId) throw policyNotFound(policyId);
   const current = await policyOf(item);
   if (!current) throw conflict("The license's policy is being removed; retry the request");
   const reason = incompatibility(toRecord('policies', current as StoredItem<PolicyRecord>), target);
@@ -80,12 +83,13 @@ export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyI
     throw refused('The policy is protected: only administrators and its product may move a license to it');
 
   const timestamp = now();
+  const moved = item.policyId !== target.id;
   const changes: Record<string, unknown> = { policyId: target.id, updated: timestamp };
-  if (transferStrategyOf(target) === 'RESET_EXPIRY') {
+  // Only a move starts the expiry afresh: naming the policy it has is no way around renewing.
+  if (moved && transferStrategyOf(target) === 'RESET_EXPIRY') {
     const { duration } = expirationOf(target);
     changes.expiry = duration === null ? null : after(Date.parse(timestamp), duration);
   }
-  const moved = item.policyId !== target.id;
   const environmentId = item.environmentId ?? null;
   const index = collectionKeys(slotOf('licenses', 'policy'));
   const joined = collectionPartition(item.accountId, environmentId, collectionName('licenses', { type: 'policies', id: target.id }));
@@ -112,7 +116,8 @@ export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyI
   const license = toRecord('licenses', written);
   await emitEvent(tx, originOf(license, actor.scope), 'license.policy.updated', licenseDocument(license, targetItem));
   await tx.commit();
-  if (moved) await handOverPolicy(item, target);
+  // Every time, moved or not: a hand-over cut short is finished by asking again (only what is stale is written).
+  await handOverPolicy(item, target);
   return { license: present(actor, 'licenses', license), policy: targetItem };
 }
 
