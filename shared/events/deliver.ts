@@ -16,8 +16,9 @@
  * the one that claimed n has outlived its lease), and returns the event. The outcome is written
  * by a second conditional update, which holds only while the claim is still this run's, and
  * ends the lease. So a copy of a message whose attempt was made finds it claimed without a lease
- * and POSTs nothing; a copy arriving while the attempt runs finds the lease and fails (to come
- * back later); a run that throws before its outcome is written gives its claim back, so the
+ * and POSTs nothing; a copy arriving while the attempt runs finds the lease and is sent again,
+ * due when the lease ends (a hop, below), so that it neither POSTs twice nor fails its receives
+ * away into the dead-letter queue while a run that may have died holds the attempt; a run that throws before its outcome is written gives its claim back, so the
  * redelivered message runs; a run that died is taken over once its lease is over. A message that
  * comes back after its attempt failed and was recorded (the next attempt could not be queued)
  * queues the next attempt, POSTing nothing. The claim lives as long as the event.
@@ -85,6 +86,14 @@ export interface Answer {
 /** Another run holds the attempt: the message fails, and comes back once that run is over. */
 export class AttemptInProgress extends Error {
   override name = 'AttemptInProgress';
+
+  constructor(
+    message: string,
+    /** When the lease of the run that holds the attempt ends (epoch ms). */
+    readonly until: number,
+  ) {
+    super(message);
+  }
 }
 
 /** The delay before attempt `next` (2 = the first retry), with ±10% jitter; undefined when none is left. */
@@ -141,7 +150,20 @@ export async function processDelivery(
     }
   }
   const { notBefore: _due, ...key } = message;
-  return attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
+  try {
+    return await attempt(key, context?.getRemainingTimeInMillis() ?? DEFAULT_LEASE_MS, endpoints);
+  } catch (error) {
+    if (!(error instanceof AttemptInProgress)) throw error;
+    // Another run holds the attempt: this copy comes back when that run's lease ends, as a message
+    // due then, rather than failing each time it comes back meanwhile, which, past the queue's
+    // maxReceiveCount, would leave it in the dead-letter queue with the attempt undone if that run died.
+    await enqueue(
+      'webhooks',
+      { ...message, notBefore: error.until },
+      Math.min(Math.ceil((error.until - Date.now()) / 1000), MAX_DELAY_SECONDS),
+    );
+    return 'HOP';
+  }
 }
 
 /**
@@ -202,7 +224,10 @@ function declined(key: AttemptKey, item: Record<string, AttributeValue> | undefi
   if (!item) return { status: 'GONE', skipped: true };
   const status = item.status?.S as WebhookEventStatus;
   if (!FINAL_STATUSES.includes(status) && Number(item.deliveryAttempt?.N) === key.attempt && item.deliveryLease?.N !== undefined) {
-    throw new AttemptInProgress(`Attempt ${key.attempt} of webhook event ${key.webhookEventId} is in progress elsewhere`);
+    throw new AttemptInProgress(
+      `Attempt ${key.attempt} of webhook event ${key.webhookEventId} is in progress elsewhere`,
+      Number(item.deliveryLease.N),
+    );
   }
   // Final, this attempt made already, or a later one begun.
   return { status, skipped: true };

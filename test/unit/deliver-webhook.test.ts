@@ -24,7 +24,7 @@ import nacl from 'tweetnacl';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#functions/workers/deliver-webhook.ts';
 import { keyFromSeed } from '#shared/auth/signing-key.ts';
-import { AttemptInProgress, attempt, processDelivery, RESPONSE_BODY_MAX, retryDelaySeconds } from '#shared/events/deliver.ts';
+import { attempt, processDelivery, RESPONSE_BODY_MAX, retryDelaySeconds } from '#shared/events/deliver.ts';
 import { type DeliveryMessage, PoisonMessage, parseDeliveryMessage, scheduleAttempt } from '#shared/events/messages.ts';
 import { checkTarget, isRefusedAddress } from '#shared/events/targets.ts';
 import type { PinnedAnswer, PinnedPost, postPinned } from '#shared/events/transport.ts';
@@ -336,23 +336,27 @@ describe('one attempt', () => {
     expect(model.posts).toHaveLength(2);
   });
 
-  it('a duplicate arriving while the attempt is in flight fails (to come back later) without POSTing', async () => {
+  it('a duplicate arriving while the attempt is in flight is sent again, due when its lease ends, without POSTing', async () => {
     let release!: () => void;
     answer = () => new Promise((resolve) => (release = () => resolve(reply(204))));
     const first = processDelivery(message, context);
     await vi.waitFor(() => expect(model.posts).toHaveLength(1));
-    await expect(processDelivery(message, context)).rejects.toThrow(AttemptInProgress);
+    expect(await processDelivery(message, context)).toBe('HOP');
+    const lease = Number(model.items.get(EVENT_PK)!.deliveryLease);
+    expect(model.sent.map((sent) => sent.body)).toEqual([{ ...message, notBefore: lease }]);
     release();
     expect(await first).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
   });
 
-  it('two copies in one batch: one POST; the copy that found the attempt running is a batch item failure', async () => {
+  it('two copies in one batch: one POST; the copy that found the attempt running comes back, due when its lease ends', async () => {
     const result = await handler(batch(sqsRecord('first', message), sqsRecord('copy', message)), context);
     expect(model.posts).toHaveLength(1);
-    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'copy' }] });
-    // Redelivered, the copy is declined.
-    expect(await handler(batch(sqsRecord('copy', message)), context)).toEqual({ batchItemFailures: [] });
+    expect(result).toEqual({ batchItemFailures: [] });
+    const [copy] = model.sent.map((sent) => sent.body);
+    expect(copy).toMatchObject(message);
+    // Come back, the copy is declined.
+    expect(await handler(batch(sqsRecord('copy', { ...copy, notBefore: Date.now() })), context)).toEqual({ batchItemFailures: [] });
     expect(model.posts).toHaveLength(1);
   });
 
@@ -395,7 +399,8 @@ describe('one attempt', () => {
   it('a run that died holding the claim is taken over once its lease is over', async () => {
     const now = Date.now();
     Object.assign(model.items.get(EVENT_PK)!, { deliveryAttempt: 1, deliveryLease: now + 60_000 });
-    await expect(processDelivery(message, context)).rejects.toThrow(AttemptInProgress);
+    expect(await processDelivery(message, context)).toBe('HOP');
+    expect(model.sent.map((sent) => [sent.body.notBefore, sent.delay])).toEqual([[now + 60_000, 60]]);
     model.items.get(EVENT_PK)!.deliveryLease = now - 1;
     expect(await processDelivery(message, context)).toEqual({ status: 'DELIVERED' });
     expect(model.posts).toHaveLength(1);
