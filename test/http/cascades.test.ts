@@ -29,7 +29,7 @@ import {
   recordKey,
   uniqueKey,
 } from '#shared/store/keys.ts';
-import { call, newAccount, newUser, type TestAccount } from '../support/client.ts';
+import { call, newAccount, newNamedUser, newUser, type TestAccount } from '../support/client.ts';
 import { localStackIdle } from '../support/idle.ts';
 import { doc, expectCode, ids, licensing, ref } from '../support/licensing.ts';
 import { until } from '../support/patience.ts';
@@ -186,7 +186,7 @@ async function populated(productId: string, count: number, withMachines: number,
     }),
   );
   // Users attached to a few of them: their attachments go with them.
-  const user = await newUser(account);
+  const user = await newNamedUser(account);
   for (const license of licenses.slice(0, 3)) {
     const attached = await l.api('POST', `/licenses/${license.id}/users`, { body: { data: [{ type: 'users', id: user.id }] } });
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);

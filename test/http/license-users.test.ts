@@ -5,7 +5,7 @@
  * change do to attachments.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newUser, type Reply, type TestAccount } from '../support/client.ts';
+import { call, newNamedUser, newUser, type Reply, type TestAccount } from '../support/client.ts';
 import { doc, expectCode, ids, type licensing, listeningAccount, ref } from '../support/licensing.ts';
 import type { Receiver } from '../support/receiver.ts';
 
@@ -26,6 +26,8 @@ const detach = (licenseId: string, userIds: string[], token?: string) =>
   l.api('DELETE', `/licenses/${encodeURIComponent(licenseId)}/users`, { body: named(...userIds), ...(token !== undefined && { token }) });
 const usersOf = async (licenseId: string) => ids(await l.api('GET', `/licenses/${licenseId}/users?page[size]=100`));
 const users = (n: number) => Promise.all(Array.from({ length: n }, () => newUser(account)));
+/** Users only named, never acting: no password to hash. */
+const namedUsers = (n: number) => Promise.all(Array.from({ length: n }, () => newNamedUser(account)));
 const validate = (key: string, scope: Record<string, unknown> = {}) =>
   call('POST', `${account.path}/licenses/actions/validate-key`, { body: { meta: { key, scope } } });
 
@@ -95,7 +97,7 @@ describe.concurrent("a license's users", () => {
   it('pages its users newest attachment first, by number and by cursor, and lets its owner attach any user', async () => {
     const owner = await newUser(account);
     const { license } = await l.graph({ owner: owner.id });
-    const five = await users(5);
+    const five = await namedUsers(5);
     for (const user of five) expect((await attach(license.id, [user.id], owner.token)).status).toBe(200);
     const newest = five.map((user) => user.id).reverse();
     const byNumber = await Promise.all(
@@ -131,7 +133,7 @@ describe.concurrent("a license's users", () => {
   it('refuses, changing nothing: its owner, a user attached already or named twice, a user not found, too many named', async () => {
     const owner = await newUser(account);
     const { license } = await l.graph({ owner: owner.id });
-    const [first, second] = await users(2);
+    const [first, second] = await namedUsers(2);
     expect((await attach(license.id, [first!.id])).status).toBe(200);
     const asOwner = await attach(license.id, [second!.id, owner.id]);
     expectCode(asOwner, 422, 'USER_CONFLICT');
@@ -167,7 +169,7 @@ describe.concurrent("a license's users", () => {
     const owner = await newUser(account);
     const { license } = await l.graph({ owner: owner.id, policy: { maxUsers: 5 } });
     expect(license.attributes.maxUsers).toBe(5);
-    const candidates = await users(20);
+    const candidates = await namedUsers(20);
     const replies = await Promise.all(candidates.map((user) => attach(license.id, [user.id])));
     const statuses = replies.map((reply) => reply.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(4);
@@ -181,7 +183,7 @@ describe.concurrent("a license's users", () => {
 
   it('attaches more than a transaction holds all or nothing: 30 at once, and none when the last of them pass the limit', async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 28 } });
-    const many = await users(30);
+    const many = await namedUsers(30);
     expect((await attach(license.id, many.map((user) => user.id).slice(0, 27))).status).toBe(200);
     expect(await usersOf(license.id)).toHaveLength(27);
 
@@ -200,7 +202,7 @@ describe.concurrent("a license's users", () => {
 
   it('answers TOO_MANY_USERS when the users pass a limit lowered since, valid within the overage allowed', async () => {
     const { license, policy } = await l.graph({ owner: (await newUser(account)).id });
-    const [first, second] = await users(2);
+    const [first, second] = await namedUsers(2);
     expect((await attach(license.id, [first!.id, second!.id])).status).toBe(200);
     expect((await validate(license.attributes.key)).body.meta.code).toBe('VALID');
     expect((await l.api('PATCH', `/licenses/${license.id}`, { body: doc('licenses', { maxUsers: 2 }) })).status).toBe(200);
@@ -224,7 +226,7 @@ describe.concurrent("a license's users", () => {
 
   it("lets a user attached go with the user's delete, and become the owner once detached", async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id, license: { maxUsers: 3 } });
-    const [first, second, third] = await users(3);
+    const [first, second, third] = await namedUsers(3);
     expect((await attach(license.id, [first!.id, second!.id])).status).toBe(200);
     expectCode(await attach(license.id, [third!.id]), 422, 'LICENSE_USER_LIMIT_EXCEEDED');
     expect((await call('DELETE', `${account.path}/users/${first!.id}`, { token: account.adminToken })).status).toBe(204);

@@ -111,6 +111,21 @@ export async function newUser(
   };
 }
 
+/**
+ * Creates a user as the admin, without a password and so without logging in: for a user that is
+ * only named (attached to a license, say), it spares the two password hashes of `newUser`.
+ */
+export async function newNamedUser(account: TestAccount, options: { environment?: string; token?: string } = {}) {
+  const email = `${randomUUID().slice(0, 8)}@users.example`;
+  const created = await call('POST', `${account.path}/users`, {
+    token: options.token ?? account.adminToken,
+    environment: options.environment,
+    body: userBody({ email, firstName: 'Named', lastName: 'User' }),
+  });
+  if (created.status !== 201) throw new Error(`user not created: ${JSON.stringify(created.body)}`);
+  return { user: created.body.data, id: created.body.data.id as string, email };
+}
+
 /** An environment made by the account's admin, with its id and code. */
 export async function newEnvironment(
   account: TestAccount,

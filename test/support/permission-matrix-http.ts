@@ -21,7 +21,7 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '#shared/auth/permissions.ts';
 import { type Route, routes } from '#shared/routes.ts';
-import { call, environmentToken, newAccount, newEnvironment, newUser, type Reply, type TestAccount } from './client.ts';
+import { call, environmentToken, newAccount, newEnvironment, newNamedUser, newUser, type Reply, type TestAccount } from './client.ts';
 import { doc, licensing, ref as relationship } from './licensing.ts';
 import {
   BEARERS,
@@ -76,9 +76,9 @@ async function fixtureIn(home: 'same' | 'global', spares = 0): Promise<Fixture> 
   const admin = home === 'same' ? administrators.envToken : account.adminToken;
   const l = licensing(account);
   const owner = await newUser(account, { password: OWNER_PASSWORD }, { environment, token: admin });
-  const [other, attached, unattached, detachable] = await Promise.all(
-    Array.from({ length: 4 }, () => newUser(account, {}, { environment, token: admin })),
-  );
+  const [other, attached] = await Promise.all(Array.from({ length: 2 }, () => newUser(account, {}, { environment, token: admin })));
+  // Named only: attached to the license's users, and detached from them, by the routes asked.
+  const [unattached, detachable] = await Promise.all(Array.from({ length: 2 }, () => newNamedUser(account, { environment, token: admin })));
   const product = await l.product({}, { token: admin, environment });
   // A duration, so that its license may be renewed; check-ins required, so that it may check in; a
   // pool with a key (its licenses are given theirs, so the pool keeps it until a pop takes it).
