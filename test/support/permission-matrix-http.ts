@@ -374,9 +374,9 @@ async function ask(route: Route, fixture: Fixture, cell: Cell, target?: string):
 export function describeMatrixPart(part: MatrixPart): void {
   const resources: readonly string[] = MATRIX_PARTS[part];
   const inPart = covered.filter((route) => resources.includes(resourceOf(route)));
-  // Every cell of each attach route takes a spare (nine bearers and none): ten an attach route.
+  // Every cell of each attach route takes a spare (each bearer, and none).
   const attaches = inPart.filter((route) => route.operation.endsWith('.entitlements.attach')).length;
-  beforeAll(() => setUp(10 * attaches));
+  beforeAll(() => setUp((BEARERS.length + 1) * attaches));
   afterAll(() => receiver?.close());
 
   describe(`permission matrix over HTTP: ${part}`, () => {
