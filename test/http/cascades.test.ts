@@ -409,6 +409,9 @@ describe("a deleted user's owner links", () => {
     const started = await l.api('POST', '/processes', { body: doc('processes', { pid: 'p' }, { machine: ref('machines', g.machine.id) }) });
     expect(started.status).toBe(201);
     const unowned = await l.license(g.policy.id);
+    // A machine of a license the user is attached to (a machine's owner is one of its license's users).
+    const attached = await l.api('POST', `/licenses/${unowned.id}/users`, { body: { data: [{ type: 'users', id: user.id }] } });
+    expect(attached.status).toBe(200);
     const lent = await l.machine(unowned.id, {}, { owner: user.id });
     return { user, g, licenses: [g.license, ...more], component, process: started.body.data, lent };
   }

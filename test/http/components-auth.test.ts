@@ -40,7 +40,9 @@ beforeAll(async () => {
     l.graph({ owner: guardedOwner.id, policy: { protected: true } }),
     l.graph(),
   ]);
-  // A machine whose owner is not the license's owner: that user owns the machine only.
+  // A machine whose owner is not the license's owner but a user attached to it: that user owns the machine.
+  const attached = await l.api('POST', `/licenses/${other.license.id}/users`, { body: { data: [{ type: 'users', id: machineOwner.id }] } });
+  expect(attached.status).toBe(200);
   machineOwnerMachine = await l.machine(other.license.id, {}, { owner: machineOwner.id });
   const code = `auth-${randomUUID().slice(0, 8)}`;
   const created = await call('POST', `${account.path}/environments`, {
@@ -81,9 +83,11 @@ describe.concurrent('Add component (component.create)', () => {
   it('a user on a protected license: 403; others out of reach: 422 MACHINE_NOT_FOUND', async () => {
     expectCode(await add('guardedOwner', guarded.machine.id), 403);
     expect((await add('admin', guarded.machine.id)).status).toBe(201);
-    for (const bearer of ['product', 'license', 'licenseKey', 'owner', 'stranger', 'machineOwner']) {
+    for (const bearer of ['product', 'license', 'licenseKey', 'owner', 'stranger']) {
       expectCode(await add(bearer, other.machine.id), 422, 'MACHINE_NOT_FOUND');
     }
+    // A user attached to that license reaches its machines, as its owner would.
+    expect((await add('machineOwner', other.machine.id)).status).toBe(201);
     expectCode(await add('environment', open.machine.id), 422, 'MACHINE_NOT_FOUND');
   });
   it('a token without component.create: 403', async () => {

@@ -75,6 +75,10 @@ describe.concurrent("a license's owner", () => {
   it("keeps a machine another user owns that user's, reached by the new owner too; data null leaves the license without one", async () => {
     const g = await ownedGraph();
     const other = await newUser(account);
+    // A machine's owner is one of its license's users: attached first.
+    expect((await l.api('POST', `/licenses/${g.license.id}/users`, { body: { data: [{ type: 'users', id: other.id }] } })).status).toBe(
+      200,
+    );
     const theirs = await l.machine(g.license.id, {}, { owner: other.id });
     const next = await newUser(account);
     expect((await setOwner(g.license.id, next.id)).status).toBe(200);

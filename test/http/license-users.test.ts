@@ -115,6 +115,36 @@ describe.concurrent("a license's users", () => {
     expect((await l.api('GET', `/licenses/${license.id}/users?page[size]=2`)).body.links.meta.count).toBe(5);
   });
 
+  it("takes a machine's owner among its users only, and a user detached loses the machines it owned there", async () => {
+    const owner = await newUser(account);
+    const { license } = await l.graph({ owner: owner.id });
+    const [user] = await users(1);
+    const stranger = await newNamedUser(account);
+    const refused = await l.api('POST', '/machines', {
+      body: doc(
+        'machines',
+        { fingerprint: `fp-${crypto.randomUUID()}` },
+        { license: ref('licenses', license.id), owner: ref('users', stranger.id) },
+      ),
+    });
+    expectCode(refused, 422, 'OWNER_INVALID');
+    expect(refused.body.errors[0].source.pointer).toBe('/data/relationships/owner');
+    expect((await attach(license.id, [user!.id])).status).toBe(200);
+    const machine = await l.machine(license.id, {}, { owner: user!.id });
+    const component = await l.component(machine.id);
+    expect((await l.api('GET', `/components/${component.id}`)).body.data.relationships).toBeDefined();
+    expect(ids(await l.api('GET', '/machines', { token: user!.token }))).toEqual([machine.id]);
+
+    expect((await detach(license.id, [user!.id])).status).toBe(204);
+    expect((await l.api('GET', `/machines/${machine.id}`, { token: user!.token })).status).toBe(404);
+    expect((await l.api('GET', `/components/${component.id}`, { token: user!.token })).status).toBe(404);
+    expect(ids(await l.api('GET', `/machines?owner=${user!.id}`))).toEqual([]);
+    expect(ids(await l.api('GET', `/components?owner=${user!.id}`))).toEqual([]);
+    expect((await l.api('GET', `/machines/${machine.id}`)).body.data.relationships.owner.data).toBeNull();
+    // The license's owner still reaches it.
+    expect((await l.api('GET', `/machines/${machine.id}`, { token: owner.token })).status).toBe(200);
+  });
+
   it('gives its attached users the entitlements the license holds', async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id });
     const code = `feature-${crypto.randomUUID()}`;

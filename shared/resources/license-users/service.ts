@@ -22,10 +22,12 @@ import { listCollection, type Page, type PageRequest } from '../../store/paging.
 import { backoff, getItems, getVisibleItems, type Item, isUuid, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { type LicenseRecord, maxUsersOf } from '../licenses/entity.ts';
+import { handOver } from '../licenses/hand-over.ts';
 import { policyOf } from '../policies/beside.ts';
 import { allowance, limitsOf } from '../policies/limits.ts';
 import { newRecord } from '../rules.ts';
 import type { UserRecord } from '../users/entity.ts';
+import { moveOwner } from '../users/owners.ts';
 import { licenseUserDocument } from './document.ts';
 import { type LicenseUserRecord, licenseUserId, licenseUserKey } from './entity.ts';
 
@@ -237,7 +239,22 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
       attachments.map((item) => licenseUserDocument(toRecord('license-users', item))),
     ),
   );
+  await disown(license, new Set(byUser.keys()));
 }
+
+/**
+ * The machines of `license` that users detached from it owned lose their owner, with their
+ * components and processes (which carry their machine's), as Keygen nullifies them: a user no
+ * longer of the license reaches none of it. Handed over as an owner change is (licenses/hand-over.ts),
+ * on condition that the license still has the owner read.
+ */
+const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string>) =>
+  handOver(license, {
+    types: ['machines', 'components', 'processes'],
+    license: { ownerId: license.ownerId ?? null },
+    stale: (record) => typeof record.ownerId === 'string' && detached.has(record.ownerId),
+    write: (tx, record, changed) => moveOwner(tx, record, record.ownerId as string, null, changed),
+  });
 
 /**
  * Deletes `attachments`, a chunk per transaction, each on condition that it is still there (one
