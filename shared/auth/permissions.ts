@@ -86,6 +86,7 @@ export type Permission =
   | 'machine.check-out'
   | 'machine.heartbeat.ping'
   | 'machine.heartbeat.reset'
+  | 'machine.owner.update'
   | 'component.create'
   | 'component.read'
   | 'component.update'

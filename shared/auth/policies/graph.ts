@@ -67,6 +67,8 @@ export function activations<const A extends string, const P extends Permission>(
   permissions: Readonly<Record<A, P>>,
   licenseeActions: readonly NoInfer<A>[],
   grants: Policy<A, P>['grants'],
+  /** Actions a user takes only as the license's owner (not as the record's owner, nor attached), on an unprotected license. */
+  licenseOwnerActions: readonly NoInfer<A>[] = [],
 ): Policy<A, P> {
   return {
     permissions,
@@ -82,7 +84,10 @@ export function activations<const A extends string, const P extends Permission>(
         (typeof record.licenseId === 'string' && actor.attachedTo(record.licenseId)),
     }),
     async may(actor, action, record, context) {
-      if (actor.bearer.kind !== 'user' || !licenseeActions.includes(action)) return true;
+      if (actor.bearer.kind === 'user' && licenseOwnerActions.includes(action) && record?.licenseOwnerId !== actor.bearer.id) {
+        return `Only administrators, the product and the license's owner may ${action} ${plural}`;
+      }
+      if (actor.bearer.kind !== 'user' || ![...licenseeActions, ...licenseOwnerActions].includes(action)) return true;
       const license = context.license ?? (record && (await actor.licenseOf(record)));
       if (license?.protected === true) {
         return `The license is protected: only administrators and its product may ${action} its ${plural}`;

@@ -16,13 +16,13 @@ import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
 import { requireAncestry } from '../../licensing/graph.ts';
+import { handOver } from '../../licensing/hand-over.ts';
 import { parentIn, parentsOf, slotOf } from '../../licensing/slots.ts';
 import { collectionSortKey, recordKey } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
 import { backoff, getItems, getVisibleItems, type Item, isUuid, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { type LicenseRecord, maxUsersOf } from '../licenses/entity.ts';
-import { handOver } from '../licenses/hand-over.ts';
 import { policyOf } from '../policies/beside.ts';
 import { allowance, limitsOf } from '../policies/limits.ts';
 import { newRecord } from '../rules.ts';
@@ -245,13 +245,13 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
 /**
  * The machines of `license` that users detached from it owned lose their owner, with their
  * components and processes (which carry their machine's), as Keygen nullifies them: a user no
- * longer of the license reaches none of it. Handed over as an owner change is (licenses/hand-over.ts),
+ * longer of the license reaches none of it. Handed over as an owner change is (shared/licensing/hand-over.ts),
  * on condition that the license still has the owner read.
  */
 const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string>) =>
   handOver(license, {
     types: ['machines', 'components', 'processes'],
-    license: { ownerId: license.ownerId ?? null },
+    holds: { ownerId: license.ownerId ?? null },
     stale: (record) => typeof record.ownerId === 'string' && detached.has(record.ownerId),
     write: (tx, record, changed) => moveOwner(tx, record, record.ownerId as string, null, changed),
   });

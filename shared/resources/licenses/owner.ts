@@ -7,7 +7,7 @@
  * `ownerId` equal to its `licenseOwnerId`, as a machine takes it by default) passes to the new
  * owner with it.
  *
- * The hand-over runs as hand-over.ts says, each transaction also on condition that the new owner
+ * The hand-over runs as shared/licensing/hand-over.ts says, each transaction also on condition that the new owner
  * still exists: a machine's create requires its license's owner as read, a component's or a
  * process's its machine's owners.
  */
@@ -16,6 +16,7 @@ import { authorize, present, relatable } from '../../auth/authorize.ts';
 import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
+import { handOver } from '../../licensing/hand-over.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { recordKey } from '../../store/keys.ts';
 import { getVisibleItem, isUuid, type PlacedItem, type StoredItem, toRecord } from '../../store/records.ts';
@@ -26,7 +27,6 @@ import { now } from '../rules.ts';
 import { moveOwner } from '../users/owners.ts';
 import { licenseDocument } from './document.ts';
 import type { LicenseRecord } from './entity.ts';
-import { handOver } from './hand-over.ts';
 import type { LicenseAnswer } from './service.ts';
 
 const ownerNotFound = (id: string) => ruleBroken('OWNER_NOT_FOUND', `owner '${id}' was not found`, '/data');
@@ -61,13 +61,13 @@ export async function changeLicenseOwner(actor: Actor, idOrKey: string, ownerId:
 const ownedThrough = (record: PlacedItem) => record.ownerId != null && record.ownerId === record.licenseOwnerId;
 
 /**
- * Hands what hangs on `license` over to the owner `to` (hand-over.ts): each record carries its
+ * Hands what hangs on `license` over to the owner `to` (shared/licensing/hand-over.ts): each record carries its
  * license's owner, and what the old owner owned through the license passes to the new one.
  */
 const handOverTo = (license: StoredItem<LicenseRecord>, to: string | null) =>
   handOver(license, {
     types: ['machines', 'components', 'processes'],
-    license: { ownerId: to },
+    holds: { ownerId: to },
     requires: (tx, movedOn) => {
       if (to !== null) tx.requireExists(recordKey(license.accountId, 'users', to), movedOn);
     },

@@ -4,7 +4,7 @@
  * collections in one transaction with its key's marker (which names its policy for validations by
  * key) and its event, taking the target's `transferStrategy` for its expiry; then what hangs on it
  * (its machines, their components and processes, its users' attachments) is handed over as
- * hand-over.ts says: each carries its license's policy, and the fingerprints of machines and
+ * shared/licensing/hand-over.ts says: each carries its license's policy, and the fingerprints of machines and
  * components are counted in the target policy's scope instead of the old one's.
  */
 import type { Actor } from '../../auth/actor.ts';
@@ -14,6 +14,7 @@ import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
 import { fingerprintValue } from '../../licensing/fingerprints.ts';
+import { handOver } from '../../licensing/hand-over.ts';
 import { slotOf } from '../../licensing/slots.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { dueChanges } from '../../store/due.ts';
@@ -37,7 +38,6 @@ import { now } from '../rules.ts';
 import { licenseDocument } from './document.ts';
 import { LICENSE_KEY_MARKER, type LicenseRecord, licenseKeyValue } from './entity.ts';
 import { after } from './expiry.ts';
-import { handOver } from './hand-over.ts';
 import type { LicenseAnswer } from './service.ts';
 
 const POINTER = '/data/relationships/policy';
@@ -125,7 +125,7 @@ export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyI
 const COUNT_KIND: Record<string, 'MACHINE' | 'COMPONENT'> = { machines: 'MACHINE', components: 'COMPONENT' };
 
 /**
- * Hands what hangs on `license` over to `to` (hand-over.ts): each record carries its license's
+ * Hands what hangs on `license` over to `to` (shared/licensing/hand-over.ts): each record carries its license's
  * policy; a machine's or a component's fingerprint leaves the old policy's count for the new
  * one's; a machine the new policy watches (it requires heartbeats) and the sweeper does not yet
  * is put in its index at its deadline.
@@ -133,7 +133,7 @@ const COUNT_KIND: Record<string, 'MACHINE' | 'COMPONENT'> = { machines: 'MACHINE
 const handOverPolicy = (license: StoredItem<LicenseRecord>, to: PolicyRecord) =>
   handOver(license, {
     types: ['license-users', 'machines', 'components', 'processes'],
-    license: { policyId: to.id },
+    holds: { policyId: to.id },
     // A record's write touches up to five items (itself, two counts left, two joined).
     chunk: 10,
     stale: (record) => record.policyId !== to.id,
