@@ -145,6 +145,40 @@ describe.concurrent("a license's users", () => {
     expect((await l.api('GET', `/machines/${machine.id}`, { token: owner.token })).status).toBe(200);
   });
 
+  it("gives a machine to one of the license's users with PUT /machines/<id>/owner, its components and processes following", async () => {
+    const owner = await newUser(account);
+    const { license, machine } = await l.graph({ owner: owner.id });
+    const component = await l.component(machine.id);
+    const process = await l.api('POST', '/processes', {
+      body: doc('processes', { pid: `pid-${crypto.randomUUID()}` }, { machine: ref('machines', machine.id) }),
+    });
+    expect(process.status).toBe(201);
+    const [user] = await users(1);
+    const setOwner = (userId: string | null, token?: string) =>
+      l.api('PUT', `/machines/${machine.id}/owner`, {
+        body: { data: userId === null ? null : { type: 'users', id: userId } },
+        ...(token !== undefined && { token }),
+      });
+    expectCode(await setOwner(user!.id), 422, 'OWNER_INVALID');
+    expectCode(await setOwner(crypto.randomUUID()), 422, 'OWNER_NOT_FOUND');
+    expect((await attach(license.id, [user!.id])).status).toBe(200);
+    // A user attached may not give machines away; the license's owner may.
+    expectCode(await setOwner(user!.id, user!.token), 403);
+    const moved = await setOwner(user!.id, owner.token);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.data.relationships.owner.data.id).toBe(user!.id);
+    expect(ids(await l.api('GET', `/machines?owner=${user!.id}`))).toEqual([machine.id]);
+    expect(ids(await l.api('GET', `/components?owner=${user!.id}`))).toEqual([component.id]);
+    expect(ids(await l.api('GET', `/processes?owner=${user!.id}`))).toEqual([process.body.data.id]);
+    expect(ids(await l.api('GET', '/machines', { token: user!.token }))).toEqual([machine.id]);
+    const events = await l.api('GET', `/webhook-events?events[]=machine.owner.updated&page[size]=100`);
+    expect(events.body.data.some((event: any) => JSON.parse(event.attributes.payload).data.id === machine.id)).toBe(true);
+    // None: the machine and what hangs on it have no owner; the license's owner still reaches them.
+    expect((await setOwner(null)).body.data.relationships.owner.data).toBeNull();
+    expect(ids(await l.api('GET', `/components?owner=${user!.id}`))).toEqual([]);
+    expect((await l.api('GET', `/components/${component.id}`, { token: owner.token })).status).toBe(200);
+  });
+
   it('gives its attached users the entitlements the license holds', async () => {
     const { license } = await l.graph({ owner: (await newUser(account)).id });
     const code = `feature-${crypto.randomUUID()}`;

@@ -257,6 +257,9 @@ function bodyOf(route: Route, fixture: Fixture, id: string, factor?: { id: strin
       return named(records.N);
     case 'licenses.entitlements.detach':
       return named(fixture.licenseEntitlement);
+    case 'machineRelationships.changeOwner':
+      // The owner it has: a success moves nothing.
+      return { data: { type: 'users', id: records.U } };
     case 'licenseRelationships.changePolicy':
       // The policy it has: a success moves nothing.
       return { data: { type: 'policies', id: records.Q } };

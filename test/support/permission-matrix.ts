@@ -358,6 +358,11 @@ export const MATRIX: Record<string, { steps: Step[]; same: string } | 'public'> 
     ],
     same: '201 201 201 403 201 201 201 201 422 201',
   },
+  // A machine's owner: administrators', its product's and its license's owner's to change (to one of the license's users).
+  'machineRelationships.changeOwner': {
+    steps: [{ type: 'machines', action: 'owner.update', record: 'M' }],
+    same: '200 200 200 403 200 403 403 200 404 403',
+  },
   'machines.list': { steps: [{ type: 'machines', action: 'list' }], same: '200 200 200 200 200 200 200 200 200 200' },
   'machines.retrieve': { steps: [{ type: 'machines', action: 'read', record: 'M' }], same: '200 200 200 200 200 200 200 200 404 200' },
   'machines.update': { steps: [{ type: 'machines', action: 'update', record: 'M' }], same: '200 200 200 403 200 403 403 403 404 403' },

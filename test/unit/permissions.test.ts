@@ -56,6 +56,7 @@ const HELD: Record<BearerKind, readonly string[]> = {
     'license.policy.update',
     'license.users.attach',
     'license.users.detach',
+    'machine.owner.update',
   ],
   product: [
     'token.read',
@@ -85,7 +86,7 @@ describe('the permissions', () => {
 
   it('are each listed once, grouped by resource in the order the manifest first names it', () => {
     expect(new Set(PERMISSIONS).size).toBe(PERMISSIONS.length);
-    expect(PERMISSIONS).toHaveLength(86);
+    expect(PERMISSIONS).toHaveLength(87);
     const resources = PERMISSIONS.map((permission) => permission.slice(0, permission.indexOf('.')));
     const runs = resources.filter((resource, index) => resource !== resources[index - 1]);
     expect(runs).toEqual([

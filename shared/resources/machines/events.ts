@@ -6,6 +6,7 @@ export const MACHINE_EVENTS = [
   'machine.created',
   'machine.updated',
   'machine.deleted',
+  'machine.owner.updated',
   'machine.checked-out',
   'machine.heartbeat.ping',
   'machine.heartbeat.reset',

@@ -12,7 +12,8 @@ import { relatedLicense } from '../licenses/service.ts';
 import { shownLicense } from '../licenses/shown.ts';
 import { machineDocument } from './document.ts';
 import { heartbeatDocument, pingMachine, resetMachineHeartbeat } from './heartbeat-actions.ts';
-import { machineHeartbeats, machines } from './operations.ts';
+import { machineHeartbeats, machineOwners, machines } from './operations.ts';
+import { changeMachineOwner } from './owner.ts';
 import { createMachine, deleteMachine, listMachines, listUserMachines, retrieveMachine, updateMachine } from './service.ts';
 import { machineDocumentsFor, shownMachine } from './shown.ts';
 
@@ -83,4 +84,10 @@ export const ofUser = () =>
   operation(machines.ofUser, async (call) => {
     const page = await listUserMachines(call.actor, call.params.id, call.query, call.page);
     return listReply(call, page, await machineDocumentsFor(page.records, page.beside));
+  });
+
+export const changeOwner = () =>
+  operation(machineOwners.changeOwner, async ({ actor, params, body }) => {
+    const { machine, policy } = await changeMachineOwner(actor, params.id, body.data?.id ?? null);
+    return ok(machineDocument(machine, policy));
   });

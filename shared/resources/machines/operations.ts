@@ -206,3 +206,21 @@ export const machineHeartbeats = {
     ...reset,
   }),
 };
+
+/** Changing a machine's owner (docs/rules.md §21.5): a family of its own (lib/families.ts), with its other relationships to come. */
+export const machineOwners = {
+  changeOwner: declare({
+    operation: 'machineRelationships.changeOwner',
+    authorizes: { type: 'machines', action: 'owner.update', record: true },
+    method: 'PUT',
+    path: `${ACCOUNT}/machines/{id}/owner`,
+    access: EMIT,
+    summary: "Change a machine's owner to one of its license's users (data null: none), the machine named by id or fingerprint",
+    auth: 'bearer',
+    params: ['id'],
+    body: z.strictObject({ data: z.nullable(z.strictObject({ type: z.enum(['users', 'user']), id: nonBlank() })) }),
+    answers: { 200: { resource: 'machines' } },
+    // 422 OWNER_NOT_FOUND, OWNER_INVALID; 409: its owner, or its license's, changed meanwhile.
+    faults: [403, 409, 422],
+  }),
+};

@@ -1,0 +1,74 @@
+/**
+ * Changing a machine's owner (docs/rules.md §21.5): `PUT /machines/<id>/owner`, as Keygen
+ * changes it. The new owner is one of the machine's license's users (its owner or a user attached,
+ * §18.11), or none. The machine moves between its owners' collections in one transaction with its
+ * event; then its components and processes, which carry their machine's owner, follow it
+ * (shared/licensing/hand-over.ts): those whose owner was the machine's.
+ */
+import type { Actor } from '../../auth/actor.ts';
+import { authorize, relatable } from '../../auth/authorize.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
+import { emitEvent, originOf } from '../../events/emit.ts';
+import { machineNamed } from '../../licensing/aliases.ts';
+import { handOver } from '../../licensing/hand-over.ts';
+import { getItem, getRecordItem, getVisibleItem, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
+import { Transaction } from '../../store/transaction.ts';
+import { licenseUserKey } from '../license-users/entity.ts';
+import { policyOf } from '../policies/beside.ts';
+import { now } from '../rules.ts';
+import { moveOwner } from '../users/owners.ts';
+import { machineDocument } from './document.ts';
+import type { MachineRecord } from './entity.ts';
+import type { ChangedMachine } from './service.ts';
+
+const POINTER = '/data/relationships/owner';
+const ownerNotFound = (id: string) => ruleBroken('OWNER_NOT_FOUND', `owner '${id}' was not found`, POINTER);
+const notALicenseUser = () => ruleBroken('OWNER_INVALID', 'must be a valid license user', POINTER);
+
+/**
+ * Gives the machine `ownerId` as its owner (null: none). 422 OWNER_NOT_FOUND for a user the request
+ * may not name, OWNER_INVALID for one who is none of the license's users; 409 when the machine's
+ * owner, or its license's, changed meanwhile.
+ */
+export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, ownerId: string | null): Promise<ChangedMachine> {
+  const item = await authorize(actor, 'machines', await machineNamed(actor, idOrFingerprint), 'owner.update');
+  const owner = ownerId === null ? undefined : isUuid(ownerId) ? await getVisibleItem(actor.scope, 'users', ownerId) : undefined;
+  if (ownerId !== null && (!owner || !(await namable(actor, owner)))) throw ownerNotFound(ownerId);
+  const license = await getRecordItem(item.accountId, 'licenses', item.licenseId);
+  const changed = conflict("The machine's owner, or its license's, changed while this request was made; retry it");
+  if (!license) throw changed;
+  const attachment =
+    owner && owner.id !== license.ownerId ? await getItem(licenseUserKey(item.accountId, license.id, owner.id)) : undefined;
+  if (owner && owner.id !== license.ownerId && !attachment) throw notALicenseUser();
+  const from = item.ownerId ?? null;
+  const to = owner?.id ?? null;
+  const policy = await policyOf(item);
+  const tx = new Transaction();
+  const written = moveOwner(tx, item, from, to, changed, { updated: now() });
+  // The new owner is still one of the license's users when the change lands: its owner as read, or still attached.
+  tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ownerId: license.ownerId ?? null }, changed);
+  if (attachment) tx.requireExists({ PK: attachment.PK as string, SK: attachment.SK as string }, notALicenseUser());
+  if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ownerNotFound(owner.id));
+  const machine = toRecord('machines', written);
+  await emitEvent(tx, originOf(machine, actor.scope), 'machine.owner.updated', machineDocument(machine, policy));
+  await tx.commit();
+  await handOverTo(item, from, to);
+  return { machine, policy };
+}
+
+/**
+ * Whether the bearer may name `user` as a machine's owner: as a relationship of its records
+ * (administrators, a product), or, for the license's owner (the only user who may change it), any
+ * user its environment shows; that user must then be one of the license's users.
+ */
+const namable = async (actor: Actor, user: StoredItem) => actor.bearer.kind === 'user' || (await relatable(actor, 'users', user));
+
+/** Its components and processes owned through it (their owner was the machine's) follow its owner `to`. */
+const handOverTo = (machine: StoredItem<MachineRecord>, from: string | null, to: string | null) =>
+  handOver(machine, {
+    parent: 'machine',
+    types: ['components', 'processes'],
+    holds: { ownerId: to },
+    stale: (record) => from !== to && (record.ownerId ?? null) === from,
+    write: (tx, record, changed) => moveOwner(tx, record, from, to, changed),
+  });
