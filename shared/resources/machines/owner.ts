@@ -11,6 +11,7 @@ import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { handOver } from '../../licensing/hand-over.ts';
+import type { AccessPattern } from '../../store/data-model.ts';
 import { getItem, getRecordItem, getVisibleItem, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseUserKey } from '../license-users/entity.ts';
@@ -72,3 +73,17 @@ const handOverTo = (machine: StoredItem<MachineRecord>, from: string | null, to:
     stale: (record) => from !== to && (record.ownerId ?? null) === from,
     write: (tx, record, changed) => moveOwner(tx, record, from, to, changed),
   });
+
+/** The access patterns performed here (docs/data-model.md is generated from them: `npm run docs`). */
+export const ACCESS_PATTERNS: readonly AccessPattern[] = [
+  {
+    n: 70,
+    name: "Change a machine's owner, and hand over its components and processes",
+    operation:
+      "GetItem of the license and of the new owner's attachment to it, then TransactWriteItems: UpdateItem of the machine `SET ownerId, updated` and its owner collection's `GSI4PK`, `GSI4SK` if its `ownerId` is the one read, `ADD n` of the two owner counters, ConditionChecks of the license's `ownerId` as read, of the attachment and of the new owner, the event. Then per collection under the machine (components, processes), Query 100 at a time and TransactWriteItems of 25 moving those that carried the old owner, with a ConditionCheck that the machine's `ownerId` is the new one",
+    index: 'table; GSI2',
+    key: '`PK = A#<acct>#MACHINE#<id>`; `GSI2PK = A#<acct>#E#<env>#MACHINE#<id>#COMPONENT` (and `…#PROCESS`)',
+    usedBy: 'machineRelationships.changeOwner',
+    tests: ['http/license-users'],
+  },
+];
