@@ -1,9 +1,9 @@
 /**
  * Consumes the webhooks queue: each message is one delivery attempt of one webhook event
  * (shared/events/deliver.ts); the endpoints of a batch are read together, before its attempts.
- * A message that fails (a malformed one, a store error, an attempt already in progress
- * elsewhere) is reported as a batch item failure, so SQS delivers it again and, after
- * maxReceiveCount receives, moves it to the dead-letter queue.
+ * A message that fails (a malformed one, a store error) is reported as a batch item failure, so
+ * SQS delivers it again and, after maxReceiveCount receives, moves it to the dead-letter queue;
+ * one whose attempt is in progress elsewhere is sent again, due when that run's lease ends.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';

@@ -173,6 +173,11 @@ describe.concurrent("a license's users", () => {
     expect(ids(await l.api('GET', '/machines', { token: user!.token }))).toEqual([machine.id]);
     const events = await l.api('GET', `/webhook-events?events[]=machine.owner.updated&page[size]=100`);
     expect(events.body.data.some((event: any) => JSON.parse(event.attributes.payload).data.id === machine.id)).toBe(true);
+    // Its new owner, not the license's owner, may not give it on; nor may the owner of a protected license.
+    expectCode(await setOwner(null, user!.token), 403);
+    const guardedOwner = await newUser(account);
+    const guarded = await l.graph({ owner: guardedOwner.id, license: { protected: true } });
+    expectCode(await l.api('PUT', `/machines/${guarded.machine.id}/owner`, { token: guardedOwner.token, body: { data: null } }), 403);
     // None: the machine and what hangs on it have no owner; the license's owner still reaches them.
     expect((await setOwner(null)).body.data.relationships.owner.data).toBeNull();
     expect(ids(await l.api('GET', `/components?owner=${user!.id}`))).toEqual([]);

@@ -50,7 +50,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
     n: 66,
     name: 'Attach users to a license, or detach them',
     operation:
-      "BatchGetItem of the users named and of their attachments, then TransactWriteItems of up to 25 users: Put of each attachment (GSI2: the license's, GSI3: the user's, sorted as the license) if `attribute_not_exists(PK)`, `ADD n` of the license's users counter if `n <= :max` (the license's `maxUsers` less its owner), ConditionCheck of the license's `ownerId` as read and of each user, the event with the last; a later one failing deletes what the earlier ones made. A detach: Delete of each attachment if it exists, its counters, 30 a transaction, the event with the last",
+      "BatchGetItem of the users named and of their attachments, then TransactWriteItems of up to 25 users: Put of each attachment (GSI2: the license's, GSI3: the user's, sorted as the license) if `attribute_not_exists(PK)`, `ADD n` of the license's users counter if `n <= :max` (the license's `maxUsers` less its owner), ConditionCheck of the license's `ownerId` as read and of each user, the event with the last; a later one failing deletes what the earlier ones made. A detach: Delete of each attachment if it exists, its counters, up to 25 a transaction, the event with the last; then the license's machines, components and processes the users detached owned lose their owner (as pattern 65 hands over, Query of the license's collections)",
     index: 'table',
     key: '`PK = A#<acct>#LICENSE_USER#<id>` (the id from the license and the user), `COUNT#A#<acct>#E#<env>#LICENSE#<id>#LICENSE_USER`',
     usedBy: 'licenseUsers.attach, licenseUsers.detach',

@@ -159,7 +159,7 @@ export async function attachUsers(actor: Actor, idOrKey: string, named: readonly
       committed.push(...chunk);
     }
   } catch (error) {
-    await undo(committed);
+    await undo(license, committed);
     throw error;
   }
   return made;
@@ -208,10 +208,12 @@ const namable = async (actor: Actor, user: StoredItem<UserRecord>) =>
 const userNotFound = (id: string, index: number) => ruleBroken('USER_NOT_FOUND', `user '${id}' was not found`, pointer(index));
 
 /** Deletes attachments an attach made before one of its later transactions failed (those a detach took meanwhile are gone already). */
-async function undo(attachments: readonly LicenseUserRecord[]): Promise<void> {
+async function undo(license: StoredItem<LicenseRecord>, attachments: readonly LicenseUserRecord[]): Promise<void> {
   if (attachments.length === 0) return;
   const items = await getItems(attachments.map((attachment) => recordKey(attachment.accountId, 'license-users', attachment.id)));
   await detachItems(items.flatMap((item) => itemOfType('license-users', item) ?? []));
+  // A machine given meanwhile to one of them is no longer its (as after any detach).
+  await disown(license, new Set(attachments.map((attachment) => attachment.ownerId)));
 }
 
 /**
@@ -246,12 +248,12 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
  * The machines of `license` that users detached from it owned lose their owner, with their
  * components and processes (which carry their machine's), as Keygen nullifies them: a user no
  * longer of the license reaches none of it. Handed over as an owner change is (shared/licensing/hand-over.ts),
- * on condition that the license still has the owner read.
+ * while the license exists: a change of its owner meanwhile moves only what its old owner owned.
  */
 const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string>) =>
   handOver(license, {
     types: ['machines', 'components', 'processes'],
-    holds: { ownerId: license.ownerId ?? null },
+    holds: {},
     stale: (record) => typeof record.ownerId === 'string' && detached.has(record.ownerId),
     write: (tx, record, changed) => moveOwner(tx, record, record.ownerId as string, null, changed),
   });

@@ -7,11 +7,12 @@
  */
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, relatable } from '../../auth/authorize.ts';
-import { conflict, ruleBroken } from '../../errors.ts';
+import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { handOver } from '../../licensing/hand-over.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
+import { recordKey } from '../../store/keys.ts';
 import { getItem, getRecordItem, getVisibleItem, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { licenseUserKey } from '../license-users/entity.ts';
@@ -38,6 +39,10 @@ export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, 
   const license = await getRecordItem(item.accountId, 'licenses', item.licenseId);
   const changed = conflict("The machine's owner, or its license's, changed while this request was made; retry it");
   if (!license) throw changed;
+  // A user's right is its license's owner as the license has it now, not as the machine carries it (a hand-over may lag).
+  if (actor.bearer.kind === 'user' && license.ownerId !== actor.bearer.id) {
+    throw refused("Only administrators, the product and the license's owner may change a machine's owner");
+  }
   const attachment =
     owner && owner.id !== license.ownerId ? await getItem(licenseUserKey(item.accountId, license.id, owner.id)) : undefined;
   if (owner && owner.id !== license.ownerId && !attachment) throw notALicenseUser();
@@ -53,7 +58,7 @@ export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, 
   const machine = toRecord('machines', written);
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.owner.updated', machineDocument(machine, policy));
   await tx.commit();
-  await handOverTo(item, from, to);
+  if (from !== to) await handOverTo(item, from, to);
   return { machine, policy };
 }
 
@@ -70,7 +75,10 @@ const handOverTo = (machine: StoredItem<MachineRecord>, from: string | null, to:
     parent: 'machine',
     types: ['components', 'processes'],
     holds: { ownerId: to },
-    stale: (record) => from !== to && (record.ownerId ?? null) === from,
+    requires: (tx, movedOn) => {
+      if (to !== null) tx.requireExists(recordKey(machine.accountId, 'users', to), movedOn);
+    },
+    stale: (record) => (record.ownerId ?? null) === from,
     write: (tx, record, changed) => moveOwner(tx, record, from, to, changed),
   });
 
