@@ -32,6 +32,8 @@ export interface HandOver {
   parent?: 'license' | 'machine';
   /** The collections under the holder whose records carry what changed. */
   types: readonly Child[];
+  /** One pass only (the records a first hand-over may have missed by moments): no wait for the index. */
+  once?: boolean;
   /** Records per transaction (25 unless a record's write touches many items). */
   chunk?: number;
   /** What the holder must still hold for the hand-over to go on (else a later change took over). */
@@ -52,6 +54,7 @@ export async function handOver(holder: StoredItem, how: HandOver): Promise<void>
   const environments = await childEnvironments(holder.accountId, holder.environmentId ?? null);
   try {
     await pass(holder, environments, how);
+    if (how.once) return;
     await new Promise((resolve) => setTimeout(resolve, INDEX_LAG_MS));
     await pass(holder, environments, how);
   } catch (error) {

@@ -233,6 +233,9 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
       throw ruleBroken('USER_NOT_FOUND', `cannot detach user '${named[index]?.id ?? id}' (user is not attached)`, pointer(index));
   }
   const attachments = [...byUser.values()] as StoredItem<LicenseUserRecord>[];
+  const detached = new Set(byUser.keys());
+  // Disowned first, while still attached: a detach cut short is asked again, and finishes.
+  await disown(license, detached);
   await detachItems(attachments, (tx) =>
     emitEvent(
       tx,
@@ -241,7 +244,8 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
       attachments.map((item) => licenseUserDocument(toRecord('license-users', item))),
     ),
   );
-  await disown(license, new Set(byUser.keys()));
+  // Once more, for a machine given to one of them between that and the detach (it now requires the attachment).
+  await disown(license, detached, true);
 }
 
 /**
@@ -250,8 +254,9 @@ export async function detachUsers(actor: Actor, idOrKey: string, named: readonly
  * longer of the license reaches none of it. Handed over as an owner change is (shared/licensing/hand-over.ts),
  * while the license exists: a change of its owner meanwhile moves only what its old owner owned.
  */
-const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string>) =>
+const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string>, once = false) =>
   handOver(license, {
+    once,
     types: ['machines', 'components', 'processes'],
     holds: {},
     stale: (record) => typeof record.ownerId === 'string' && detached.has(record.ownerId),
