@@ -77,6 +77,9 @@ export const aliasedUpdateDocument = <A extends Shape>(type: string, attributes:
   });
 
 /** A relationship body: `{data: {type, id}}`. */
+/** `{data: {type: "users", id}}` (Keygen takes `user` too), or `{data: null}` for none: a new owner, of a license or a machine. */
+export const userOrNone = () => z.strictObject({ data: z.nullable(z.strictObject({ type: z.enum(['users', 'user']), id: nonBlank() })) });
+
 export const relationship = (type: string) => z.strictObject({ data: z.strictObject({ type: z.literal(type), id: nonBlank() }) });
 
 /** `{meta: {...}}` bodies of actions. */

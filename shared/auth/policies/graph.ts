@@ -84,11 +84,12 @@ export function activations<const A extends string, const P extends Permission>(
         (typeof record.licenseId === 'string' && actor.attachedTo(record.licenseId)),
     }),
     async may(actor, action, record, context) {
-      if (actor.bearer.kind === 'user' && licenseOwnerActions.includes(action) && record?.licenseOwnerId !== actor.bearer.id) {
-        return `Only administrators, the product and the license's owner may ${action} ${plural}`;
-      }
       if (actor.bearer.kind !== 'user' || ![...licenseeActions, ...licenseOwnerActions].includes(action)) return true;
       const license = context.license ?? (record && (await actor.licenseOf(record)));
+      // The license's owner as the license has it now, not as the record carries it (a hand-over may lag).
+      if (licenseOwnerActions.includes(action) && license?.ownerId !== actor.bearer.id) {
+        return `Only administrators, the product and the license's owner may ${action} ${plural}`;
+      }
       if (license?.protected === true) {
         return `The license is protected: only administrators and its product may ${action} its ${plural}`;
       }

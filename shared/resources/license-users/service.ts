@@ -11,7 +11,7 @@
  * what it names is detached whatever happens meanwhile, a chunk at a time.
  */
 import type { Actor } from '../../auth/actor.ts';
-import { authorize, present, relatable } from '../../auth/authorize.ts';
+import { authorize, present } from '../../auth/authorize.ts';
 import { conflict, refused, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
@@ -30,6 +30,7 @@ import type { UserRecord } from '../users/entity.ts';
 import { moveOwner } from '../users/owners.ts';
 import { licenseUserDocument } from './document.ts';
 import { type LicenseUserRecord, licenseUserId, licenseUserKey } from './entity.ts';
+import { namable } from './membership.ts';
 
 /**
  * What an attachment costs a transaction (operations each, and those of the transaction whatever
@@ -197,14 +198,6 @@ async function usersToAttach(
 const attachmentsOf = (license: StoredItem<LicenseRecord>, ids: readonly string[]) =>
   getItems([...new Set(ids.filter(isUuid))].map((id) => licenseUserKey(license.accountId, license.id, id)));
 
-/**
- * Whether the bearer may name `user` (which the request's environment shows) to attach: as a
- * relationship of its own records (administrators, a product), or, for the license's owner, any
- * user of its environment, as Keygen lets an owner attach users.
- */
-const namable = async (actor: Actor, user: StoredItem<UserRecord>) =>
-  actor.bearer.kind === 'user' || (await relatable(actor, 'users', user));
-
 const userNotFound = (id: string, index: number) => ruleBroken('USER_NOT_FOUND', `user '${id}' was not found`, pointer(index));
 
 /** Deletes attachments an attach made before one of its later transactions failed (those a detach took meanwhile are gone already). */
@@ -224,8 +217,8 @@ async function undo(license: StoredItem<LicenseRecord>, attachments: readonly Li
 export async function detachUsers(actor: Actor, idOrKey: string, named: readonly UserRef[]): Promise<void> {
   const license = await licenseFor(actor, idOrKey, 'detach');
   const ids = named.map((ref) => (isUuid(ref.id) ? ref.id.toLowerCase() : ref.id));
-  const owner = ids.findIndex((id) => id === license.ownerId);
-  if (owner >= 0) throw refused(`cannot detach user '${license.ownerId}' (user is attached through owner)`);
+  if (license.ownerId !== null && ids.includes(license.ownerId))
+    throw refused(`cannot detach user '${license.ownerId}' (user is attached through owner)`);
   const items = await attachmentsOf(license, ids);
   const byUser = new Map(items.flatMap((item) => (itemOfType('license-users', item) ? [[item.ownerId as string, item]] : [])));
   for (const [index, id] of ids.entries()) {

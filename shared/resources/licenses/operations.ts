@@ -2,7 +2,7 @@
 
 import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ, VALIDATION } from '../../access.ts';
-import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
+import { aliasedUpdateDocument, metaDocument, nonBlank, relationship, resourceDocument, userOrNone } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import type { Reply } from '../../http/documents.ts';
 import { uuidFilter } from '../../http/query.ts';
@@ -407,14 +407,6 @@ export const licenseUses = {
   }),
 };
 
-/**
- * `PUT /licenses/<id>/owner`'s body (docs/rules.md §18.10): the new owner, `{data: {type: "users", id}}`
- * (Keygen takes `user` too), or `{data: null}` for none.
- */
-const ownerBody = z.strictObject({
-  data: z.nullable(z.strictObject({ type: z.enum(['users', 'user']), id: nonBlank() })),
-});
-
 /** Changing a license's owner, and Keygen's older path for it. */
 const changeOwner = (operation: string, path: string, summary: string) =>
   declare({
@@ -426,7 +418,7 @@ const changeOwner = (operation: string, path: string, summary: string) =>
     summary,
     auth: 'bearer',
     params: ['id'],
-    body: ownerBody,
+    body: userOrNone(),
     answers: { 200: { resource: 'licenses' } },
     // 422 OWNER_NOT_FOUND; 409: its owner changed meanwhile.
     faults: [403, 409, 422],

@@ -69,16 +69,20 @@ function mayReportUse(actor: Principal, action: string, record: StoredItem | und
 
 /**
  * Who may move a license to another policy besides holding the permission (docs/rules.md §18.12):
- * administrators and its product; its owner, unless the license is protected (the target's own
- * protection is judged once it is read: transfer.ts).
+ * administrators and its product; its owner, unless the license or the target policy (the
+ * action's `changes.policy`) is protected.
  */
-function mayTransfer(actor: Principal, record: StoredItem | undefined): Verdict {
+function mayTransfer(actor: Principal, record: StoredItem | undefined, target: unknown): Verdict {
   const { bearer } = actor;
   if (isAdministrator(bearer) || bearer.kind === 'product') return true;
-  if (bearer.kind === 'user' && record?.ownerId === bearer.id) {
-    return record.protected !== true || 'The license is protected: only administrators and its product may change its policy';
+  if (bearer.kind !== 'user' || record?.ownerId !== bearer.id) {
+    return "Only administrators, the license's product and its owner may change its policy";
   }
-  return "Only administrators, the license's product and its owner may change its policy";
+  if (record.protected === true) return 'The license is protected: only administrators and its product may change its policy';
+  return (
+    (target as { protected?: boolean } | undefined)?.protected !== true ||
+    'The policy is protected: only administrators and its product may move a license to it'
+  );
 }
 
 export const licensePolicy = definePolicy({
@@ -111,10 +115,10 @@ export const licensePolicy = definePolicy({
     'policy.update',
   ]),
   reaches: reachesLicense,
-  may(actor, action, record) {
+  may(actor, action, record, context) {
     if (Object.hasOwn(LIFECYCLE, action)) return mayChangeStanding(actor, action, record);
     if (Object.hasOwn(USE, action)) return mayReportUse(actor, action, record);
-    if (action === 'policy.update') return mayTransfer(actor, record);
+    if (action === 'policy.update') return mayTransfer(actor, record, context.changes?.policy);
     if (action === CHECK_OUT && actor.bearer.kind === 'user' && record?.protected === true) {
       return 'The license is protected: only administrators, its product and the license itself may check it out';
     }

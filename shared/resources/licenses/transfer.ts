@@ -10,7 +10,7 @@
 import type { Actor } from '../../auth/actor.ts';
 import { authorize, present } from '../../auth/authorize.ts';
 import { isAdministrator } from '../../auth/policies/policy.ts';
-import { conflict, refused, ruleBroken } from '../../errors.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { licenseNamed } from '../../licensing/aliases.ts';
 import { fingerprintValue } from '../../licensing/fingerprints.ts';
@@ -69,8 +69,10 @@ function incompatibility(from: PolicyRecord, to: PolicyRecord): string | undefin
  * policy changed meanwhile.
  */
 export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyId: string): Promise<LicenseAnswer> {
-  const item = await authorize(actor, 'licenses', await licenseNamed(actor, idOrKey), 'policy.update');
+  const named = await licenseNamed(actor, idOrKey);
   const targetItem = isUuid(policyId) ? await getVisibleItem(actor.scope, 'policies', policyId) : undefined;
+  // The license's policy judges the target's protection too (licenses/policy.ts).
+  const item = await authorize(actor, 'licenses', named, 'policy.update', { changes: { policy: targetItem } });
   if (!targetItem) throw policyNotFound(policyId);
   const target = toRecord('policies', targetItem);
   // A policy of another product is none the request may name, but for administrators (who are told why).
@@ -79,8 +81,6 @@ export async function changeLicensePolicy(actor: Actor, idOrKey: string, policyI
   if (!current) throw conflict("The license's policy is being removed; retry the request");
   const reason = incompatibility(toRecord('policies', current as StoredItem<PolicyRecord>), target);
   if (reason) throw notCompatible(reason);
-  if (actor.bearer.kind === 'user' && target.protected)
-    throw refused('The policy is protected: only administrators and its product may move a license to it');
 
   const timestamp = now();
   const moved = item.policyId !== target.id;

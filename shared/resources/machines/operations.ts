@@ -2,7 +2,7 @@
 
 import * as z from 'zod/mini';
 import { ACCOUNT, EMIT, READ } from '../../access.ts';
-import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument } from '../../http/body.ts';
+import { aliasedUpdateDocument, nonBlank, relationship, resourceDocument, userOrNone } from '../../http/body.ts';
 import { declare } from '../../http/declaration.ts';
 import { uuidFilter } from '../../http/query.ts';
 import { NESTED_COMPONENTS_MAX } from '../components/entity.ts';
@@ -218,7 +218,7 @@ export const machineOwners = {
     summary: "Change a machine's owner to one of its license's users (data null: none), the machine named by id or fingerprint",
     auth: 'bearer',
     params: ['id'],
-    body: z.strictObject({ data: z.nullable(z.strictObject({ type: z.enum(['users', 'user']), id: nonBlank() })) }),
+    body: userOrNone(),
     answers: { 200: { resource: 'machines' } },
     // 422 OWNER_NOT_FOUND, OWNER_INVALID; 409: its owner, or its license's, changed meanwhile.
     faults: [403, 409, 422],

@@ -6,16 +6,16 @@
  * (shared/licensing/hand-over.ts): those whose owner was the machine's.
  */
 import type { Actor } from '../../auth/actor.ts';
-import { authorize, relatable } from '../../auth/authorize.ts';
-import { conflict, refused, ruleBroken } from '../../errors.ts';
+import { authorize } from '../../auth/authorize.ts';
+import { conflict, ruleBroken } from '../../errors.ts';
 import { emitEvent, originOf } from '../../events/emit.ts';
 import { machineNamed } from '../../licensing/aliases.ts';
 import { handOver } from '../../licensing/hand-over.ts';
 import type { AccessPattern } from '../../store/data-model.ts';
 import { recordKey } from '../../store/keys.ts';
-import { getItem, getRecordItem, getVisibleItem, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
+import { getRecordItem, getVisibleItem, isUuid, type StoredItem, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
-import { licenseUserKey } from '../license-users/entity.ts';
+import { asLicenseUser, namable } from '../license-users/membership.ts';
 import { policyOf } from '../policies/beside.ts';
 import { now } from '../rules.ts';
 import { moveOwner } from '../users/owners.ts';
@@ -25,7 +25,6 @@ import type { ChangedMachine } from './service.ts';
 
 const POINTER = '/data/relationships/owner';
 const ownerNotFound = (id: string) => ruleBroken('OWNER_NOT_FOUND', `owner '${id}' was not found`, POINTER);
-const notALicenseUser = () => ruleBroken('OWNER_INVALID', 'must be a valid license user', POINTER);
 
 /**
  * Gives the machine `ownerId` as its owner (null: none). 422 OWNER_NOT_FOUND for a user the request
@@ -33,19 +32,15 @@ const notALicenseUser = () => ruleBroken('OWNER_INVALID', 'must be a valid licen
  * owner, or its license's, changed meanwhile.
  */
 export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, ownerId: string | null): Promise<ChangedMachine> {
-  const item = await authorize(actor, 'machines', await machineNamed(actor, idOrFingerprint), 'owner.update');
+  const named = await machineNamed(actor, idOrFingerprint);
+  const changed = conflict("The machine's owner, or its license's, changed while this request was made; retry it");
+  const license = await getRecordItem(named.accountId, 'licenses', named.licenseId);
+  if (!license) throw changed;
+  // The machines' policy judges who may, by the license as read here (shared/auth/policies/graph.ts).
+  const item = await authorize(actor, 'machines', named, 'owner.update', { license });
   const owner = ownerId === null ? undefined : isUuid(ownerId) ? await getVisibleItem(actor.scope, 'users', ownerId) : undefined;
   if (ownerId !== null && (!owner || !(await namable(actor, owner)))) throw ownerNotFound(ownerId);
-  const license = await getRecordItem(item.accountId, 'licenses', item.licenseId);
-  const changed = conflict("The machine's owner, or its license's, changed while this request was made; retry it");
-  if (!license) throw changed;
-  // A user's right is its license's owner as the license has it now, not as the machine carries it (a hand-over may lag).
-  if (actor.bearer.kind === 'user' && license.ownerId !== actor.bearer.id) {
-    throw refused("Only administrators, the product and the license's owner may change a machine's owner");
-  }
-  const attachment =
-    owner && owner.id !== license.ownerId ? await getItem(licenseUserKey(item.accountId, license.id, owner.id)) : undefined;
-  if (owner && owner.id !== license.ownerId && !attachment) throw notALicenseUser();
+  const stillLicenseUser = owner && (await asLicenseUser(license, owner.id));
   const from = item.ownerId ?? null;
   const to = owner?.id ?? null;
   const policy = await policyOf(item);
@@ -53,7 +48,7 @@ export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, 
   const written = moveOwner(tx, item, from, to, changed, { updated: now() });
   // The new owner is still one of the license's users when the change lands: its owner as read, or still attached.
   tx.requireState({ PK: license.PK, SK: license.SK }, { PK: license.PK, ownerId: license.ownerId ?? null }, changed);
-  if (attachment) tx.requireExists({ PK: attachment.PK as string, SK: attachment.SK as string }, notALicenseUser());
+  stillLicenseUser?.(tx);
   if (owner) tx.requireExists({ PK: owner.PK, SK: owner.SK }, ownerNotFound(owner.id));
   const machine = toRecord('machines', written);
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.owner.updated', machineDocument(machine, policy));
@@ -61,13 +56,6 @@ export async function changeMachineOwner(actor: Actor, idOrFingerprint: string, 
   if (from !== to) await handOverTo(item, from, to);
   return { machine, policy };
 }
-
-/**
- * Whether the bearer may name `user` as a machine's owner: as a relationship of its records
- * (administrators, a product), or, for the license's owner (the only user who may change it), any
- * user its environment shows; that user must then be one of the license's users.
- */
-const namable = async (actor: Actor, user: StoredItem) => actor.bearer.kind === 'user' || (await relatable(actor, 'users', user));
 
 /** Its components and processes owned through it (their owner was the machine's) follow its owner `to`. */
 const handOverTo = (machine: StoredItem<MachineRecord>, from: string | null, to: string | null) =>

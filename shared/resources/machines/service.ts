@@ -21,7 +21,7 @@ import type { Page, PageRequest } from '../../store/paging.ts';
 import { getItem, getNamedRecordItems, type Item, recordKeyOf, toRecord } from '../../store/records.ts';
 import { Transaction } from '../../store/transaction.ts';
 import { componentsOfNewMachine, type NestedComponent } from '../components/nested.ts';
-import { licenseUserKey } from '../license-users/entity.ts';
+import { asLicenseUser } from '../license-users/membership.ts';
 import { holdLicenseForActivation, withdrawStartedExpiry } from '../licenses/expiry.ts';
 import { policiesBeside, policyOf } from '../policies/beside.ts';
 import { expirationOf, type MachineUniquenessStrategy } from '../policies/entity.ts';
@@ -74,8 +74,6 @@ export async function createMachine(actor: Actor, input: NewMachine): Promise<Ch
   return unlessOwnerGone(() => activate(actor, input));
 }
 
-const notALicenseUser = () => ruleBroken('OWNER_INVALID', 'must be a valid license user', '/data/relationships/owner');
-
 /** The activation itself, from the license as it is now. */
 async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine> {
   const licenseItem = await relatedItem(actor, 'licenses', input.licenseId, 'license');
@@ -84,9 +82,8 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
   const license = toRecord('licenses', licenseItem);
   const owner = input.ownerId !== undefined ? await relatedItem(actor, 'users', input.ownerId, 'owner') : undefined;
   // A machine's owner is one of its license's users (docs/rules.md §18.11), as Keygen requires: its owner, or a user attached.
-  const attachment =
-    owner && owner.id !== license.ownerId ? await getItem(licenseUserKey(license.accountId, license.id, owner.id)) : undefined;
-  if (owner && owner.id !== license.ownerId && !attachment) throw notALicenseUser();
+  // A machine's owner is one of its license's users (docs/rules.md §18.11), as Keygen requires.
+  const stillLicenseUser = owner && (await asLicenseUser(licenseItem, owner.id));
   // As they are now: the policy or the product may be gone (the activation then fails on its
   // license), the owner too (the machine then has none).
   const {
@@ -145,7 +142,7 @@ async function activate(actor: Actor, input: NewMachine): Promise<ChangedMachine
     tx.requireExists({ PK: owner.PK, SK: owner.SK }, ruleBroken('OWNER_NOT_FOUND', 'owner was deleted', '/data/relationships/owner'));
   else requireInheritedOwner(tx, machine.accountId, machine.ownerId);
   // A user attached still is: a detach meanwhile would miss this machine (license-users/service.ts).
-  if (attachment) tx.requireExists({ PK: attachment.PK as string, SK: attachment.SK as string }, notALicenseUser());
+  stillLicenseUser?.(tx);
   await emitEvent(tx, originOf(machine, actor.scope), 'machine.created', machineDocument(machine, policy));
   await components.commitWith(tx, async (written) => {
     await withdrawActivation(actor, machine, policy, written);
