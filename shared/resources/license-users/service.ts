@@ -20,7 +20,17 @@ import { handOver } from '../../licensing/hand-over.ts';
 import { parentIn, parentsOf, slotOf } from '../../licensing/slots.ts';
 import { collectionSortKey, recordKey } from '../../store/keys.ts';
 import { listCollection, type Page, type PageRequest } from '../../store/paging.ts';
-import { backoff, getItems, getVisibleItems, type Item, isUuid, itemOfType, type StoredItem, toRecord } from '../../store/records.ts';
+import {
+  backoff,
+  getItems,
+  getVisibleItems,
+  isUuid,
+  itemOfType,
+  type PlacedItem,
+  readAgain,
+  type StoredItem,
+  toRecord,
+} from '../../store/records.ts';
 import { MAX_OPERATIONS, Transaction } from '../../store/transaction.ts';
 import { type LicenseRecord, maxUsersOf } from '../licenses/entity.ts';
 import { policyOf } from '../policies/beside.ts';
@@ -262,7 +272,7 @@ const disown = (license: StoredItem<LicenseRecord>, detached: ReadonlySet<string
  * `announce` writes into the last transaction (the event of a detach), sized to leave it room.
  */
 export async function detachItems(
-  attachments: readonly Item[],
+  attachments: readonly PlacedItem[],
   announce: (tx: Transaction) => Promise<unknown> = async () => {},
 ): Promise<void> {
   for (const { chunk: first, last } of await chunked(attachments, DETACH_COST, announce)) {
@@ -278,10 +288,7 @@ export async function detachItems(
       } catch (error) {
         if (error !== gone || attempt >= ATTEMPTS) throw error;
         await backoff(attempt);
-        const still = new Set(
-          (await getItems(chunk.map((item) => ({ PK: item.PK as string, SK: item.SK as string })))).map((item) => item.PK),
-        );
-        chunk = chunk.filter((item) => still.has(item.PK));
+        chunk = await readAgain(chunk);
       }
     }
   }
